@@ -1,0 +1,44 @@
+/** Entry point of the `roundtable` command. */
+import { RUN_USAGE, runCommand } from './runCommand';
+import { UsageError } from './common';
+
+const USAGE = `Usage: roundtable <command> [options]
+
+Commands:
+  run       run one meeting in the terminal (roundtable run --help)
+
+${RUN_USAGE}`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, isTTY: Boolean(process.stdout.isTTY) };
+  try {
+    switch (command) {
+      case 'run':
+        return await runCommand(rest, io);
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        process.stdout.write(`${USAGE}\n`);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}" (try: roundtable run --help)`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`roundtable: ${e.message}\n`);
+      return 2;
+    }
+    const err = e as Error;
+    process.stderr.write(`roundtable: ${err.message}\n`);
+    if (process.env.ROUNDTABLE_DEBUG) process.stderr.write(`${err.stack ?? ''}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

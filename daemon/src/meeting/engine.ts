@@ -1,0 +1,434 @@
+/**
+ * The roundtable engine. It decides the next step purely from the folded state (`nextStep`),
+ * performs it through injected providers, clock and store, and appends the outcome as events.
+ * Because every decision is read back from the log, a meeting reloaded after a crash continues
+ * from its next missing step and never redoes a completed reply.
+ */
+import type {
+  CallPurpose,
+  EventBody,
+  MeetingConfig,
+  MeetingEvent,
+  MeetingState,
+  MessageDelta,
+  Participant,
+  RoundState,
+  StartMeetingParams,
+  TerminationReason,
+} from '../../../protocol/src';
+import { DEFAULT_CONFIG, currentRound, fold, reduce, workersOf } from '../../../protocol/src';
+import { countTokens, truncateToTokens } from '../providers/tokens';
+import { ProviderError, type ChatMessage, type ChatProvider, type ChatResult } from '../providers/types';
+import type { EventStore } from '../store/types';
+import type { Clock } from './clock';
+import { evaluateConsensus } from './consensus';
+import { buildDigest, parseDigestReply, renderDigest } from './digest';
+import { parseJudge } from './judge';
+import { speakingOrder } from './order';
+import { briefingPrompt, digestPrompt, judgePrompt, summaryPrompt, workerPrompt } from './prompts';
+import { isPass, parseStance } from './stance';
+
+export interface EngineDeps {
+  store: EventStore;
+  /** The provider that answers for a participant. */
+  providerFor: (p: Participant) => ChatProvider;
+  clock: Clock;
+  /** Live streaming of messages as they are written (not logged). */
+  onDelta?: (d: MessageDelta) => void;
+  /** Every appended event, in order, once durable. */
+  onEvent?: (e: MeetingEvent) => void;
+  /**
+   * Wraps every model call, e.g. to limit concurrency per endpoint so one busy meeting cannot
+   * starve the others. Defaults to calling straight through.
+   */
+  schedule?: <T>(p: Participant, call: () => Promise<T>) => Promise<T>;
+}
+
+export const FINAL_ROUND_ANNOUNCEMENT = 'Final round — make it count.';
+/** Share of the budget at which the final round is announced. */
+export const BUDGET_WARNING_RATIO = 0.8;
+
+export type Step =
+  | { kind: 'briefing' }
+  | { kind: 'start_round'; round: number; final: boolean }
+  | { kind: 'turns'; round: RoundState; pending: string[] }
+  | { kind: 'stance'; round: RoundState; worker: string }
+  | { kind: 'consensus'; round: RoundState }
+  | { kind: 'judge'; round: RoundState }
+  | { kind: 'summary'; round: RoundState }
+  | { kind: 'close'; reason: TerminationReason; detail?: string }
+  | { kind: 'digest' }
+  | { kind: 'done' };
+
+function allPassed(s: MeetingState): boolean {
+  return workersOf(s).every((w) => s.passed.includes(w.name));
+}
+
+/**
+ * The next step of a meeting, from its state alone. Order within a round: every worker speaks,
+ * stances are recorded, consensus is evaluated, the judge reviews (only when there is no
+ * consensus), the assistant updates the summary, then the meeting ends or the next round starts.
+ */
+export function nextStep(s: MeetingState): Step {
+  if (s.status === 'closed') return s.digest ? { kind: 'done' } : { kind: 'digest' };
+  if (!s.briefing) return { kind: 'briefing' };
+  const r = currentRound(s);
+  if (!r) return { kind: 'start_round', round: 1, final: s.config.maxRounds === 1 || s.finalRound === 1 };
+  for (const w of r.speakers) {
+    if (r.contributions[w] && !r.stances[w]) return { kind: 'stance', round: r, worker: w };
+  }
+  const pending = r.speakers.filter((w) => !r.stances[w]);
+  if (pending.length > 0) return { kind: 'turns', round: r, pending };
+  if (r.speakers.length > 0 && r.speakers.every((w) => r.failures[w]?.reason === 'error')) {
+    const detail = Object.values(r.failures)[0]?.detail ?? 'every worker failed';
+    return { kind: 'close', reason: 'error', detail: `every worker's turn failed in round ${r.round}: ${detail}` };
+  }
+  if (!r.consensus) return { kind: 'consensus', round: r };
+  const judge = s.participants.find((p) => p.role === 'judge');
+  if (judge && r.consensus.level === 'NONE' && !r.judge) return { kind: 'judge', round: r };
+  if (r.summary === undefined) return { kind: 'summary', round: r };
+  if (r.consensus.level === 'FULL') return { kind: 'close', reason: 'consensus_full' };
+  if (r.consensus.level === 'MAJORITY') return { kind: 'close', reason: 'consensus_majority' };
+  if (r.judge?.converged) return { kind: 'close', reason: 'judge_converged', detail: r.judge.converged };
+  if (allPassed(s)) return { kind: 'close', reason: 'all_passed' };
+  if (s.finalRound !== undefined && r.round >= s.finalRound) {
+    return { kind: 'close', reason: 'budget_exhausted', detail: 'final round after the 80% budget mark' };
+  }
+  if (r.round >= s.config.maxRounds) return { kind: 'close', reason: 'max_rounds' };
+  const next = r.round + 1;
+  return { kind: 'start_round', round: next, final: next >= s.config.maxRounds || s.finalRound === next };
+}
+
+function abortReason(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  return r instanceof Error ? r.message : typeof r === 'string' ? r : 'aborted';
+}
+
+class TurnTimeout extends Error {}
+
+export class Meeting {
+  readonly state: MeetingState;
+  private meetingAbort = new AbortController();
+  private pendingClose: { reason: TerminationReason; detail?: string } | undefined;
+  private appendChain: Promise<unknown> = Promise.resolve();
+  private running: Promise<MeetingState> | undefined;
+  private cancelTimeLimit: (() => void) | undefined;
+  private warning: Promise<void> | undefined;
+  /** Set when rebuilt from a log: the first run records the interruption. */
+  private resumed = false;
+
+  private constructor(
+    private readonly deps: EngineDeps,
+    events: MeetingEvent[],
+  ) {
+    this.state = fold(events);
+  }
+
+  /** Opens a new meeting: validated params in, `meeting_opened` appended. */
+  static async open(deps: EngineDeps, meetingId: string, params: StartMeetingParams): Promise<Meeting> {
+    const config: MeetingConfig = { ...DEFAULT_CONFIG, ...params.config };
+    const m = new Meeting(deps, []);
+    await m.append(meetingId, {
+      type: 'meeting_opened',
+      topic: params.topic,
+      mode: params.mode,
+      config,
+      participants: params.participants,
+    });
+    return m;
+  }
+
+  /**
+   * Rebuilds a meeting from its log after a restart. Running it records the interruption and
+   * continues from the next missing step.
+   */
+  static async resume(deps: EngineDeps, meetingId: string): Promise<Meeting> {
+    const events = await deps.store.load(meetingId);
+    if (events.length === 0) throw new Error(`meeting ${meetingId} not found`);
+    const m = new Meeting(deps, events);
+    m.resumed = true;
+    return m;
+  }
+
+  get id(): string {
+    return this.state.meetingId;
+  }
+
+  /** Runs the meeting to its end (closed with a digest). Safe to call more than once. */
+  run(): Promise<MeetingState> {
+    this.running ??= this.loop().finally(() => {
+      this.cancelTimeLimit?.();
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  /** Ends the meeting at once: in-flight model calls are aborted. */
+  cut(reason: TerminationReason = 'cut', detail?: string): void {
+    if (this.state.status === 'closed' || this.pendingClose) return;
+    this.pendingClose = detail === undefined ? { reason } : { reason, detail };
+    this.meetingAbort.abort(new Error(`meeting ended: ${reason}`));
+  }
+
+  /** A human post: shown to the workers in the next round as the human's words. */
+  async postHuman(text: string, from = 'human'): Promise<string> {
+    if (this.state.status === 'closed') throw new Error('the meeting is closed; start another round to continue');
+    const messageId = `h${this.state.lastSeq + 1}`;
+    const round = currentRound(this.state)?.round ?? 0;
+    await this.emit({ type: 'human_posted', messageId, from, text, tokens: countTokens(text), round });
+    await this.checkBudget();
+    return messageId;
+  }
+
+  private async loop(): Promise<MeetingState> {
+    const s = this.state;
+    if (s.status !== 'closed') {
+      if (this.resumed) {
+        await this.emit({ type: 'meeting_interrupted', detail: 'the daemon stopped; resuming from the log' });
+      }
+      this.armTimeLimit();
+    }
+    for (;;) {
+      if (this.pendingClose && s.status !== 'closed') {
+        await this.emit({ type: 'meeting_closed', ...this.pendingClose });
+        continue;
+      }
+      const step = nextStep(s);
+      if (step.kind === 'done') return s;
+      await this.perform(step);
+    }
+  }
+
+
+  private armTimeLimit(): void {
+    const s = this.state;
+    const elapsed = this.deps.clock.now() - s.openedAt;
+    const remaining = Math.max(0, s.config.timeLimitMs - elapsed);
+    this.cancelTimeLimit = this.deps.clock.setTimer(remaining, () =>
+      this.cut('time_limit', `the meeting ran past its ${Math.round(s.config.timeLimitMs / 1000)} s limit`),
+    );
+  }
+
+  private async perform(step: Step): Promise<void> {
+    const s = this.state;
+    switch (step.kind) {
+      case 'briefing': {
+        const assistant = this.assistant();
+        const r = await this.call(assistant, 'briefing', 0, briefingPrompt(s, assistant), 300, this.meetingAbort.signal);
+        if (this.pendingClose) return;
+        const text = r.ok
+          ? r.result.text.trim()
+          : `Topic: ${s.topic}. (The assistant could not open the meeting: ${r.error}.)`;
+        await this.post(assistant, 0, 'briefing', text || `Topic: ${s.topic}.`);
+        return;
+      }
+      case 'start_round': {
+        const previous = currentRound(s);
+        const active = workersOf(s)
+          .map((w) => w.name)
+          .filter((w) => !s.passed.includes(w));
+        const speakers = speakingOrder(active, s.config.order, s.config.seed, step.round, previous?.speakers.at(-1));
+        await this.emit({ type: 'round_started', round: step.round, speakers, final: step.final });
+        return;
+      }
+      case 'stance': {
+        const m = step.round.contributions[step.worker];
+        if (m) await this.recordStance(step.round.round, step.worker, m.text);
+        return;
+      }
+      case 'turns':
+        if (s.config.order === 'parallel') {
+          await Promise.all(step.pending.map((w) => this.turn(step.round, w)));
+        } else {
+          for (const w of step.pending) {
+            if (this.pendingClose) break;
+            await this.turn(step.round, w);
+          }
+        }
+        return;
+      case 'consensus': {
+        const votes = step.round.speakers.map((w) => step.round.stances[w] ?? { stance: 'UNKNOWN' as const, passed: false });
+        const c = evaluateConsensus(votes);
+        await this.emit({ type: 'consensus_evaluated', round: step.round.round, ...c });
+        return;
+      }
+      case 'judge': {
+        const judge = s.participants.find((p) => p.role === 'judge') as Participant;
+        const r = await this.call(judge, 'judge', step.round.round, judgePrompt(s, judge, step.round), 400, this.meetingAbort.signal);
+        if (this.pendingClose) return;
+        const verdict = r.ok ? parseJudge(r.result.text, step.round.speakers) : { text: '', corrections: [] };
+        if (!r.ok) {
+          await this.emit({ type: 'turn_failed', round: step.round.round, participant: judge.name, reason: r.reason, detail: r.error });
+        }
+        await this.emit({
+          type: 'judge_feedback',
+          round: step.round.round,
+          text: verdict.text,
+          corrections: verdict.corrections,
+          ...(verdict.converged !== undefined ? { converged: verdict.converged } : {}),
+          tokens: countTokens(verdict.text),
+        });
+        await this.checkBudget();
+        return;
+      }
+      case 'summary': {
+        const assistant = this.assistant();
+        const max = s.config.summaryMaxTokens;
+        const r = await this.call(assistant, 'summary', step.round.round, summaryPrompt(s, assistant, step.round), max, this.meetingAbort.signal);
+        if (this.pendingClose) return;
+        if (!r.ok) {
+          await this.emit({ type: 'turn_failed', round: step.round.round, participant: assistant.name, reason: r.reason, detail: r.error });
+        }
+        // The cap is enforced here, not trusted to the model: prompt size per round must stay flat.
+        const text = r.ok ? truncateToTokens(r.result.text.trim(), max) : s.summary;
+        await this.emit({ type: 'summary_updated', round: step.round.round, text, tokens: countTokens(text) });
+        return;
+      }
+      case 'close':
+        await this.emit({ type: 'meeting_closed', reason: step.reason, ...(step.detail ? { detail: step.detail } : {}) });
+        return;
+      case 'digest': {
+        const assistant = this.assistant();
+        // The meeting's own signal may be aborted (cut, budget); the digest is written regardless.
+        const signal = new AbortController().signal;
+        const r = await this.call(assistant, 'digest', currentRound(s)?.round ?? 0, digestPrompt(s, assistant), 500, signal);
+        const digest = buildDigest(s, r.ok ? parseDigestReply(r.result.text) : {});
+        await this.emit({ type: 'digest_ready', digest, text: renderDigest(digest) });
+        return;
+      }
+      case 'done':
+        return;
+    }
+  }
+
+  private assistant(): Participant {
+    const a = this.state.participants.find((p) => p.role === 'assistant');
+    if (!a) throw new Error('the meeting has no assistant');
+    return a;
+  }
+
+  /** One worker's turn: ask, post, record the stance (or TIMEOUT / the failure). */
+  private async turn(round: RoundState, name: string): Promise<void> {
+    const s = this.state;
+    const me = s.participants.find((p) => p.name === name);
+    if (!me) return;
+    const r = await this.call(me, 'turn', round.round, workerPrompt(s, me, round), s.config.replyMaxTokens, this.meetingAbort.signal, s.config.turnTimeoutMs);
+    if (this.pendingClose) return;
+    if (!r.ok) {
+      await this.emit({ type: 'turn_failed', round: round.round, participant: name, reason: r.reason, detail: r.error });
+      await this.emit({ type: 'stance_recorded', round: round.round, participant: name, stance: r.reason === 'timeout' ? 'TIMEOUT' : 'UNKNOWN', passed: false });
+      return;
+    }
+    const text = r.result.text.trim() || '(empty reply)';
+    await this.post(me, round.round, 'contribution', text);
+    if (this.pendingClose) return;
+    await this.recordStance(round.round, name, text);
+  }
+
+  private async recordStance(round: number, name: string, text: string): Promise<void> {
+    const passed = isPass(text);
+    const stance = parseStance(text);
+    await this.emit({
+      type: 'stance_recorded',
+      round,
+      participant: name,
+      stance: passed && stance === 'UNKNOWN' ? 'PASS' : stance,
+      passed,
+    });
+  }
+
+  private async post(p: Participant, round: number, kind: 'briefing' | 'contribution', text: string): Promise<void> {
+    const messageId = `${kind === 'contribution' ? `r${round}` : kind}-${p.name}`;
+    await this.emit({ type: 'message_posted', messageId, from: p.name, role: p.role, round, kind, text, tokens: countTokens(text) });
+    await this.checkBudget();
+  }
+
+  /**
+   * Budget rules, applied after everything spoken: at 80% the assistant announces the final
+   * round (the next round is the last), at 100% the meeting is cut at once.
+   */
+  private async checkBudget(): Promise<void> {
+    const s = this.state;
+    const budget = s.config.tokenBudget;
+    if (s.spokenTokens >= budget) {
+      this.cut('budget_exhausted', `${s.spokenTokens} of ${budget} tokens spoken`);
+      return;
+    }
+    if (s.spokenTokens >= budget * BUDGET_WARNING_RATIO && s.finalRound === undefined && !this.warning) {
+      const r = currentRound(s);
+      const finalRound = r ? r.round + 1 : 1;
+      // Parallel turns may cross the mark together: the first one announces, the others wait for it.
+      const a = this.assistant();
+      const round = r?.round ?? 0;
+      this.warning = (async () => {
+        await this.emit({ type: 'budget_warning', spent: s.spokenTokens, budget, finalRound });
+        const text = FINAL_ROUND_ANNOUNCEMENT;
+        const messageId = `announcement-${a.name}-${this.state.lastSeq + 1}`;
+        await this.emit({ type: 'message_posted', messageId, from: a.name, role: a.role, round, kind: 'announcement', text, tokens: countTokens(text) });
+        if (this.state.spokenTokens >= budget) this.cut('budget_exhausted', `${this.state.spokenTokens} of ${budget} tokens spoken`);
+      })();
+    }
+    await this.warning;
+  }
+  private async call(
+    p: Participant,
+    purpose: CallPurpose,
+    round: number,
+    messages: ChatMessage[],
+    maxTokens: number,
+    meetingSignal: AbortSignal,
+    timeoutMs = this.state.config.turnTimeoutMs,
+  ): Promise<{ ok: true; result: ChatResult } | { ok: false; reason: 'timeout' | 'error'; error: string }> {
+    const turn = new AbortController();
+    const cancelTimer = this.deps.clock.setTimer(timeoutMs, () =>
+      turn.abort(new TurnTimeout(`${p.name} did not answer within ${Math.round(timeoutMs / 1000)} s`)),
+    );
+    const onMeetingAbort = (): void => turn.abort(meetingSignal.reason);
+    if (meetingSignal.aborted) onMeetingAbort();
+    else meetingSignal.addEventListener('abort', onMeetingAbort, { once: true });
+    const messageId = purpose === 'turn' ? `r${round}-${p.name}` : `${purpose}-${p.name}`;
+    const provider = this.deps.providerFor(p);
+    const onDelta = this.deps.onDelta;
+    try {
+      const schedule = this.deps.schedule ?? (<T>(_p: Participant, f: () => Promise<T>) => f());
+      const result = await schedule(p, () =>
+        provider.chat({
+          model: p.model,
+          messages,
+          maxTokens,
+          signal: turn.signal,
+          ...(onDelta
+            ? { onDelta: (text: string) => onDelta({ meetingId: this.id, messageId, from: p.name, round, text }) }
+            : {}),
+          meta: { participant: p.name, role: p.role, purpose, round, topic: this.state.topic },
+        }),
+      );
+      if (turn.signal.aborted) throw turn.signal.reason;
+      await this.emit({ type: 'usage_recorded', participant: p.name, role: p.role, purpose, usage: result.usage });
+      return { ok: true, result };
+    } catch (e) {
+      if (turn.signal.reason instanceof TurnTimeout) return { ok: false, reason: 'timeout', error: turn.signal.reason.message };
+      if (turn.signal.aborted) return { ok: false, reason: 'error', error: abortReason(turn.signal) };
+      const message = e instanceof ProviderError || e instanceof Error ? e.message : String(e);
+      return { ok: false, reason: 'error', error: message };
+    } finally {
+      cancelTimer();
+      meetingSignal.removeEventListener('abort', onMeetingAbort);
+    }
+  }
+
+  /** Appends events one at a time, in call order, and folds each into the state once durable. */
+  private emit(body: EventBody): Promise<void> {
+    return this.append(this.state.meetingId, body);
+  }
+
+  private append(meetingId: string, body: EventBody): Promise<void> {
+    const next = this.appendChain.then(async () => {
+      const e = await this.deps.store.append(meetingId, body);
+      reduce(this.state, e);
+      this.deps.onEvent?.(e);
+    });
+    this.appendChain = next.catch(() => undefined);
+    return next;
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * Minutes: a deterministic Markdown rendering of a meeting's log. Same events in, same bytes out,
+ * so minutes can be re-rendered from the store at any time and diffed in review.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { MeetingEvent, MeetingState, PostedMessage } from '../../../protocol/src';
+import { fold, stanceMatrix } from '../../../protocol/src';
+
+function iso(ms: number | undefined): string {
+  return ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Quotes text as a Markdown blockquote so nothing an agent wrote can pass for the minutes' own structure. */
+function quote(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((l) => `> ${l}`.trimEnd())
+    .join('\n');
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+export function renderMinutes(events: MeetingEvent[]): string {
+  const s: MeetingState = fold(events);
+  const out: string[] = [];
+  out.push(`# Roundtable minutes: ${s.topic.split('\n')[0] ?? ''}`, '');
+  out.push(`- **Meeting:** \`${s.meetingId}\``);
+  out.push(`- **Mode:** ${s.mode}`);
+  out.push(`- **Started:** ${iso(s.openedAt)}`);
+  out.push(`- **Ended:** ${iso(s.closedAt)}`);
+  out.push(`- **Terminated by:** \`${s.closed?.reason ?? 'still running'}\`${s.closed?.detail ? ` (${s.closed.detail})` : ''}`);
+  const lastConsensus = [...s.rounds].reverse().find((r) => r.consensus)?.consensus;
+  out.push(
+    `- **Consensus:** ${lastConsensus ? `${lastConsensus.level} (${lastConsensus.agree} agree, ${lastConsensus.disagree} disagree, ${lastConsensus.neutral} neutral of ${lastConsensus.voters})` : 'not evaluated'}`,
+  );
+  out.push(`- **Rounds:** ${s.rounds.length} of at most ${s.config.maxRounds} (${s.config.order} order)`);
+  out.push(`- **Tokens spoken:** ${s.spokenTokens.toLocaleString('en-US')} / ${s.config.tokenBudget.toLocaleString('en-US')}`);
+  out.push('', '## Topic', '', quote(s.topic), '');
+
+  out.push('## Participants', '', '| Name | Role | Provider | Model |', '| --- | --- | --- | --- |');
+  for (const p of s.participants) out.push(`| ${cell(p.name)} | ${p.role} | ${p.provider} | ${cell(p.model)} |`);
+  out.push('');
+
+  if (s.briefing) out.push('## Briefing', '', `**${s.briefing.from}** (assistant):`, '', quote(s.briefing.text), '');
+
+  const announcements = s.messages.filter((m) => m.kind === 'announcement');
+  const before = s.pendingHumanPosts;
+  if (before.length > 0) {
+    out.push('## Before round 1', '');
+    for (const m of before) out.push(`**${m.from}** (human):`, '', quote(m.text), '');
+  }
+
+  for (const r of s.rounds) {
+    out.push(`## Round ${r.round}${r.final ? ' (final)' : ''}`, '');
+    out.push(`Speaking order: ${r.speakers.join(', ') || '(nobody)'}`, '');
+    for (const w of r.speakers) {
+      const m = r.contributions[w];
+      const failure = r.failures[w];
+      if (m) out.push(`### ${w}`, '', quote(m.text), '');
+      else if (failure) out.push(`### ${w}`, '', `_${failure.reason === 'timeout' ? 'Timed out' : 'Failed'}: ${failure.detail}_`, '');
+    }
+    for (const h of r.humanPosts) out.push(`### ${h.from} (human)`, '', quote(h.text), '');
+    for (const a of announcements.filter((m: PostedMessage) => m.round === r.round)) {
+      out.push(`**${a.from}** (assistant): ${a.text}`, '');
+    }
+    out.push('| Worker | Stance |', '| --- | --- |');
+    for (const w of r.speakers) out.push(`| ${w} | ${r.stances[w]?.stance ?? '—'}${r.stances[w]?.passed ? ' (passed)' : ''} |`);
+    out.push('');
+    if (r.consensus) out.push(`Consensus after round ${r.round}: **${r.consensus.level}**`, '');
+    if (r.judge) {
+      if (r.judge.converged) out.push(`**Judge:** CONVERGED — ${r.judge.converged}`, '');
+      else if (r.judge.text) out.push('**Judge notes:**', '', quote(r.judge.text), '');
+      else out.push('**Judge:** no corrections.', '');
+    }
+    if (r.summary !== undefined) out.push('<details><summary>Rolling summary</summary>', '', quote(r.summary || '(empty)'), '', '</details>', '');
+  }
+
+  if (s.interruptions.length > 0) {
+    out.push('## Interruptions', '');
+    for (const i of s.interruptions) out.push(`- ${iso(i.at)}: ${i.detail}`);
+    out.push('');
+  }
+
+  const matrix = stanceMatrix(s);
+  if (matrix.rounds.length > 0) {
+    out.push('## Stance matrix', '');
+    out.push(`| Worker | ${matrix.rounds.map((r) => `R${r}`).join(' | ')} |`);
+    out.push(`| --- | ${matrix.rounds.map(() => '---').join(' | ')} |`);
+    for (const w of matrix.workers) {
+      out.push(`| ${w} | ${matrix.rounds.map((r) => matrix.cells[w]?.[r] || '·').join(' | ')} |`);
+    }
+    out.push('');
+  }
+
+  if (s.digest) out.push('## Digest', '', '```text', s.digest.text, '```', '');
+  if (s.decision) {
+    out.push('## Decision', '', `**${s.decision.decision}** on ${iso(s.decision.at)}`, '');
+    if (s.decision.instruction) out.push(quote(s.decision.instruction), '');
+  }
+
+  out.push('## Token accounting', '', '| Participant | Calls | Prompt tokens | Completion tokens | Estimated calls |', '| --- | --- | --- | --- | --- |');
+  let prompt = 0;
+  let completion = 0;
+  for (const [name, u] of Object.entries(s.usageByParticipant)) {
+    prompt += u.promptTokens;
+    completion += u.completionTokens;
+    out.push(`| ${name} | ${u.calls} | ${u.promptTokens} | ${u.completionTokens} | ${u.estimatedCalls} |`);
+  }
+  out.push(`| **total** | | **${prompt}** | **${completion}** | |`, '');
+  out.push('| Role | Calls | Prompt tokens | Completion tokens |', '| --- | --- | --- | --- |');
+  for (const [role, u] of Object.entries(s.usageByRole)) out.push(`| ${role} | ${u.calls} | ${u.promptTokens} | ${u.completionTokens} |`);
+  out.push('');
+  return out.join('\n');
+}
+
+export function slugify(text: string): string {
+  const slug = text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/g, '');
+  return slug || 'meeting';
+}
+
+/**
+ * Writes text to `dir/<base>.md` atomically (temp file, fsync, rename) and never overwrites:
+ * an existing name gets `-2`, `-3`, ... Returns the path written.
+ */
+export async function writeNewFile(dir: string, base: string, text: string): Promise<string> {
+  await fs.mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.${base}.${randomBytes(6).toString('hex')}.tmp`);
+  const fh = await fs.open(tmp, 'wx', 0o644);
+  try {
+    await fh.writeFile(text, 'utf8');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    for (let n = 1; n < 10_000; n++) {
+      const target = path.join(dir, `${base}${n === 1 ? '' : `-${n}`}.md`);
+      try {
+        // link() fails if the target exists, so two writers can never clobber each other's minutes.
+        await fs.link(tmp, target);
+        return target;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+    }
+    throw new Error(`too many files named ${base} in ${dir}`);
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+}
+
+/** Writes the minutes of a meeting as `YYYY-MM-DD-<slug>.md` into `dir`. */
+export async function writeMinutes(dir: string, events: MeetingEvent[]): Promise<string> {
+  const s = fold(events);
+  const date = new Date(s.openedAt).toISOString().slice(0, 10);
+  return writeNewFile(dir, `${date}-${slugify(s.topic)}`, renderMinutes(events));
+}

@@ -1,0 +1,27 @@
+/** Participants files: a JSON list of participants, or `{ "participants": [...] }`. */
+import { readFileSync } from 'node:fs';
+import type { Participant } from '../../protocol/src';
+import { checkPanel, isRecord } from '../../protocol/src';
+
+export function parsePanel(json: unknown, source: string): Participant[] {
+  const list = isRecord(json) ? json.participants : json;
+  const checked = checkPanel(list);
+  if (!checked.ok) throw new Error(`${source}: ${checked.error}`);
+  return checked.value;
+}
+
+export function loadPanel(file: string): Participant[] {
+  let raw: string;
+  try {
+    raw = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`cannot read participants file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (e) {
+    throw new Error(`participants file ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  return parsePanel(json, `participants file ${file}`);
+}

@@ -1,0 +1,242 @@
+/**
+ * Deterministic provider for demos, tests and benchmarks: replies come from a JSON script.
+ *
+ * Script format (documented in the README):
+ * {
+ *   "defaultDelayMs": 0,                 // optional delay before every reply
+ *   "onExhausted": "pass",               // worker out of replies: "pass" (default), "repeat" or "error"
+ *   "replies": {
+ *     "ada":   ["text of ada's 1st turn", { "text": "2nd turn", "delayMs": 300 }],
+ *     "judge": ["", "CONVERGED: everyone agrees"],
+ *     "sam":   { "briefing": ["..."], "summary": ["..."], "digest": ["..."] }
+ *   }
+ * }
+ * A participant's replies are either one list (used in order, whatever the call's purpose) or an
+ * object keyed by purpose (briefing, turn, judge, summary, digest). Without a scripted reply the
+ * assistant falls back to a deterministic extractive briefing/summary/digest and the judge stays
+ * silent, so a script only needs the workers' lines.
+ */
+import { readFileSync } from 'node:fs';
+import type { CallPurpose } from '../../../protocol/src';
+import { isRecord } from '../../../protocol/src';
+import { countPromptTokens, countTokens, truncateToTokens } from './tokens';
+import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
+
+export interface ScriptedReply {
+  text: string;
+  delayMs?: number;
+}
+
+export interface Script {
+  defaultDelayMs?: number;
+  onExhausted?: 'pass' | 'repeat' | 'error';
+  replies: Record<string, ScriptedReply[] | Partial<Record<CallPurpose, ScriptedReply[]>>>;
+}
+
+const PURPOSES: readonly CallPurpose[] = ['briefing', 'turn', 'judge', 'summary', 'digest'];
+
+function checkReplies(v: unknown, where: string): ScriptedReply[] {
+  if (!Array.isArray(v)) throw new Error(`${where} must be a list of replies`);
+  return v.map((r, i) => {
+    if (typeof r === 'string') return { text: r };
+    if (isRecord(r) && typeof r.text === 'string') {
+      if (r.delayMs !== undefined && (typeof r.delayMs !== 'number' || r.delayMs < 0)) {
+        throw new Error(`${where}[${i}].delayMs must be a non-negative number`);
+      }
+      return r.delayMs === undefined ? { text: r.text } : { text: r.text, delayMs: r.delayMs };
+    }
+    throw new Error(`${where}[${i}] must be a string or {"text": "...", "delayMs": N}`);
+  });
+}
+
+/** Validates a parsed script, with a message that names the offending entry. */
+export function parseScript(v: unknown): Script {
+  if (!isRecord(v) || !isRecord(v.replies)) throw new Error('a script must be an object with a "replies" object');
+  const script: Script = { replies: {} };
+  if (v.defaultDelayMs !== undefined) {
+    if (typeof v.defaultDelayMs !== 'number' || v.defaultDelayMs < 0) {
+      throw new Error('defaultDelayMs must be a non-negative number');
+    }
+    script.defaultDelayMs = v.defaultDelayMs;
+  }
+  if (v.onExhausted !== undefined) {
+    if (v.onExhausted !== 'pass' && v.onExhausted !== 'repeat' && v.onExhausted !== 'error') {
+      throw new Error('onExhausted must be pass, repeat or error');
+    }
+    script.onExhausted = v.onExhausted;
+  }
+  for (const [name, entry] of Object.entries(v.replies)) {
+    if (Array.isArray(entry)) {
+      script.replies[name] = checkReplies(entry, `replies.${name}`);
+    } else if (isRecord(entry)) {
+      const byPurpose: Partial<Record<CallPurpose, ScriptedReply[]>> = {};
+      for (const [purpose, list] of Object.entries(entry)) {
+        if (!(PURPOSES as readonly string[]).includes(purpose)) {
+          throw new Error(`replies.${name}.${purpose}: purpose must be one of ${PURPOSES.join(', ')}`);
+        }
+        byPurpose[purpose as CallPurpose] = checkReplies(list, `replies.${name}.${purpose}`);
+      }
+      script.replies[name] = byPurpose;
+    } else {
+      throw new Error(`replies.${name} must be a list or an object keyed by purpose`);
+    }
+  }
+  return script;
+}
+
+export function loadScript(file: string): Script {
+  let raw: string;
+  try {
+    raw = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`cannot read script ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (e) {
+    throw new Error(`script ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  try {
+    return parseScript(json);
+  } catch (e) {
+    throw new Error(`script ${file}: ${(e as Error).message}`);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0) return signal.aborted ? Promise.reject(abortError()) : Promise.resolve();
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortError());
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(abortError());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function abortError(): ProviderError {
+  return new ProviderError('the call was aborted', 'aborted');
+}
+
+/** First sentence (or first 30 words) of a text, for extractive fallbacks. */
+function gist(text: string): string {
+  const clean = text
+    .replace(/\[STANCE:[^\]]*\]/gi, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const sentence = /^(.{20,}?[.!?])(\s|$)/.exec(clean)?.[1] ?? clean;
+  const words = sentence.split(' ');
+  return words.length > 30 ? `${words.slice(0, 30).join(' ')}…` : sentence;
+}
+
+/** Pulls `[Room message · from=NAME ...]` blocks out of a prompt: [name, body]. */
+function roomMessages(prompt: string): [string, string][] {
+  const out: [string, string][] = [];
+  const re = /^\[Room message · from=([^ ·\]]+)[^\]]*\]\n((?:\| .*(?:\n|$)|\|(?:\n|$))*)/gm;
+  for (const m of prompt.matchAll(re)) {
+    const body = (m[2] ?? '')
+      .split('\n')
+      .map((l) => l.replace(/^\| ?/, ''))
+      .join(' ');
+    out.push([m[1] ?? '?', body]);
+  }
+  return out;
+}
+
+/** Deterministic stand-ins for the assistant's and judge's calls when the script has none. */
+function fallback(req: ChatRequest): string {
+  const prompt = req.messages.map((m) => m.content).join('\n');
+  switch (req.meta.purpose) {
+    case 'briefing':
+      return `Welcome. Today's topic: ${req.meta.topic}. Each worker states a position with evidence and ends with a stance marker; the judge keeps us on track.`;
+    case 'summary': {
+      const previous = /<summary>\n([\s\S]*?)\n<\/summary>/.exec(prompt)?.[1]?.trim() ?? '';
+      const lines = roomMessages(prompt).map(([name, body]) => `- ${name}: ${gist(body)}`);
+      const merged = [`Round ${req.meta.round}:`, ...lines].join('\n');
+      const text = previous && previous !== '(none yet)' ? `${previous}\n${merged}` : merged;
+      // Keep the most recent part when over the cap: the summary must not grow without bound.
+      return keepTail(text, req.maxTokens);
+    }
+    case 'digest': {
+      const msgs = roomMessages(prompt);
+      const contributors = msgs.map(([name, body]) => `${name}: ${gist(body)}`).join('; ');
+      return [
+        `CONSENSUS_STATEMENT: ${msgs.length > 0 ? gist(msgs[msgs.length - 1]?.[1] ?? '') : 'No position was reached.'}`,
+        `CONTRIBUTORS: ${contributors || 'nobody spoke'}`,
+        'DISSENT: see the stance record',
+      ].join('\n');
+    }
+    case 'judge':
+      return '';
+    case 'turn':
+      return '[PASS] I have nothing to add.';
+  }
+}
+
+function keepTail(text: string, maxTokens: number): string {
+  if (countTokens(text) <= maxTokens) return text;
+  const lines = text.split('\n');
+  while (lines.length > 1 && countTokens(lines.join('\n')) > maxTokens) lines.shift();
+  return truncateToTokens(lines.join('\n'), maxTokens);
+}
+
+export class ScriptedProvider implements ChatProvider {
+  readonly id = 'scripted';
+  private readonly cursors = new Map<string, number>();
+
+  constructor(private readonly script: Script) {}
+
+  async chat(req: ChatRequest): Promise<ChatResult> {
+    const reply = this.next(req);
+    await sleep(reply.delayMs ?? this.script.defaultDelayMs ?? 0, req.signal);
+    // Stream in word-sized pieces so live views see the message being written.
+    if (req.onDelta) for (const piece of reply.text.match(/\S+\s*|\s+/g) ?? []) req.onDelta(piece);
+    return {
+      text: reply.text,
+      usage: {
+        promptTokens: countPromptTokens(req.messages),
+        completionTokens: countTokens(reply.text),
+        source: 'estimate',
+      },
+    };
+  }
+
+  private next(req: ChatRequest): ScriptedReply {
+    const { participant, purpose } = req.meta;
+    const entry = this.script.replies[participant];
+    let list: ScriptedReply[] | undefined;
+    let key = participant;
+    if (Array.isArray(entry)) list = entry;
+    else if (entry) {
+      list = entry[purpose];
+      key = `${participant}/${purpose}`;
+    }
+    const i = this.cursors.get(key) ?? 0;
+    if (list && i < list.length) {
+      this.cursors.set(key, i + 1);
+      return list[i] as ScriptedReply;
+    }
+    if (list && list.length > 0 && purpose === 'turn') {
+      const mode = this.script.onExhausted ?? 'pass';
+      if (mode === 'repeat') return list[list.length - 1] as ScriptedReply;
+      if (mode === 'error') throw new ProviderError(`script has no reply ${i + 1} for ${participant}`, 'bad_request');
+    }
+    return { text: fallback(req) };
+  }
+
+  /**
+   * Moves each participant's cursor past replies already recorded in a meeting's log, so a
+   * resumed meeting continues the script where it stopped instead of starting it over.
+   */
+  skip(participant: string, purpose: CallPurpose, count: number): void {
+    const entry = this.script.replies[participant];
+    const key = Array.isArray(entry) || !entry ? participant : `${participant}/${purpose}`;
+    this.cursors.set(key, (this.cursors.get(key) ?? 0) + count);
+  }
+}

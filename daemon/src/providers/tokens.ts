@@ -1,0 +1,38 @@
+/**
+ * Token counting with a real tokenizer (o200k_base, the GPT-4o family's encoding). Used for the
+ * room's spoken-token budget and whenever a provider does not report usage.
+ */
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200k from 'js-tiktoken/ranks/o200k_base';
+import type { ChatMessage } from './types';
+
+let encoder: Tiktoken | undefined;
+function enc(): Tiktoken {
+  encoder ??= new Tiktoken(o200k);
+  return encoder;
+}
+
+// Very long texts are counted in slices so the tokenizer's regex never sees a pathological input.
+const SLICE = 20_000;
+
+export function countTokens(text: string): number {
+  if (text.length === 0) return 0;
+  if (text.length <= SLICE) return enc().encode(text).length;
+  let n = 0;
+  for (let i = 0; i < text.length; i += SLICE) n += enc().encode(text.slice(i, i + SLICE)).length;
+  return n;
+}
+
+/** Prompt tokens of a chat request, with the per-message overhead OpenAI documents (3 + 3). */
+export function countPromptTokens(messages: ChatMessage[]): number {
+  let n = 3;
+  for (const m of messages) n += 3 + countTokens(m.content);
+  return n;
+}
+
+/** Cuts `text` to at most `max` tokens, on a token boundary. */
+export function truncateToTokens(text: string, max: number): string {
+  const ids = enc().encode(text);
+  if (ids.length <= max) return text;
+  return enc().decode(ids.slice(0, max));
+}

@@ -1,0 +1,25 @@
+import type { EventBody, MeetingEvent } from '../../../protocol/src';
+import type { EventStore } from './types';
+
+/** In-process store for the headless CLI and tests; nothing survives the process. */
+export class MemoryStore implements EventStore {
+  private readonly logs = new Map<string, MeetingEvent[]>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  append(meetingId: string, body: EventBody): Promise<MeetingEvent> {
+    let log = this.logs.get(meetingId);
+    if (!log) this.logs.set(meetingId, (log = []));
+    const event = { ...body, meetingId, seq: log.length + 1, at: this.now() } as MeetingEvent;
+    log.push(event);
+    return Promise.resolve(event);
+  }
+
+  load(meetingId: string, sinceSeq = 0): Promise<MeetingEvent[]> {
+    return Promise.resolve((this.logs.get(meetingId) ?? []).slice(sinceSeq));
+  }
+
+  meetings(): Promise<string[]> {
+    return Promise.resolve([...this.logs.keys()]);
+  }
+}

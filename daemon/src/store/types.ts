@@ -1,0 +1,13 @@
+import type { EventBody, MeetingEvent } from '../../../protocol/src';
+
+/**
+ * Where meeting logs live. The store is the single writer: it assigns each event its `seq`
+ * and time, and `append` resolves only once the event is durable.
+ */
+export interface EventStore {
+  append(meetingId: string, body: EventBody): Promise<MeetingEvent>;
+  /** Events of a meeting with `seq > sinceSeq`, in order. */
+  load(meetingId: string, sinceSeq?: number): Promise<MeetingEvent[]>;
+  /** Ids of all meetings, oldest first. */
+  meetings(): Promise<string[]>;
+}

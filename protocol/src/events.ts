@@ -1,0 +1,253 @@
+/**
+ * The meeting log. A meeting is nothing but an ordered list of these events; every view of a
+ * meeting (engine state, live room, minutes, digest) is a fold over them. Shared by the daemon,
+ * the extension and the webview so all three render the same thing.
+ */
+
+/** How a meeting is run. */
+export type MeetingMode = 'roundtable' | 'consensus';
+
+/** The part a participant plays in the room. */
+export type Role = 'assistant' | 'judge' | 'worker';
+
+/** Order in which workers are asked within a round. */
+export type SpeakingOrder = 'parallel' | 'sequential' | 'shuffle';
+
+/** A stance as parsed from the speaker's own reply (never inferred by another model call). */
+export type Stance = 'AGREE' | 'DISAGREE' | 'NEUTRAL' | 'UNKNOWN';
+
+/** What the room shows for one worker in one round: its stance, or why it has none. */
+export type StanceCell = Stance | 'PASS' | 'TIMEOUT';
+
+/** Consensus result of a round. */
+export type ConsensusLevel = 'FULL' | 'MAJORITY' | 'NONE';
+
+/** Why a meeting ended. */
+export type TerminationReason =
+  | 'all_passed'
+  | 'consensus_full'
+  | 'consensus_majority'
+  | 'judge_converged'
+  | 'max_rounds'
+  | 'budget_exhausted'
+  | 'time_limit'
+  | 'cut'
+  | 'error';
+
+export const TERMINATION_REASONS: readonly TerminationReason[] = [
+  'all_passed',
+  'consensus_full',
+  'consensus_majority',
+  'judge_converged',
+  'max_rounds',
+  'budget_exhausted',
+  'time_limit',
+  'cut',
+  'error',
+];
+
+/** Which backend answers for a participant. */
+export type ProviderKind = 'scripted' | 'openai' | 'vscode-lm';
+
+/** One seat at the table. */
+export interface Participant {
+  /** Unique, human-readable name used in the room ("ada"). Letters, digits, `-` and `_`. */
+  name: string;
+  /** Role in the meeting. */
+  role: Role;
+  /** Provider that answers for this participant. */
+  provider: ProviderKind;
+  /** Model identifier passed to the provider ("gpt-4o-mini", "llama3.1", "scripted"). */
+  model: string;
+  /** Persona / system prompt that shapes how the participant argues. */
+  persona?: string;
+}
+
+/** Limits and policies of a meeting, fixed when it opens. */
+export interface MeetingConfig {
+  /** Maximum number of discussion rounds (default 10). */
+  maxRounds: number;
+  /** Token budget for everything spoken in the room (default 15,000). */
+  tokenBudget: number;
+  /** Order in which workers speak within a round (default parallel). */
+  order: SpeakingOrder;
+  /** Per-agent turn timeout in milliseconds (default 60,000). */
+  turnTimeoutMs: number;
+  /** Overall meeting time limit in milliseconds (default 600,000). */
+  timeLimitMs: number;
+  /** Upper bound on the rolling summary's length in tokens (default 500). */
+  summaryMaxTokens: number;
+  /** Upper bound on a single worker reply in tokens (default 600). */
+  replyMaxTokens: number;
+  /** Seed for the shuffle order, so a resumed meeting keeps the same order. */
+  seed: number;
+}
+
+export const DEFAULT_CONFIG: MeetingConfig = {
+  maxRounds: 10,
+  tokenBudget: 15_000,
+  order: 'parallel',
+  turnTimeoutMs: 60_000,
+  timeLimitMs: 600_000,
+  summaryMaxTokens: 500,
+  replyMaxTokens: 600,
+  seed: 1,
+};
+
+/** What kind of post a message is. */
+export type MessageKind = 'briefing' | 'contribution' | 'announcement' | 'closing';
+
+/** Token usage of one model call. */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  /** `provider` when the server reported usage, `estimate` when counted locally with a tokenizer. */
+  source: 'provider' | 'estimate';
+}
+
+/** Why a model call was made (used for accounting and by the scripted provider). */
+export type CallPurpose = 'briefing' | 'turn' | 'judge' | 'summary' | 'digest';
+
+/** The closing digest. Computed fields are computed; narrative fields come from the Assistant. */
+export interface Digest {
+  topic: string;
+  /** Computed consensus level of the last evaluated round. */
+  consensus: ConsensusLevel;
+  /** One-line statement of where the room landed (Assistant). */
+  consensusStatement: string;
+  /** Who disagreed or held back, and why. Never empty. */
+  dissent: string;
+  /** Who contributed what ("ada proposed X, grace countered with Y"). */
+  contributors: string;
+  /** 0.0–1.0, share of workers whose final stance is AGREE. */
+  confidence: number;
+  /** Tokens spoken in the room. */
+  tokensUsed: number;
+  /** The meeting's token budget. */
+  tokenBudget: number;
+  /** Why the meeting ended. */
+  terminatedBy: TerminationReason;
+}
+
+/** Decision a human records on a digest. */
+export type DecisionKind = 'accepted' | 'rejected' | 'another_round';
+
+interface EventBodies {
+  meeting_opened: {
+    topic: string;
+    mode: MeetingMode;
+    config: MeetingConfig;
+    participants: Participant[];
+  };
+  participant_joined: { participant: Participant };
+  round_started: {
+    round: number;
+    /** Workers asked this round, in speaking order. */
+    speakers: string[];
+    /** True when this is announced as the last round. */
+    final: boolean;
+  };
+  message_posted: {
+    messageId: string;
+    from: string;
+    role: Role | 'human';
+    /** 0 for the briefing, otherwise the round the message belongs to. */
+    round: number;
+    kind: MessageKind;
+    text: string;
+    /** Tokens of `text`, counted into the room's budget. */
+    tokens: number;
+  };
+  stance_recorded: {
+    round: number;
+    participant: string;
+    stance: StanceCell;
+    /** True when the worker said it has nothing more to add and sits out the remaining rounds. */
+    passed: boolean;
+  };
+  turn_failed: {
+    round: number;
+    participant: string;
+    reason: 'timeout' | 'error';
+    detail: string;
+  };
+  judge_feedback: {
+    round: number;
+    /** The judge's text; empty when the round was clean. */
+    text: string;
+    /** Corrections addressed to named workers. */
+    corrections: { worker: string; text: string }[];
+    /** Set when the judge posted `CONVERGED: <reason>`. */
+    converged?: string;
+    tokens: number;
+  };
+  summary_updated: { round: number; text: string; tokens: number };
+  consensus_evaluated: {
+    round: number;
+    level: ConsensusLevel;
+    agree: number;
+    disagree: number;
+    neutral: number;
+    voters: number;
+  };
+  budget_warning: { spent: number; budget: number; finalRound: number };
+  usage_recorded: {
+    participant: string;
+    role: Role;
+    purpose: CallPurpose;
+    usage: Usage;
+  };
+  human_posted: { messageId: string; from: string; text: string; tokens: number; round: number };
+  meeting_interrupted: { detail: string };
+  meeting_closed: { reason: TerminationReason; detail?: string };
+  digest_ready: { digest: Digest; text: string };
+  decision_recorded: { decision: DecisionKind; instruction?: string; digestText?: string };
+}
+
+export type MeetingEventType = keyof EventBodies;
+
+export const MEETING_EVENT_TYPES: readonly MeetingEventType[] = [
+  'meeting_opened',
+  'participant_joined',
+  'round_started',
+  'message_posted',
+  'stance_recorded',
+  'turn_failed',
+  'judge_feedback',
+  'summary_updated',
+  'consensus_evaluated',
+  'budget_warning',
+  'usage_recorded',
+  'human_posted',
+  'meeting_interrupted',
+  'meeting_closed',
+  'digest_ready',
+  'decision_recorded',
+];
+
+/** An event body before the store has given it a place in the log. */
+export type EventBody = { [K in MeetingEventType]: { type: K } & EventBodies[K] }[MeetingEventType];
+
+/** Body of one event type. */
+export type EventOf<K extends MeetingEventType> = Extract<MeetingEvent, { type: K }>;
+
+/** An event in the log. `seq` is per meeting, starts at 1 and has no gaps. */
+export type MeetingEvent = EventBody & {
+  meetingId: string;
+  seq: number;
+  /** Milliseconds since the epoch when the event was appended. */
+  at: number;
+};
+
+/**
+ * Live-only streaming of a message being written. Not part of the log (a 500-token reply would
+ * otherwise be hundreds of events): the `message_posted` event that follows carries the full text.
+ */
+export interface MessageDelta {
+  meetingId: string;
+  messageId: string;
+  from: string;
+  round: number;
+  /** Text appended since the previous delta. */
+  text: string;
+}

@@ -1,0 +1,290 @@
+/**
+ * Runtime validation. WebSocket frames and webview postMessage payloads are untrusted JSON:
+ * every one is checked here for shape, method name and size before anything acts on it.
+ * Each guard returns either the typed value or a message saying exactly what is wrong.
+ */
+import { DEFAULT_CONFIG, type MeetingConfig, type Participant } from './events';
+import {
+  DAEMON_METHODS,
+  type DaemonMethod,
+  type Envelope,
+  type FromWebview,
+  type ParamsOf,
+  type RequestEnvelope,
+  type StartMeetingParams,
+} from './messages';
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
+
+const ok = <T>(value: T): Checked<T> => ({ ok: true, value });
+const fail = <T>(error: string): Checked<T> => ({ ok: false, error });
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Longest topic, post or persona we accept, in characters. */
+export const MAX_TEXT_CHARS = 200_000;
+export const MAX_PARTICIPANTS = 32;
+export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
+
+function str(v: unknown, field: string, opts: { min?: number; max?: number } = {}): Checked<string> {
+  const min = opts.min ?? 0;
+  const max = opts.max ?? MAX_TEXT_CHARS;
+  if (typeof v !== 'string') return fail(`${field} must be a string`);
+  if (v.trim().length < min) return fail(`${field} must not be empty`);
+  if (v.length > max) return fail(`${field} is longer than ${max} characters`);
+  return ok(v);
+}
+
+function int(v: unknown, field: string, min: number, max: number): Checked<number> {
+  if (typeof v !== 'number' || !Number.isInteger(v)) return fail(`${field} must be an integer`);
+  if (v < min || v > max) return fail(`${field} must be between ${min} and ${max}`);
+  return ok(v);
+}
+
+export function checkParticipant(v: unknown, where = 'participant'): Checked<Participant> {
+  if (!isRecord(v)) return fail(`${where} must be an object`);
+  const name = str(v.name, `${where}.name`, { min: 1, max: 40 });
+  if (!name.ok) return name;
+  if (!NAME_PATTERN.test(name.value)) {
+    return fail(`${where}.name "${name.value}" must start with a letter and use only letters, digits, - and _`);
+  }
+  if (v.role !== 'assistant' && v.role !== 'judge' && v.role !== 'worker') {
+    return fail(`${where} "${name.value}": role must be assistant, judge or worker`);
+  }
+  if (v.provider !== 'scripted' && v.provider !== 'openai' && v.provider !== 'vscode-lm') {
+    return fail(`${where} "${name.value}": provider must be scripted, openai or vscode-lm`);
+  }
+  const model = str(v.model, `${where} "${name.value}".model`, { min: 1, max: 200 });
+  if (!model.ok) return model;
+  if (v.persona !== undefined) {
+    const persona = str(v.persona, `${where} "${name.value}".persona`, { max: 20_000 });
+    if (!persona.ok) return persona;
+  }
+  const p: Participant = { name: name.value, role: v.role, provider: v.provider, model: model.value };
+  if (typeof v.persona === 'string') p.persona = v.persona;
+  return ok(p);
+}
+
+/** A panel must have one assistant, at most one judge and at least two workers, all named uniquely. */
+export function checkPanel(v: unknown): Checked<Participant[]> {
+  if (!Array.isArray(v)) return fail('participants must be a list');
+  if (v.length > MAX_PARTICIPANTS) return fail(`at most ${MAX_PARTICIPANTS} participants are allowed`);
+  const out: Participant[] = [];
+  const seen = new Set<string>();
+  for (const [i, raw] of v.entries()) {
+    const p = checkParticipant(raw, `participants[${i}]`);
+    if (!p.ok) return p;
+    const key = p.value.name.toLowerCase();
+    if (seen.has(key)) return fail(`participant name "${p.value.name}" is used twice`);
+    if (key === 'human') return fail('participant name "human" is reserved for the person running the meeting');
+    seen.add(key);
+    out.push(p.value);
+  }
+  const workers = out.filter((p) => p.role === 'worker').length;
+  const assistants = out.filter((p) => p.role === 'assistant').length;
+  const judges = out.filter((p) => p.role === 'judge').length;
+  if (workers < 2) return fail(`a meeting needs at least 2 workers, got ${workers}`);
+  if (assistants !== 1) return fail(`a meeting needs exactly 1 assistant, got ${assistants}`);
+  if (judges > 1) return fail(`a meeting has at most 1 judge, got ${judges}`);
+  return ok(out);
+}
+
+export function checkConfig(v: unknown): Checked<Partial<MeetingConfig>> {
+  if (v === undefined) return ok({});
+  if (!isRecord(v)) return fail('config must be an object');
+  const out: Partial<MeetingConfig> = {};
+  const known = Object.keys(DEFAULT_CONFIG);
+  for (const key of Object.keys(v)) {
+    if (!known.includes(key)) return fail(`config.${key} is not a known setting (known: ${known.join(', ')})`);
+  }
+  const ints: [keyof MeetingConfig, number, number][] = [
+    ['maxRounds', 1, 100],
+    ['tokenBudget', 1, 10_000_000],
+    ['turnTimeoutMs', 1, 3_600_000],
+    ['timeLimitMs', 1, 24 * 3_600_000],
+    ['summaryMaxTokens', 16, 8_000],
+    ['replyMaxTokens', 16, 32_000],
+    ['seed', 0, 2 ** 31 - 1],
+  ];
+  for (const [key, min, max] of ints) {
+    if (v[key] === undefined) continue;
+    const c = int(v[key], `config.${key}`, min, max);
+    if (!c.ok) return c;
+    (out as Record<string, number>)[key] = c.value;
+  }
+  if (v.order !== undefined) {
+    if (v.order !== 'parallel' && v.order !== 'sequential' && v.order !== 'shuffle') {
+      return fail('config.order must be parallel, sequential or shuffle');
+    }
+    out.order = v.order;
+  }
+  return ok(out);
+}
+
+export function checkStartParams(v: unknown): Checked<StartMeetingParams> {
+  if (!isRecord(v)) return fail('params must be an object');
+  const topic = str(v.topic, 'topic', { min: 1, max: 20_000 });
+  if (!topic.ok) return topic;
+  if (v.mode !== 'roundtable' && v.mode !== 'consensus') return fail('mode must be roundtable or consensus');
+  const panel = checkPanel(v.participants);
+  if (!panel.ok) return panel;
+  const config = checkConfig(v.config);
+  if (!config.ok) return config;
+  const out: StartMeetingParams = {
+    topic: topic.value.trim(),
+    mode: v.mode,
+    participants: panel.value,
+    config: config.value,
+  };
+  if (v.options !== undefined) {
+    if (!Array.isArray(v.options) || v.options.length > 20) return fail('options must be a list of at most 20');
+    const options: string[] = [];
+    for (const [i, o] of v.options.entries()) {
+      const s = str(o, `options[${i}]`, { min: 1, max: 2_000 });
+      if (!s.ok) return s;
+      options.push(s.value.trim());
+    }
+    out.options = options;
+  }
+  return ok(out);
+}
+
+const MEETING_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function meetingId(v: Record<string, unknown>): Checked<string> {
+  if (typeof v.meetingId !== 'string' || !MEETING_ID.test(v.meetingId)) return fail('meetingId is missing or malformed');
+  return ok(v.meetingId);
+}
+
+/** Validates the params of a daemon request for its method. */
+export function checkParams<M extends DaemonMethod>(method: M, v: unknown): Checked<ParamsOf<M>> {
+  const r = checkParamsAny(method, v);
+  return r as Checked<ParamsOf<M>>;
+}
+
+function checkParamsAny(method: DaemonMethod, v: unknown): Checked<unknown> {
+  if (!isRecord(v)) return fail(`${method}: params must be an object`);
+  switch (method) {
+    case 'initialize': {
+      const version = int(v.protocolVersion, 'protocolVersion', 0, 1_000_000);
+      if (!version.ok) return version;
+      const client = str(v.client, 'client', { min: 1, max: 200 });
+      if (!client.ok) return client;
+      return ok({ protocolVersion: version.value, client: client.value });
+    }
+    case 'meeting/start':
+      return checkStartParams(v);
+    case 'meeting/list':
+      return ok({});
+    case 'meeting/get':
+    case 'meeting/cut':
+    case 'room/unsubscribe': {
+      const id = meetingId(v);
+      return id.ok ? ok({ meetingId: id.value }) : id;
+    }
+    case 'room/subscribe': {
+      const id = meetingId(v);
+      if (!id.ok) return id;
+      const since = int(v.sinceSeq, 'sinceSeq', 0, Number.MAX_SAFE_INTEGER);
+      return since.ok ? ok({ meetingId: id.value, sinceSeq: since.value }) : since;
+    }
+    case 'room/post': {
+      const id = meetingId(v);
+      if (!id.ok) return id;
+      const text = str(v.text, 'text', { min: 1, max: 20_000 });
+      if (!text.ok) return text;
+      return ok({ meetingId: id.value, text: text.value });
+    }
+    case 'meeting/decide': {
+      const id = meetingId(v);
+      if (!id.ok) return id;
+      if (v.decision !== 'accepted' && v.decision !== 'rejected' && v.decision !== 'another_round') {
+        return fail('decision must be accepted, rejected or another_round');
+      }
+      const out: { meetingId: string; decision: string; instruction?: string; digestText?: string } = {
+        meetingId: id.value,
+        decision: v.decision,
+      };
+      if (v.instruction !== undefined) {
+        const s = str(v.instruction, 'instruction', { max: 20_000 });
+        if (!s.ok) return s;
+        out.instruction = s.value;
+      }
+      if (v.digestText !== undefined) {
+        const s = str(v.digestText, 'digestText', { max: 100_000 });
+        if (!s.ok) return s;
+        out.digestText = s.value;
+      }
+      if (v.decision === 'another_round' && !out.instruction?.trim()) {
+        return fail('another_round needs an instruction for the room');
+      }
+      return ok(out);
+    }
+  }
+}
+
+/** Parses and checks one raw frame as an envelope. Does not check the params of requests. */
+export function parseEnvelope(raw: string, maxBytes: number): Checked<Envelope> {
+  if (raw.length > maxBytes) return fail(`message of ${raw.length} bytes exceeds the limit of ${maxBytes}`);
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return fail('message is not valid JSON');
+  }
+  if (!isRecord(v)) return fail('message must be a JSON object');
+  if (v.kind === 'request') {
+    const id = int(v.id, 'id', 1, Number.MAX_SAFE_INTEGER);
+    if (!id.ok) return id;
+    if (typeof v.method !== 'string' || v.method.length > 100) return fail('request method must be a string');
+    return ok({ kind: 'request', id: id.value, method: v.method, params: v.params ?? {} });
+  }
+  if (v.kind === 'response') {
+    const id = int(v.id, 'id', 1, Number.MAX_SAFE_INTEGER);
+    if (!id.ok) return id;
+    if (v.ok === true) return ok({ kind: 'response', id: id.value, ok: true, result: v.result });
+    if (v.ok === false && isRecord(v.error) && typeof v.error.message === 'string' && typeof v.error.code === 'string') {
+      return ok({
+        kind: 'response',
+        id: id.value,
+        ok: false,
+        error: { code: v.error.code as never, message: v.error.message },
+      });
+    }
+    return fail('response must have ok:true with result or ok:false with error {code, message}');
+  }
+  if (v.kind === 'event') {
+    if (typeof v.method !== 'string' || v.method.length > 100) return fail('event method must be a string');
+    return ok({ kind: 'event', method: v.method, params: v.params });
+  }
+  return fail('message kind must be request, response or event');
+}
+
+export function isDaemonMethod(m: string): m is DaemonMethod {
+  return (DAEMON_METHODS as readonly string[]).includes(m);
+}
+
+export function isRequest(e: Envelope): e is RequestEnvelope {
+  return e.kind === 'request';
+}
+
+/** Checks a message from a webview. */
+export function checkFromWebview(v: unknown): Checked<{ [K in keyof FromWebview]: { type: K } & FromWebview[K] }[keyof FromWebview]> {
+  if (!isRecord(v) || typeof v.type !== 'string') return fail('webview message must be an object with a type');
+  switch (v.type) {
+    case 'room/ready': {
+      const since = int(v.sinceSeq, 'sinceSeq', 0, Number.MAX_SAFE_INTEGER);
+      return since.ok ? ok({ type: 'room/ready', sinceSeq: since.value }) : since;
+    }
+    case 'room/post': {
+      const text = str(v.text, 'text', { min: 1, max: 20_000 });
+      return text.ok ? ok({ type: 'room/post', text: text.value }) : text;
+    }
+    case 'room/cut':
+      return ok({ type: 'room/cut' });
+    default:
+      return fail(`unknown webview message type "${v.type.slice(0, 50)}"`);
+  }
+}

@@ -1,0 +1,4 @@
+export * from './events';
+export * from './messages';
+export * from './guards';
+export * from './state';

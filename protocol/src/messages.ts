@@ -1,0 +1,158 @@
+/**
+ * Wire protocol. One envelope for every message, one typed map per direction, methods
+ * namespaced with `/`. Learned from LSP: requests get exactly one response, events are fire and
+ * forget, and `initialize` comes first with the protocol version.
+ */
+import type {
+  DecisionKind,
+  MeetingConfig,
+  MeetingEvent,
+  MeetingMode,
+  MessageDelta,
+  Participant,
+  TerminationReason,
+} from './events';
+
+/** Bumped on any incompatible change; a mismatch at `initialize` is refused. */
+export const PROTOCOL_VERSION = 1;
+
+/** Largest message either side accepts, in bytes. */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+export interface RequestEnvelope<M extends string = string, P = unknown> {
+  kind: 'request';
+  /** Positive integer, unique per connection and direction. */
+  id: number;
+  method: M;
+  params: P;
+}
+
+export interface ResponseOk<R = unknown> {
+  kind: 'response';
+  id: number;
+  ok: true;
+  result: R;
+}
+
+export interface ResponseError {
+  kind: 'response';
+  id: number;
+  ok: false;
+  error: ProtocolError;
+}
+
+export type ResponseEnvelope<R = unknown> = ResponseOk<R> | ResponseError;
+
+export interface EventEnvelope<M extends string = string, P = unknown> {
+  kind: 'event';
+  method: M;
+  params: P;
+}
+
+export type Envelope = RequestEnvelope | ResponseEnvelope | EventEnvelope;
+
+/** Error codes: stable strings a client can branch on. */
+export type ErrorCode =
+  | 'bad_request'
+  | 'unknown_method'
+  | 'not_initialized'
+  | 'version_mismatch'
+  | 'not_found'
+  | 'conflict'
+  | 'forbidden'
+  | 'too_large'
+  | 'internal';
+
+export interface ProtocolError {
+  code: ErrorCode;
+  /** What went wrong and what to do, for a human. */
+  message: string;
+}
+
+/** Summary of a meeting for lists. */
+export interface MeetingSummary {
+  meetingId: string;
+  topic: string;
+  mode: MeetingMode;
+  status: MeetingStatus;
+  /** Current round (0 before the first). */
+  round: number;
+  maxRounds: number;
+  tokensSpoken: number;
+  tokenBudget: number;
+  /** Set once closed. */
+  terminatedBy?: TerminationReason;
+  createdAt: number;
+  lastSeq: number;
+}
+
+export type MeetingStatus = 'running' | 'awaiting_human' | 'closed';
+
+export interface StartMeetingParams {
+  /** The question or design topic the room discusses. Non-empty. */
+  topic: string;
+  mode: MeetingMode;
+  /** Everyone at the table: exactly one assistant, at most one judge, two or more workers. */
+  participants: Participant[];
+  /** Overrides of the defaults. */
+  config?: Partial<MeetingConfig>;
+  /** Options for a consensus meeting. */
+  options?: string[];
+}
+
+/** Requests the extension (or CLI) sends to the daemon: method -> [params, result]. */
+export interface DaemonRequests {
+  initialize: [{ protocolVersion: number; client: string }, { protocolVersion: number; daemonVersion: string }];
+  'meeting/start': [StartMeetingParams, { meetingId: string }];
+  'meeting/list': [Record<string, never>, { meetings: MeetingSummary[] }];
+  'meeting/get': [{ meetingId: string }, { summary: MeetingSummary; events: MeetingEvent[] }];
+  'room/subscribe': [{ meetingId: string; sinceSeq: number }, { lastSeq: number }];
+  'room/unsubscribe': [{ meetingId: string }, Record<string, never>];
+  'room/post': [{ meetingId: string; text: string; from?: string }, { messageId: string }];
+  'meeting/cut': [{ meetingId: string }, Record<string, never>];
+  'meeting/decide': [
+    { meetingId: string; decision: DecisionKind; instruction?: string; digestText?: string },
+    Record<string, never>,
+  ];
+}
+
+/** Events the daemon pushes to a client: method -> params. */
+export interface DaemonEvents {
+  /** One logged event of a subscribed meeting, in `seq` order, with no gap and no repeat. */
+  'room/event': { event: MeetingEvent };
+  /** Live text of a message being written (not logged). */
+  'room/delta': { delta: MessageDelta };
+}
+
+/** Messages the extension sends to a webview. */
+export interface ToWebview {
+  /** Reset the view to a meeting and replay its log from the start. */
+  'room/reset': { meetingId: string | null };
+  'room/event': { event: MeetingEvent };
+  'room/delta': { delta: MessageDelta };
+  'room/error': { message: string };
+}
+
+/** Messages a webview sends to the extension. */
+export interface FromWebview {
+  /** The view is ready and wants the log from `sinceSeq`. */
+  'room/ready': { sinceSeq: number };
+  'room/post': { text: string };
+  'room/cut': { reason?: string };
+}
+
+export type DaemonMethod = keyof DaemonRequests;
+export type ParamsOf<M extends DaemonMethod> = DaemonRequests[M][0];
+export type ResultOf<M extends DaemonMethod> = DaemonRequests[M][1];
+
+export const DAEMON_METHODS: readonly DaemonMethod[] = [
+  'initialize',
+  'meeting/start',
+  'meeting/list',
+  'meeting/get',
+  'room/subscribe',
+  'room/unsubscribe',
+  'room/post',
+  'meeting/cut',
+  'meeting/decide',
+];

@@ -1,0 +1,48 @@
+// Bundles the three programs with esbuild: the daemon/CLI for Node, the extension as CommonJS
+// with `vscode` external, the webview for the browser. Type-checking is `tsc -b`'s job.
+import * as esbuild from 'esbuild';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const common = {
+  bundle: true,
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+const builds = [
+  {
+    ...common,
+    entryPoints: { cli: 'daemon/src/cli/main.ts' },
+    outdir: 'dist/daemon',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+  },
+  {
+    ...common,
+    entryPoints: { extension: 'extension/src/extension.ts' },
+    outdir: 'dist/extension',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['vscode'],
+  },
+  {
+    ...common,
+    entryPoints: { room: 'webview/src/room.ts' },
+    outdir: 'dist/webview',
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+  },
+];
+
+if (watch) {
+  for (const b of builds) await (await esbuild.context(b)).watch();
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

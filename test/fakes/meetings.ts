@@ -1,0 +1,91 @@
+/** Helpers to run whole meetings in-process on the scripted provider and a real store. */
+import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeetingParams } from '../../protocol/src';
+import type { Clock } from '../../daemon/src/meeting/clock';
+import { systemClock } from '../../daemon/src/meeting/clock';
+import { Meeting, type EngineDeps } from '../../daemon/src/meeting/engine';
+import { ScriptedProvider, parseScript } from '../../daemon/src/providers/scripted';
+import type { ChatProvider, ChatRequest, ChatResult } from '../../daemon/src/providers/types';
+import { MemoryStore } from '../../daemon/src/store/memoryStore';
+import type { EventStore } from '../../daemon/src/store/types';
+
+export function panel(workers: string[] = ['ada', 'grace', 'linus'], withJudge = true): Participant[] {
+  return [
+    { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
+    ...(withJudge ? [{ name: 'jude', role: 'judge' as const, provider: 'scripted' as const, model: 'scripted' }] : []),
+    ...workers.map((name) => ({ name, role: 'worker' as const, provider: 'scripted' as const, model: 'scripted' })),
+  ];
+}
+
+/** Wraps a provider and records every request, its abort and the peak number in flight. */
+export class RecordingProvider implements ChatProvider {
+  readonly id = 'recording';
+  readonly requests: ChatRequest[] = [];
+  readonly aborted: string[] = [];
+  inFlight = 0;
+  peakInFlight = 0;
+
+  constructor(private readonly inner: ChatProvider) {}
+
+  async chat(req: ChatRequest): Promise<ChatResult> {
+    this.requests.push(req);
+    this.inFlight++;
+    this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
+    req.signal.addEventListener('abort', () => this.aborted.push(req.meta.participant), { once: true });
+    try {
+      return await this.inner.chat(req);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  turnsOf(name: string): ChatRequest[] {
+    return this.requests.filter((r) => r.meta.participant === name && r.meta.purpose === 'turn');
+  }
+}
+
+export interface RunResult {
+  state: MeetingState;
+  events: MeetingEvent[];
+  provider: RecordingProvider;
+  store: EventStore;
+  meeting: Meeting;
+}
+
+export async function runMeeting(opts: {
+  script: unknown;
+  topic?: string;
+  participants?: Participant[];
+  config?: Partial<MeetingConfig>;
+  store?: EventStore;
+  clock?: Clock;
+  provider?: ChatProvider;
+  during?: (m: Meeting, provider: RecordingProvider) => void | Promise<void>;
+  deps?: Partial<EngineDeps>;
+}): Promise<RunResult> {
+  const provider = new RecordingProvider(opts.provider ?? new ScriptedProvider(parseScript(opts.script)));
+  const store = opts.store ?? new MemoryStore();
+  const params: StartMeetingParams = {
+    topic: opts.topic ?? 'Should we adopt a monorepo?',
+    mode: 'roundtable',
+    participants: opts.participants ?? panel(),
+    config: opts.config ?? {},
+  };
+  const meeting = await Meeting.open(
+    { store, providerFor: () => provider, clock: opts.clock ?? systemClock, ...opts.deps },
+    `m-test-${Math.random().toString(36).slice(2, 8)}`,
+    params,
+  );
+  const done = meeting.run();
+  await opts.during?.(meeting, provider);
+  const state = await done;
+  return { state, events: await store.load(meeting.id), provider, store, meeting };
+}
+
+export function eventsOfType<T extends MeetingEvent['type']>(events: MeetingEvent[], type: T): Extract<MeetingEvent, { type: T }>[] {
+  return events.filter((e): e is Extract<MeetingEvent, { type: T }> => e.type === type);
+}
+
+/** `n` scripted turns with the given stance. */
+export function turns(n: number, stance: string, say = 'point'): string[] {
+  return Array.from({ length: n }, (_, i) => `My ${say} number ${i + 1}, with evidence.\n[STANCE: ${stance}]`);
+}
