@@ -1,0 +1,376 @@
+/**
+ * Durable event store: an append-only journal for durability, a sql.js database for queries,
+ * exported as a snapshot for fast start-up.
+ *
+ * On disk (in `dir`):
+ *   journal.<gen>.ndjson   one event per line; every append is written and fsynced here before
+ *                          it is acknowledged (concurrent appends share one fsync: group commit)
+ *   store.sqlite           sql.js snapshot; its meta table says up to which journal generation
+ *                          it covers everything
+ *   store.prev.sqlite      the snapshot before it, kept as the fallback copy
+ *
+ * A snapshot rotates the journal first (new appends go to generation g+1), exports the database
+ * (which then holds everything in generations <= g), writes it to a temp file, fsyncs and renames
+ * it over store.sqlite (the old one becomes store.prev.sqlite), fsyncs the directory, and only
+ * then deletes the journals the *previous* snapshot covers. So at every instant the events are
+ * in (a snapshot that loads) + (journals it does not cover), even if the newest snapshot is
+ * corrupt. Start-up loads the newest snapshot that opens, replays every journal past it
+ * (skipping events already present), and truncates a torn last line left by a crash.
+ */
+import { promises as fs, openSync, closeSync, fsyncSync } from 'node:fs';
+import * as path from 'node:path';
+import initSqlJs from 'sql.js/dist/sql-wasm-inline.js';
+import type { Database, SqlJsStatic, Statement } from 'sql.js';
+import type { EventBody, MeetingEvent } from '../../../protocol/src';
+import type { EventStore } from './types';
+
+const SNAPSHOT = 'store.sqlite';
+const PREVIOUS = 'store.prev.sqlite';
+const JOURNAL_RE = /^journal\.(\d+)\.ndjson$/;
+
+let sqlPromise: Promise<SqlJsStatic> | undefined;
+function sql(): Promise<SqlJsStatic> {
+  sqlPromise ??= initSqlJs();
+  return sqlPromise;
+}
+
+export interface SqliteStoreOptions {
+  /** Delay after the last append before a snapshot is written (default 1,000 ms). */
+  snapshotDebounceMs?: number;
+  /** Journal lines after which a snapshot is written even while appends keep coming (default 5,000). */
+  snapshotEvery?: number;
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+export interface StoreStats {
+  events: number;
+  meetings: number;
+  snapshotBytes: number;
+  journalBytes: number;
+  lastSnapshotMs: number;
+}
+
+/** Journal files of a store directory, oldest generation first. */
+export async function journalFiles(dir: string): Promise<string[]> {
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  return names
+    .map((n) => [n, Number(JOURNAL_RE.exec(n)?.[1] ?? NaN)] as const)
+    .filter(([, g]) => Number.isInteger(g))
+    .sort((a, b) => a[1] - b[1])
+    .map(([n]) => path.join(dir, n));
+}
+
+function generationOf(file: string): number {
+  return Number(JOURNAL_RE.exec(path.basename(file))?.[1] ?? -1);
+}
+
+function fsyncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface Pending {
+  event: MeetingEvent;
+  line: string;
+  resolve: (e: MeetingEvent) => void;
+  reject: (e: Error) => void;
+}
+
+export class SqliteStore implements EventStore {
+  private journal!: fs.FileHandle;
+  private generation = 0;
+  private journalBytes = 0;
+  private linesSinceSnapshot = 0;
+  private readonly lastSeq = new Map<string, number>();
+  private queue: Pending[] = [];
+  private flushing: Promise<void> | undefined;
+  private snapshotTimer: NodeJS.Timeout | undefined;
+  private snapshotting: Promise<void> | undefined;
+  private failed: Error | undefined;
+  private closed = false;
+  private lastSnapshotMs = 0;
+  private insert!: Statement;
+  private readonly now: () => number;
+  private readonly log: (line: string) => void;
+
+  private constructor(
+    private readonly dir: string,
+    private db: Database,
+    private readonly opts: SqliteStoreOptions,
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.log = opts.log ?? (() => undefined);
+  }
+
+  static async open(dir: string, opts: SqliteStoreOptions = {}): Promise<SqliteStore> {
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    const SQL = await sql();
+    const log = opts.log ?? (() => undefined);
+    let db: Database | undefined;
+    let covered = -1;
+    for (const name of [SNAPSHOT, PREVIOUS]) {
+      const file = path.join(dir, name);
+      let bytes: Buffer;
+      try {
+        bytes = await fs.readFile(file);
+      } catch {
+        continue;
+      }
+      try {
+        const candidate = new SQL.Database(bytes);
+        const row = candidate.exec("SELECT value FROM meta WHERE key = 'covered_generation'");
+        covered = Number(row[0]?.values[0]?.[0] ?? -1);
+        candidate.exec('SELECT count(*) FROM events');
+        db = candidate;
+        break;
+      } catch (e) {
+        const kept = `${file}.corrupt-${Date.now()}`;
+        await fs.rename(file, kept).catch(() => undefined);
+        log(
+          `store: snapshot ${name} is corrupt (${(e as Error).message}); kept it as ${path.basename(kept)} and recovering from the other copy and the journal`,
+        );
+      }
+    }
+    db ??= new SQL.Database();
+    db.run(`CREATE TABLE IF NOT EXISTS meetings (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, topic TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS events (meeting_id TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL,
+              type TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (meeting_id, seq));
+            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
+    const store = new SqliteStore(dir, db, opts);
+    store.insert = db.prepare('INSERT OR IGNORE INTO events (meeting_id, seq, at, type, body) VALUES (?, ?, ?, ?, ?)');
+    for (const row of db.exec('SELECT meeting_id, max(seq) FROM events GROUP BY meeting_id')[0]?.values ?? []) {
+      store.lastSeq.set(String(row[0]), Number(row[1]));
+    }
+    let maxGen = covered;
+    for (const file of await journalFiles(dir)) {
+      const gen = generationOf(file);
+      maxGen = Math.max(maxGen, gen);
+      await store.replay(file);
+    }
+    store.generation = maxGen + 1;
+    store.journal = await fs.open(path.join(dir, `journal.${store.generation}.ndjson`), 'a', 0o600);
+    fsyncDir(dir);
+    return store;
+  }
+
+  /** Applies a journal's complete lines; a torn last line (crash mid-write) is cut off. */
+  private async replay(file: string): Promise<void> {
+    const text = await fs.readFile(file, 'utf8');
+    const lines = text.split('\n');
+    const tail = lines.pop() ?? '';
+    let good = text.length - tail.length;
+    if (tail.length > 0) {
+      this.log(
+        `store: ignored a torn record at the end of ${path.basename(file)} (${tail.length} bytes, left by a crash)`,
+      );
+    }
+    const events: MeetingEvent[] = [];
+    for (const [i, line] of lines.entries()) {
+      if (line.length === 0) continue;
+      try {
+        events.push(JSON.parse(line) as MeetingEvent);
+      } catch {
+        if (i === lines.length - 1 && tail.length === 0) {
+          // A last line that is complete but unreadable is a torn write too.
+          this.log(`store: ignored a torn record at the end of ${path.basename(file)}`);
+          good -= line.length + 1;
+          break;
+        }
+        throw new Error(
+          `store: ${path.basename(file)} line ${i + 1} is corrupt; the store needs attention (move the file away to start without it)`,
+        );
+      }
+    }
+    if (good < Buffer.byteLength(text)) await fs.truncate(file, Buffer.byteLength(text.slice(0, good)));
+    this.db.run('BEGIN');
+    for (const e of events) this.apply(e);
+    this.db.run('COMMIT');
+  }
+
+  private apply(e: MeetingEvent): void {
+    const last = this.lastSeq.get(e.meetingId) ?? 0;
+    if (e.seq <= last) return;
+    this.insert.run([e.meetingId, e.seq, e.at, e.type, JSON.stringify(e)]);
+    this.lastSeq.set(e.meetingId, e.seq);
+    if (e.type === 'meeting_opened') {
+      this.db.run('INSERT OR IGNORE INTO meetings (id, created_at, topic) VALUES (?, ?, ?)', [
+        e.meetingId,
+        e.at,
+        e.topic,
+      ]);
+    }
+  }
+
+  append(meetingId: string, body: EventBody): Promise<MeetingEvent> {
+    if (this.failed) return Promise.reject(this.failed);
+    if (this.closed) return Promise.reject(new Error('the store is closed'));
+    const seq = (this.lastSeq.get(meetingId) ?? 0) + 1;
+    this.lastSeq.set(meetingId, seq);
+    const event: MeetingEvent = { ...body, meetingId, seq, at: this.now() };
+    return new Promise<MeetingEvent>((resolve, reject) => {
+      this.queue.push({ event, line: `${JSON.stringify(event)}\n`, resolve, reject });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.flushing) return;
+    this.flushing = this.flush().finally(() => {
+      this.flushing = undefined;
+      // Appends made while the last batch was being acknowledged start the next one.
+      if (this.queue.length > 0) this.kick();
+    });
+  }
+
+  /** Writes and fsyncs everything queued, then makes it visible; appends queued meanwhile share the next fsync. */
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      // The whole batch goes to one journal, even if a snapshot rotates the journal meanwhile.
+      const journal = this.journal;
+      try {
+        const buf = Buffer.from(batch.map((p) => p.line).join(''), 'utf8');
+        let off = 0;
+        while (off < buf.length) off += (await journal.write(buf, off)).bytesWritten;
+        await journal.datasync();
+        this.journalBytes += buf.length;
+      } catch (e) {
+        this.failed = new Error(`the store cannot write its journal: ${(e as Error).message}`);
+        for (const p of [...batch, ...this.queue.splice(0)]) p.reject(this.failed);
+        this.log(`store: ${this.failed.message}`);
+        return;
+      }
+      this.db.run('BEGIN');
+      for (const p of batch) {
+        this.insert.run([p.event.meetingId, p.event.seq, p.event.at, p.event.type, p.line.slice(0, -1)]);
+        if (p.event.type === 'meeting_opened') {
+          this.db.run('INSERT OR IGNORE INTO meetings (id, created_at, topic) VALUES (?, ?, ?)', [
+            p.event.meetingId,
+            p.event.at,
+            p.event.topic,
+          ]);
+        }
+      }
+      this.db.run('COMMIT');
+      this.linesSinceSnapshot += batch.length;
+      for (const p of batch) p.resolve(p.event);
+      this.scheduleSnapshot();
+    }
+  }
+
+  private scheduleSnapshot(): void {
+    if (this.closed) return;
+    if (this.linesSinceSnapshot >= (this.opts.snapshotEvery ?? 5_000)) {
+      void this.snapshot().catch((e: unknown) => this.log(`store: snapshot failed: ${(e as Error).message}`));
+      return;
+    }
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+    this.snapshotTimer = setTimeout(() => {
+      this.snapshotTimer = undefined;
+      void this.snapshot().catch((e: unknown) => this.log(`store: snapshot failed: ${(e as Error).message}`));
+    }, this.opts.snapshotDebounceMs ?? 1_000);
+    this.snapshotTimer.unref();
+  }
+
+  /** Writes a snapshot now (see the file comment for why each step is where it is). */
+  snapshot(): Promise<void> {
+    this.snapshotting ??= this.writeSnapshot().finally(() => (this.snapshotting = undefined));
+    return this.snapshotting;
+  }
+
+  private async writeSnapshot(): Promise<void> {
+    await this.flushing;
+    if (this.linesSinceSnapshot === 0 && this.lastSnapshotMs > 0) return;
+    const started = performance.now();
+    // Rotate: from here on, appends go to the next generation, which this snapshot does not cover.
+    const covered = this.generation;
+    const oldJournal = this.journal;
+    this.generation += 1;
+    this.journal = await fs.open(path.join(this.dir, `journal.${this.generation}.ndjson`), 'a', 0o600);
+    await this.flushing; // an append that raced the rotation lands in the old journal before we export
+    this.db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('covered_generation', ?)", [String(covered)]);
+    const bytes = this.db.export();
+    // db.export() resets prepared statements in sql.js; prepare the insert again.
+    this.insert = this.db.prepare(
+      'INSERT OR IGNORE INTO events (meeting_id, seq, at, type, body) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.linesSinceSnapshot = 0;
+    await oldJournal.close();
+    const tmp = path.join(this.dir, `${SNAPSHOT}.tmp`);
+    const fh = await fs.open(tmp, 'w', 0o600);
+    try {
+      await fh.writeFile(bytes);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    const snapshotFile = path.join(this.dir, SNAPSHOT);
+    const previousFile = path.join(this.dir, PREVIOUS);
+    let previousCovered = -1;
+    try {
+      const SQL = await sql();
+      const prev = new SQL.Database(await fs.readFile(snapshotFile));
+      previousCovered = Number(
+        prev.exec("SELECT value FROM meta WHERE key = 'covered_generation'")[0]?.values[0]?.[0] ?? -1,
+      );
+      prev.close();
+      await fs.rename(snapshotFile, previousFile);
+    } catch {
+      // No readable current snapshot: nothing to keep as the fallback copy.
+    }
+    await fs.rename(tmp, snapshotFile);
+    fsyncDir(this.dir);
+    // Journals the fallback copy already covers are no longer needed by anyone.
+    for (const file of await journalFiles(this.dir)) {
+      if (generationOf(file) <= previousCovered) await fs.rm(file, { force: true });
+    }
+    this.journalBytes = 0;
+    for (const file of await journalFiles(this.dir)) this.journalBytes += (await fs.stat(file)).size;
+    this.lastSnapshotMs = performance.now() - started;
+  }
+
+  load(meetingId: string, sinceSeq = 0): Promise<MeetingEvent[]> {
+    const stmt = this.db.prepare('SELECT body FROM events WHERE meeting_id = ? AND seq > ? ORDER BY seq');
+    const out: MeetingEvent[] = [];
+    try {
+      stmt.bind([meetingId, sinceSeq]);
+      while (stmt.step()) out.push(JSON.parse(String(stmt.get()[0])) as MeetingEvent);
+    } finally {
+      stmt.free();
+    }
+    return Promise.resolve(out);
+  }
+
+  meetings(): Promise<string[]> {
+    const rows = this.db.exec('SELECT id FROM meetings ORDER BY created_at, id')[0]?.values ?? [];
+    return Promise.resolve(rows.map((r) => String(r[0])));
+  }
+
+  async stats(): Promise<StoreStats> {
+    const events = Number(this.db.exec('SELECT count(*) FROM events')[0]?.values[0]?.[0] ?? 0);
+    const meetings = Number(this.db.exec('SELECT count(*) FROM meetings')[0]?.values[0]?.[0] ?? 0);
+    const snapshotBytes = await fs
+      .stat(path.join(this.dir, SNAPSHOT))
+      .then((s) => s.size)
+      .catch(() => 0);
+    return { events, meetings, snapshotBytes, journalBytes: this.journalBytes, lastSnapshotMs: this.lastSnapshotMs };
+  }
+
+  /** Flushes every acknowledged append, writes a final snapshot and closes the journal. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+    await this.flushing;
+    if (!this.failed) await this.snapshot();
+    this.closed = true;
+    await this.journal.close();
+    this.insert.free();
+    this.db.close();
+  }
+}
