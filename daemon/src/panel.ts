@@ -15,13 +15,15 @@ export function loadPanel(file: string): Participant[] {
   try {
     raw = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`cannot read participants file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw new Error(`cannot read participants file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, {
+      cause: e,
+    });
   }
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch (e) {
-    throw new Error(`participants file ${file} is not valid JSON: ${(e as Error).message}`);
+    throw new Error(`participants file ${file} is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
   return parsePanel(json, `participants file ${file}`);
 }

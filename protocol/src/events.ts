@@ -46,8 +46,11 @@ export const TERMINATION_REASONS: readonly TerminationReason[] = [
   'error',
 ];
 
-/** Which backend answers for a participant. */
-export type ProviderKind = 'scripted' | 'openai' | 'vscode-lm';
+/**
+ * Which backend answers for a participant. `attached` seats are taken by an agent that connects
+ * itself (over the daemon's socket or MCP) and speaks through the agent tools.
+ */
+export type ProviderKind = 'scripted' | 'openai' | 'vscode-lm' | 'attached';
 
 /** One seat at the table. */
 export interface Participant {
@@ -132,12 +135,26 @@ export interface Digest {
 /** Decision a human records on a digest. */
 export type DecisionKind = 'accepted' | 'rejected' | 'another_round';
 
+/**
+ * How the daemon reaches the models of a meeting. Logged with the meeting so it can resume after a
+ * restart; an API key is never part of it.
+ */
+export interface ProviderConfig {
+  /** Base URL of the OpenAI-compatible server for `openai` participants. */
+  baseURL?: string;
+  /** Script for `scripted` participants (see the README); the demo script when absent. */
+  script?: unknown;
+}
+
 interface EventBodies {
   meeting_opened: {
     topic: string;
     mode: MeetingMode;
     config: MeetingConfig;
     participants: Participant[];
+    providers?: ProviderConfig;
+    /** Options of a consensus meeting. */
+    options?: string[];
   };
   participant_joined: { participant: Participant };
   round_started: {

@@ -53,8 +53,8 @@ export function checkParticipant(v: unknown, where = 'participant'): Checked<Par
   if (v.role !== 'assistant' && v.role !== 'judge' && v.role !== 'worker') {
     return fail(`${where} "${name.value}": role must be assistant, judge or worker`);
   }
-  if (v.provider !== 'scripted' && v.provider !== 'openai' && v.provider !== 'vscode-lm') {
-    return fail(`${where} "${name.value}": provider must be scripted, openai or vscode-lm`);
+  if (v.provider !== 'scripted' && v.provider !== 'openai' && v.provider !== 'vscode-lm' && v.provider !== 'attached') {
+    return fail(`${where} "${name.value}": provider must be scripted, openai, vscode-lm or attached`);
   }
   const model = str(v.model, `${where} "${name.value}".model`, { min: 1, max: 200 });
   if (!model.ok) return model;
@@ -138,6 +138,29 @@ export function checkStartParams(v: unknown): Checked<StartMeetingParams> {
     participants: panel.value,
     config: config.value,
   };
+  if (v.providers !== undefined) {
+    if (!isRecord(v.providers)) return fail('providers must be an object');
+    const providers: { baseURL?: string; script?: unknown } = {};
+    if (v.providers.baseURL !== undefined) {
+      if (
+        typeof v.providers.baseURL !== 'string' ||
+        !/^https?:\/\/\S+$/.test(v.providers.baseURL) ||
+        v.providers.baseURL.length > 2000
+      ) {
+        return fail('providers.baseURL must be an http(s) URL');
+      }
+      providers.baseURL = v.providers.baseURL;
+    }
+    if (v.providers.script !== undefined) {
+      if (!isRecord(v.providers.script)) return fail('providers.script must be an object');
+      providers.script = v.providers.script;
+    }
+    out.providers = providers;
+  }
+  if (v.apiKey !== undefined) {
+    if (typeof v.apiKey !== 'string' || v.apiKey.length > 1000) return fail('apiKey must be a string');
+    out.apiKey = v.apiKey;
+  }
   if (v.options !== undefined) {
     if (!Array.isArray(v.options) || v.options.length > 20) return fail('options must be a list of at most 20');
     const options: string[] = [];
@@ -154,7 +177,8 @@ export function checkStartParams(v: unknown): Checked<StartMeetingParams> {
 const MEETING_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 function meetingId(v: Record<string, unknown>): Checked<string> {
-  if (typeof v.meetingId !== 'string' || !MEETING_ID.test(v.meetingId)) return fail('meetingId is missing or malformed');
+  if (typeof v.meetingId !== 'string' || !MEETING_ID.test(v.meetingId))
+    return fail('meetingId is missing or malformed');
   return ok(v.meetingId);
 }
 
@@ -180,6 +204,8 @@ function checkParamsAny(method: DaemonMethod, v: unknown): Checked<unknown> {
       return ok({});
     case 'meeting/get':
     case 'meeting/cut':
+    case 'meeting/close':
+    case 'agent/leave':
     case 'room/unsubscribe': {
       const id = meetingId(v);
       return id.ok ? ok({ meetingId: id.value }) : id;
@@ -196,6 +222,27 @@ function checkParamsAny(method: DaemonMethod, v: unknown): Checked<unknown> {
       const text = str(v.text, 'text', { min: 1, max: 20_000 });
       if (!text.ok) return text;
       return ok({ meetingId: id.value, text: text.value });
+    }
+    case 'agent/join': {
+      const id = meetingId(v);
+      if (!id.ok) return id;
+      if (typeof v.name !== 'string' || !NAME_PATTERN.test(v.name)) {
+        return fail('name must start with a letter and use only letters, digits, - and _ (at most 40)');
+      }
+      return ok({ meetingId: id.value, name: v.name });
+    }
+    case 'agent/speak': {
+      const id = meetingId(v);
+      if (!id.ok) return id;
+      const text = str(v.text, 'text', { min: 1, max: 100_000 });
+      return text.ok ? ok({ meetingId: id.value, text: text.value }) : text;
+    }
+    case 'agent/listen': {
+      const id = meetingId(v);
+      if (!id.ok) return id;
+      if (v.waitMs === undefined) return ok({ meetingId: id.value });
+      const wait = int(v.waitMs, 'waitMs', 0, 60_000);
+      return wait.ok ? ok({ meetingId: id.value, waitMs: wait.value }) : wait;
     }
     case 'meeting/decide': {
       const id = meetingId(v);
@@ -245,7 +292,12 @@ export function parseEnvelope(raw: string, maxBytes: number): Checked<Envelope> 
     const id = int(v.id, 'id', 1, Number.MAX_SAFE_INTEGER);
     if (!id.ok) return id;
     if (v.ok === true) return ok({ kind: 'response', id: id.value, ok: true, result: v.result });
-    if (v.ok === false && isRecord(v.error) && typeof v.error.message === 'string' && typeof v.error.code === 'string') {
+    if (
+      v.ok === false &&
+      isRecord(v.error) &&
+      typeof v.error.message === 'string' &&
+      typeof v.error.code === 'string'
+    ) {
       return ok({
         kind: 'response',
         id: id.value,
@@ -271,7 +323,9 @@ export function isRequest(e: Envelope): e is RequestEnvelope {
 }
 
 /** Checks a message from a webview. */
-export function checkFromWebview(v: unknown): Checked<{ [K in keyof FromWebview]: { type: K } & FromWebview[K] }[keyof FromWebview]> {
+export function checkFromWebview(
+  v: unknown,
+): Checked<{ [K in keyof FromWebview]: { type: K } & FromWebview[K] }[keyof FromWebview]> {
   if (!isRecord(v) || typeof v.type !== 'string') return fail('webview message must be an object with a type');
   switch (v.type) {
     case 'room/ready': {

@@ -2,3 +2,4 @@ export * from './events';
 export * from './messages';
 export * from './guards';
 export * from './state';
+export * from './rpc';

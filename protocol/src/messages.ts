@@ -10,6 +10,7 @@ import type {
   MeetingMode,
   MessageDelta,
   Participant,
+  ProviderConfig,
   TerminationReason,
 } from './events';
 
@@ -98,6 +99,13 @@ export interface StartMeetingParams {
   config?: Partial<MeetingConfig>;
   /** Options for a consensus meeting. */
   options?: string[];
+  /** Where the models are; logged with the meeting (no secrets). */
+  providers?: ProviderConfig;
+  /**
+   * API key for `openai` participants. Held in the daemon's memory for this meeting only: never
+   * logged, never stored. A meeting resumed after a restart falls back to the daemon's environment.
+   */
+  apiKey?: string;
 }
 
 /** Requests the extension (or CLI) sends to the daemon: method -> [params, result]. */
@@ -109,11 +117,41 @@ export interface DaemonRequests {
   'room/subscribe': [{ meetingId: string; sinceSeq: number }, { lastSeq: number }];
   'room/unsubscribe': [{ meetingId: string }, Record<string, never>];
   'room/post': [{ meetingId: string; text: string; from?: string }, { messageId: string }];
+  /** Ends the meeting at once; in-flight model calls are aborted. */
   'meeting/cut': [{ meetingId: string }, Record<string, never>];
+  /** Ends the meeting gracefully once the round in progress is complete. */
+  'meeting/close': [{ meetingId: string }, Record<string, never>];
+  /**
+   * Takes a seat as an attached agent. The seat is a participant with provider `attached`, or,
+   * for a name not on the panel, a new worker who speaks from the next round. The identity is
+   * bound to this connection: every later agent call on this meeting speaks as it, whatever
+   * the arguments say.
+   */
+  'agent/join': [{ meetingId: string; name: string }, { participant: Participant; cursor: number }];
+  /** Speaks in the room as the joined identity. Only when it is that agent's turn. */
+  'agent/speak': [{ meetingId: string; text: string }, { messageId: string }];
+  /**
+   * Posts since this connection's own cursor (never its own), wrapped as evidence, and the
+   * pending turn if it is this agent's turn to speak. Waits up to `waitMs` for something new.
+   */
+  'agent/listen': [{ meetingId: string; waitMs?: number }, AgentListenResult];
+  /** Gives up the seat: the agent passes and sits out the remaining rounds. */
+  'agent/leave': [{ meetingId: string }, Record<string, never>];
   'meeting/decide': [
     { meetingId: string; decision: DecisionKind; instruction?: string; digestText?: string },
     Record<string, never>,
   ];
+}
+
+export interface AgentListenResult {
+  /** Posts by others since the cursor, each wrapped as evidence with its room header. */
+  posts: string[];
+  /** Cursor (log seq) to continue from; kept by the daemon per connection. */
+  cursor: number;
+  /** Set when it is this agent's turn: the same prompt a daemon-run worker would get. */
+  turn: { round: number; messages: { role: 'system' | 'user' | 'assistant'; content: string }[] } | null;
+  /** True once the meeting is closed. */
+  closed: boolean;
 }
 
 /** Events the daemon pushes to a client: method -> params. */
@@ -122,6 +160,8 @@ export interface DaemonEvents {
   'room/event': { event: MeetingEvent };
   /** Live text of a message being written (not logged). */
   'room/delta': { delta: MessageDelta };
+  /** A message that could not be read as a request (no id to answer to). */
+  'daemon/error': ProtocolError;
 }
 
 /** Messages the extension sends to a webview. */
@@ -154,5 +194,10 @@ export const DAEMON_METHODS: readonly DaemonMethod[] = [
   'room/unsubscribe',
   'room/post',
   'meeting/cut',
+  'meeting/close',
+  'agent/join',
+  'agent/speak',
+  'agent/listen',
+  'agent/leave',
   'meeting/decide',
 ];

@@ -11,6 +11,7 @@ import type {
   MeetingEvent,
   MeetingMode,
   Participant,
+  ProviderConfig,
   Role,
   StanceCell,
   TerminationReason,
@@ -58,6 +59,9 @@ export interface MeetingState {
   mode: MeetingMode;
   config: MeetingConfig;
   participants: Participant[];
+  providers?: ProviderConfig;
+  /** Options of a consensus meeting. */
+  options?: string[];
   status: 'new' | 'running' | 'awaiting_human' | 'closed';
   openedAt: number;
   closedAt?: number;
@@ -81,6 +85,8 @@ export interface MeetingState {
   closed?: { reason: TerminationReason; detail?: string };
   digest?: { digest: Digest; text: string };
   decision?: { decision: DecisionKind; instruction?: string; digestText?: string; at: number };
+  /** Set when a human asked for another round after the meeting closed: the round it reopened after. */
+  reopenedAfterRound?: number;
   lastSeq: number;
 }
 
@@ -139,6 +145,8 @@ export function reduce(s: MeetingState, e: MeetingEvent): MeetingState {
       s.mode = e.mode;
       s.config = e.config;
       s.participants = [...e.participants];
+      if (e.providers) s.providers = e.providers;
+      if (e.options) s.options = e.options;
       s.status = 'running';
       s.openedAt = e.at;
       break;
@@ -243,6 +251,15 @@ export function reduce(s: MeetingState, e: MeetingEvent): MeetingState {
       s.decision = { decision: e.decision, at: e.at };
       if (e.instruction !== undefined) s.decision.instruction = e.instruction;
       if (e.digestText !== undefined) s.decision.digestText = e.digestText;
+      if (e.decision === 'another_round') {
+        // The meeting reopens for exactly one more round, which is final.
+        const last = s.rounds[s.rounds.length - 1]?.round ?? 0;
+        s.status = 'running';
+        delete s.closed;
+        delete s.closedAt;
+        delete s.digest;
+        s.reopenedAfterRound = last;
+      }
       break;
   }
   return s;
@@ -255,16 +272,21 @@ export function fold(events: Iterable<MeetingEvent>): MeetingState {
 }
 
 /** Stance matrix: worker -> round -> cell ('' when the worker was not asked that round). */
-export function stanceMatrix(s: MeetingState): { workers: string[]; rounds: number[]; cells: Record<string, Record<number, StanceCell | ''>> } {
+export function stanceMatrix(s: MeetingState): {
+  workers: string[];
+  rounds: number[];
+  cells: Record<string, Record<number, StanceCell | ''>>;
+} {
   const workers = workersOf(s).map((p) => p.name);
   const rounds = s.rounds.map((r) => r.round);
   const cells: Record<string, Record<number, StanceCell | ''>> = {};
   for (const w of workers) {
-    cells[w] = {};
+    const row: Record<number, StanceCell | ''> = {};
     for (const r of s.rounds) {
       const st = r.stances[w];
-      (cells[w] as Record<number, StanceCell | ''>)[r.round] = st ? (st.passed && st.stance === 'UNKNOWN' ? 'PASS' : st.stance) : '';
+      row[r.round] = st ? (st.passed && st.stance === 'UNKNOWN' ? 'PASS' : st.stance) : '';
     }
+    cells[w] = row;
   }
   return { workers, rounds, cells };
 }

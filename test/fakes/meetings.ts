@@ -81,7 +81,10 @@ export async function runMeeting(opts: {
   return { state, events: await store.load(meeting.id), provider, store, meeting };
 }
 
-export function eventsOfType<T extends MeetingEvent['type']>(events: MeetingEvent[], type: T): Extract<MeetingEvent, { type: T }>[] {
+export function eventsOfType<T extends MeetingEvent['type']>(
+  events: MeetingEvent[],
+  type: T,
+): Extract<MeetingEvent, { type: T }>[] {
   return events.filter((e): e is Extract<MeetingEvent, { type: T }> => e.type === type);
 }
 

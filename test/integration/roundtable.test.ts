@@ -19,7 +19,11 @@ describe('roundtable meetings on the scripted provider', () => {
           grace: ['Releases would couple. [STANCE: DISAGREE]', 'Per-service pipelines fix it. [STANCE: AGREE]'],
           linus: ['Secrets worry me. [STANCE: NEUTRAL]', 'Scoped secrets settle it. [STANCE: AGREE]'],
           jude: ['@grace: name the mechanism that couples releases — give one'],
-          sam: { digest: ['CONSENSUS_STATEMENT: adopt the monorepo\nCONTRIBUTORS: ada proposed atomic commits, grace countered with release coupling\nDISSENT: none'] },
+          sam: {
+            digest: [
+              'CONSENSUS_STATEMENT: adopt the monorepo\nCONTRIBUTORS: ada proposed atomic commits, grace countered with release coupling\nDISSENT: none',
+            ],
+          },
         },
       },
     });
@@ -28,31 +32,51 @@ describe('roundtable meetings on the scripted provider', () => {
     assert.ok(state.briefing, 'the assistant opened the meeting');
     assert.equal(state.rounds[0]?.judge?.corrections[0]?.worker, 'grace');
     assert.equal(state.rounds[1]?.judge, undefined, 'no judge review once consensus is reached');
-    assert.ok(state.rounds.every((r) => r.summary !== undefined), 'a summary after every round');
+    assert.ok(
+      state.rounds.every((r) => r.summary !== undefined),
+      'a summary after every round',
+    );
     // The assistant never speaks in the discussion.
     const assistantPosts = eventsOfType(events, 'message_posted').filter((e) => e.from === 'sam');
-    assert.deepEqual(assistantPosts.map((e) => e.kind), ['briefing']);
+    assert.deepEqual(
+      assistantPosts.map((e) => e.kind),
+      ['briefing'],
+    );
     const digest = state.digest?.digest;
     assert.equal(digest?.consensus, 'FULL');
     assert.equal(digest?.confidence, 1);
     assert.equal(digest?.tokensUsed, state.spokenTokens);
-    assert.match(state.digest?.text ?? '', /^TOPIC: Should we adopt a monorepo\?\nCONSENSUS: FULL — adopt the monorepo\nDISSENT: None recorded.*\nCONTRIBUTORS: ada proposed atomic commits, grace countered with release coupling\nCONFIDENCE: 1\.00\nTOKEN COST: \d+ \/ 15,000$/);
+    assert.match(
+      state.digest?.text ?? '',
+      /^TOPIC: Should we adopt a monorepo\?\nCONSENSUS: FULL — adopt the monorepo\nDISSENT: None recorded.*\nCONTRIBUTORS: ada proposed atomic commits, grace countered with release coupling\nCONFIDENCE: 1\.00\nTOKEN COST: \d+ \/ 15,000$/,
+    );
     assert.deepEqual(stanceMatrix(state).cells.grace, { 1: 'DISAGREE', 2: 'AGREE' });
   });
 
   it('counts spoken tokens with the real tokenizer', async () => {
     const { state, events } = await runMeeting({
-      script: { replies: { ada: ['Yes indeed. [STANCE: AGREE]'], grace: ['Yes. [STANCE: AGREE]'], linus: ['Agreed. [STANCE: AGREE]'] } },
+      script: {
+        replies: {
+          ada: ['Yes indeed. [STANCE: AGREE]'],
+          grace: ['Yes. [STANCE: AGREE]'],
+          linus: ['Agreed. [STANCE: AGREE]'],
+        },
+      },
     });
     const spoken = eventsOfType(events, 'message_posted').reduce((n, e) => n + countTokens(e.text), 0);
     const judged = eventsOfType(events, 'judge_feedback').reduce((n, e) => n + countTokens(e.text), 0);
     assert.equal(state.spokenTokens, spoken + judged);
-    assert.equal(countTokens('Yes indeed. [STANCE: AGREE]'), eventsOfType(events, 'message_posted').find((e) => e.from === 'ada')?.tokens);
+    assert.equal(
+      countTokens('Yes indeed. [STANCE: AGREE]'),
+      eventsOfType(events, 'message_posted').find((e) => e.from === 'ada')?.tokens,
+    );
   });
 
   it('ends on MAJORITY: 2 of 3 agree and nobody disagrees', async () => {
     const { state } = await runMeeting({
-      script: { replies: { ada: turns(3, 'AGREE'), grace: turns(3, 'AGREE'), linus: ['No marker here, just thoughts.'] } },
+      script: {
+        replies: { ada: turns(3, 'AGREE'), grace: turns(3, 'AGREE'), linus: ['No marker here, just thoughts.'] },
+      },
     });
     assert.equal(state.closed?.reason, 'consensus_majority');
     assert.equal(state.rounds[0]?.stances.linus?.stance, 'UNKNOWN');
@@ -89,7 +113,10 @@ describe('roundtable meetings on the scripted provider', () => {
       },
     });
     assert.equal(state.closed?.reason, 'all_passed');
-    assert.deepEqual(state.rounds.map((r) => r.speakers), [['ada', 'grace', 'linus'], ['ada', 'grace', 'linus'], ['grace']]);
+    assert.deepEqual(
+      state.rounds.map((r) => r.speakers),
+      [['ada', 'grace', 'linus'], ['ada', 'grace', 'linus'], ['grace']],
+    );
     assert.equal(provider.turnsOf('ada').length, 2);
     assert.equal(stanceMatrix(state).cells.ada?.[2], 'PASS');
   });
@@ -105,7 +132,8 @@ describe('roundtable meetings on the scripted provider', () => {
   });
 
   it('announces the final round at 80% of the budget and ends after it', async () => {
-    const long = (stance: string) => Array.from({ length: 10 }, (_, i) => `${'word '.repeat(60)}turn ${i}\n[STANCE: ${stance}]`);
+    const long = (stance: string) =>
+      Array.from({ length: 10 }, (_, i) => `${'word '.repeat(60)}turn ${i}\n[STANCE: ${stance}]`);
     // Each reply is ~67 tokens; a round of three is ~200. 80% of 1,000 is crossed in round 4.
     const { state, events } = await runMeeting({
       config: { tokenBudget: 1000 },
@@ -162,7 +190,10 @@ describe('roundtable meetings on the scripted provider', () => {
   it('ends on the overall time limit', async () => {
     const { state } = await runMeeting({
       config: { timeLimitMs: 300 },
-      script: { defaultDelayMs: 100, replies: { ada: turns(50, 'AGREE'), grace: turns(50, 'DISAGREE'), linus: turns(50, 'NEUTRAL') } },
+      script: {
+        defaultDelayMs: 100,
+        replies: { ada: turns(50, 'AGREE'), grace: turns(50, 'DISAGREE'), linus: turns(50, 'NEUTRAL') },
+      },
     });
     assert.equal(state.closed?.reason, 'time_limit');
     assert.ok(state.digest);
@@ -170,7 +201,10 @@ describe('roundtable meetings on the scripted provider', () => {
 
   it('ends on a human cut and records who cut', async () => {
     const { state } = await runMeeting({
-      script: { defaultDelayMs: 50, replies: { ada: turns(50, 'AGREE'), grace: turns(50, 'DISAGREE'), linus: turns(50, 'NEUTRAL') } },
+      script: {
+        defaultDelayMs: 50,
+        replies: { ada: turns(50, 'AGREE'), grace: turns(50, 'DISAGREE'), linus: turns(50, 'NEUTRAL') },
+      },
       during: async (m) => {
         await new Promise((r) => setTimeout(r, 400));
         m.cut();
@@ -184,7 +218,9 @@ describe('roundtable meetings on the scripted provider', () => {
       id: 'failing',
       chat: (req: { meta: { purpose: string; participant: string } }) =>
         req.meta.purpose === 'turn'
-          ? Promise.reject(new ProviderError('cannot reach the model server at http://127.0.0.1:9/v1: ECONNREFUSED', 'unreachable'))
+          ? Promise.reject(
+              new ProviderError('cannot reach the model server at http://127.0.0.1:9/v1: ECONNREFUSED', 'unreachable'),
+            )
           : Promise.resolve({ text: '', usage: { promptTokens: 1, completionTokens: 0, source: 'estimate' as const } }),
     };
     const { state } = await runMeeting({ script: { replies: {} }, provider: failing });
@@ -193,21 +229,42 @@ describe('roundtable meetings on the scripted provider', () => {
   });
 
   it('asks workers in parallel by default, one at a time in sequential order', async () => {
-    const script = { defaultDelayMs: 30, replies: { ada: turns(2, 'AGREE'), grace: turns(2, 'AGREE'), linus: turns(2, 'AGREE') } };
+    const script = {
+      defaultDelayMs: 30,
+      replies: { ada: turns(2, 'AGREE'), grace: turns(2, 'AGREE'), linus: turns(2, 'AGREE') },
+    };
     const parallel = await runMeeting({ script, participants: panel(['ada', 'grace', 'linus'], false) });
     assert.equal(parallel.provider.peakInFlight, 3);
-    const sequential = await runMeeting({ script, participants: panel(['ada', 'grace', 'linus'], false), config: { order: 'sequential' } });
+    const sequential = await runMeeting({
+      script,
+      participants: panel(['ada', 'grace', 'linus'], false),
+      config: { order: 'sequential' },
+    });
     assert.equal(sequential.provider.peakInFlight, 1);
   });
 
   it('shows earlier speakers of the same round only in sequential order', async () => {
-    const script = { replies: { ada: ['ADA-ROUND-ONE [STANCE: AGREE]'], grace: ['GRACE-ROUND-ONE [STANCE: AGREE]'], linus: ['x [STANCE: AGREE]'] } };
+    const script = {
+      replies: {
+        ada: ['ADA-ROUND-ONE [STANCE: AGREE]'],
+        grace: ['GRACE-ROUND-ONE [STANCE: AGREE]'],
+        linus: ['x [STANCE: AGREE]'],
+      },
+    };
     const seq = await runMeeting({ script, config: { order: 'sequential' } });
-    const linusSeq = seq.provider.turnsOf('linus')[0]?.messages.map((m) => m.content).join('\n') ?? '';
+    const linusSeq =
+      seq.provider
+        .turnsOf('linus')[0]
+        ?.messages.map((m) => m.content)
+        .join('\n') ?? '';
     assert.match(linusSeq, /ADA-ROUND-ONE/);
     assert.match(linusSeq, /GRACE-ROUND-ONE/);
     const par = await runMeeting({ script });
-    const linusPar = par.provider.turnsOf('linus')[0]?.messages.map((m) => m.content).join('\n') ?? '';
+    const linusPar =
+      par.provider
+        .turnsOf('linus')[0]
+        ?.messages.map((m) => m.content)
+        .join('\n') ?? '';
     assert.doesNotMatch(linusPar, /ADA-ROUND-ONE/);
   });
 
@@ -215,7 +272,14 @@ describe('roundtable meetings on the scripted provider', () => {
     const { state } = await runMeeting({
       config: { order: 'shuffle', maxRounds: 8, seed: 7 },
       participants: panel(['ada', 'grace', 'linus', 'ken'], false),
-      script: { replies: { ada: turns(8, 'AGREE'), grace: turns(8, 'DISAGREE'), linus: turns(8, 'NEUTRAL'), ken: turns(8, 'NEUTRAL') } },
+      script: {
+        replies: {
+          ada: turns(8, 'AGREE'),
+          grace: turns(8, 'DISAGREE'),
+          linus: turns(8, 'NEUTRAL'),
+          ken: turns(8, 'NEUTRAL'),
+        },
+      },
     });
     assert.equal(state.rounds.length, 8);
     for (let i = 1; i < state.rounds.length; i++) {
@@ -225,13 +289,21 @@ describe('roundtable meetings on the scripted provider', () => {
   });
 
   it('shows workers the summary and last round only, never the whole transcript', async () => {
-    const say = (name: string) => Array.from({ length: 6 }, (_, i) => `${name}-MARK-R${i + 1} my argument.\n[STANCE: ${name === 'ada' ? 'AGREE' : 'DISAGREE'}]`);
+    const say = (name: string) =>
+      Array.from(
+        { length: 6 },
+        (_, i) => `${name}-MARK-R${i + 1} my argument.\n[STANCE: ${name === 'ada' ? 'AGREE' : 'DISAGREE'}]`,
+      );
     const { provider } = await runMeeting({
       config: { maxRounds: 6 },
       participants: panel(['ada', 'grace'], false),
       script: { replies: { ada: say('ada'), grace: say('grace') } },
     });
-    const round6 = provider.turnsOf('ada')[5]?.messages.map((m) => m.content).join('\n') ?? '';
+    const round6 =
+      provider
+        .turnsOf('ada')[5]
+        ?.messages.map((m) => m.content)
+        .join('\n') ?? '';
     assert.match(round6, /grace-MARK-R5/, 'the last round is shown verbatim');
     for (const old of ['grace-MARK-R1 my', 'grace-MARK-R2 my', 'grace-MARK-R3 my']) {
       assert.ok(!round6.includes(`| ${old}`), `${old} must not be quoted verbatim in round 6`);
@@ -241,7 +313,10 @@ describe('roundtable meetings on the scripted provider', () => {
 
   it('delivers a human post to the workers in the next round as the human’s', async () => {
     const { provider, events } = await runMeeting({
-      script: { defaultDelayMs: 40, replies: { ada: turns(3, 'AGREE'), grace: turns(3, 'DISAGREE'), linus: turns(3, 'NEUTRAL') } },
+      script: {
+        defaultDelayMs: 40,
+        replies: { ada: turns(3, 'AGREE'), grace: turns(3, 'DISAGREE'), linus: turns(3, 'NEUTRAL') },
+      },
       config: { maxRounds: 3 },
       during: async (m) => {
         while (!m.state.rounds[0]) await new Promise((r) => setTimeout(r, 5));
@@ -249,8 +324,15 @@ describe('roundtable meetings on the scripted provider', () => {
       },
     });
     assert.equal(eventsOfType(events, 'human_posted').length, 1);
-    const round2 = provider.turnsOf('ada')[1]?.messages.map((m) => m.content).join('\n') ?? '';
-    assert.match(round2, /\[Room message · from=human · role=human · round=1 · isUser=true\]\n\| Please consider the migration cost\./);
+    const round2 =
+      provider
+        .turnsOf('ada')[1]
+        ?.messages.map((m) => m.content)
+        .join('\n') ?? '';
+    assert.match(
+      round2,
+      /\[Room message · from=human · role=human · round=1 · isUser=true\]\n\| Please consider the migration cost\./,
+    );
   });
 
   it('cannot be steered by a hostile worker forging stances, headers or convergence', async () => {
@@ -276,11 +358,22 @@ describe('roundtable meetings on the scripted provider', () => {
     assert.deepEqual(stanceMatrix(state).cells.ada, { 1: 'NEUTRAL', 2: 'NEUTRAL' });
     assert.deepEqual(stanceMatrix(state).cells.grace, { 1: 'DISAGREE', 2: 'DISAGREE' });
     assert.deepEqual(stanceMatrix(state).cells.mallory, { 1: 'DISAGREE', 2: 'DISAGREE' });
-    const adaRound2 = provider.turnsOf('ada')[1]?.messages.map((m) => m.content).join('\n') ?? '';
+    const adaRound2 =
+      provider
+        .turnsOf('ada')[1]
+        ?.messages.map((m) => m.content)
+        .join('\n') ?? '';
     const headers = adaRound2.match(/^\[Room message[^\n]*$/gm) ?? [];
     assert.ok(headers.every((h) => !/from=jude/.test(h) || /role=judge/.test(h)));
-    assert.ok(headers.every((h) => /isUser=false/.test(h)), 'no post in a worker prompt claims to be the user');
-    assert.ok(eventsOfType(events, 'message_posted').filter((e) => e.from === 'mallory').every((e) => e.role === 'worker'));
+    assert.ok(
+      headers.every((h) => /isUser=false/.test(h)),
+      'no post in a worker prompt claims to be the user',
+    );
+    assert.ok(
+      eventsOfType(events, 'message_posted')
+        .filter((e) => e.from === 'mallory')
+        .every((e) => e.role === 'worker'),
+    );
     const minutes = renderMinutes(events);
     assert.match(minutes, /> CONVERGED: mallory wins/, 'the minutes show the attempt as quoted text');
   });
@@ -299,7 +392,10 @@ describe('roundtable meetings on the scripted provider', () => {
 
   it('resumes from the log without redoing completed replies and records the interruption', async () => {
     const store = new MemoryStore();
-    const script = { defaultDelayMs: 30, replies: { ada: turns(4, 'AGREE'), grace: turns(4, 'DISAGREE'), linus: turns(4, 'NEUTRAL') } };
+    const script = {
+      defaultDelayMs: 30,
+      replies: { ada: turns(4, 'AGREE'), grace: turns(4, 'DISAGREE'), linus: turns(4, 'NEUTRAL') },
+    };
     const first = new RecordingProvider(new ScriptedProvider(parseScript(script)));
     const m = await Meeting.open({ store, providerFor: () => first, clock: systemClock }, 'm-resume', {
       topic: 'resume me',
@@ -319,20 +415,28 @@ describe('roundtable meetings on the scripted provider', () => {
     const truncated = new MemoryStore();
     for (const e of all.slice(0, crashAt)) {
       const { seq: _s, at: _a, meetingId: _m, ...body } = e;
-      await truncated.append('m-resume', body as never);
+      await truncated.append('m-resume', body);
     }
     const before = fold(await truncated.load('m-resume'));
     const resumedProvider = new RecordingProvider(new ScriptedProvider(parseScript(script)));
-    const resumed = await Meeting.resume({ store: truncated, providerFor: () => resumedProvider, clock: systemClock }, 'm-resume');
+    const resumed = await Meeting.resume(
+      { store: truncated, providerFor: () => resumedProvider, clock: systemClock },
+      'm-resume',
+    );
     const state = await resumed.run();
     assert.equal(state.interruptions.length, 1);
     assert.equal(state.closed?.reason, 'max_rounds');
     assert.equal(state.rounds.length, 4);
     const doneBefore = Object.keys(before.rounds[1]?.contributions ?? {});
     for (const w of doneBefore) {
-      assert.ok(!resumedProvider.turnsOf(w).some((r) => r.meta.round === 2), `${w}'s round-2 reply is kept, not redone`);
+      assert.ok(
+        !resumedProvider.turnsOf(w).some((r) => r.meta.round === 2),
+        `${w}'s round-2 reply is kept, not redone`,
+      );
     }
-    const posted = eventsOfType(await truncated.load('m-resume'), 'message_posted').filter((e) => e.kind === 'contribution');
+    const posted = eventsOfType(await truncated.load('m-resume'), 'message_posted').filter(
+      (e) => e.kind === 'contribution',
+    );
     assert.equal(new Set(posted.map((e) => e.messageId)).size, posted.length, 'no duplicate contribution');
   });
 });

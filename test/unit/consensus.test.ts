@@ -48,6 +48,12 @@ describe('consensus', () => {
   });
 
   it('never calls one voice a consensus', () => {
-    assert.equal(evaluateConsensus([{ stance: 'AGREE', passed: false }, { stance: 'PASS', passed: true }]).level, 'NONE');
+    assert.equal(
+      evaluateConsensus([
+        { stance: 'AGREE', passed: false },
+        { stance: 'PASS', passed: true },
+      ]).level,
+      'NONE',
+    );
   });
 });

@@ -14,7 +14,10 @@ describe('judge replies', () => {
   });
 
   it('reads corrections addressed to known workers only', () => {
-    const v = parseJudge('@ada: claims 40% faster builds without a source — cite the benchmark\nnote: keep going\ngrace: off topic — return to the question', ['ada', 'grace']);
+    const v = parseJudge(
+      '@ada: claims 40% faster builds without a source — cite the benchmark\nnote: keep going\ngrace: off topic — return to the question',
+      ['ada', 'grace'],
+    );
     assert.deepEqual(v.corrections, [
       { worker: 'ada', text: 'claims 40% faster builds without a source — cite the benchmark' },
       { worker: 'grace', text: 'off topic — return to the question' },

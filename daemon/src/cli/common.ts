@@ -8,6 +8,9 @@ export class UsageError extends Error {
 
 /** The shipped demo panel and script, found from the bundle (dist/daemon) or the sources (daemon/src/cli). */
 export function examplesDir(): string {
-  const candidates = [path.resolve(__dirname, '..', '..', 'examples'), path.resolve(__dirname, '..', '..', '..', 'examples')];
+  const candidates = [
+    path.resolve(__dirname, '..', '..', 'examples'),
+    path.resolve(__dirname, '..', '..', '..', 'examples'),
+  ];
   return candidates.find((d) => existsSync(path.join(d, 'demo-panel.json'))) ?? (candidates[0] as string);
 }

@@ -1,4 +1,5 @@
 /** Entry point of the `roundtable` command. */
+import { DAEMON_USAGE, daemonCommand } from './daemonCommand';
 import { RUN_USAGE, runCommand } from './runCommand';
 import { UsageError } from './common';
 
@@ -6,8 +7,11 @@ const USAGE = `Usage: roundtable <command> [options]
 
 Commands:
   run       run one meeting in the terminal (roundtable run --help)
+  daemon    run the local daemon that VS Code windows and the CLI share
 
-${RUN_USAGE}`;
+${RUN_USAGE}
+
+${DAEMON_USAGE}`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -16,6 +20,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'run':
         return await runCommand(rest, io);
+      case 'daemon':
+        return await daemonCommand(rest);
       case undefined:
       case '-h':
       case '--help':

@@ -3,7 +3,14 @@ import type { MeetingEvent, MeetingState } from '../../../protocol/src';
 import { initialState, reduce } from '../../../protocol/src';
 import type { RunSummary } from './runCommand';
 
-const STANCE_COLOR: Record<string, string> = { AGREE: '32', DISAGREE: '31', NEUTRAL: '33', UNKNOWN: '90', PASS: '36', TIMEOUT: '35' };
+const STANCE_COLOR: Record<string, string> = {
+  AGREE: '32',
+  DISAGREE: '31',
+  NEUTRAL: '33',
+  UNKNOWN: '90',
+  PASS: '36',
+  TIMEOUT: '35',
+};
 
 export class RoomPrinter {
   private readonly s: MeetingState = initialState();
@@ -41,15 +48,24 @@ export class RoomPrinter {
       case 'meeting_opened':
         this.line(this.c('1', `Roundtable · ${e.topic}`));
         this.line(`  ${e.participants.map((p) => `${p.name} (${p.role}, ${p.provider}:${p.model})`).join(', ')}`);
-        this.line(`  up to ${e.config.maxRounds} rounds · budget ${e.config.tokenBudget.toLocaleString('en-US')} tokens · ${e.config.order} order`);
+        this.line(
+          `  up to ${e.config.maxRounds} rounds · budget ${e.config.tokenBudget.toLocaleString('en-US')} tokens · ${e.config.order} order`,
+        );
         break;
       case 'round_started':
         this.line();
-        this.line(this.c('1', `── Round ${e.round} of ${this.s.config.maxRounds}${e.final ? ' (final)' : ''} · ${this.budget()} ──`));
+        this.line(
+          this.c(
+            '1',
+            `── Round ${e.round} of ${this.s.config.maxRounds}${e.final ? ' (final)' : ''} · ${this.budget()} ──`,
+          ),
+        );
         break;
       case 'message_posted':
         this.line();
-        this.line(`${this.c('1', e.from)} ${this.c('90', `(${e.role}${e.kind === 'contribution' ? '' : `, ${e.kind}`})`)}`);
+        this.line(
+          `${this.c('1', e.from)} ${this.c('90', `(${e.role}${e.kind === 'contribution' ? '' : `, ${e.kind}`})`)}`,
+        );
         this.line(this.indent(e.text));
         break;
       case 'human_posted':
@@ -58,10 +74,14 @@ export class RoomPrinter {
         this.line(this.indent(e.text));
         break;
       case 'stance_recorded':
-        this.line(`    ${this.c('90', '→')} ${e.participant}: ${this.c(STANCE_COLOR[e.stance] ?? '0', e.stance)}${e.passed ? ' (passes)' : ''}`);
+        this.line(
+          `    ${this.c('90', '→')} ${e.participant}: ${this.c(STANCE_COLOR[e.stance] ?? '0', e.stance)}${e.passed ? ' (passes)' : ''}`,
+        );
         break;
       case 'turn_failed':
-        this.line(this.c('35', `    ! ${e.participant} ${e.reason === 'timeout' ? 'timed out' : 'failed'}: ${e.detail}`));
+        this.line(
+          this.c('35', `    ! ${e.participant} ${e.reason === 'timeout' ? 'timed out' : 'failed'}: ${e.detail}`),
+        );
         break;
       case 'consensus_evaluated':
         this.line(`  consensus: ${e.level} (${e.agree} agree, ${e.disagree} disagree, ${e.neutral} neutral)`);
@@ -75,7 +95,9 @@ export class RoomPrinter {
         this.line(this.c('90', `  summary updated (${e.tokens} tokens) · ${this.budget()}`));
         break;
       case 'budget_warning':
-        this.line(this.c('33', `  budget at ${Math.round((e.spent / e.budget) * 100)}%: round ${e.finalRound} is the last`));
+        this.line(
+          this.c('33', `  budget at ${Math.round((e.spent / e.budget) * 100)}%: round ${e.finalRound} is the last`),
+        );
         break;
       case 'meeting_interrupted':
         this.line(this.c('35', `  interrupted: ${e.detail}`));

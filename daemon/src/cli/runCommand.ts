@@ -5,15 +5,19 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeetingParams } from '../../../protocol/src';
-import { checkStartParams } from '../../../protocol/src';
+import { checkStartParams, fold } from '../../../protocol/src';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
 import { writeMinutes } from '../meeting/minutes';
 import { loadPanel } from '../panel';
+import { defaultDataDir, findDaemon, type DaemonInfo } from '../daemon/daemon';
+import { connectDaemon } from '../daemon/client';
+import { spawnDaemon } from './spawnDaemon';
 import { OpenAIProvider, probeOpenAIServer } from '../providers/openai';
-import { ScriptedProvider, loadScript } from '../providers/scripted';
+import { ScriptedProvider, loadScript, type Script } from '../providers/scripted';
 import type { ChatProvider } from '../providers/types';
 import { MemoryStore } from '../store/memoryStore';
+import { newMeetingId } from '../daemon/ids';
 import { UsageError, examplesDir } from './common';
 import { RoomPrinter } from './printer';
 
@@ -32,12 +36,18 @@ export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
   --time-limit SECONDS    whole-meeting limit (default 600)
   --out DIR               minutes folder (default docs/roundtable)
   --json                  print one JSON object at the end instead of the room
+  --daemon                run in the local daemon (started if none is running), so VS Code shows it live
+  --no-daemon             run in this process even when a daemon is running
+  --data-dir DIR          the daemon's data dir (default $ROUNDTABLE_HOME or ~/.roundtable)
   -h, --help              show this help
 
 The API key for --provider openai is read from ROUNDTABLE_API_KEY or OPENAI_API_KEY; it is never written anywhere.`;
 
 interface RunOptions {
   params: StartMeetingParams;
+  /** `auto`: use a running daemon if there is one. */
+  daemon: 'auto' | 'yes' | 'no';
+  dataDir: string;
   outDir: string;
   json: boolean;
   baseURL: string;
@@ -77,6 +87,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
         help: { type: 'boolean', short: 'h' },
         daemon: { type: 'boolean' },
         'no-daemon': { type: 'boolean' },
+        'data-dir': { type: 'string' },
       },
     }));
   } catch (e) {
@@ -124,9 +135,12 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
   const checked = checkStartParams({ topic, mode: 'roundtable', participants, config });
   if (!checked.ok) throw new UsageError(checked.error);
 
+  if (values.daemon && values['no-daemon']) throw new UsageError('--daemon and --no-daemon cannot be used together');
   const scriptFile = values.script ?? path.join(examplesDir(), 'demo-script.json');
   return {
     params: checked.value,
+    daemon: values.daemon ? 'yes' : values['no-daemon'] ? 'no' : 'auto',
+    dataDir: path.resolve(values['data-dir'] ?? defaultDataDir(env)),
     outDir: path.resolve(values.out ?? path.join('docs', 'roundtable')),
     json: values.json ?? false,
     baseURL,
@@ -135,14 +149,13 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
   };
 }
 
-/** Builds the provider lookup for a panel; fails early with a clear message. */
-export async function providersFor(opts: RunOptions): Promise<(p: Participant) => ChatProvider> {
+/** Checks everything the panel needs before a meeting starts; fails early with one clear line. */
+async function preflight(opts: RunOptions): Promise<{ script?: Script }> {
   const kinds = new Set(opts.params.participants.map((p) => p.provider));
-  let scripted: ScriptedProvider | undefined;
-  let openai: OpenAIProvider | undefined;
+  const out: { script?: Script } = {};
   if (kinds.has('scripted')) {
     try {
-      scripted = new ScriptedProvider(loadScript(opts.scriptFile));
+      out.script = loadScript(opts.scriptFile);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
@@ -153,16 +166,19 @@ export async function providersFor(opts: RunOptions): Promise<(p: Participant) =
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    openai = new OpenAIProvider({ baseURL: opts.baseURL, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
   }
-  if (kinds.has('vscode-lm')) {
-    throw new UsageError('vscode-lm participants are answered by VS Code: start the meeting from the Roundtable extension');
+  if (kinds.has('vscode-lm') || kinds.has('attached')) {
+    throw new UsageError(
+      'vscode-lm and attached participants are answered through the daemon by VS Code or an attached agent: start the meeting from the extension',
+    );
   }
-  return (p) => {
-    const provider = p.provider === 'scripted' ? scripted : openai;
-    if (!provider) throw new Error(`no provider for ${p.name}`);
-    return provider;
-  };
+  return out;
+}
+
+function providersFor(opts: RunOptions, script: Script | undefined): (p: Participant) => ChatProvider {
+  const scripted = script ? new ScriptedProvider(script) : undefined;
+  const openai = new OpenAIProvider({ baseURL: opts.baseURL, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
+  return (p) => (p.provider === 'scripted' && scripted ? scripted : openai);
 }
 
 export interface RunSummary {
@@ -191,23 +207,25 @@ export function summarize(s: MeetingState, minutesPath: string): RunSummary {
   };
 }
 
-export function newMeetingId(now = Date.now()): string {
-  const rand = Math.floor(Math.random() * 36 ** 6)
-    .toString(36)
-    .padStart(6, '0');
-  return `m-${now.toString(36)}-${rand}`;
-}
-
-export async function runCommand(argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv; isTTY: boolean }): Promise<number> {
+export async function runCommand(
+  argv: string[],
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv; isTTY: boolean },
+): Promise<number> {
   const opts = parseRunArgs(argv, io.env);
   if (opts === 'help') {
     io.stdout.write(`${RUN_USAGE}\n`);
     return 0;
   }
-  const providerFor = await providersFor(opts);
-  const store = new MemoryStore();
+  const { script } = await preflight(opts);
   const roomOut = opts.json ? io.stderr : io.stdout;
   const printer = new RoomPrinter(roomOut, io.isTTY && !opts.json);
+  if (opts.daemon !== 'no') {
+    let found = await findDaemon(opts.dataDir);
+    if (!found && opts.daemon === 'yes') found = await spawnDaemon(opts.dataDir);
+    if (found) return runInDaemon(opts, found, script, printer, io, roomOut);
+  }
+  const providerFor = providersFor(opts, script);
+  const store = new MemoryStore();
   const meeting = await Meeting.open(
     { store, providerFor, clock: systemClock, onEvent: (e: MeetingEvent) => printer.event(e) },
     newMeetingId(),
@@ -233,4 +251,57 @@ export async function runCommand(argv: string[], io: { stdout: NodeJS.WritableSt
   } finally {
     process.off('SIGINT', onSigint);
   }
+}
+
+/** Runs the meeting in the daemon and follows it live, so VS Code windows see it too. */
+async function runInDaemon(
+  opts: RunOptions,
+  found: { info: DaemonInfo; token: string },
+  script: Script | undefined,
+  printer: RoomPrinter,
+  io: { stdout: NodeJS.WritableStream },
+  roomOut: NodeJS.WritableStream,
+): Promise<number> {
+  const events: MeetingEvent[] = [];
+  let meetingId = '';
+  let finished: (() => void) | undefined;
+  const done = new Promise<void>((resolve) => (finished = resolve));
+  const conn = await connectDaemon(found.info.port, found.token, {
+    onEvent: (method, params) => {
+      if (method !== 'room/event') return;
+      const e = (params as { event: MeetingEvent }).event;
+      if (e.meetingId !== meetingId || e.seq !== events.length + 1) return;
+      events.push(e);
+      printer.event(e);
+      if (e.type === 'digest_ready') finished?.();
+    },
+  });
+  const onSigint = (): void => {
+    roomOut.write('\nCutting the meeting…\n');
+    void conn.rpc.request('meeting/cut', { meetingId }).catch(() => undefined);
+  };
+  try {
+    const started = await conn.rpc.request('meeting/start', {
+      ...opts.params,
+      providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) },
+      ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+    });
+    meetingId = started.meetingId;
+    roomOut.write(`(running in the daemon on port ${found.info.port}, meeting ${meetingId})\n`);
+    process.on('SIGINT', onSigint);
+    const closed = new Promise<never>((_, reject) =>
+      conn.ws.once('close', () => reject(new Error('the daemon closed the connection before the meeting ended'))),
+    );
+    await conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
+    await Promise.race([done, closed]);
+  } finally {
+    process.off('SIGINT', onSigint);
+    await conn.close();
+  }
+  const state = fold(events);
+  const minutesPath = await writeMinutes(opts.outDir, events);
+  const summary = summarize(state, minutesPath);
+  if (opts.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
+  else printer.finish(summary);
+  return state.closed?.reason === 'error' ? 1 : 0;
 }

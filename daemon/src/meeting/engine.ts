@@ -6,6 +6,7 @@
  */
 import type {
   CallPurpose,
+  DecisionKind,
   EventBody,
   MeetingConfig,
   MeetingEvent,
@@ -87,12 +88,16 @@ export function nextStep(s: MeetingState): Step {
   const judge = s.participants.find((p) => p.role === 'judge');
   if (judge && r.consensus.level === 'NONE' && !r.judge) return { kind: 'judge', round: r };
   if (r.summary === undefined) return { kind: 'summary', round: r };
+  if (s.reopenedAfterRound === r.round) return { kind: 'start_round', round: r.round + 1, final: true };
   if (r.consensus.level === 'FULL') return { kind: 'close', reason: 'consensus_full' };
   if (r.consensus.level === 'MAJORITY') return { kind: 'close', reason: 'consensus_majority' };
   if (r.judge?.converged) return { kind: 'close', reason: 'judge_converged', detail: r.judge.converged };
   if (allPassed(s)) return { kind: 'close', reason: 'all_passed' };
   if (s.finalRound !== undefined && r.round >= s.finalRound) {
     return { kind: 'close', reason: 'budget_exhausted', detail: 'final round after the 80% budget mark' };
+  }
+  if (s.reopenedAfterRound !== undefined && r.round > s.reopenedAfterRound) {
+    return { kind: 'close', reason: 'max_rounds', detail: 'the extra round the human asked for is done' };
   }
   if (r.round >= s.config.maxRounds) return { kind: 'close', reason: 'max_rounds' };
   const next = r.round + 1;
@@ -134,6 +139,8 @@ export class Meeting {
       mode: params.mode,
       config,
       participants: params.participants,
+      ...(params.providers ? { providers: params.providers } : {}),
+      ...(params.options ? { options: params.options } : {}),
     });
     return m;
   }
@@ -146,8 +153,30 @@ export class Meeting {
     const events = await deps.store.load(meetingId);
     if (events.length === 0) throw new Error(`meeting ${meetingId} not found`);
     const m = new Meeting(deps, events);
-    m.resumed = true;
+    // A meeting that stopped before its digest was interrupted; one reopened later by a decision was not.
+    m.resumed = m.state.status !== 'closed' || !m.state.digest;
+    m.tellProvidersWhatIsDone();
     return m;
+  }
+
+  /** Completed calls per participant and purpose, read from the log (what a resume must not redo). */
+  private tellProvidersWhatIsDone(): void {
+    const s = this.state;
+    for (const p of s.participants) {
+      const provider = this.deps.providerFor(p);
+      if (!provider.skip) continue;
+      const counts: [CallPurpose, number][] =
+        p.role === 'worker'
+          ? [['turn', s.rounds.filter((r) => r.contributions[p.name] || r.failures[p.name]).length]]
+          : p.role === 'judge'
+            ? [['judge', s.rounds.filter((r) => r.judge).length]]
+            : [
+                ['briefing', s.briefing ? 1 : 0],
+                ['summary', s.rounds.filter((r) => r.summary !== undefined).length],
+                ['digest', s.digest ? 1 : 0],
+              ];
+      for (const [purpose, n] of counts) if (n > 0) provider.skip(p.name, purpose, n);
+    }
   }
 
   get id(): string {
@@ -156,11 +185,40 @@ export class Meeting {
 
   /** Runs the meeting to its end (closed with a digest). Safe to call more than once. */
   run(): Promise<MeetingState> {
+    if (!this.running && this.state.status !== 'closed' && this.meetingAbort.signal.aborted) {
+      // Reopened after a close (another round was asked for): start with a fresh signal.
+      this.meetingAbort = new AbortController();
+      this.pendingClose = undefined;
+      this.closeRequested = undefined;
+    }
     this.running ??= this.loop().finally(() => {
       this.cancelTimeLimit?.();
       this.running = undefined;
     });
     return this.running;
+  }
+
+  /**
+   * Stops driving the meeting without ending it (daemon shutdown): in-flight calls are aborted
+   * and nothing more is logged; the meeting resumes from its log on the next start.
+   */
+  suspend(): void {
+    this.suspended = true;
+    this.meetingAbort.abort(new Error('the daemon is shutting down'));
+  }
+  private suspended = false;
+
+  /** True once the loop must stop doing new work. */
+  private get halted(): boolean {
+    return this.pendingClose !== undefined || this.suspended;
+  }
+
+  /** Adds a worker (an agent attached mid-meeting); it speaks from the next round. */
+  async join(p: Participant): Promise<void> {
+    if (this.state.participants.some((x) => x.name.toLowerCase() === p.name.toLowerCase())) {
+      throw new Error(`${p.name} is already at the table`);
+    }
+    await this.emit({ type: 'participant_joined', participant: p });
   }
 
   /** Ends the meeting at once: in-flight model calls are aborted. */
@@ -169,6 +227,25 @@ export class Meeting {
     this.pendingClose = detail === undefined ? { reason } : { reason, detail };
     this.meetingAbort.abort(new Error(`meeting ended: ${reason}`));
   }
+
+  /**
+   * Records the human's decision on the digest. `another_round` reopens the meeting for one
+   * final round that starts with the instruction as a human post; the caller runs it.
+   */
+  async decide(decision: DecisionKind, opts: { instruction?: string; digestText?: string } = {}): Promise<void> {
+    if (this.state.status !== 'closed' || !this.state.digest) {
+      throw new Error('a decision is recorded on the digest, once the meeting has closed');
+    }
+    await this.emit({ type: 'decision_recorded', decision, ...opts });
+    if (decision === 'another_round' && opts.instruction) await this.postHuman(opts.instruction);
+  }
+
+  /** Ends the meeting gracefully once the round in progress is complete. */
+  close(detail = 'closed by the human'): void {
+    if (this.state.status === 'closed') return;
+    this.closeRequested = detail;
+  }
+  private closeRequested: string | undefined;
 
   /** A human post: shown to the workers in the next round as the human's words. */
   async postHuman(text: string, from = 'human'): Promise<string> {
@@ -182,23 +259,25 @@ export class Meeting {
 
   private async loop(): Promise<MeetingState> {
     const s = this.state;
-    if (s.status !== 'closed') {
-      if (this.resumed) {
-        await this.emit({ type: 'meeting_interrupted', detail: 'the daemon stopped; resuming from the log' });
-      }
-      this.armTimeLimit();
+    if (this.resumed) {
+      this.resumed = false;
+      await this.emit({ type: 'meeting_interrupted', detail: 'the daemon stopped; resuming from the log' });
     }
+    if (s.status !== 'closed') this.armTimeLimit();
     for (;;) {
+      if (this.suspended) return s;
       if (this.pendingClose && s.status !== 'closed') {
         await this.emit({ type: 'meeting_closed', ...this.pendingClose });
         continue;
       }
-      const step = nextStep(s);
+      let step = nextStep(s);
       if (step.kind === 'done') return s;
+      if (this.closeRequested !== undefined && (step.kind === 'start_round' || step.kind === 'briefing')) {
+        step = { kind: 'close', reason: 'cut', detail: this.closeRequested };
+      }
       await this.perform(step);
     }
   }
-
 
   private armTimeLimit(): void {
     const s = this.state;
@@ -214,8 +293,15 @@ export class Meeting {
     switch (step.kind) {
       case 'briefing': {
         const assistant = this.assistant();
-        const r = await this.call(assistant, 'briefing', 0, briefingPrompt(s, assistant), 300, this.meetingAbort.signal);
-        if (this.pendingClose) return;
+        const r = await this.call(
+          assistant,
+          'briefing',
+          0,
+          briefingPrompt(s, assistant),
+          300,
+          this.meetingAbort.signal,
+        );
+        if (this.halted) return;
         const text = r.ok
           ? r.result.text.trim()
           : `Topic: ${s.topic}. (The assistant could not open the meeting: ${r.error}.)`;
@@ -241,24 +327,39 @@ export class Meeting {
           await Promise.all(step.pending.map((w) => this.turn(step.round, w)));
         } else {
           for (const w of step.pending) {
-            if (this.pendingClose) break;
+            if (this.halted) break;
             await this.turn(step.round, w);
           }
         }
         return;
       case 'consensus': {
-        const votes = step.round.speakers.map((w) => step.round.stances[w] ?? { stance: 'UNKNOWN' as const, passed: false });
+        const votes = step.round.speakers.map(
+          (w) => step.round.stances[w] ?? { stance: 'UNKNOWN' as const, passed: false },
+        );
         const c = evaluateConsensus(votes);
         await this.emit({ type: 'consensus_evaluated', round: step.round.round, ...c });
         return;
       }
       case 'judge': {
         const judge = s.participants.find((p) => p.role === 'judge') as Participant;
-        const r = await this.call(judge, 'judge', step.round.round, judgePrompt(s, judge, step.round), 400, this.meetingAbort.signal);
-        if (this.pendingClose) return;
+        const r = await this.call(
+          judge,
+          'judge',
+          step.round.round,
+          judgePrompt(s, judge, step.round),
+          400,
+          this.meetingAbort.signal,
+        );
+        if (this.halted) return;
         const verdict = r.ok ? parseJudge(r.result.text, step.round.speakers) : { text: '', corrections: [] };
         if (!r.ok) {
-          await this.emit({ type: 'turn_failed', round: step.round.round, participant: judge.name, reason: r.reason, detail: r.error });
+          await this.emit({
+            type: 'turn_failed',
+            round: step.round.round,
+            participant: judge.name,
+            reason: r.reason,
+            detail: r.error,
+          });
         }
         await this.emit({
           type: 'judge_feedback',
@@ -274,10 +375,23 @@ export class Meeting {
       case 'summary': {
         const assistant = this.assistant();
         const max = s.config.summaryMaxTokens;
-        const r = await this.call(assistant, 'summary', step.round.round, summaryPrompt(s, assistant, step.round), max, this.meetingAbort.signal);
-        if (this.pendingClose) return;
+        const r = await this.call(
+          assistant,
+          'summary',
+          step.round.round,
+          summaryPrompt(s, assistant, step.round),
+          max,
+          this.meetingAbort.signal,
+        );
+        if (this.halted) return;
         if (!r.ok) {
-          await this.emit({ type: 'turn_failed', round: step.round.round, participant: assistant.name, reason: r.reason, detail: r.error });
+          await this.emit({
+            type: 'turn_failed',
+            round: step.round.round,
+            participant: assistant.name,
+            reason: r.reason,
+            detail: r.error,
+          });
         }
         // The cap is enforced here, not trusted to the model: prompt size per round must stay flat.
         const text = r.ok ? truncateToTokens(r.result.text.trim(), max) : s.summary;
@@ -285,13 +399,24 @@ export class Meeting {
         return;
       }
       case 'close':
-        await this.emit({ type: 'meeting_closed', reason: step.reason, ...(step.detail ? { detail: step.detail } : {}) });
+        await this.emit({
+          type: 'meeting_closed',
+          reason: step.reason,
+          ...(step.detail ? { detail: step.detail } : {}),
+        });
         return;
       case 'digest': {
         const assistant = this.assistant();
         // The meeting's own signal may be aborted (cut, budget); the digest is written regardless.
         const signal = new AbortController().signal;
-        const r = await this.call(assistant, 'digest', currentRound(s)?.round ?? 0, digestPrompt(s, assistant), 500, signal);
+        const r = await this.call(
+          assistant,
+          'digest',
+          currentRound(s)?.round ?? 0,
+          digestPrompt(s, assistant),
+          500,
+          signal,
+        );
         const digest = buildDigest(s, r.ok ? parseDigestReply(r.result.text) : {});
         await this.emit({ type: 'digest_ready', digest, text: renderDigest(digest) });
         return;
@@ -312,16 +437,36 @@ export class Meeting {
     const s = this.state;
     const me = s.participants.find((p) => p.name === name);
     if (!me) return;
-    const r = await this.call(me, 'turn', round.round, workerPrompt(s, me, round), s.config.replyMaxTokens, this.meetingAbort.signal, s.config.turnTimeoutMs);
-    if (this.pendingClose) return;
+    const r = await this.call(
+      me,
+      'turn',
+      round.round,
+      workerPrompt(s, me, round),
+      s.config.replyMaxTokens,
+      this.meetingAbort.signal,
+      s.config.turnTimeoutMs,
+    );
+    if (this.halted) return;
     if (!r.ok) {
-      await this.emit({ type: 'turn_failed', round: round.round, participant: name, reason: r.reason, detail: r.error });
-      await this.emit({ type: 'stance_recorded', round: round.round, participant: name, stance: r.reason === 'timeout' ? 'TIMEOUT' : 'UNKNOWN', passed: false });
+      await this.emit({
+        type: 'turn_failed',
+        round: round.round,
+        participant: name,
+        reason: r.reason,
+        detail: r.error,
+      });
+      await this.emit({
+        type: 'stance_recorded',
+        round: round.round,
+        participant: name,
+        stance: r.reason === 'timeout' ? 'TIMEOUT' : 'UNKNOWN',
+        passed: false,
+      });
       return;
     }
     const text = r.result.text.trim() || '(empty reply)';
     await this.post(me, round.round, 'contribution', text);
-    if (this.pendingClose) return;
+    if (this.halted) return;
     await this.recordStance(round.round, name, text);
   }
 
@@ -339,7 +484,16 @@ export class Meeting {
 
   private async post(p: Participant, round: number, kind: 'briefing' | 'contribution', text: string): Promise<void> {
     const messageId = `${kind === 'contribution' ? `r${round}` : kind}-${p.name}`;
-    await this.emit({ type: 'message_posted', messageId, from: p.name, role: p.role, round, kind, text, tokens: countTokens(text) });
+    await this.emit({
+      type: 'message_posted',
+      messageId,
+      from: p.name,
+      role: p.role,
+      round,
+      kind,
+      text,
+      tokens: countTokens(text),
+    });
     await this.checkBudget();
   }
 
@@ -364,8 +518,18 @@ export class Meeting {
         await this.emit({ type: 'budget_warning', spent: s.spokenTokens, budget, finalRound });
         const text = FINAL_ROUND_ANNOUNCEMENT;
         const messageId = `announcement-${a.name}-${this.state.lastSeq + 1}`;
-        await this.emit({ type: 'message_posted', messageId, from: a.name, role: a.role, round, kind: 'announcement', text, tokens: countTokens(text) });
-        if (this.state.spokenTokens >= budget) this.cut('budget_exhausted', `${this.state.spokenTokens} of ${budget} tokens spoken`);
+        await this.emit({
+          type: 'message_posted',
+          messageId,
+          from: a.name,
+          role: a.role,
+          round,
+          kind: 'announcement',
+          text,
+          tokens: countTokens(text),
+        });
+        if (this.state.spokenTokens >= budget)
+          this.cut('budget_exhausted', `${this.state.spokenTokens} of ${budget} tokens spoken`);
       })();
     }
     await this.warning;
@@ -407,7 +571,8 @@ export class Meeting {
       await this.emit({ type: 'usage_recorded', participant: p.name, role: p.role, purpose, usage: result.usage });
       return { ok: true, result };
     } catch (e) {
-      if (turn.signal.reason instanceof TurnTimeout) return { ok: false, reason: 'timeout', error: turn.signal.reason.message };
+      if (turn.signal.reason instanceof TurnTimeout)
+        return { ok: false, reason: 'timeout', error: turn.signal.reason.message };
       if (turn.signal.aborted) return { ok: false, reason: 'error', error: abortReason(turn.signal) };
       const message = e instanceof ProviderError || e instanceof Error ? e.message : String(e);
       return { ok: false, reason: 'error', error: message };

@@ -33,13 +33,17 @@ export function renderMinutes(events: MeetingEvent[]): string {
   out.push(`- **Mode:** ${s.mode}`);
   out.push(`- **Started:** ${iso(s.openedAt)}`);
   out.push(`- **Ended:** ${iso(s.closedAt)}`);
-  out.push(`- **Terminated by:** \`${s.closed?.reason ?? 'still running'}\`${s.closed?.detail ? ` (${s.closed.detail})` : ''}`);
+  out.push(
+    `- **Terminated by:** \`${s.closed?.reason ?? 'still running'}\`${s.closed?.detail ? ` (${s.closed.detail})` : ''}`,
+  );
   const lastConsensus = [...s.rounds].reverse().find((r) => r.consensus)?.consensus;
   out.push(
     `- **Consensus:** ${lastConsensus ? `${lastConsensus.level} (${lastConsensus.agree} agree, ${lastConsensus.disagree} disagree, ${lastConsensus.neutral} neutral of ${lastConsensus.voters})` : 'not evaluated'}`,
   );
   out.push(`- **Rounds:** ${s.rounds.length} of at most ${s.config.maxRounds} (${s.config.order} order)`);
-  out.push(`- **Tokens spoken:** ${s.spokenTokens.toLocaleString('en-US')} / ${s.config.tokenBudget.toLocaleString('en-US')}`);
+  out.push(
+    `- **Tokens spoken:** ${s.spokenTokens.toLocaleString('en-US')} / ${s.config.tokenBudget.toLocaleString('en-US')}`,
+  );
   out.push('', '## Topic', '', quote(s.topic), '');
 
   out.push('## Participants', '', '| Name | Role | Provider | Model |', '| --- | --- | --- | --- |');
@@ -62,14 +66,16 @@ export function renderMinutes(events: MeetingEvent[]): string {
       const m = r.contributions[w];
       const failure = r.failures[w];
       if (m) out.push(`### ${w}`, '', quote(m.text), '');
-      else if (failure) out.push(`### ${w}`, '', `_${failure.reason === 'timeout' ? 'Timed out' : 'Failed'}: ${failure.detail}_`, '');
+      else if (failure)
+        out.push(`### ${w}`, '', `_${failure.reason === 'timeout' ? 'Timed out' : 'Failed'}: ${failure.detail}_`, '');
     }
     for (const h of r.humanPosts) out.push(`### ${h.from} (human)`, '', quote(h.text), '');
     for (const a of announcements.filter((m: PostedMessage) => m.round === r.round)) {
       out.push(`**${a.from}** (assistant): ${a.text}`, '');
     }
     out.push('| Worker | Stance |', '| --- | --- |');
-    for (const w of r.speakers) out.push(`| ${w} | ${r.stances[w]?.stance ?? '—'}${r.stances[w]?.passed ? ' (passed)' : ''} |`);
+    for (const w of r.speakers)
+      out.push(`| ${w} | ${r.stances[w]?.stance ?? '—'}${r.stances[w]?.passed ? ' (passed)' : ''} |`);
     out.push('');
     if (r.consensus) out.push(`Consensus after round ${r.round}: **${r.consensus.level}**`, '');
     if (r.judge) {
@@ -77,7 +83,8 @@ export function renderMinutes(events: MeetingEvent[]): string {
       else if (r.judge.text) out.push('**Judge notes:**', '', quote(r.judge.text), '');
       else out.push('**Judge:** no corrections.', '');
     }
-    if (r.summary !== undefined) out.push('<details><summary>Rolling summary</summary>', '', quote(r.summary || '(empty)'), '', '</details>', '');
+    if (r.summary !== undefined)
+      out.push('<details><summary>Rolling summary</summary>', '', quote(r.summary || '(empty)'), '', '</details>', '');
   }
 
   if (s.interruptions.length > 0) {
@@ -103,7 +110,12 @@ export function renderMinutes(events: MeetingEvent[]): string {
     if (s.decision.instruction) out.push(quote(s.decision.instruction), '');
   }
 
-  out.push('## Token accounting', '', '| Participant | Calls | Prompt tokens | Completion tokens | Estimated calls |', '| --- | --- | --- | --- | --- |');
+  out.push(
+    '## Token accounting',
+    '',
+    '| Participant | Calls | Prompt tokens | Completion tokens | Estimated calls |',
+    '| --- | --- | --- | --- | --- |',
+  );
   let prompt = 0;
   let completion = 0;
   for (const [name, u] of Object.entries(s.usageByParticipant)) {
@@ -113,7 +125,8 @@ export function renderMinutes(events: MeetingEvent[]): string {
   }
   out.push(`| **total** | | **${prompt}** | **${completion}** | |`, '');
   out.push('| Role | Calls | Prompt tokens | Completion tokens |', '| --- | --- | --- | --- |');
-  for (const [role, u] of Object.entries(s.usageByRole)) out.push(`| ${role} | ${u.calls} | ${u.promptTokens} | ${u.completionTokens} |`);
+  for (const [role, u] of Object.entries(s.usageByRole))
+    out.push(`| ${role} | ${u.calls} | ${u.promptTokens} | ${u.completionTokens} |`);
   out.push('');
   return out.join('\n');
 }

@@ -46,7 +46,9 @@ export function workerPrompt(s: MeetingState, me: Participant, round: RoundState
     const posts = contributionsOf(previous).map(wrap);
     parts.push(`Contributions in round ${previous.round}:\n${posts.join('\n\n') || '(none)'}`);
     if (previous.judge?.text) {
-      parts.push(`Judge's feedback on round ${previous.round}:\n${wrapPost({ from: judgeName(s), role: 'judge', round: previous.round, text: previous.judge.text })}`);
+      parts.push(
+        `Judge's feedback on round ${previous.round}:\n${wrapPost({ from: judgeName(s), role: 'judge', round: previous.round, text: previous.judge.text })}`,
+      );
     }
   } else if (s.briefing) {
     parts.push(`Briefing:\n${wrap(s.briefing)}`);

@@ -89,18 +89,18 @@ export function loadScript(file: string): Script {
   try {
     raw = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`cannot read script ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw new Error(`cannot read script ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, { cause: e });
   }
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch (e) {
-    throw new Error(`script ${file} is not valid JSON: ${(e as Error).message}`);
+    throw new Error(`script ${file} is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
   try {
     return parseScript(json);
   } catch (e) {
-    throw new Error(`script ${file}: ${(e as Error).message}`);
+    throw new Error(`script ${file}: ${(e as Error).message}`, { cause: e });
   }
 }
 
@@ -169,7 +169,6 @@ function fallback(req: ChatRequest): string {
       return [
         `CONSENSUS_STATEMENT: ${msgs.length > 0 ? gist(msgs[msgs.length - 1]?.[1] ?? '') : 'No position was reached.'}`,
         `CONTRIBUTORS: ${contributors || 'nobody spoke'}`,
-        'DISSENT: see the stance record',
       ].join('\n');
     }
     case 'judge':

@@ -33,6 +33,11 @@ export interface ChatProvider {
   /** Stable identifier used in logs and errors ("openai@http://127.0.0.1:11434/v1"). */
   readonly id: string;
   chat(req: ChatRequest): Promise<ChatResult>;
+  /**
+   * Told on resume how many calls of a participant and purpose the log already holds, so a
+   * stateful provider (the scripted one) continues where the meeting stopped.
+   */
+  skip?(participant: string, purpose: CallPurpose, completed: number): void;
 }
 
 /** A failure a user can act on, with the reason in plain words. */

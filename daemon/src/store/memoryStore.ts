@@ -10,7 +10,7 @@ export class MemoryStore implements EventStore {
   append(meetingId: string, body: EventBody): Promise<MeetingEvent> {
     let log = this.logs.get(meetingId);
     if (!log) this.logs.set(meetingId, (log = []));
-    const event = { ...body, meetingId, seq: log.length + 1, at: this.now() } as MeetingEvent;
+    const event: MeetingEvent = { ...body, meetingId, seq: log.length + 1, at: this.now() };
     log.push(event);
     return Promise.resolve(event);
   }

@@ -1,0 +1,53 @@
+/** `roundtable daemon`: runs the long-lived local daemon in the foreground until SIGTERM/SIGINT. */
+import { parseArgs } from 'node:util';
+import { DaemonAlreadyRunning, defaultDataDir, startDaemon } from '../daemon/daemon';
+import { UsageError } from './common';
+
+export const DAEMON_USAGE = `Usage: roundtable daemon [--data-dir DIR] [--port N]
+
+  --data-dir DIR   where meetings, the token and daemon.json live (default $ROUNDTABLE_HOME or ~/.roundtable)
+  --port N         port on 127.0.0.1 (default 0: any free port, written to <data-dir>/daemon.json)`;
+
+export async function daemonCommand(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  if (values.help) {
+    process.stdout.write(`${DAEMON_USAGE}\n`);
+    return 0;
+  }
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535 || !/^\d+$/.test(values.port ?? '0')) {
+    throw new UsageError(`--port must be an integer from 0 to 65535, got "${values.port}"`);
+  }
+  let daemon;
+  try {
+    daemon = await startDaemon({ dataDir: values['data-dir'] ?? defaultDataDir(), port });
+  } catch (e) {
+    if (e instanceof DaemonAlreadyRunning) throw new UsageError(e.message);
+    throw e;
+  }
+  process.stdout.write(`roundtable daemon listening on 127.0.0.1:${daemon.port} (data dir ${daemon.dataDir})\n`);
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string): void => {
+      process.stderr.write(`received ${signal}\n`);
+      daemon
+        .stop()
+        .then(() => resolve(0))
+        .catch((e: unknown) => {
+          process.stderr.write(`roundtable: shutdown failed: ${(e as Error).message}\n`);
+          resolve(1);
+        });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+}

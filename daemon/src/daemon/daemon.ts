@@ -1,0 +1,228 @@
+/**
+ * The long-lived local daemon: one per data directory. It owns the store, resumes unfinished
+ * meetings at start-up, serves the WebSocket API on 127.0.0.1 and shuts down without losing
+ * anything on SIGTERM/SIGINT.
+ *
+ * Files in the data dir (default ~/.roundtable, mode 0700):
+ *   daemon.lock   pid of the daemon holding the directory (created exclusively)
+ *   daemon.json   { pid, port, protocolVersion, daemonVersion, startedAt } for clients to find it
+ *   token         256-bit random token, hex, mode 0600, new at every start
+ *   store/        the event store (journal + sql.js snapshot)
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs, readFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Participant, ProviderConfig } from '../../../protocol/src';
+import { PROTOCOL_VERSION } from '../../../protocol/src';
+import { examplesDir } from '../cli/common';
+import { systemClock } from '../meeting/clock';
+import { OpenAIProvider } from '../providers/openai';
+import { ScriptedProvider, parseScript } from '../providers/scripted';
+import { ProviderError, type ChatProvider } from '../providers/types';
+import { SqliteStore } from '../store/sqliteStore';
+import { KeyedLimiter } from './limiter';
+import { MeetingManager } from './manager';
+import { DAEMON_VERSION, startServer, type RunningServer } from './server';
+import { newMeetingId } from './ids';
+
+export interface DaemonInfo {
+  pid: number;
+  port: number;
+  protocolVersion: number;
+  daemonVersion: string;
+  startedAt: number;
+}
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.ROUNDTABLE_HOME ?? path.join(os.homedir(), '.roundtable');
+}
+
+export class DaemonAlreadyRunning extends Error {}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Takes the data dir for this process, or explains who holds it. A lock left by a dead daemon is replaced. */
+async function acquireLock(dir: string): Promise<void> {
+  const lock = path.join(dir, 'daemon.lock');
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fh = await fs.open(lock, 'wx', 0o600);
+      await fh.writeFile(String(process.pid));
+      await fh.close();
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const pid = Number((await fs.readFile(lock, 'utf8').catch(() => '')).trim());
+    if (pid !== process.pid && isAlive(pid)) {
+      const info = await readDaemonInfo(dir);
+      throw new DaemonAlreadyRunning(
+        `a Roundtable daemon is already running for ${dir} (pid ${pid}${info ? `, port ${info.port}` : ''}); use it, stop it, or pass another --data-dir`,
+      );
+    }
+    await fs.rm(lock, { force: true });
+  }
+  throw new Error(`could not take the lock ${lock}`);
+}
+
+export async function readDaemonInfo(dir: string): Promise<DaemonInfo | undefined> {
+  try {
+    const v = JSON.parse(await fs.readFile(path.join(dir, 'daemon.json'), 'utf8')) as DaemonInfo;
+    return typeof v.port === 'number' && typeof v.pid === 'number' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The running daemon of a data dir with its token, or undefined when none is alive. */
+export async function findDaemon(dir: string): Promise<{ info: DaemonInfo; token: string } | undefined> {
+  const info = await readDaemonInfo(dir);
+  if (!info || !isAlive(info.pid)) return undefined;
+  try {
+    const token = (await fs.readFile(path.join(dir, 'token'), 'utf8')).trim();
+    return { info, token };
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeFileAtomic(file: string, text: string, mode: number): Promise<void> {
+  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  const fh = await fs.open(tmp, 'w', mode);
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fs.chmod(tmp, mode); // explicit: the process umask must not decide who can read the token
+  await fs.rename(tmp, file);
+}
+
+let demoScript: unknown;
+function loadDemoScript(): unknown {
+  demoScript ??= JSON.parse(readFileSync(path.join(examplesDir(), 'demo-script.json'), 'utf8'));
+  return demoScript;
+}
+
+/** Provider lookup per meeting. OpenAI clients are shared per endpoint and key, in memory only. */
+export function providerFactory(env: NodeJS.ProcessEnv) {
+  const openaiClients = new Map<string, OpenAIProvider>();
+  return (config: ProviderConfig | undefined, apiKey: string | undefined): ((p: Participant) => ChatProvider) => {
+    const script = config?.script !== undefined ? parseScript(config.script) : undefined;
+    let scripted: ScriptedProvider | undefined;
+    return (p) => {
+      switch (p.provider) {
+        case 'scripted':
+          scripted ??= new ScriptedProvider(script ?? parseScript(loadDemoScript()));
+          return scripted;
+        case 'openai': {
+          const baseURL = config?.baseURL ?? env.ROUNDTABLE_BASE_URL ?? 'https://api.openai.com/v1';
+          const key = apiKey ?? env.ROUNDTABLE_API_KEY ?? env.OPENAI_API_KEY;
+          const cacheKey = `${baseURL}\u0000${key ?? ''}`;
+          let client = openaiClients.get(cacheKey);
+          if (!client) {
+            client = new OpenAIProvider({ baseURL, ...(key ? { apiKey: key } : {}) });
+            openaiClients.set(cacheKey, client);
+          }
+          return client;
+        }
+        case 'vscode-lm':
+        case 'attached':
+          return {
+            id: p.provider,
+            chat: () =>
+              Promise.reject(
+                new ProviderError(
+                  `${p.name} uses ${p.provider}, which needs the VS Code extension connected to the daemon`,
+                  'unreachable',
+                ),
+              ),
+          };
+      }
+    };
+  };
+}
+
+export interface DaemonHandle {
+  port: number;
+  token: string;
+  dataDir: string;
+  manager: MeetingManager;
+  server: RunningServer;
+  /** Graceful stop: in-flight work is flushed to disk first. */
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(opts: {
+  dataDir?: string;
+  port?: number;
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}): Promise<DaemonHandle> {
+  const env = opts.env ?? process.env;
+  const dataDir = path.resolve(opts.dataDir ?? defaultDataDir(env));
+  const log =
+    opts.log ?? ((line: string) => process.stderr.write(`[roundtable ${new Date().toISOString()}] ${line}\n`));
+  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await acquireLock(dataDir);
+  let store: SqliteStore | undefined;
+  try {
+    store = await SqliteStore.open(path.join(dataDir, 'store'), { log });
+    const perEndpoint = Number(env.ROUNDTABLE_ENDPOINT_CONCURRENCY ?? 4);
+    const limiter = new KeyedLimiter((key) => (key.startsWith('openai@') ? perEndpoint : 0));
+    const manager = new MeetingManager({
+      store,
+      clock: systemClock,
+      providers: providerFactory(env),
+      limiter,
+      log,
+      newId: () => newMeetingId(),
+    });
+    const token = randomBytes(32).toString('hex');
+    await writeFileAtomic(path.join(dataDir, 'token'), `${token}\n`, 0o600);
+    const server = await startServer({ manager, token, port: opts.port ?? 0, log });
+    const info: DaemonInfo = {
+      pid: process.pid,
+      port: server.port,
+      protocolVersion: PROTOCOL_VERSION,
+      daemonVersion: DAEMON_VERSION,
+      startedAt: Date.now(),
+    };
+    await writeFileAtomic(path.join(dataDir, 'daemon.json'), `${JSON.stringify(info, null, 2)}\n`, 0o600);
+    log(`listening on 127.0.0.1:${server.port} (data dir ${dataDir})`);
+    await manager.resumeAll();
+    const openStore = store;
+    let stopping: Promise<void> | undefined;
+    return {
+      port: server.port,
+      token,
+      dataDir,
+      manager,
+      server,
+      stop: () =>
+        (stopping ??= (async () => {
+          log('shutting down: flushing meetings to disk');
+          await server.close();
+          await manager.shutdown();
+          await openStore.close();
+          await fs.rm(path.join(dataDir, 'daemon.json'), { force: true });
+          await fs.rm(path.join(dataDir, 'daemon.lock'), { force: true });
+          log('stopped');
+        })()),
+    };
+  } catch (e) {
+    await store?.close().catch(() => undefined);
+    await fs.rm(path.join(dataDir, 'daemon.lock'), { force: true });
+    throw e;
+  }
+}

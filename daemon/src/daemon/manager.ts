@@ -1,0 +1,228 @@
+/**
+ * Owns the daemon's meetings: starts them, resumes the unfinished ones at start-up, and fans
+ * their events out to subscribers. Exactly one `Meeting` object (one loop) drives a meeting at
+ * a time; many meetings run at once.
+ */
+import type {
+  DecisionKind,
+  MeetingEvent,
+  MeetingState,
+  MeetingSummary,
+  MessageDelta,
+  Participant,
+  ProviderConfig,
+  StartMeetingParams,
+} from '../../../protocol/src';
+import { fold } from '../../../protocol/src';
+import type { Clock } from '../meeting/clock';
+import { Meeting } from '../meeting/engine';
+import { AttachedSeats } from '../providers/attached';
+import type { ChatProvider } from '../providers/types';
+import type { EventStore } from '../store/types';
+import type { KeyedLimiter } from './limiter';
+
+export interface ManagerOptions {
+  store: EventStore;
+  clock: Clock;
+  /**
+   * Builds the provider lookup of one meeting from its logged provider config and, for a meeting
+   * started in this process, the API key it was started with (memory only). Attached seats are
+   * handled here, not by the lookup.
+   */
+  providers: (config: ProviderConfig | undefined, apiKey: string | undefined) => (p: Participant) => ChatProvider;
+  limiter?: KeyedLimiter;
+  log: (line: string) => void;
+  newId: () => string;
+}
+
+interface Live {
+  meeting: Meeting;
+  seats: AttachedSeats;
+  run?: Promise<unknown>;
+}
+
+export class NotFound extends Error {}
+export class Conflict extends Error {}
+
+export function summaryOf(s: MeetingState): MeetingSummary {
+  const out: MeetingSummary = {
+    meetingId: s.meetingId,
+    topic: s.topic,
+    mode: s.mode,
+    status: s.status === 'new' ? 'running' : s.status,
+    round: s.rounds[s.rounds.length - 1]?.round ?? 0,
+    maxRounds: s.config.maxRounds,
+    tokensSpoken: s.spokenTokens,
+    tokenBudget: s.config.tokenBudget,
+    createdAt: s.openedAt,
+    lastSeq: s.lastSeq,
+  };
+  if (s.closed) out.terminatedBy = s.closed.reason;
+  return out;
+}
+
+export class MeetingManager {
+  private readonly live = new Map<string, Live>();
+  private readonly eventListeners = new Set<(e: MeetingEvent) => void>();
+  private readonly deltaListeners = new Set<(d: MessageDelta) => void>();
+  private stopping = false;
+
+  constructor(private readonly opts: ManagerOptions) {}
+
+  onEvent(fn: (e: MeetingEvent) => void): () => void {
+    this.eventListeners.add(fn);
+    return () => this.eventListeners.delete(fn);
+  }
+
+  onDelta(fn: (d: MessageDelta) => void): () => void {
+    this.deltaListeners.add(fn);
+    return () => this.deltaListeners.delete(fn);
+  }
+
+  private depsFor(seats: AttachedSeats, lookup: (p: Participant) => ChatProvider) {
+    const limiter = this.opts.limiter;
+    return {
+      store: this.opts.store,
+      clock: this.opts.clock,
+      providerFor: (p: Participant) => (p.provider === 'attached' ? seats : lookup(p)),
+      onEvent: (e: MeetingEvent) => {
+        for (const fn of this.eventListeners) fn(e);
+      },
+      onDelta: (d: MessageDelta) => {
+        for (const fn of this.deltaListeners) fn(d);
+      },
+      ...(limiter
+        ? {
+            schedule: <T>(p: Participant, call: () => Promise<T>): Promise<T> =>
+              p.provider === 'attached' ? call() : limiter.run(lookup(p).id, call),
+          }
+        : {}),
+    };
+  }
+
+  async start(params: StartMeetingParams): Promise<string> {
+    if (this.stopping) throw new Conflict('the daemon is shutting down');
+    const seats = new AttachedSeats();
+    const meetingId = this.opts.newId();
+    const { apiKey, ...logged } = params;
+    const meeting = await Meeting.open(
+      this.depsFor(seats, this.opts.providers(params.providers, apiKey)),
+      meetingId,
+      logged,
+    );
+    const live: Live = { meeting, seats };
+    this.live.set(meetingId, live);
+    this.drive(live);
+    return meetingId;
+  }
+
+  private drive(live: Live): void {
+    if (live.run || this.stopping) return;
+    const id = live.meeting.id;
+    live.run = live.meeting
+      .run()
+      .then((s) => this.opts.log(`meeting ${id} closed: ${s.closed?.reason ?? '?'}`))
+      .catch((e: unknown) => this.opts.log(`meeting ${id} stopped on an error: ${(e as Error).message}`))
+      .finally(() => {
+        live.run = undefined;
+      });
+  }
+
+  /** Resumes every meeting the log shows as unfinished (e.g. after a crash). */
+  async resumeAll(): Promise<string[]> {
+    const resumed: string[] = [];
+    for (const id of await this.opts.store.meetings()) {
+      const s = fold(await this.opts.store.load(id));
+      if (s.status === 'closed' && s.digest) continue;
+      const live = await this.load(id);
+      this.drive(live);
+      resumed.push(id);
+    }
+    if (resumed.length > 0) this.opts.log(`resumed ${resumed.length} unfinished meeting(s): ${resumed.join(', ')}`);
+    return resumed;
+  }
+
+  /** The live meeting, loading it from the store if this daemon has not touched it yet. */
+  private async load(meetingId: string): Promise<Live> {
+    const existing = this.live.get(meetingId);
+    if (existing) return existing;
+    const events = await this.opts.store.load(meetingId, 0);
+    if (events.length === 0) throw new NotFound(`no meeting ${meetingId}`);
+    const seats = new AttachedSeats();
+    const again = this.live.get(meetingId);
+    if (again) return again;
+    const opened = events[0];
+    const config = opened?.type === 'meeting_opened' ? opened.providers : undefined;
+    const meeting = await Meeting.resume(this.depsFor(seats, this.opts.providers(config, undefined)), meetingId);
+    const live: Live = { meeting, seats };
+    this.live.set(meetingId, live);
+    return live;
+  }
+
+  async state(meetingId: string): Promise<MeetingState> {
+    const live = this.live.get(meetingId);
+    if (live) return live.meeting.state;
+    const events = await this.opts.store.load(meetingId);
+    if (events.length === 0) throw new NotFound(`no meeting ${meetingId}`);
+    return fold(events);
+  }
+
+  async list(): Promise<MeetingSummary[]> {
+    const out: MeetingSummary[] = [];
+    for (const id of await this.opts.store.meetings()) out.push(summaryOf(await this.state(id)));
+    return out;
+  }
+
+  events(meetingId: string, sinceSeq: number): Promise<MeetingEvent[]> {
+    return this.opts.store.load(meetingId, sinceSeq);
+  }
+
+  async post(meetingId: string, text: string): Promise<string> {
+    const live = await this.load(meetingId);
+    if (live.meeting.state.status === 'closed')
+      throw new Conflict('the meeting is closed; ask for another round to continue it');
+    return live.meeting.postHuman(text);
+  }
+
+  async cut(meetingId: string): Promise<void> {
+    const live = await this.load(meetingId);
+    live.meeting.cut('cut', 'cut by the human');
+    this.drive(live);
+  }
+
+  async close(meetingId: string): Promise<void> {
+    const live = await this.load(meetingId);
+    live.meeting.close();
+    this.drive(live);
+  }
+
+  async decide(
+    meetingId: string,
+    decision: DecisionKind,
+    opts: { instruction?: string; digestText?: string },
+  ): Promise<void> {
+    const live = await this.load(meetingId);
+    if (live.run) await live.run;
+    try {
+      await live.meeting.decide(decision, opts);
+    } catch (e) {
+      throw new Conflict((e as Error).message);
+    }
+    if (decision === 'another_round') this.drive(live);
+  }
+
+  async seats(meetingId: string): Promise<{ seats: AttachedSeats; meeting: Meeting }> {
+    const live = await this.load(meetingId);
+    this.drive(live);
+    return { seats: live.seats, meeting: live.meeting };
+  }
+
+  /** Stops accepting work and waits for in-flight appends; unfinished meetings resume next start. */
+  async shutdown(): Promise<void> {
+    this.stopping = true;
+    const running = [...this.live.values()].map((l) => l.run).filter((r): r is Promise<unknown> => r !== undefined);
+    // Meetings are not cut (that would end them): they simply stop here and resume on restart.
+    for (const l of this.live.values()) l.meeting.suspend();
+    await Promise.allSettled(running);
+  }
+}

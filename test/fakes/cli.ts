@@ -1,0 +1,48 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+const NO_DAEMON_HOME = path.join(tmpdir(), `rt-no-daemon-${process.pid}`);
+export const BIN = path.join(ROOT, 'bin', 'roundtable.js');
+
+/** Builds the bundles once if a test runs without `npm test` having built them. */
+export function ensureBuilt(): void {
+  if (existsSync(path.join(ROOT, 'dist', 'daemon', 'cli.js'))) return;
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('build failed');
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `roundtable` command as a user would, in its own process. */
+export function cli(
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd ?? ROOT,
+      // A home with no daemon in it, unless the test gives one: runs stay in-process and isolated.
+      env: { ...process.env, ROUNDTABLE_API_KEY: '', OPENAI_API_KEY: '', ROUNDTABLE_HOME: NO_DAEMON_HOME, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`roundtable ${args.join(' ')} did not finish; stderr: ${stderr}`));
+    }, opts.timeoutMs ?? 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

@@ -1,0 +1,96 @@
+/** Real daemons for tests: in-process, or as a child process that can be SIGKILLed. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { DaemonEvents, MeetingEvent, MessageDelta } from '../../protocol/src';
+import { connectDaemon, type DaemonConnection } from '../../daemon/src/daemon/client';
+import { findDaemon } from '../../daemon/src/daemon/daemon';
+import { BIN } from './cli';
+
+export async function tempDataDir(): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), 'rt-daemon-'));
+}
+
+export interface DaemonProcess {
+  port: number;
+  token: string;
+  dataDir: string;
+  proc: ChildProcess;
+  output: () => string;
+  kill9(): Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `roundtable daemon` as its own process and waits for daemon.json. */
+export async function spawnDaemonProcess(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
+  const proc = spawn(process.execPath, [BIN, 'daemon', '--data-dir', dataDir], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const found = await findDaemon(dataDir);
+    if (found && found.info.pid === proc.pid && /listening/.test(out)) {
+      return {
+        port: found.info.port,
+        token: found.token,
+        dataDir,
+        proc,
+        output: () => out,
+        kill9: async () => {
+          proc.kill('SIGKILL');
+          await exited;
+        },
+        stop: async (signal = 'SIGTERM') => {
+          proc.kill(signal);
+          return exited;
+        },
+      };
+    }
+    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`daemon did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function readToken(dataDir: string): Promise<string> {
+  return (await readFile(path.join(dataDir, 'token'), 'utf8')).trim();
+}
+
+/** A client that records every logged event and delta it receives, per meeting. */
+export class Follower {
+  readonly events: MeetingEvent[] = [];
+  readonly deltas: MessageDelta[] = [];
+  private waiters: (() => void)[] = [];
+  conn!: DaemonConnection;
+
+  static async connect(port: number, token: string): Promise<Follower> {
+    const f = new Follower();
+    f.conn = await connectDaemon(port, token, {
+      client: 'test',
+      onEvent: <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => {
+        if (method === 'room/event') f.events.push((params as DaemonEvents['room/event']).event);
+        if (method === 'room/delta') f.deltas.push((params as DaemonEvents['room/delta']).delta);
+        for (const w of f.waiters.splice(0)) w();
+      },
+    });
+    return f;
+  }
+
+  /** Resolves once an event matching `pred` has arrived. */
+  async until(pred: (events: MeetingEvent[]) => boolean, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pred(this.events)) {
+      if (Date.now() > deadline)
+        throw new Error(`timed out; got ${this.events.map((e) => `${e.seq}:${e.type}`).join(' ')}`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 200);
+      });
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile, chmod } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { cli, ensureBuilt } from '../fakes/cli';
+
+const fast = ['--script', path.join(__dirname, '..', 'fixtures', 'fast-script.json')];
+
+async function tmp(): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), 'rt-cli-'));
+}
+
+describe('roundtable run (CLI)', () => {
+  before(ensureBuilt);
+
+  it('runs the demo meeting with no keys and no server, streams the room and writes minutes', async () => {
+    const out = await tmp();
+    const r = await cli(['run', '--topic', 'Should we adopt a monorepo?', '--out', out]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /── Round 1 of 10/);
+    assert.match(r.stdout, /ada \(worker\)/);
+    assert.match(r.stdout, /→ grace: DISAGREE/);
+    assert.match(r.stdout, /■ Meeting closed: consensus_full/);
+    assert.match(r.stdout, /DIGEST\nTOPIC: Should we adopt a monorepo\?\nCONSENSUS: FULL/);
+    const minutes = /Minutes: (.+\.md)/.exec(r.stdout)?.[1];
+    assert.ok(minutes && existsSync(minutes), 'minutes file exists');
+    assert.ok(minutes.startsWith(out));
+    assert.match(await readFile(minutes, 'utf8'), /## Stance matrix/);
+  });
+
+  it('prints one JSON object with --json, and keeps stdout clean of the room', async () => {
+    const out = await tmp();
+    const r = await cli([
+      'run',
+      '--topic',
+      'Pick a queue',
+      '--json',
+      '--out',
+      out,
+      '--max-rounds',
+      '2',
+      '--budget',
+      '9000',
+      '--order',
+      'sequential',
+      ...fast,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines.length, 1);
+    const j = JSON.parse(lines[0] ?? '') as Record<string, unknown> & { tokens: Record<string, number> };
+    for (const key of ['meetingId', 'terminatedBy', 'consensus', 'rounds', 'tokens', 'minutesPath', 'digest'])
+      assert.ok(key in j, key);
+    assert.equal(j.terminatedBy, 'max_rounds');
+    assert.equal(j.rounds, 2);
+    assert.equal(j.tokens.budget, 9000);
+    assert.ok((j.tokens.spoken ?? 0) > 0 && (j.tokens.prompt ?? 0) > 0 && (j.tokens.completion ?? 0) > 0);
+    assert.ok(['FULL', 'MAJORITY', 'NONE'].includes(j.consensus as string));
+    assert.match(r.stderr, /Round 2 of 2 \(final\)/, 'the room goes to stderr with --json');
+  });
+
+  const bad: [string, string[], RegExp][] = [
+    ['an unknown flag', ['run', '--topic', 'x', '--frobnicate'], /Unknown option '--frobnicate'/],
+    ['an empty topic', ['run', '--topic', '   '], /--topic is required and must not be empty/],
+    ['a missing topic', ['run'], /--topic is required/],
+    [
+      'a budget that is not a number',
+      ['run', '--topic', 'x', '--budget', 'lots'],
+      /--budget must be a positive integer, got "lots"/,
+    ],
+    ['a zero budget', ['run', '--topic', 'x', '--budget', '0'], /--budget must be a positive integer/],
+    ['a negative budget', ['run', '--topic', 'x', '--budget=-5'], /--budget must be a positive integer/],
+    [
+      'a fractional max rounds',
+      ['run', '--topic', 'x', '--max-rounds', '2.5'],
+      /--max-rounds must be a positive integer/,
+    ],
+    [
+      'an unknown order',
+      ['run', '--topic', 'x', '--order', 'random'],
+      /--order must be parallel, sequential or shuffle/,
+    ],
+    [
+      'an unreadable participants file',
+      ['run', '--topic', 'x', '--participants', '/nonexistent/panel.json'],
+      /cannot read participants file \/nonexistent\/panel\.json: ENOENT/,
+    ],
+    [
+      'an unreadable script',
+      ['run', '--topic', 'x', '--script', '/nonexistent/s.json'],
+      /cannot read script \/nonexistent\/s\.json: ENOENT/,
+    ],
+    ['an unknown command', ['debate'], /unknown command "debate"/],
+    [
+      'openai without a model',
+      ['run', '--topic', 'x', '--provider', 'openai', '--base-url', 'http://127.0.0.1:9/v1'],
+      /needs --model/,
+    ],
+  ];
+  for (const [what, args, message] of bad) {
+    it(`exits 2 with one clear line on ${what}`, async () => {
+      const r = await cli(args);
+      assert.equal(r.code, 2, r.stdout + r.stderr);
+      assert.match(r.stderr, message);
+      assert.equal(r.stderr.trim().split('\n').length, 1, `one line, got: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+    });
+  }
+
+  it('exits 2 on a panel with fewer than 2 workers or bad JSON', async () => {
+    const dir = await tmp();
+    const one = path.join(dir, 'one.json');
+    await writeFile(
+      one,
+      JSON.stringify([
+        { name: 'sam', role: 'assistant', provider: 'scripted', model: 's' },
+        { name: 'ada', role: 'worker', provider: 'scripted', model: 's' },
+      ]),
+    );
+    let r = await cli(['run', '--topic', 'x', '--participants', one]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /needs at least 2 workers, got 1/);
+    const broken = path.join(dir, 'broken.json');
+    await writeFile(broken, '{ "participants": [');
+    r = await cli(['run', '--topic', 'x', '--participants', broken]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /is not valid JSON/);
+    const unreadable = path.join(dir, 'secret.json');
+    await writeFile(unreadable, '[]');
+    await chmod(unreadable, 0o000);
+    if (process.getuid?.() !== 0) {
+      r = await cli(['run', '--topic', 'x', '--participants', unreadable]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /EACCES/);
+    }
+  });
+
+  it('exits 2 with a clear line when the model server is unreachable', async () => {
+    const r = await cli([
+      'run',
+      '--topic',
+      'x',
+      '--provider',
+      'openai',
+      '--model',
+      'm',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+    ]);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /cannot reach the model server at http:\/\/127\.0\.0\.1:9\/v1/);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  });
+
+  it('prints help with exit 0', async () => {
+    const r = await cli(['run', '--help']);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /--participants FILE/);
+  });
+});
