@@ -1,0 +1,56 @@
+/**
+ * `npm run bench`: every benchmark, printed as a table and written to bench/results/latest.json.
+ * Figures, never asserts: these machines are noisy, so comparisons are ratios measured side by
+ * side in the same run.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { benchStore } from './store';
+
+function table(rows: Record<string, unknown>[]): string {
+  if (rows.length === 0) return '(no rows)';
+  const keys = Object.keys(rows[0] as object);
+  const cells = [keys, ...rows.map((r) => keys.map((k) => String(r[k])))];
+  const widths = keys.map((_, i) => Math.max(...cells.map((row) => row[i]?.length ?? 0)));
+  return cells.map((row) => row.map((c, i) => c.padStart(widths[i] ?? 0)).join('  ')).join('\n');
+}
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  const want = (name: string) => only.length === 0 || only.includes(name);
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? '?',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
+  const results: Record<string, unknown> = { date: new Date().toISOString(), machine };
+  console.log(
+    `Roundtable benchmarks on ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}\n`,
+  );
+
+  if (want('store')) {
+    const rows = await benchStore();
+    const growth = rows.slice(1).map((r, i) => ({
+      from: (rows[i] as typeof r).events,
+      to: r.events,
+      snapshotMsGrowth: +(r.snapshotMs / Math.max(1, (rows[i] as typeof r).snapshotMs)).toFixed(1),
+      bytesGrowth: +(r.snapshotBytes / (rows[i] as typeof r).snapshotBytes).toFixed(1),
+      startupGrowth: +(r.startupFromSnapshotMs / Math.max(1, (rows[i] as typeof r).startupFromSnapshotMs)).toFixed(1),
+    }));
+    console.log('6. Store: snapshot export and start-up replay');
+    console.log(table(rows as unknown as Record<string, unknown>[]));
+    console.log(table(growth));
+    console.log();
+    results.store = { rows, growthPer10x: growth };
+  }
+
+  const out = path.join(__dirname, 'results', 'latest.json');
+  await mkdir(path.dirname(out), { recursive: true });
+  await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`Results written to ${path.relative(process.cwd(), out)}`);
+}
+
+void main();
