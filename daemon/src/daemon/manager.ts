@@ -142,15 +142,26 @@ export class MeetingManager {
     return resumed;
   }
 
-  /** The live meeting, loading it from the store if this daemon has not touched it yet. */
-  private async load(meetingId: string): Promise<Live> {
+  /**
+   * The live meeting, loading it from the store if this daemon has not touched it yet. Concurrent
+   * callers share one load, so a meeting never gets two loops.
+   */
+  private load(meetingId: string): Promise<Live> {
     const existing = this.live.get(meetingId);
-    if (existing) return existing;
+    if (existing) return Promise.resolve(existing);
+    let pending = this.loading.get(meetingId);
+    if (!pending) {
+      pending = this.loadOnce(meetingId).finally(() => this.loading.delete(meetingId));
+      this.loading.set(meetingId, pending);
+    }
+    return pending;
+  }
+  private readonly loading = new Map<string, Promise<Live>>();
+
+  private async loadOnce(meetingId: string): Promise<Live> {
     const events = await this.opts.store.load(meetingId, 0);
     if (events.length === 0) throw new NotFound(`no meeting ${meetingId}`);
     const seats = new AttachedSeats();
-    const again = this.live.get(meetingId);
-    if (again) return again;
     const opened = events[0];
     const config = opened?.type === 'meeting_opened' ? opened.providers : undefined;
     const meeting = await Meeting.resume(this.depsFor(seats, this.opts.providers(config, undefined)), meetingId);
