@@ -48,7 +48,7 @@ describe('roundtable meetings on the scripted provider', () => {
     assert.equal(digest?.tokensUsed, state.spokenTokens);
     assert.match(
       state.digest?.text ?? '',
-      /^TOPIC: Should we adopt a monorepo\?\nCONSENSUS: FULL — adopt the monorepo\nDISSENT: None recorded.*\nCONTRIBUTORS: ada proposed atomic commits, grace countered with release coupling\nCONFIDENCE: 1\.00\nTOKEN COST: \d+ \/ 15,000$/,
+      /^TOPIC: Should we adopt a monorepo\?\nCONSENSUS: FULL — adopt the monorepo\nDISSENT: none in the stance record: every worker ended on AGREE\nCONTRIBUTORS: ada proposed atomic commits, grace countered with release coupling\nCONFIDENCE: 1\.00\nTOKEN COST: \d+ \/ 15,000$/,
     );
     assert.deepEqual(stanceMatrix(state).cells.grace, { 1: 'DISAGREE', 2: 'AGREE' });
   });

@@ -43,7 +43,7 @@ export function computedDissent(s: MeetingState): string {
   const holdouts = workersOf(s)
     .map((w) => [w.name, finals[w.name] ?? 'UNKNOWN'] as [string, StanceCell])
     .filter(([, st]) => st !== 'AGREE');
-  if (holdouts.length === 0) return 'None recorded: every worker ended on AGREE.';
+  if (holdouts.length === 0) return 'none in the stance record: every worker ended on AGREE';
   return holdouts.map(([w, st]) => `${w} ended on ${st}`).join('; ');
 }
 
@@ -69,7 +69,7 @@ export function buildDigest(s: MeetingState, narrative: DigestNarrative): Digest
   const dissentComputed = computedDissent(s);
   const dissent =
     narrative.dissent && !/^none\.?$/i.test(narrative.dissent.trim())
-      ? `${narrative.dissent} (recorded: ${dissentComputed})`
+      ? `${narrative.dissent} Stance record: ${dissentComputed}.`
       : dissentComputed;
   return {
     topic: s.topic,
