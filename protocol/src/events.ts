@@ -32,9 +32,18 @@ export type TerminationReason =
   | 'budget_exhausted'
   | 'time_limit'
   | 'cut'
-  | 'error';
+  | 'error'
+  /** Consensus mode: the votes settled the question without the human. */
+  | 'verdict_reached'
+  /** Consensus mode: the human picked an option after an escalation. */
+  | 'human_decided'
+  /** Consensus mode: the human deferred the decision after an escalation. */
+  | 'deferred';
 
 export const TERMINATION_REASONS: readonly TerminationReason[] = [
+  'verdict_reached',
+  'human_decided',
+  'deferred',
   'all_passed',
   'consensus_full',
   'consensus_majority',
@@ -84,6 +93,12 @@ export interface MeetingConfig {
   replyMaxTokens: number;
   /** Seed for the shuffle order, so a resumed meeting keeps the same order. */
   seed: number;
+  /** Consensus mode: weighted agreement needed to decide without the human (default 0.8). */
+  consensusThreshold: number;
+  /** Consensus mode: most options kept from the proposal round (default 5). */
+  maxOptions: number;
+  /** Consensus mode: challenge rounds after the first vote (default 2). */
+  challengeRounds: number;
 }
 
 export const DEFAULT_CONFIG: MeetingConfig = {
@@ -95,6 +110,9 @@ export const DEFAULT_CONFIG: MeetingConfig = {
   summaryMaxTokens: 500,
   replyMaxTokens: 600,
   seed: 1,
+  consensusThreshold: 0.8,
+  maxOptions: 5,
+  challengeRounds: 2,
 };
 
 /** What kind of post a message is. */
@@ -132,6 +150,59 @@ export interface Digest {
   terminatedBy: TerminationReason;
 }
 
+/** One option of a consensus meeting. */
+export interface ConsensusOption {
+  /** Stable short id the workers vote with ("O1"). */
+  id: string;
+  label: string;
+}
+
+export type VoteKind = 'accept' | 'reject' | 'abstain';
+
+export interface Evidence {
+  file: string;
+  section?: string;
+  type?: string;
+  /** Checked against the workspace when the vote was recorded. */
+  status: 'exists' | 'missing' | 'outside_workspace' | 'unchecked';
+}
+
+export interface OptionVote {
+  option: string;
+  vote: VoteKind;
+  /** 0.0–1.0 */
+  confidence: number;
+  rationale: string;
+  evidence: Evidence[];
+}
+
+export type Verdict = 'PROVEN' | 'REFUTED' | 'CONTESTED' | 'INSUFFICIENT_EVIDENCE';
+
+export interface OptionResult {
+  option: string;
+  verdict: Verdict;
+  accept: number;
+  reject: number;
+  abstain: number;
+  /** Calibrated confidence-weighted share of accepting weight among non-abstaining votes, 0–1. */
+  weightedAccept: number;
+  weightedReject: number;
+  /** Cited files that exist, on each side. */
+  evidenceFor: number;
+  evidenceAgainst: number;
+}
+
+export type ConflictSeverity = 'critical' | 'high' | 'medium' | 'low';
+export type ConflictType = 'contradiction' | 'partial-overlap' | 'scope-difference' | 'priority-difference';
+
+export interface Conflict {
+  conflictId: string;
+  severity: ConflictSeverity;
+  conflictType: ConflictType;
+  positions: { worker: string; option: string; vote: VoteKind; confidence: number }[];
+  resolution: string;
+}
+
 /** Decision a human records on a digest. */
 export type DecisionKind = 'accepted' | 'rejected' | 'another_round';
 
@@ -155,6 +226,8 @@ interface EventBodies {
     providers?: ProviderConfig;
     /** Options of a consensus meeting. */
     options?: string[];
+    /** Folder that cited evidence is checked against (consensus mode). */
+    workspace?: string;
   };
   participant_joined: { participant: Participant };
   round_started: {
@@ -219,6 +292,41 @@ interface EventBodies {
   meeting_closed: { reason: TerminationReason; detail?: string };
   digest_ready: { digest: Digest; text: string };
   decision_recorded: { decision: DecisionKind; instruction?: string; digestText?: string };
+  /** Consensus mode: options proposed by one worker in the proposal round. */
+  options_proposed: { worker: string; options: string[] };
+  /** Consensus mode: the options put to the vote. */
+  options_set: { options: ConsensusOption[]; source: 'user' | 'proposed' };
+  /** Consensus mode: one worker's ballot for a round. An invalid ballot is recorded as all-abstain with the reason. */
+  ballot_recorded: {
+    round: number;
+    worker: string;
+    votes: OptionVote[];
+    valid: boolean;
+    /** Set when the worker was asked again after an invalid first answer. */
+    retried: boolean;
+    invalidReason?: string;
+    /** Tokens of the ballot as written, counted into the room's budget. */
+    tokens: number;
+  };
+  /** Consensus mode: the verdicts after a round. */
+  verdict_computed: {
+    round: number;
+    results: OptionResult[];
+    /** The option the votes decide for, if any. */
+    decision?: string;
+    /** Weighted agreement on the decision (or on the best option), 0–1. */
+    actualConsensus: number;
+    consensusThreshold: number;
+    conflicts: Conflict[];
+    /** Why the human must decide; empty when the votes settle it. */
+    reasons: string[];
+    /** True when no further challenge round will be held. */
+    final: boolean;
+  };
+  /** Consensus mode: the meeting pauses for the human. */
+  escalated: { reasons: string[] };
+  /** Consensus mode: the human's answer to an escalation. */
+  human_resolved: { action: 'pick' | 'another_round' | 'defer'; option?: string; instruction?: string };
 }
 
 export type MeetingEventType = keyof EventBodies;
@@ -240,6 +348,12 @@ export const MEETING_EVENT_TYPES: readonly MeetingEventType[] = [
   'meeting_closed',
   'digest_ready',
   'decision_recorded',
+  'options_proposed',
+  'options_set',
+  'ballot_recorded',
+  'verdict_computed',
+  'escalated',
+  'human_resolved',
 ];
 
 /** An event body before the store has given it a place in the log. */

@@ -114,6 +114,22 @@ export function checkConfig(v: unknown): Checked<Partial<MeetingConfig>> {
     if (!c.ok) return c;
     (out as Record<string, number>)[key] = c.value;
   }
+  if (v.maxOptions !== undefined) {
+    const c = int(v.maxOptions, 'config.maxOptions', 2, 20);
+    if (!c.ok) return c;
+    out.maxOptions = c.value;
+  }
+  if (v.challengeRounds !== undefined) {
+    const c = int(v.challengeRounds, 'config.challengeRounds', 0, 5);
+    if (!c.ok) return c;
+    out.challengeRounds = c.value;
+  }
+  if (v.consensusThreshold !== undefined) {
+    if (typeof v.consensusThreshold !== 'number' || !(v.consensusThreshold > 0 && v.consensusThreshold <= 1)) {
+      return fail('config.consensusThreshold must be a number above 0 and at most 1');
+    }
+    out.consensusThreshold = v.consensusThreshold;
+  }
   if (v.order !== undefined) {
     if (v.order !== 'parallel' && v.order !== 'sequential' && v.order !== 'shuffle') {
       return fail('config.order must be parallel, sequential or shuffle');
@@ -157,12 +173,19 @@ export function checkStartParams(v: unknown): Checked<StartMeetingParams> {
     }
     out.providers = providers;
   }
+  if (v.workspace !== undefined) {
+    if (typeof v.workspace !== 'string' || v.workspace.length === 0 || v.workspace.length > 4096)
+      return fail('workspace must be a folder path');
+    out.workspace = v.workspace;
+  }
   if (v.apiKey !== undefined) {
     if (typeof v.apiKey !== 'string' || v.apiKey.length > 1000) return fail('apiKey must be a string');
     out.apiKey = v.apiKey;
   }
   if (v.options !== undefined) {
     if (!Array.isArray(v.options) || v.options.length > 20) return fail('options must be a list of at most 20');
+    if (v.options.length === 1)
+      return fail('a consensus needs at least 2 options (or none, to have the workers propose them)');
     const options: string[] = [];
     for (const [i, o] of v.options.entries()) {
       const s = str(o, `options[${i}]`, { min: 1, max: 2_000 });
@@ -243,6 +266,28 @@ function checkParamsAny(method: DaemonMethod, v: unknown): Checked<unknown> {
       if (v.waitMs === undefined) return ok({ meetingId: id.value });
       const wait = int(v.waitMs, 'waitMs', 0, 60_000);
       return wait.ok ? ok({ meetingId: id.value, waitMs: wait.value }) : wait;
+    }
+    case 'meeting/resolve': {
+      const id = meetingId(v);
+      if (!id.ok) return id;
+      if (v.action !== 'pick' && v.action !== 'another_round' && v.action !== 'defer') {
+        return fail('action must be pick, another_round or defer');
+      }
+      const out: { meetingId: string; action: string; option?: string; instruction?: string } = {
+        meetingId: id.value,
+        action: v.action,
+      };
+      if (v.action === 'pick') {
+        const o = str(v.option, 'option', { min: 1, max: 2_000 });
+        if (!o.ok) return fail('pick needs the option (its id, e.g. O2, or its label)');
+        out.option = o.value;
+      }
+      if (v.action === 'another_round') {
+        const t = str(v.instruction, 'instruction', { min: 1, max: 20_000 });
+        if (!t.ok) return fail('another_round needs an instruction for the workers');
+        out.instruction = t.value;
+      }
+      return ok(out);
     }
     case 'meeting/decide': {
       const id = meetingId(v);

@@ -101,6 +101,8 @@ export interface StartMeetingParams {
   options?: string[];
   /** Where the models are; logged with the meeting (no secrets). */
   providers?: ProviderConfig;
+  /** Absolute folder that cited evidence is checked against (consensus mode). */
+  workspace?: string;
   /**
    * API key for `openai` participants. Held in the daemon's memory for this meeting only: never
    * logged, never stored. A meeting resumed after a restart falls back to the daemon's environment.
@@ -137,6 +139,14 @@ export interface DaemonRequests {
   'agent/listen': [{ meetingId: string; waitMs?: number }, AgentListenResult];
   /** Gives up the seat: the agent passes and sits out the remaining rounds. */
   'agent/leave': [{ meetingId: string }, Record<string, never>];
+  /**
+   * Consensus mode: the human's answer while the meeting is `awaiting_human`: pick an option,
+   * ask for another round with an instruction, or defer.
+   */
+  'meeting/resolve': [
+    { meetingId: string; action: 'pick' | 'another_round' | 'defer'; option?: string; instruction?: string },
+    Record<string, never>,
+  ];
   'meeting/decide': [
     { meetingId: string; decision: DecisionKind; instruction?: string; digestText?: string },
     Record<string, never>,
@@ -199,5 +209,6 @@ export const DAEMON_METHODS: readonly DaemonMethod[] = [
   'agent/speak',
   'agent/listen',
   'agent/leave',
+  'meeting/resolve',
   'meeting/decide',
 ];

@@ -4,7 +4,11 @@
  * state from the same events. No other source of truth exists.
  */
 import type {
+  Conflict,
   ConsensusLevel,
+  ConsensusOption,
+  OptionResult,
+  OptionVote,
   Digest,
   DecisionKind,
   MeetingConfig,
@@ -44,6 +48,31 @@ export interface RoundState {
   summary?: string;
   /** Human posts made while this round ran; shown to workers in the next round. */
   humanPosts: PostedMessage[];
+  /** Consensus mode: ballots by worker. */
+  ballots: Record<string, Ballot>;
+  /** Consensus mode: verdicts computed after the round. */
+  verdict?: VerdictState;
+  /** Consensus mode: set when the round's verdict was escalated to the human. */
+  escalated?: string[];
+  /** Consensus mode: the human's answer to that escalation. */
+  resolution?: { action: 'pick' | 'another_round' | 'defer'; option?: string; instruction?: string };
+}
+
+export interface Ballot {
+  votes: OptionVote[];
+  valid: boolean;
+  retried: boolean;
+  invalidReason?: string;
+}
+
+export interface VerdictState {
+  results: OptionResult[];
+  decision?: string;
+  actualConsensus: number;
+  consensusThreshold: number;
+  conflicts: Conflict[];
+  reasons: string[];
+  final: boolean;
 }
 
 export interface UsageTotals {
@@ -60,8 +89,18 @@ export interface MeetingState {
   config: MeetingConfig;
   participants: Participant[];
   providers?: ProviderConfig;
-  /** Options of a consensus meeting. */
-  options?: string[];
+  /** Folder that cited evidence is checked against. */
+  workspace?: string;
+  /** Consensus mode: options given when the meeting was opened. */
+  requestedOptions?: string[];
+  /** Consensus mode: options proposed by each worker. */
+  proposals: Record<string, string[]>;
+  /** Consensus mode: the options put to the vote. */
+  options: ConsensusOption[];
+  /** Consensus mode: set while the meeting waits for the human. */
+  escalation?: { reasons: string[]; at: number };
+  /** Consensus mode: the human's answers to escalations, in order. */
+  resolutions: { action: 'pick' | 'another_round' | 'defer'; option?: string; instruction?: string; at: number }[];
   status: 'new' | 'running' | 'awaiting_human' | 'closed';
   openedAt: number;
   closedAt?: number;
@@ -104,6 +143,9 @@ export function initialState(): MeetingState {
     summary: '',
     spokenTokens: 0,
     messages: [],
+    proposals: {},
+    options: [],
+    resolutions: [],
     pendingHumanPosts: [],
     usageByParticipant: {},
     usageByRole: {},
@@ -146,7 +188,8 @@ export function reduce(s: MeetingState, e: MeetingEvent): MeetingState {
       s.config = e.config;
       s.participants = [...e.participants];
       if (e.providers) s.providers = e.providers;
-      if (e.options) s.options = e.options;
+      if (e.options) s.requestedOptions = e.options;
+      if (e.workspace) s.workspace = e.workspace;
       s.status = 'running';
       s.openedAt = e.at;
       break;
@@ -163,6 +206,7 @@ export function reduce(s: MeetingState, e: MeetingEvent): MeetingState {
         stances: {},
         failures: {},
         humanPosts: [],
+        ballots: {},
       });
       break;
     case 'message_posted': {
@@ -247,6 +291,51 @@ export function reduce(s: MeetingState, e: MeetingEvent): MeetingState {
     case 'digest_ready':
       s.digest = { digest: e.digest, text: e.text };
       break;
+    case 'options_proposed':
+      s.proposals[e.worker] = e.options;
+      break;
+    case 'options_set':
+      s.options = e.options;
+      break;
+    case 'ballot_recorded':
+      if (round && round.round === e.round) {
+        const b: Ballot = { votes: e.votes, valid: e.valid, retried: e.retried };
+        if (e.invalidReason !== undefined) b.invalidReason = e.invalidReason;
+        round.ballots[e.worker] = b;
+      }
+      s.spokenTokens += e.tokens;
+      break;
+    case 'verdict_computed':
+      if (round && round.round === e.round) {
+        round.verdict = {
+          results: e.results,
+          actualConsensus: e.actualConsensus,
+          consensusThreshold: e.consensusThreshold,
+          conflicts: e.conflicts,
+          reasons: e.reasons,
+          final: e.final,
+        };
+        if (e.decision !== undefined) round.verdict.decision = e.decision;
+      }
+      break;
+    case 'escalated':
+      s.status = 'awaiting_human';
+      s.escalation = { reasons: e.reasons, at: e.at };
+      if (round) round.escalated = e.reasons;
+      break;
+    case 'human_resolved': {
+      s.status = 'running';
+      delete s.escalation;
+      const r: MeetingState['resolutions'][number] = { action: e.action, at: e.at };
+      if (e.option !== undefined) r.option = e.option;
+      if (e.instruction !== undefined) r.instruction = e.instruction;
+      s.resolutions.push(r);
+      if (round) {
+        const { at: _at, ...answer } = r;
+        round.resolution = answer;
+      }
+      break;
+    }
     case 'decision_recorded':
       s.decision = { decision: e.decision, at: e.at };
       if (e.instruction !== undefined) s.decision.instruction = e.instruction;

@@ -61,14 +61,17 @@ export async function runMeeting(opts: {
   provider?: ChatProvider;
   during?: (m: Meeting, provider: RecordingProvider) => void | Promise<void>;
   deps?: Partial<EngineDeps>;
+  mode?: 'roundtable' | 'consensus';
+  options?: string[];
 }): Promise<RunResult> {
   const provider = new RecordingProvider(opts.provider ?? new ScriptedProvider(parseScript(opts.script)));
   const store = opts.store ?? new MemoryStore();
   const params: StartMeetingParams = {
     topic: opts.topic ?? 'Should we adopt a monorepo?',
-    mode: 'roundtable',
+    mode: opts.mode ?? 'roundtable',
     participants: opts.participants ?? panel(),
     config: opts.config ?? {},
+    ...(opts.options ? { options: opts.options } : {}),
   };
   const meeting = await Meeting.open(
     { store, providerFor: () => provider, clock: opts.clock ?? systemClock, ...opts.deps },

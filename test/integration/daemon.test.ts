@@ -245,6 +245,36 @@ describe('daemon: meetings over the socket', () => {
     await f.conn.close();
   });
 
+  it('pauses a consensus meeting in awaiting_human and finishes it on the human’s answer over the socket', async () => {
+    const f = await Follower.connect(d.port, d.token);
+    const all = JSON.stringify({
+      votes: [
+        { option: 'O1', vote: 'accept', confidence: 1, rationale: 'certain', evidence: [{ file: 'package.json' }] },
+        { option: 'O2', vote: 'reject', confidence: 0.9, rationale: 'no' },
+      ],
+    });
+    const { meetingId } = await f.conn.rpc.request('meeting/start', {
+      topic: 'Monorepo or polyrepo?',
+      mode: 'consensus',
+      options: ['Monorepo', 'Polyrepo'],
+      participants: panel(['ada', 'grace'], false),
+      providers: { script: { replies: { ada: [all], grace: [all] } } },
+      workspace: process.cwd(),
+    });
+    await f.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
+    await f.until((ev) => ev.some((e) => e.type === 'escalated'));
+    const listed = (await f.conn.rpc.request('meeting/list', {})).meetings.find((m) => m.meetingId === meetingId);
+    assert.equal(listed?.status, 'awaiting_human');
+    await assert.rejects(
+      f.conn.rpc.request('meeting/resolve', { meetingId, action: 'pick', option: 'O5' }),
+      (e: RpcError) => e.code === 'conflict' && /pick one of the options/.test(e.message),
+    );
+    await f.conn.rpc.request('meeting/resolve', { meetingId, action: 'pick', option: 'O1' });
+    await f.until((ev) => ev.some((e) => e.type === 'digest_ready'));
+    assert.equal(fold(f.events).closed?.reason, 'human_decided');
+    await f.conn.close();
+  });
+
   it('binds an attached agent to its connection: it speaks only as itself and never hears its own posts', async () => {
     const host = await Follower.connect(d.port, d.token);
     const participants = [

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { EventBody, MeetingEvent } from '../../protocol/src';
+import { DEFAULT_CONFIG } from '../../protocol/src';
 import { SqliteStore, journalFiles } from '../../daemon/src/store/sqliteStore';
 import { ROOT } from '../fakes/cli';
 
@@ -14,16 +15,7 @@ const opened = (topic = 't'): EventBody => ({
   topic,
   mode: 'roundtable',
   participants: [],
-  config: {
-    maxRounds: 1,
-    tokenBudget: 1,
-    order: 'parallel',
-    turnTimeoutMs: 1,
-    timeLimitMs: 1,
-    summaryMaxTokens: 16,
-    replyMaxTokens: 16,
-    seed: 1,
-  },
+  config: { ...DEFAULT_CONFIG },
 });
 const human = (i: number): EventBody => ({
   type: 'human_posted',

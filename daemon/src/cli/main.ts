@@ -1,6 +1,7 @@
 /** Entry point of the `roundtable` command. */
 import { DAEMON_USAGE, daemonCommand } from './daemonCommand';
 import { RUN_USAGE, runCommand } from './runCommand';
+import { RESOLVE_USAGE, resolveCommand } from './resolveCommand';
 import { UsageError } from './common';
 
 const USAGE = `Usage: roundtable <command> [options]
@@ -8,20 +9,31 @@ const USAGE = `Usage: roundtable <command> [options]
 Commands:
   run       run one meeting in the terminal (roundtable run --help)
   daemon    run the local daemon that VS Code windows and the CLI share
+  resolve   answer a consensus meeting that waits for a human decision
 
 ${RUN_USAGE}
 
-${DAEMON_USAGE}`;
+${DAEMON_USAGE}
+
+${RESOLVE_USAGE}`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, isTTY: Boolean(process.stdout.isTTY) };
+  const io = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    isTTY: Boolean(process.stdout.isTTY),
+    stdinTTY: Boolean(process.stdin.isTTY),
+  };
   try {
     switch (command) {
       case 'run':
         return await runCommand(rest, io);
       case 'daemon':
         return await daemonCommand(rest);
+      case 'resolve':
+        return await resolveCommand(rest, io);
       case undefined:
       case '-h':
       case '--help':

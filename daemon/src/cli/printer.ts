@@ -99,6 +99,51 @@ export class RoomPrinter {
           this.c('33', `  budget at ${Math.round((e.spent / e.budget) * 100)}%: round ${e.finalRound} is the last`),
         );
         break;
+      case 'options_set':
+        this.line();
+        this.line(this.c('1', `Options (${e.source === 'user' ? 'given' : 'proposed by the workers'}):`));
+        for (const o of e.options) this.line(`  ${o.id}: ${o.label}`);
+        break;
+      case 'options_proposed':
+        this.line(`  ${e.worker} proposes: ${e.options.join(' | ') || '(nothing usable)'}`);
+        break;
+      case 'ballot_recorded':
+        this.line();
+        this.line(
+          `${this.c('1', e.worker)} ${this.c('90', `(ballot${e.valid ? '' : ', INVALID'}${e.retried ? ', asked twice' : ''})`)}`,
+        );
+        if (!e.valid) this.line(this.c('35', `    ! ${e.invalidReason ?? ''} — recorded as abstaining`));
+        for (const v of e.votes) {
+          const missing = v.evidence
+            .filter((x) => x.status !== 'exists' && x.status !== 'unchecked')
+            .map((x) => x.file);
+          this.line(
+            `    ${v.option}: ${this.c(v.vote === 'accept' ? '32' : v.vote === 'reject' ? '31' : '90', v.vote)} ${v.confidence.toFixed(2)}${missing.length ? this.c('33', ` (cited but not found: ${missing.join(', ')})`) : ''}`,
+          );
+        }
+        break;
+      case 'verdict_computed':
+        this.line();
+        this.line(this.c('1', `Verdicts after round ${e.round}${e.final ? '' : ' (provisional)'}:`));
+        for (const r of e.results)
+          this.line(`  ${r.option}: ${r.verdict} (weighted acceptance ${Math.round(r.weightedAccept * 100)}%)`);
+        this.line(
+          `  agreement ${Math.round(e.actualConsensus * 100)}% of ${Math.round(e.consensusThreshold * 100)}% needed${e.decision ? ` · decision ${e.decision}` : ''}`,
+        );
+        for (const c of e.conflicts) this.line(`  conflict ${c.conflictId}: ${c.severity} ${c.conflictType}`);
+        break;
+      case 'escalated':
+        this.line();
+        this.line(this.c('33', `▲ Escalated to the human: ${e.reasons.join('; ')}`));
+        break;
+      case 'human_resolved':
+        this.line(
+          this.c(
+            '1',
+            `Human: ${e.action}${e.option ? ` ${e.option}` : ''}${e.instruction ? ` — ${e.instruction}` : ''}`,
+          ),
+        );
+        break;
       case 'meeting_interrupted':
         this.line(this.c('35', `  interrupted: ${e.detail}`));
         break;

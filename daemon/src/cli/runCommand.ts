@@ -17,6 +17,10 @@ import { OpenAIProvider, probeOpenAIServer } from '../providers/openai';
 import { ScriptedProvider, loadScript, type Script } from '../providers/scripted';
 import type { ChatProvider } from '../providers/types';
 import { MemoryStore } from '../store/memoryStore';
+import { SqliteStore } from '../store/sqliteStore';
+import type { EventStore } from '../store/types';
+import { evidenceChecker } from '../meeting/evidence';
+import { createInterface } from 'node:readline/promises';
 import { newMeetingId } from '../daemon/ids';
 import { UsageError, examplesDir } from './common';
 import { RoomPrinter } from './printer';
@@ -24,6 +28,9 @@ import { RoomPrinter } from './printer';
 export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
 
   --topic TEXT            the question the room discusses (required)
+  --mode MODE             roundtable (default) | consensus: structured votes on options
+  --option TEXT           an option to vote on (consensus; repeat it; none = the workers propose)
+  --threshold N           consensus: weighted agreement needed without the human, 0-1 (default 0.8)
   --participants FILE     panel JSON (default: the demo panel)
   --provider NAME         scripted | openai: answer for every participant with this provider
   --base-url URL          OpenAI-compatible server (default $ROUNDTABLE_BASE_URL or https://api.openai.com/v1)
@@ -88,6 +95,9 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
         daemon: { type: 'boolean' },
         'no-daemon': { type: 'boolean' },
         'data-dir': { type: 'string' },
+        mode: { type: 'string' },
+        option: { type: 'string', multiple: true },
+        threshold: { type: 'string' },
       },
     }));
   } catch (e) {
@@ -132,7 +142,24 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
   if (turnTimeout !== undefined) config.turnTimeoutMs = turnTimeout * 1000;
   if (timeLimit !== undefined) config.timeLimitMs = timeLimit * 1000;
 
-  const checked = checkStartParams({ topic, mode: 'roundtable', participants, config });
+  const mode = values.mode ?? 'roundtable';
+  if (mode !== 'roundtable' && mode !== 'consensus')
+    throw new UsageError(`--mode must be roundtable or consensus, got "${mode}"`);
+  if (values.option && mode !== 'consensus') throw new UsageError('--option is for --mode consensus');
+  if (values.threshold !== undefined) {
+    const t = Number(values.threshold);
+    if (!(t > 0 && t <= 1))
+      throw new UsageError(`--threshold must be a number above 0 and at most 1, got "${values.threshold}"`);
+    config.consensusThreshold = t;
+  }
+  const checked = checkStartParams({
+    topic,
+    mode,
+    participants,
+    config,
+    ...(values.option ? { options: values.option } : {}),
+    workspace: process.cwd(),
+  });
   if (!checked.ok) throw new UsageError(checked.error);
 
   if (values.daemon && values['no-daemon']) throw new UsageError('--daemon and --no-daemon cannot be used together');
@@ -207,10 +234,7 @@ export function summarize(s: MeetingState, minutesPath: string): RunSummary {
   };
 }
 
-export async function runCommand(
-  argv: string[],
-  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv; isTTY: boolean },
-): Promise<number> {
+export async function runCommand(argv: string[], io: RunIO): Promise<number> {
   const opts = parseRunArgs(argv, io.env);
   if (opts === 'help') {
     io.stdout.write(`${RUN_USAGE}\n`);
@@ -225,13 +249,46 @@ export async function runCommand(
     if (found) return runInDaemon(opts, found, script, printer, io, roomOut);
   }
   const providerFor = providersFor(opts, script);
-  const store = new MemoryStore();
+  const meetingId = newMeetingId();
+  // A consensus meeting may pause for the human: its log is kept on disk so it can be resumed.
+  const store: EventStore =
+    opts.params.mode === 'consensus'
+      ? await SqliteStore.open(path.join(opts.dataDir, 'runs', meetingId))
+      : new MemoryStore();
   const meeting = await Meeting.open(
-    { store, providerFor, clock: systemClock, onEvent: (e: MeetingEvent) => printer.event(e) },
-    newMeetingId(),
-    opts.params,
+    {
+      store,
+      providerFor,
+      clock: systemClock,
+      onEvent: (e: MeetingEvent) => printer.event(e),
+      ...(opts.params.workspace ? { checkEvidence: evidenceChecker(opts.params.workspace) } : {}),
+    },
+    meetingId,
+    { ...opts.params, providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) } },
   );
   printer.event((await store.load(meeting.id))[0] as MeetingEvent);
+  return followInProcess(meeting, store, opts, printer, io, roomOut);
+}
+
+export interface RunIO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  /** stdout is a terminal: colour the room. */
+  isTTY: boolean;
+  /** stdin is a terminal: a person can answer an escalation. */
+  stdinTTY: boolean;
+}
+
+/** Runs an in-process meeting to its end, asking the human on a TTY when it escalates. */
+export async function followInProcess(
+  meeting: Meeting,
+  store: EventStore,
+  opts: { outDir: string; json: boolean },
+  printer: RoomPrinter,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; stdinTTY?: boolean },
+  roomOut: NodeJS.WritableStream,
+): Promise<number> {
   let interrupts = 0;
   const onSigint = (): void => {
     interrupts++;
@@ -242,8 +299,19 @@ export async function runCommand(
   };
   process.on('SIGINT', onSigint);
   try {
-    const state = await meeting.run();
+    let state = await meeting.run();
+    while (state.status === 'awaiting_human') {
+      const answer = io.stdinTTY ? await askHuman(state, roomOut) : undefined;
+      if (!answer) {
+        io.stderr.write(escalationMessage(state));
+        await (store as Partial<SqliteStore>).close?.();
+        return EXIT_AWAITING_HUMAN;
+      }
+      await meeting.resolve(answer.action, answer);
+      state = await meeting.run();
+    }
     const minutesPath = await writeMinutes(opts.outDir, await store.load(meeting.id));
+    await (store as Partial<SqliteStore>).close?.();
     const summary = summarize(state, minutesPath);
     if (opts.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
     else printer.finish(summary);
@@ -253,19 +321,59 @@ export async function runCommand(
   }
 }
 
+/** Exit code of a run that stopped to wait for a human decision (the meeting stays resumable). */
+export const EXIT_AWAITING_HUMAN = 3;
+
+export function escalationMessage(s: MeetingState): string {
+  return (
+    `roundtable: meeting ${s.meetingId} needs a human decision: ${s.escalation?.reasons.join('; ') ?? ''}.\n` +
+    `  options: ${s.options.map((o) => `${o.id} (${o.label})`).join(', ')}\n` +
+    `  resume with: roundtable resolve ${s.meetingId} --pick <option> | --another-round "<instruction>" | --defer\n`
+  );
+}
+
+/** Asks the person at the terminal how to settle an escalation. */
+async function askHuman(
+  s: MeetingState,
+  out: NodeJS.WritableStream,
+): Promise<{ action: 'pick' | 'another_round' | 'defer'; option?: string; instruction?: string } | undefined> {
+  const rl = createInterface({ input: process.stdin, output: out });
+  try {
+    out.write(`\nThe meeting needs your decision: ${s.escalation?.reasons.join('; ') ?? ''}\n`);
+    for (const o of s.options) out.write(`  ${o.id}: ${o.label}\n`);
+    for (;;) {
+      const line = (
+        await rl.question('Pick an option id, "r <instruction>" for another round, or "d" to defer: ')
+      ).trim();
+      if (/^d(efer)?$/i.test(line)) return { action: 'defer' };
+      const again = /^r(?:ound)?\s+(.+)$/i.exec(line);
+      if (again?.[1]) return { action: 'another_round', instruction: again[1] };
+      const o = s.options.find(
+        (x) => x.id.toLowerCase() === line.toLowerCase() || x.label.toLowerCase() === line.toLowerCase(),
+      );
+      if (o) return { action: 'pick', option: o.id };
+      out.write(`"${line}" is not one of ${s.options.map((x) => x.id).join(', ')}, r <instruction> or d\n`);
+    }
+  } catch {
+    return undefined;
+  } finally {
+    rl.close();
+  }
+}
+
 /** Runs the meeting in the daemon and follows it live, so VS Code windows see it too. */
 async function runInDaemon(
   opts: RunOptions,
   found: { info: DaemonInfo; token: string },
   script: Script | undefined,
   printer: RoomPrinter,
-  io: { stdout: NodeJS.WritableStream },
+  io: RunIO,
   roomOut: NodeJS.WritableStream,
 ): Promise<number> {
   const events: MeetingEvent[] = [];
   let meetingId = '';
   let finished: (() => void) | undefined;
-  const done = new Promise<void>((resolve) => (finished = resolve));
+  let done = new Promise<void>((resolve) => (finished = resolve));
   const conn = await connectDaemon(found.info.port, found.token, {
     onEvent: (method, params) => {
       if (method !== 'room/event') return;
@@ -273,7 +381,7 @@ async function runInDaemon(
       if (e.meetingId !== meetingId || e.seq !== events.length + 1) return;
       events.push(e);
       printer.event(e);
-      if (e.type === 'digest_ready') finished?.();
+      if (e.type === 'digest_ready' || e.type === 'escalated') finished?.();
     },
   });
   const onSigint = (): void => {
@@ -294,6 +402,17 @@ async function runInDaemon(
     );
     await conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
     await Promise.race([done, closed]);
+    while (fold(events).status === 'awaiting_human') {
+      const s = fold(events);
+      const answer = io.stdinTTY ? await askHuman(s, roomOut) : undefined;
+      if (!answer) {
+        io.stderr.write(escalationMessage(s));
+        return EXIT_AWAITING_HUMAN;
+      }
+      done = new Promise<void>((resolve) => (finished = resolve));
+      await conn.rpc.request('meeting/resolve', { meetingId, ...answer });
+      await Promise.race([done, closed]);
+    }
   } finally {
     process.off('SIGINT', onSigint);
     await conn.close();

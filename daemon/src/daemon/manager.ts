@@ -19,6 +19,7 @@ import { Meeting } from '../meeting/engine';
 import { AttachedSeats } from '../providers/attached';
 import type { ChatProvider } from '../providers/types';
 import type { EventStore } from '../store/types';
+import { evidenceChecker } from '../meeting/evidence';
 import type { KeyedLimiter } from './limiter';
 
 export interface ManagerOptions {
@@ -43,6 +44,7 @@ interface Live {
 
 export class NotFound extends Error {}
 export class Conflict extends Error {}
+export class BadRequest extends Error {}
 
 export function summaryOf(s: MeetingState): MeetingSummary {
   const out: MeetingSummary = {
@@ -79,9 +81,10 @@ export class MeetingManager {
     return () => this.deltaListeners.delete(fn);
   }
 
-  private depsFor(seats: AttachedSeats, lookup: (p: Participant) => ChatProvider) {
+  private depsFor(seats: AttachedSeats, lookup: (p: Participant) => ChatProvider, workspace: string | undefined) {
     const limiter = this.opts.limiter;
     return {
+      ...(workspace ? { checkEvidence: evidenceChecker(workspace) } : {}),
       store: this.opts.store,
       clock: this.opts.clock,
       providerFor: (p: Participant) => (p.provider === 'attached' ? seats : lookup(p)),
@@ -105,11 +108,13 @@ export class MeetingManager {
     const seats = new AttachedSeats();
     const meetingId = this.opts.newId();
     const { apiKey, ...logged } = params;
-    const meeting = await Meeting.open(
-      this.depsFor(seats, this.opts.providers(params.providers, apiKey)),
-      meetingId,
-      logged,
-    );
+    let lookup: (p: Participant) => ChatProvider;
+    try {
+      lookup = this.opts.providers(params.providers, apiKey);
+    } catch (e) {
+      throw new BadRequest((e as Error).message);
+    }
+    const meeting = await Meeting.open(this.depsFor(seats, lookup, params.workspace), meetingId, logged);
     const live: Live = { meeting, seats };
     this.live.set(meetingId, live);
     this.drive(live);
@@ -164,7 +169,11 @@ export class MeetingManager {
     const seats = new AttachedSeats();
     const opened = events[0];
     const config = opened?.type === 'meeting_opened' ? opened.providers : undefined;
-    const meeting = await Meeting.resume(this.depsFor(seats, this.opts.providers(config, undefined)), meetingId);
+    const workspace = opened?.type === 'meeting_opened' ? opened.workspace : undefined;
+    const meeting = await Meeting.resume(
+      this.depsFor(seats, this.opts.providers(config, undefined), workspace),
+      meetingId,
+    );
     const live: Live = { meeting, seats };
     this.live.set(meetingId, live);
     return live;
@@ -220,6 +229,21 @@ export class MeetingManager {
       throw new Conflict((e as Error).message);
     }
     if (decision === 'another_round') this.drive(live);
+  }
+
+  async resolve(
+    meetingId: string,
+    action: 'pick' | 'another_round' | 'defer',
+    opts: { option?: string; instruction?: string },
+  ): Promise<void> {
+    const live = await this.load(meetingId);
+    if (live.run) await live.run;
+    try {
+      await live.meeting.resolve(action, opts);
+    } catch (e) {
+      throw new Conflict((e as Error).message);
+    }
+    this.drive(live);
   }
 
   async seats(meetingId: string): Promise<{ seats: AttachedSeats; meeting: Meeting }> {

@@ -21,7 +21,7 @@ import type {
 import { MAX_MESSAGE_BYTES, PROTOCOL_VERSION, checkParams, isDaemonMethod, parseEnvelope } from '../../../protocol/src';
 import { wrapPost } from '../meeting/envelope';
 import { ProviderError } from '../providers/types';
-import { Conflict, NotFound, summaryOf, type MeetingManager } from './manager';
+import { BadRequest, Conflict, NotFound, summaryOf, type MeetingManager } from './manager';
 import { rawText } from './rawData';
 
 export const DAEMON_VERSION = '0.1.0';
@@ -220,6 +220,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       await manager.close(p.meetingId);
       return {};
     },
+    'meeting/resolve': async (p) => {
+      await manager.resolve(p.meetingId, p.action, {
+        ...(p.option !== undefined ? { option: p.option } : {}),
+        ...(p.instruction !== undefined ? { instruction: p.instruction } : {}),
+      });
+      return {};
+    },
     'meeting/decide': async (p) => {
       await manager.decide(p.meetingId, p.decision, {
         ...(p.instruction !== undefined ? { instruction: p.instruction } : {}),
@@ -365,6 +372,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       if (e instanceof RequestError) error(e.code, e.message);
       else if (e instanceof NotFound) error('not_found', e.message);
       else if (e instanceof Conflict) error('conflict', e.message);
+      else if (e instanceof BadRequest) error('bad_request', e.message);
       else if (e instanceof ProviderError) error('bad_request', e.message);
       else {
         log(`internal error in ${method}: ${(e as Error).message}`);

@@ -50,7 +50,7 @@ export function computedDissent(s: MeetingState): string {
 function computedContributors(s: MeetingState): string {
   return workersOf(s)
     .map((w) => {
-      const turns = s.rounds.filter((r) => r.contributions[w.name]).length;
+      const turns = s.rounds.filter((r) => r.contributions[w.name] || r.ballots[w.name]).length;
       return `${w.name} spoke in ${turns} round${turns === 1 ? '' : 's'}`;
     })
     .join(', ');
@@ -65,7 +65,67 @@ export function confidenceOf(s: MeetingState): number {
   return Math.round((agree / workers.length) * 100) / 100;
 }
 
+/** Consensus mode: the decided option (by the votes or by the human) and the last verdicts. */
+export function consensusOutcome(s: MeetingState): {
+  decision?: string;
+  label?: string;
+  actualConsensus: number;
+  level: ConsensusLevel;
+  by: 'votes' | 'human' | 'none';
+} {
+  const last = [...s.rounds].reverse().find((r) => r.verdict);
+  const picked = [...s.resolutions].reverse().find((r) => r.action === 'pick')?.option;
+  const decision = picked ?? (s.closed?.reason === 'verdict_reached' ? last?.verdict?.decision : undefined);
+  const ballots = Object.values(last?.ballots ?? {}).filter((b) => b.valid);
+  const votesOn = decision ? ballots.map((b) => b.votes.find((v) => v.option === decision)) : [];
+  const agree = votesOn.filter((v) => v?.vote === 'accept').length;
+  const reject = votesOn.filter((v) => v?.vote === 'reject').length;
+  let level: ConsensusLevel = 'NONE';
+  if (decision && ballots.length >= 2 && agree === ballots.length) level = 'FULL';
+  else if (decision && ballots.length >= 2 && reject === 0 && agree * 3 >= ballots.length * 2) level = 'MAJORITY';
+  const out: ReturnType<typeof consensusOutcome> = {
+    actualConsensus: last?.verdict?.actualConsensus ?? 0,
+    level,
+    by: picked ? 'human' : decision ? 'votes' : 'none',
+  };
+  if (decision) {
+    out.decision = decision;
+    const label = s.options.find((o) => o.id === decision)?.label;
+    if (label) out.label = label;
+  }
+  return out;
+}
+
+function consensusDigest(s: MeetingState, narrative: DigestNarrative): Digest {
+  const o = consensusOutcome(s);
+  const last = [...s.rounds].reverse().find((r) => r.verdict);
+  const verdictOf = (id: string) => last?.verdict?.results.find((r) => r.option === id)?.verdict ?? '—';
+  const statement = o.decision
+    ? `${o.decision} — ${o.label ?? ''} (${verdictOf(o.decision)}, ${Math.round(o.actualConsensus * 100)}% weighted agreement${o.by === 'human' ? ', picked by the human after escalation' : ''})`
+    : `no decision (${s.closed?.reason === 'deferred' ? 'deferred by the human' : (s.closed?.reason ?? 'open')}); best weighted agreement ${Math.round(o.actualConsensus * 100)}%`;
+  const holdouts = Object.entries(last?.ballots ?? {})
+    .map(([w, b]) => [w, o.decision ? b.votes.find((v) => v.option === o.decision) : undefined, b] as const)
+    .filter(([, v, b]) => !b.valid || (o.decision ? v?.vote !== 'accept' : true))
+    .map(([w, v, b]) =>
+      b.valid
+        ? `${w} ${v ? `${v.vote}s ${o.decision} (${v.confidence.toFixed(2)}): ${v.rationale}` : 'did not vote'}`
+        : `${w}'s ballot was invalid (${b.invalidReason ?? '?'})`,
+    );
+  return {
+    topic: s.topic,
+    consensus: o.level,
+    consensusStatement: narrative.consensusStatement ? `${statement}. ${narrative.consensusStatement}` : statement,
+    dissent: holdouts.length > 0 ? holdouts.join('; ') : 'none: every worker accepted the decision',
+    contributors: narrative.contributors ?? computedContributors(s),
+    confidence: Math.round(o.actualConsensus * 100) / 100,
+    tokensUsed: s.spokenTokens,
+    tokenBudget: s.config.tokenBudget,
+    terminatedBy: s.closed?.reason ?? 'error',
+  };
+}
+
 export function buildDigest(s: MeetingState, narrative: DigestNarrative): Digest {
+  if (s.mode === 'consensus') return consensusDigest(s, narrative);
   const dissentComputed = computedDissent(s);
   const dissent =
     narrative.dissent && !/^none\.?$/i.test(narrative.dissent.trim())

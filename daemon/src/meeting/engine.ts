@@ -6,7 +6,9 @@
  */
 import type {
   CallPurpose,
+  ConsensusOption,
   DecisionKind,
+  Evidence,
   EventBody,
   MeetingConfig,
   MeetingEvent,
@@ -26,7 +28,18 @@ import { evaluateConsensus } from './consensus';
 import { buildDigest, parseDigestReply, renderDigest } from './digest';
 import { parseJudge } from './judge';
 import { speakingOrder } from './order';
-import { briefingPrompt, digestPrompt, judgePrompt, summaryPrompt, workerPrompt } from './prompts';
+import {
+  ballotPrompt,
+  ballotRetryPrompt,
+  briefingPrompt,
+  digestPrompt,
+  judgePrompt,
+  proposalPrompt,
+  summaryPrompt,
+  workerPrompt,
+} from './prompts';
+import { decide, escalationReasons, findConflicts, optionResult } from './verdict';
+import { abstainAll, dedupeOptions, parseBallot, parseProposals } from './votes';
 import { isPass, parseStance } from './stance';
 
 export interface EngineDeps {
@@ -43,6 +56,8 @@ export interface EngineDeps {
    * starve the others. Defaults to calling straight through.
    */
   schedule?: <T>(p: Participant, call: () => Promise<T>) => Promise<T>;
+  /** Consensus mode: whether a cited file exists in the workspace. Unchecked when absent. */
+  checkEvidence?: (file: string) => Promise<Evidence['status']>;
 }
 
 export const FINAL_ROUND_ANNOUNCEMENT = 'Final round — make it count.';
@@ -59,7 +74,13 @@ export type Step =
   | { kind: 'summary'; round: RoundState }
   | { kind: 'close'; reason: TerminationReason; detail?: string }
   | { kind: 'digest' }
-  | { kind: 'done' };
+  | { kind: 'done' }
+  | { kind: 'propose'; pending: string[] }
+  | { kind: 'set_options' }
+  | { kind: 'ballots'; round: RoundState; pending: string[] }
+  | { kind: 'verdict'; round: RoundState }
+  | { kind: 'escalate'; round: RoundState }
+  | { kind: 'await_human' };
 
 function allPassed(s: MeetingState): boolean {
   return workersOf(s).every((w) => s.passed.includes(w.name));
@@ -72,7 +93,9 @@ function allPassed(s: MeetingState): boolean {
  */
 export function nextStep(s: MeetingState): Step {
   if (s.status === 'closed') return s.digest ? { kind: 'done' } : { kind: 'digest' };
+  if (s.status === 'awaiting_human') return { kind: 'await_human' };
   if (!s.briefing) return { kind: 'briefing' };
+  if (s.mode === 'consensus') return nextConsensusStep(s);
   const r = currentRound(s);
   if (!r) return { kind: 'start_round', round: 1, final: s.config.maxRounds === 1 || s.finalRound === 1 };
   for (const w of r.speakers) {
@@ -102,6 +125,36 @@ export function nextStep(s: MeetingState): Step {
   if (r.round >= s.config.maxRounds) return { kind: 'close', reason: 'max_rounds' };
   const next = r.round + 1;
   return { kind: 'start_round', round: next, final: next >= s.config.maxRounds || s.finalRound === next };
+}
+
+/**
+ * Consensus mode: options (given, or proposed and deduplicated), a first vote, then challenge
+ * rounds while the votes do not settle the question, then the verdict or an escalation.
+ */
+function nextConsensusStep(s: MeetingState): Step {
+  const workers = workersOf(s).map((w) => w.name);
+  if (s.options.length === 0) {
+    if (s.requestedOptions && s.requestedOptions.length > 0) return { kind: 'set_options' };
+    const pending = workers.filter((w) => !s.proposals[w]);
+    return pending.length > 0 ? { kind: 'propose', pending } : { kind: 'set_options' };
+  }
+  const r = currentRound(s);
+  if (!r) return { kind: 'start_round', round: 1, final: s.config.challengeRounds === 0 };
+  const pending = r.speakers.filter((w) => !r.ballots[w]);
+  if (pending.length > 0) return { kind: 'ballots', round: r, pending };
+  if (!r.verdict) return { kind: 'verdict', round: r };
+  if (r.resolution) {
+    if (r.resolution.action === 'pick')
+      return { kind: 'close', reason: 'human_decided', detail: `the human picked ${r.resolution.option ?? '?'}` };
+    if (r.resolution.action === 'defer')
+      return { kind: 'close', reason: 'deferred', detail: 'the human deferred the decision' };
+    return { kind: 'start_round', round: r.round + 1, final: true };
+  }
+  if (r.verdict.reasons.length === 0) {
+    return { kind: 'close', reason: 'verdict_reached', detail: `decided for ${r.verdict.decision ?? '?'}` };
+  }
+  if (r.verdict.final) return r.escalated ? { kind: 'await_human' } : { kind: 'escalate', round: r };
+  return { kind: 'start_round', round: r.round + 1, final: r.round >= s.config.challengeRounds };
 }
 
 function abortReason(signal: AbortSignal): string {
@@ -141,6 +194,7 @@ export class Meeting {
       participants: params.participants,
       ...(params.providers ? { providers: params.providers } : {}),
       ...(params.options ? { options: params.options } : {}),
+      ...(params.workspace ? { workspace: params.workspace } : {}),
     });
     return m;
   }
@@ -165,9 +219,19 @@ export class Meeting {
     for (const p of s.participants) {
       const provider = this.deps.providerFor(p);
       if (!provider.skip) continue;
+      const consensusCalls =
+        (s.proposals[p.name] ? 1 : 0) +
+        s.rounds.reduce((n, r) => n + (r.ballots[p.name] ? (r.ballots[p.name]?.retried ? 2 : 1) : 0), 0);
       const counts: [CallPurpose, number][] =
         p.role === 'worker'
-          ? [['turn', s.rounds.filter((r) => r.contributions[p.name] || r.failures[p.name]).length]]
+          ? [
+              [
+                'turn',
+                s.mode === 'consensus'
+                  ? consensusCalls
+                  : s.rounds.filter((r) => r.contributions[p.name] || r.failures[p.name]).length,
+              ],
+            ]
           : p.role === 'judge'
             ? [['judge', s.rounds.filter((r) => r.judge).length]]
             : [
@@ -240,6 +304,37 @@ export class Meeting {
     if (decision === 'another_round' && opts.instruction) await this.postHuman(opts.instruction);
   }
 
+  /**
+   * Consensus mode: the human's answer to an escalation. `pick` decides for an option, `defer`
+   * closes without a decision, `another_round` runs one more challenge round that starts with
+   * the instruction. The caller runs the meeting afterwards.
+   */
+  async resolve(
+    action: 'pick' | 'another_round' | 'defer',
+    opts: { option?: string; instruction?: string } = {},
+  ): Promise<void> {
+    const s = this.state;
+    if (s.status !== 'awaiting_human') throw new Error('the meeting is not waiting for a human decision');
+    let option: string | undefined;
+    if (action === 'pick') {
+      const o = s.options.find(
+        (x) =>
+          x.id.toLowerCase() === opts.option?.toLowerCase() || x.label.toLowerCase() === opts.option?.toLowerCase(),
+      );
+      if (!o) throw new Error(`pick one of the options: ${s.options.map((x) => `${x.id} (${x.label})`).join(', ')}`);
+      option = o.id;
+    }
+    if (action === 'another_round' && !opts.instruction?.trim())
+      throw new Error('another round needs an instruction for the workers');
+    await this.emit({
+      type: 'human_resolved',
+      action,
+      ...(option ? { option } : {}),
+      ...(opts.instruction ? { instruction: opts.instruction } : {}),
+    });
+    if (action === 'another_round' && opts.instruction) await this.postHuman(opts.instruction);
+  }
+
   /** Ends the meeting gracefully once the round in progress is complete. */
   close(detail = 'closed by the human'): void {
     if (this.state.status === 'closed') return;
@@ -272,6 +367,11 @@ export class Meeting {
       }
       let step = nextStep(s);
       if (step.kind === 'done') return s;
+      if (step.kind === 'await_human') {
+        // Paused, nothing lost: the meeting waits in its log for the human's answer.
+        this.cancelTimeLimit?.();
+        return s;
+      }
       if (this.closeRequested !== undefined && (step.kind === 'start_round' || step.kind === 'briefing')) {
         step = { kind: 'close', reason: 'cut', detail: this.closeRequested };
       }
@@ -281,6 +381,8 @@ export class Meeting {
 
   private armTimeLimit(): void {
     const s = this.state;
+    // Time spent waiting for the human is not the meeting's: after an escalation the limit no longer applies.
+    if (s.resolutions.length > 0) return;
     const elapsed = this.deps.clock.now() - s.openedAt;
     const remaining = Math.max(0, s.config.timeLimitMs - elapsed);
     this.cancelTimeLimit = this.deps.clock.setTimer(remaining, () =>
@@ -421,9 +523,146 @@ export class Meeting {
         await this.emit({ type: 'digest_ready', digest, text: renderDigest(digest) });
         return;
       }
+      case 'propose':
+        await Promise.all(step.pending.map((w) => this.propose(w)));
+        return;
+      case 'set_options': {
+        const labels = s.requestedOptions?.length
+          ? dedupeOptions([s.requestedOptions], 20)
+          : dedupeOptions(
+              workersOf(s).map((w) => s.proposals[w.name] ?? []),
+              s.config.maxOptions,
+            );
+        if (labels.length < 2) {
+          await this.emit({
+            type: 'meeting_closed',
+            reason: 'error',
+            detail: `a consensus needs at least 2 distinct options; ${s.requestedOptions?.length ? 'the options given' : 'the workers proposed'} ${labels.length}`,
+          });
+          return;
+        }
+        const options: ConsensusOption[] = labels.map((label, i) => ({ id: `O${i + 1}`, label }));
+        await this.emit({ type: 'options_set', options, source: s.requestedOptions?.length ? 'user' : 'proposed' });
+        return;
+      }
+      case 'ballots':
+        await Promise.all(step.pending.map((w) => this.ballot(step.round, w)));
+        return;
+      case 'verdict': {
+        const r = step.round;
+        const votes = Object.values(r.ballots).flatMap((b) => b.votes);
+        const workers = r.speakers.length;
+        const results = s.options.map((o) => optionResult(o.id, votes, workers));
+        const { decision, actualConsensus } = decide(results);
+        const first = s.rounds.find((x) => x.round === 1);
+        const conflicts = findConflicts(r.ballots, s.options, first === r ? undefined : first?.ballots, results);
+        const threshold = s.config.consensusThreshold;
+        const reasons = escalationReasons({
+          results,
+          actualConsensus,
+          threshold,
+          conflicts,
+          ballots: r.ballots,
+          ...(decision ? { decision } : {}),
+        });
+        // Challenge rounds are for disagreement; a unanimity that looks too good goes to the human at once.
+        const onlyUnanimity = reasons.length > 0 && reasons.every((x) => x.startsWith('suspicious unanimity'));
+        const final = r.final || reasons.length === 0 || onlyUnanimity;
+        await this.emit({
+          type: 'verdict_computed',
+          round: r.round,
+          results,
+          ...(decision ? { decision } : {}),
+          actualConsensus,
+          consensusThreshold: threshold,
+          conflicts,
+          reasons,
+          final,
+        });
+        return;
+      }
+      case 'escalate':
+        await this.emit({ type: 'escalated', reasons: step.round.verdict?.reasons ?? [] });
+        return;
+      case 'await_human':
       case 'done':
         return;
     }
+  }
+
+  /** Consensus mode: one worker proposes options. */
+  private async propose(name: string): Promise<void> {
+    const me = this.state.participants.find((p) => p.name === name);
+    if (!me) return;
+    const r = await this.call(
+      me,
+      'turn',
+      0,
+      proposalPrompt(this.state, me),
+      this.state.config.replyMaxTokens,
+      this.meetingAbort.signal,
+      undefined,
+      true,
+    );
+    if (this.halted) return;
+    if (!r.ok) {
+      await this.emit({ type: 'turn_failed', round: 0, participant: name, reason: r.reason, detail: r.error });
+    }
+    await this.emit({ type: 'options_proposed', worker: name, options: r.ok ? parseProposals(r.result.text) : [] });
+  }
+
+  /** Consensus mode: one worker's ballot, asked once more when invalid, evidence checked. */
+  private async ballot(round: RoundState, name: string): Promise<void> {
+    const s = this.state;
+    const me = s.participants.find((p) => p.name === name);
+    if (!me) return;
+    const prompt = ballotPrompt(s, me, round);
+    const max = Math.max(s.config.replyMaxTokens, 200 * s.options.length);
+    let r = await this.call(me, 'turn', round.round, prompt, max, this.meetingAbort.signal, undefined, true);
+    if (this.halted) return;
+    let retried = false;
+    let check = r.ok ? parseBallot(r.result.text, s.options) : ({ ok: false, reason: r.error } as const);
+    if (!check.ok && r.ok) {
+      retried = true;
+      r = await this.call(
+        me,
+        'turn',
+        round.round,
+        ballotRetryPrompt(prompt, r.result.text, check.reason),
+        max,
+        this.meetingAbort.signal,
+        undefined,
+        true,
+      );
+      if (this.halted) return;
+      check = r.ok ? parseBallot(r.result.text, s.options) : { ok: false, reason: r.error };
+    }
+    if (!r.ok) {
+      await this.emit({
+        type: 'turn_failed',
+        round: round.round,
+        participant: name,
+        reason: r.reason,
+        detail: r.error,
+      });
+    }
+    const votes = check.ok ? check.votes : abstainAll(s.options, check.reason);
+    const checker = this.deps.checkEvidence;
+    if (checker) {
+      for (const v of votes) for (const e of v.evidence) e.status = await checker(e.file);
+    }
+    const text = r.ok ? r.result.text : '';
+    await this.emit({
+      type: 'ballot_recorded',
+      round: round.round,
+      worker: name,
+      votes,
+      valid: check.ok,
+      retried,
+      ...(check.ok ? {} : { invalidReason: check.reason }),
+      tokens: countTokens(text),
+    });
+    await this.checkBudget();
   }
 
   private assistant(): Participant {
@@ -542,6 +781,7 @@ export class Meeting {
     maxTokens: number,
     meetingSignal: AbortSignal,
     timeoutMs = this.state.config.turnTimeoutMs,
+    json = false,
   ): Promise<{ ok: true; result: ChatResult } | { ok: false; reason: 'timeout' | 'error'; error: string }> {
     const turn = new AbortController();
     const cancelTimer = this.deps.clock.setTimer(timeoutMs, () =>
@@ -561,6 +801,7 @@ export class Meeting {
           messages,
           maxTokens,
           signal: turn.signal,
+          ...(json ? { json: true } : {}),
           ...(onDelta
             ? { onDelta: (text: string) => onDelta({ meetingId: this.id, messageId, from: p.name, round, text }) }
             : {}),

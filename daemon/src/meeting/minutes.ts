@@ -7,6 +7,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingEvent, MeetingState, PostedMessage } from '../../../protocol/src';
 import { fold, stanceMatrix } from '../../../protocol/src';
+import { renderBallot } from './prompts';
+import { appendManifest, renderConsensusReport } from './report';
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -28,7 +30,13 @@ function cell(text: string): string {
 export function renderMinutes(events: MeetingEvent[]): string {
   const s: MeetingState = fold(events);
   const out: string[] = [];
-  out.push(`# Roundtable minutes: ${s.topic.split('\n')[0] ?? ''}`, '');
+  if (s.mode === 'consensus') {
+    // The consensus report leads; the meeting record follows it.
+    out.push(renderConsensusReport(s), '---', '');
+    out.push(`## Meeting record`, '');
+  } else {
+    out.push(`# Roundtable minutes: ${s.topic.split('\n')[0] ?? ''}`, '');
+  }
   out.push(`- **Meeting:** \`${s.meetingId}\``);
   out.push(`- **Mode:** ${s.mode}`);
   out.push(`- **Started:** ${iso(s.openedAt)}`);
@@ -44,7 +52,8 @@ export function renderMinutes(events: MeetingEvent[]): string {
   out.push(
     `- **Tokens spoken:** ${s.spokenTokens.toLocaleString('en-US')} / ${s.config.tokenBudget.toLocaleString('en-US')}`,
   );
-  out.push('', '## Topic', '', quote(s.topic), '');
+  if (s.mode !== 'consensus') out.push('', '## Topic', '', quote(s.topic), '');
+  else out.push('');
 
   out.push('## Participants', '', '| Name | Role | Provider | Model |', '| --- | --- | --- | --- |');
   for (const p of s.participants) out.push(`| ${cell(p.name)} | ${p.role} | ${p.provider} | ${cell(p.model)} |`);
@@ -59,7 +68,7 @@ export function renderMinutes(events: MeetingEvent[]): string {
     for (const m of before) out.push(`**${m.from}** (human):`, '', quote(m.text), '');
   }
 
-  for (const r of s.rounds) {
+  for (const r of s.mode === 'consensus' ? [] : s.rounds) {
     out.push(`## Round ${r.round}${r.final ? ' (final)' : ''}`, '');
     out.push(`Speaking order: ${r.speakers.join(', ') || '(nobody)'}`, '');
     for (const w of r.speakers) {
@@ -93,8 +102,18 @@ export function renderMinutes(events: MeetingEvent[]): string {
     out.push('');
   }
 
+  if (s.mode === 'consensus') {
+    for (const r of s.rounds) {
+      out.push(`## Ballots, round ${r.round}${r.round > 1 ? ' (challenge)' : ''}`, '');
+      for (const [w, b] of Object.entries(r.ballots)) {
+        out.push(`### ${w}${b.valid ? '' : ' (invalid ballot)'}`, '', quote(renderBallot(s, b.votes)), '');
+      }
+      for (const h of r.humanPosts) out.push(`### ${h.from} (human)`, '', quote(h.text), '');
+    }
+  }
+
   const matrix = stanceMatrix(s);
-  if (matrix.rounds.length > 0) {
+  if (s.mode !== 'consensus' && matrix.rounds.length > 0) {
     out.push('## Stance matrix', '');
     out.push(`| Worker | ${matrix.rounds.map((r) => `R${r}`).join(' | ')} |`);
     out.push(`| --- | ${matrix.rounds.map(() => '---').join(' | ')} |`);
@@ -174,9 +193,18 @@ export async function writeNewFile(dir: string, base: string, text: string): Pro
   }
 }
 
-/** Writes the minutes of a meeting as `YYYY-MM-DD-<slug>.md` into `dir`. */
+/**
+ * Writes the minutes of a meeting as `YYYY-MM-DD-<slug>.md` into `dir`; for a consensus meeting
+ * (whose minutes lead with the consensus report) also appends its line to `MANIFEST.jsonl` there.
+ */
 export async function writeMinutes(dir: string, events: MeetingEvent[]): Promise<string> {
   const s = fold(events);
   const date = new Date(s.openedAt).toISOString().slice(0, 10);
-  return writeNewFile(dir, `${date}-${slugify(s.topic)}`, renderMinutes(events));
+  const file = await writeNewFile(
+    dir,
+    `${date}-${s.mode === 'consensus' ? 'consensus-' : ''}${slugify(s.topic)}`,
+    renderMinutes(events),
+  );
+  if (s.mode === 'consensus') await appendManifest(dir, s, file);
+  return file;
 }

@@ -134,6 +134,12 @@ export function summaryPrompt(s: MeetingState, me: Participant, round: RoundStat
 
 export function digestPrompt(s: MeetingState, me: Participant): ChatMessage[] {
   const last = [...s.rounds].reverse().find((r) => Object.keys(r.contributions).length > 0);
+  const voted = [...s.rounds].reverse().find((r) => Object.keys(r.ballots).length > 0);
+  const ballots = voted
+    ? `Last ballots (round ${voted.round}):\n${Object.entries(voted.ballots)
+        .map(([w, b]) => wrapPost({ from: w, role: 'worker', round: voted.round, text: renderBallot(s, b.votes) }))
+        .join('\n\n')}\n\n`
+    : '';
   const stances = Object.entries(finalStances(s))
     .map(([w, st]) => `${w}: ${st}`)
     .join(', ');
@@ -147,11 +153,88 @@ export function digestPrompt(s: MeetingState, me: Participant): ChatMessage[] {
       content:
         `Topic: ${s.topic}\n\nFinal summary:\n<summary>\n${s.summary || '(none)'}\n</summary>\n\n` +
         (last ? `Last round (${last.round}) contributions:\n${contributionsOf(last).map(wrap).join('\n\n')}\n\n` : '') +
+        ballots +
         `Final stances: ${stances || '(none)'}\n\n` +
         'Reply with exactly three lines:\n' +
         'CONSENSUS_STATEMENT: <one sentence: the position the room landed on, or that it did not land>\n' +
         'CONTRIBUTORS: <who contributed what, e.g. "ada proposed X, grace countered with Y">\n' +
         'DISSENT: <who disagreed or held back and why; "none" only if everyone agreed>',
+    },
+  ];
+}
+
+/** Renders a ballot as readable text, for peers (as evidence), the room and the minutes. */
+export function renderBallot(s: MeetingState, votes: RoundState['ballots'][string]['votes']): string {
+  return votes
+    .map((v) => {
+      const label = s.options.find((o) => o.id === v.option)?.label ?? v.option;
+      const ev = v.evidence
+        .map((e) => `${e.file}${e.section ? ` §${e.section}` : ''}${e.status === 'missing' ? ' (MISSING)' : ''}`)
+        .join(', ');
+      return `${v.option} (${label}): ${v.vote.toUpperCase()} at ${v.confidence.toFixed(2)} — ${v.rationale}${ev ? ` [evidence: ${ev}]` : ''}`;
+    })
+    .join('\n');
+}
+
+const BALLOT_FORMAT =
+  'Reply with one JSON object and nothing else:\n' +
+  '{"votes": [{"option": "<option id>", "vote": "accept" | "reject" | "abstain", "confidence": <0.0 to 1.0>, ' +
+  '"rationale": "<why, in one to three sentences>", "evidence": [{"file": "<workspace-relative path>", "section": "<function, heading or lines>", "type": "code" | "doc" | "test" | "config" | "data"}]}]}\n' +
+  'Vote on every option. Cite files that exist in the workspace; a cited file that does not exist is flagged in the report. ' +
+  'Use confidence 1.0 only when you are certain.';
+
+export function proposalPrompt(s: MeetingState, me: Participant): ChatMessage[] {
+  return [
+    {
+      role: 'system',
+      content: `You are ${me.name}, a worker in a structured consensus meeting.${me.persona ? ` Your perspective: ${me.persona}` : ''}`,
+    },
+    {
+      role: 'user',
+      content: `Decision question: ${s.topic}\n\nPropose up to ${s.config.maxOptions} distinct, concrete options that answer it. Reply with one JSON object: {"options": ["...", "..."]}`,
+    },
+  ];
+}
+
+export function ballotPrompt(s: MeetingState, me: Participant, round: RoundState): ChatMessage[] {
+  const previous = s.rounds.find((r) => r.round === round.round - 1);
+  const parts = [
+    `Decision question: ${s.topic}`,
+    `Options:\n${s.options.map((o) => `- ${o.id}: ${o.label}`).join('\n')}`,
+  ];
+  if (previous) {
+    const others = Object.entries(previous.ballots)
+      .filter(([w]) => w !== me.name)
+      .map(([w, b]) => wrapPost({ from: w, role: 'worker', round: previous.round, text: renderBallot(s, b.votes) }));
+    const mine = previous.ballots[me.name];
+    parts.push(
+      `This is challenge round ${round.round - 1}. The other workers voted:\n${others.join('\n\n') || '(nobody else voted)'}`,
+    );
+    if (mine) parts.push(`Your previous ballot:\n${renderBallot(s, mine.votes)}`);
+    parts.push('Weigh their rationales and evidence. Keep or revise your votes; say why in each rationale.');
+    if (previous.humanPosts.length > 0) {
+      parts.push(
+        `From the human running the meeting:\n${previous.humanPosts.map((h) => wrapPost({ from: h.from, role: 'human', round: h.round, text: h.text })).join('\n\n')}`,
+      );
+    }
+  }
+  parts.push(BALLOT_FORMAT);
+  return [
+    {
+      role: 'system',
+      content: `You are ${me.name}, a worker voting in a structured consensus meeting.${me.persona ? ` Your perspective: ${me.persona}` : ''}\n${EVIDENCE_RULE}`,
+    },
+    { role: 'user', content: parts.join('\n\n') },
+  ];
+}
+
+export function ballotRetryPrompt(first: ChatMessage[], reply: string, reason: string): ChatMessage[] {
+  return [
+    ...first,
+    { role: 'assistant', content: reply.slice(0, 4_000) },
+    {
+      role: 'user',
+      content: `That ballot is invalid: ${reason}. Reply again with only the JSON object, in the format above.`,
     },
   ];
 }

@@ -1,0 +1,148 @@
+/**
+ * `roundtable resolve <meetingId>`: the human's answer to a consensus meeting that stopped to wait
+ * for one (exit code 3 of `run`). Works on a meeting in the running daemon, or on one the CLI ran
+ * in its own process (kept under <data-dir>/runs/<meetingId>).
+ */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { MeetingEvent } from '../../../protocol/src';
+import { fold } from '../../../protocol/src';
+import { connectDaemon } from '../daemon/client';
+import { defaultDataDir, findDaemon, providerFactory } from '../daemon/daemon';
+import { systemClock } from '../meeting/clock';
+import { Meeting } from '../meeting/engine';
+import { evidenceChecker } from '../meeting/evidence';
+import { writeMinutes } from '../meeting/minutes';
+import { SqliteStore } from '../store/sqliteStore';
+import { UsageError } from './common';
+import { RoomPrinter } from './printer';
+import { EXIT_AWAITING_HUMAN, escalationMessage, followInProcess, summarize, type RunIO } from './runCommand';
+
+export const RESOLVE_USAGE = `Usage: roundtable resolve <meetingId> (--pick OPTION | --another-round "INSTRUCTION" | --defer) [options]
+
+  --pick OPTION            decide for an option (its id, e.g. O2, or its label)
+  --another-round TEXT     run one more challenge round that starts with this instruction
+  --defer                  close the meeting without a decision
+  --out DIR                minutes folder (default docs/roundtable)
+  --data-dir DIR           the daemon's data dir (default $ROUNDTABLE_HOME or ~/.roundtable)
+  --json                   print one JSON object at the end`;
+
+export async function resolveCommand(argv: string[], io: RunIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        pick: { type: 'string' },
+        'another-round': { type: 'string' },
+        defer: { type: 'boolean' },
+        out: { type: 'string' },
+        'data-dir': { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(`${RESOLVE_USAGE}\n`);
+    return 0;
+  }
+  const meetingId = positionals[0];
+  if (!meetingId || positionals.length > 1 || !/^[A-Za-z0-9_-]{1,64}$/.test(meetingId)) {
+    throw new UsageError('give exactly one meeting id (printed by `roundtable run` when it stopped)');
+  }
+  const chosen = [values.pick !== undefined, values['another-round'] !== undefined, values.defer === true].filter(
+    Boolean,
+  ).length;
+  if (chosen !== 1) throw new UsageError('give exactly one of --pick OPTION, --another-round "INSTRUCTION" or --defer');
+  if (values['another-round'] !== undefined && !values['another-round'].trim())
+    throw new UsageError('--another-round needs an instruction');
+  const answer = values.defer
+    ? { action: 'defer' as const }
+    : values.pick !== undefined
+      ? { action: 'pick' as const, option: values.pick }
+      : { action: 'another_round' as const, instruction: values['another-round'] as string };
+  const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir(io.env));
+  const outDir = path.resolve(values.out ?? path.join('docs', 'roundtable'));
+  const json = values.json ?? false;
+  const roomOut = json ? io.stderr : io.stdout;
+  const printer = new RoomPrinter(roomOut, io.isTTY && !json);
+
+  const runDir = path.join(dataDir, 'runs', meetingId);
+  if (existsSync(runDir)) {
+    const store = await SqliteStore.open(runDir);
+    const events = await store.load(meetingId);
+    if (events.length === 0) {
+      await store.close();
+      throw new UsageError(`no meeting ${meetingId} in ${runDir}`);
+    }
+    for (const e of events) printer.event(e);
+    const opened = events[0];
+    const config = opened?.type === 'meeting_opened' ? opened.providers : undefined;
+    const workspace = opened?.type === 'meeting_opened' ? opened.workspace : undefined;
+    const meeting = await Meeting.resume(
+      {
+        store,
+        providerFor: providerFactory(io.env)(config, undefined),
+        clock: systemClock,
+        onEvent: (e) => printer.event(e),
+        ...(workspace ? { checkEvidence: evidenceChecker(workspace) } : {}),
+      },
+      meetingId,
+    );
+    try {
+      await meeting.resolve(answer.action, answer);
+    } catch (e) {
+      await store.close();
+      throw new UsageError((e as Error).message);
+    }
+    return followInProcess(meeting, store, { outDir, json }, printer, io, roomOut);
+  }
+
+  const found = await findDaemon(dataDir);
+  if (!found)
+    throw new UsageError(`no meeting ${meetingId}: no daemon is running for ${dataDir} and no local run is kept there`);
+  const events: MeetingEvent[] = [];
+  let finished: (() => void) | undefined;
+  const done = new Promise<void>((resolve) => (finished = resolve));
+  // Only what happens after our answer ends the wait: the log already holds the escalation we answer.
+  let answeredAfter = Number.MAX_SAFE_INTEGER;
+  const conn = await connectDaemon(found.info.port, found.token, {
+    onEvent: (method, params) => {
+      if (method !== 'room/event') return;
+      const e = (params as { event: MeetingEvent }).event;
+      if (e.meetingId !== meetingId || e.seq !== events.length + 1) return;
+      events.push(e);
+      printer.event(e);
+      if (e.seq > answeredAfter && (e.type === 'digest_ready' || e.type === 'escalated')) finished?.();
+    },
+  });
+  try {
+    try {
+      answeredAfter = (await conn.rpc.request('meeting/get', { meetingId })).summary.lastSeq;
+      await conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
+      await conn.rpc.request('meeting/resolve', { meetingId, ...answer });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    await done;
+  } finally {
+    await conn.close();
+  }
+  const state = fold(events);
+  if (state.status === 'awaiting_human') {
+    io.stderr.write(escalationMessage(state));
+    return EXIT_AWAITING_HUMAN;
+  }
+  const minutesPath = await writeMinutes(outDir, events);
+  const summary = summarize(state, minutesPath);
+  if (json) io.stdout.write(`${JSON.stringify(summary)}\n`);
+  else printer.finish(summary);
+  return 0;
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ConsensusOption } from '../../protocol/src';
+import { dedupeOptions, extractJson, parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
+
+const options: ConsensusOption[] = [
+  { id: 'O1', label: 'PostgreSQL' },
+  { id: 'O2', label: 'SQLite' },
+];
+const good = {
+  votes: [
+    {
+      option: 'O1',
+      vote: 'accept',
+      confidence: 0.85,
+      rationale: 'Concurrent writers.',
+      evidence: [{ file: 'src/db.ts', section: 'pool', type: 'code' }],
+    },
+    { option: 'O2', vote: 'reject', confidence: 0.6, rationale: 'Single writer.', evidence: [] },
+  ],
+};
+
+describe('ballot parsing and validation', () => {
+  it('reads a bare JSON ballot', () => {
+    const r = parseBallot(JSON.stringify(good), options);
+    assert.ok(r.ok);
+    assert.deepEqual(r.ok && r.votes.map((v) => [v.option, v.vote, v.confidence]), [
+      ['O1', 'accept', 0.85],
+      ['O2', 'reject', 0.6],
+    ]);
+    assert.deepEqual(r.ok && r.votes[0]?.evidence, [
+      { file: 'src/db.ts', section: 'pool', type: 'code', status: 'unchecked' },
+    ]);
+  });
+
+  it('reads a fenced ballot and one wrapped in prose', () => {
+    const fenced = `Here is my ballot:\n\`\`\`json\n${JSON.stringify(good, null, 2)}\n\`\`\`\nThanks.`;
+    assert.ok(parseBallot(fenced, options).ok);
+    const prose = `I thought about it {carefully}. ${JSON.stringify(good)} That is all — {"not": "this"}`;
+    assert.ok(parseBallot(prose, options).ok);
+  });
+
+  it('matches options by id or label, case-insensitively, and records missing options as abstentions', () => {
+    const r = parseBallot(
+      JSON.stringify({ votes: [{ option: 'postgresql', vote: 'ACCEPT', confidence: 1, rationale: 'yes' }] }),
+      options,
+    );
+    assert.ok(r.ok);
+    assert.equal(r.ok && r.votes[0]?.option, 'O1');
+    assert.equal(r.ok && r.votes[0]?.vote, 'accept');
+    assert.deepEqual(r.ok && [r.votes[1]?.vote, r.votes[1]?.rationale], ['abstain', 'no vote given']);
+  });
+
+  it('explains what is wrong with a broken or out-of-range ballot', () => {
+    const cases: [string, RegExp][] = [
+      ['I pick Postgres, obviously.', /no JSON object/],
+      ['{"votes": [ {"option": "O1", "vote": "accept", ', /no JSON object/],
+      [JSON.stringify({ ballot: [] }), /no "votes" list/],
+      [JSON.stringify({ votes: [] }), /"votes" list is empty/],
+      [
+        JSON.stringify({ votes: [{ option: 'O9', vote: 'accept', confidence: 0.5, rationale: 'x' }] }),
+        /"O9" is not one of O1, O2/,
+      ],
+      [
+        JSON.stringify({ votes: [{ option: 'O1', vote: 'maybe', confidence: 0.5, rationale: 'x' }] }),
+        /vote must be accept, reject or abstain/,
+      ],
+      [
+        JSON.stringify({ votes: [{ option: 'O1', vote: 'accept', confidence: 1.5, rationale: 'x' }] }),
+        /confidence must be a number from 0\.0 to 1\.0, got 1\.5/,
+      ],
+      [JSON.stringify({ votes: [{ option: 'O1', vote: 'accept', confidence: -0.1, rationale: 'x' }] }), /got -0\.1/],
+      [JSON.stringify({ votes: [{ option: 'O1', vote: 'accept', confidence: '0.8', rationale: 'x' }] }), /got "0\.8"/],
+      [JSON.stringify({ votes: [{ option: 'O1', vote: 'accept', confidence: 0.8 }] }), /rationale is missing/],
+      [
+        JSON.stringify({
+          votes: [{ option: 'O1', vote: 'accept', confidence: 0.8, rationale: 'x', evidence: [{ section: 's' }] }],
+        }),
+        /evidence\[0\] needs a "file"/,
+      ],
+      [
+        JSON.stringify({
+          votes: [
+            { option: 'O1', vote: 'accept', confidence: 0.8, rationale: 'x' },
+            { option: 'PostgreSQL', vote: 'reject', confidence: 0.8, rationale: 'y' },
+          ],
+        }),
+        /votes on O1 a second time/,
+      ],
+    ];
+    for (const [reply, reason] of cases) {
+      const r = parseBallot(reply, options);
+      assert.ok(!r.ok, `should reject: ${reply}`);
+      assert.match(r.ok ? '' : r.reason, reason);
+    }
+  });
+
+  it('extracts the first usable object even when braces appear inside strings', () => {
+    assert.deepEqual(extractJson('note {"a": "a } brace", "b": 1} end'), { a: 'a } brace', b: 1 });
+    assert.equal(extractJson('no json here'), undefined);
+  });
+});
+
+describe('option proposals', () => {
+  it('reads JSON or bullet lists', () => {
+    assert.deepEqual(parseProposals('{"options": ["Use Kafka", " Use SQS ", 3]}'), ['Use Kafka', 'Use SQS']);
+    assert.deepEqual(parseProposals('Options:\n- Use Kafka\n2) Use SQS\nsome prose'), ['Use Kafka', 'Use SQS']);
+  });
+
+  it('merges duplicates and near-duplicates, most proposed first, capped', () => {
+    const merged = dedupeOptions(
+      [
+        ['Use PostgreSQL for everything', 'Keep SQLite'],
+        ['use postgresql for everything!', 'Adopt DynamoDB'],
+        ['Keep SQLite', 'Use PostgreSQL for everything.', 'Write our own store'],
+      ],
+      3,
+    );
+    assert.deepEqual(merged, ['Use PostgreSQL for everything', 'Keep SQLite', 'Adopt DynamoDB']);
+  });
+});
