@@ -29,11 +29,11 @@ const builds = [
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    external: ['vscode'],
+    external: ['vscode', 'bufferutil', 'utf-8-validate'],
   },
   {
     ...common,
-    entryPoints: { room: 'webview/src/room.ts' },
+    entryPoints: { room: 'webview/src/room.ts', digest: 'webview/src/digest.ts' },
     outdir: 'dist/webview',
     platform: 'browser',
     target: 'es2022',

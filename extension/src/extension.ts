@@ -1,12 +1,371 @@
+/**
+ * Roundtable in VS Code: commands, the room view, the digest review, the status bar, and the
+ * daemon link. Everything a meeting leaves in the workspace is written here.
+ */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type {
+  DecisionKind,
+  MeetingConfig,
+  MeetingEvent,
+  MeetingState,
+  Participant,
+  StartMeetingParams,
+} from '../../protocol/src';
+import { checkPanel, currentRound, fold } from '../../protocol/src';
+import { DaemonLink } from './daemonLink';
+import { DigestPanel, type ReviewActions } from './digestPanel';
+import { LmBridge } from './lmBridge';
+import { stageInGit, workspaceRoot, writeDecisionRecord, writeMinutesFile } from './outputs';
+import { RoomViewProvider } from './roomView';
 
-/** Activation: the Output channel every later part logs to (never a secret in it). */
+const API_KEY_SECRET = 'roundtable.apiKey';
+
+/** The default panel: scripted, so a first meeting needs no key and no server. */
+const DEFAULT_PANEL: Participant[] = [
+  { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
+  { name: 'jude', role: 'judge', provider: 'scripted', model: 'scripted' },
+  {
+    name: 'ada',
+    role: 'worker',
+    provider: 'scripted',
+    model: 'scripted',
+    persona: 'Platform engineer: build speed and tooling.',
+  },
+  {
+    name: 'grace',
+    role: 'worker',
+    provider: 'scripted',
+    model: 'scripted',
+    persona: 'Team lead: ownership and release independence.',
+  },
+  {
+    name: 'linus',
+    role: 'worker',
+    provider: 'scripted',
+    model: 'scripted',
+    persona: 'Security engineer: access control and blast radius.',
+  },
+];
+
+function settings() {
+  const c = vscode.workspace.getConfiguration('roundtable');
+  return {
+    participants: c.get<unknown[]>('participants') ?? [],
+    baseUrl: c.get<string>('providerBaseUrl')?.trim() ?? '',
+    maxRounds: c.get<number>('maxRounds') ?? 10,
+    tokenBudget: c.get<number>('tokenBudget') ?? 15_000,
+    order: c.get<MeetingConfig['order']>('speakingOrder') ?? 'parallel',
+  };
+}
+
+/** The configured panel, or the defaults; a broken setting is reported, not guessed around. */
+function panelFromSettings(): { panel: Participant[]; source: string } {
+  const configured = settings().participants;
+  if (configured.length === 0) return { panel: DEFAULT_PANEL, source: 'default scripted panel' };
+  const checked = checkPanel(configured);
+  if (!checked.ok)
+    throw new Error(
+      `roundtable.participants is invalid: ${checked.error}. Fix it with "Roundtable: Configure Participants".`,
+    );
+  return { panel: checked.value, source: 'roundtable.participants' };
+}
+
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Roundtable', { log: true });
-  context.subscriptions.push(log);
-  log.info('Roundtable activated');
+  const link = new DaemonLink(context.extensionPath, log);
+  const lm = new LmBridge(link, log);
+  const minutesFiles = new Map<string, vscode.Uri>();
+  const reviewed = new Set<string>();
+  let activeMeeting: string | undefined;
+
+  const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
+  status.command = 'roundtable.focusRoom';
+  const updateStatus = (): void => {
+    const events = activeMeeting ? link.logs.get(activeMeeting) : undefined;
+    if (!events || events.length === 0) {
+      status.hide();
+      return;
+    }
+    const s = fold(events);
+    const pct = Math.round((s.spokenTokens / s.config.tokenBudget) * 100);
+    const what =
+      s.status === 'closed'
+        ? `closed (${s.closed?.reason ?? '?'})`
+        : s.status === 'awaiting_human'
+          ? 'needs you'
+          : `R${currentRound(s)?.round ?? 0}/${s.config.maxRounds}`;
+    status.text = `$(comment-discussion) Roundtable: ${what} · ${pct}%`;
+    status.tooltip = `${s.topic}\nClick to show the room`;
+    status.show();
+  };
+
+  const post = async (text: string): Promise<void> => {
+    if (!activeMeeting) throw new Error('No meeting is running: start one with "Roundtable: Start Roundtable".');
+    await link.request('room/post', { meetingId: activeMeeting, text });
+  };
+  const cut = async (): Promise<void> => {
+    if (!activeMeeting) throw new Error('No meeting is running.');
+    await link.request('meeting/cut', { meetingId: activeMeeting });
+  };
+
+  const saveMinutes = async (meetingId: string): Promise<vscode.Uri | undefined> => {
+    const rendered = await link.request('meeting/render', { meetingId });
+    const file = await writeMinutesFile(rendered, minutesFiles.get(meetingId));
+    if (file) {
+      minutesFiles.set(meetingId, file);
+      log.info(`minutes written to ${vscode.workspace.asRelativePath(file)}`);
+    }
+    return file;
+  };
+
+  const actions: ReviewActions = {
+    decide: async (meetingId: string, decision: DecisionKind, digestText: string, instruction?: string) => {
+      await link.request('meeting/decide', {
+        meetingId,
+        decision,
+        digestText,
+        ...(instruction ? { instruction } : {}),
+      });
+      await waitFor(meetingId, (e) => e.type === 'decision_recorded');
+      if (decision === 'another_round') {
+        void vscode.window.showInformationMessage('Another round is running; the review opens again when it ends.');
+        return;
+      }
+      const minutes = await saveMinutes(meetingId);
+      const written: vscode.Uri[] = minutes ? [minutes] : [];
+      if (decision === 'accepted' && minutes) {
+        const s = fold(link.logs.get(meetingId) ?? []);
+        const record = await writeDecisionRecord(s, digestText, minutes);
+        if (record) written.push(record);
+      }
+      const staged = written.length > 0 && (await stageInGit(written, log));
+      for (const f of written) await vscode.window.showTextDocument(f, { preview: false });
+      void vscode.window.showInformationMessage(
+        `Decision ${decision}: ${written.map((f) => vscode.workspace.asRelativePath(f)).join(' and ')} written${staged ? ' and staged in git' : ''}.`,
+      );
+    },
+    resolve: async (meetingId, action, opts) => {
+      await link.request('meeting/resolve', { meetingId, action, ...opts });
+    },
+  };
+
+  const review = (meetingId?: string): Promise<void> => {
+    const id = meetingId ?? activeMeeting;
+    if (!id) return Promise.reject(new Error('No meeting to review.'));
+    DigestPanel.show(context.extensionUri, link, id, actions, log);
+    return Promise.resolve();
+  };
+
+  /** Resolves once the meeting's log holds an event matching `pred` (it may already). */
+  function waitFor(meetingId: string, pred: (e: MeetingEvent) => boolean): Promise<void> {
+    if ((link.logs.get(meetingId) ?? []).some(pred)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const d = link.onEvent((e) => {
+        if (e.meetingId === meetingId && pred(e)) {
+          d.dispose();
+          resolve();
+        }
+      });
+    });
+  }
+
+  const room = new RoomViewProvider(context.extensionUri, link, log, { post, cut, review });
+
+  context.subscriptions.push(
+    log,
+    link,
+    lm,
+    status,
+    room,
+    vscode.window.registerWebviewViewProvider(RoomViewProvider.viewId, room),
+    link.onEvent((e) => {
+      if (e.meetingId !== activeMeeting) return;
+      updateStatus();
+      // Minutes are always saved, and the review opens, when a meeting closes or needs the human.
+      if ((e.type === 'digest_ready' || e.type === 'escalated') && !reviewed.has(`${e.meetingId}:${e.seq}`)) {
+        reviewed.add(`${e.meetingId}:${e.seq}`);
+        void (async () => {
+          if (e.type === 'digest_ready') await saveMinutes(e.meetingId);
+          await review(e.meetingId);
+        })().catch((err: unknown) => showError(log, err));
+      }
+    }),
+    link.onConnected(
+      () =>
+        void lm.register().catch((e: unknown) => log.warn(`vscode-lm bridge not available: ${(e as Error).message}`)),
+    ),
+    vscode.commands.registerCommand('roundtable.start', () => startFlow().catch((e: unknown) => showError(log, e))),
+    vscode.commands.registerCommand('roundtable.cut', () => cut().catch((e: unknown) => showError(log, e))),
+    vscode.commands.registerCommand('roundtable.post', async () => {
+      const text = await vscode.window.showInputBox({
+        prompt: 'Post to the room (workers see it next round, as yours)',
+      });
+      if (text?.trim()) await post(text).catch((e: unknown) => showError(log, e));
+    }),
+    vscode.commands.registerCommand('roundtable.reviewDigest', () => review().catch((e: unknown) => showError(log, e))),
+    vscode.commands.registerCommand('roundtable.openMinutes', async () => {
+      const file = activeMeeting ? minutesFiles.get(activeMeeting) : undefined;
+      if (file) {
+        await vscode.window.showTextDocument(file);
+        return;
+      }
+      const root = workspaceRoot();
+      const folder = vscode.workspace.getConfiguration('roundtable').get<string>('minutesFolder') ?? 'docs/roundtable';
+      if (!root) return void vscode.window.showWarningMessage('Open a folder to keep Roundtable minutes in it.');
+      const picked = await vscode.window.showOpenDialog({
+        defaultUri: vscode.Uri.joinPath(root, folder),
+        filters: { Minutes: ['md'] },
+      });
+      if (picked?.[0]) await vscode.window.showTextDocument(picked[0]);
+    }),
+    vscode.commands.registerCommand('roundtable.setApiKey', async () => {
+      const key = await vscode.window.showInputBox({
+        prompt:
+          "API key for the OpenAI-compatible server (kept in VS Code's secret storage, never written to disk in the clear)",
+        password: true,
+        ignoreFocusOut: true,
+      });
+      if (key === undefined) return;
+      if (key.trim() === '') await context.secrets.delete(API_KEY_SECRET);
+      else await context.secrets.store(API_KEY_SECRET, key.trim());
+      void vscode.window.showInformationMessage(
+        key.trim() ? 'Roundtable API key saved.' : 'Roundtable API key removed.',
+      );
+    }),
+    vscode.commands.registerCommand('roundtable.configureParticipants', async () => {
+      await vscode.commands.executeCommand('workbench.action.openSettingsJson', {
+        revealSetting: { key: 'roundtable.participants', edit: true },
+      });
+    }),
+    vscode.commands.registerCommand('roundtable.focusRoom', () =>
+      vscode.commands.executeCommand(`${RoomViewProvider.viewId}.focus`),
+    ),
+    vscode.commands.registerCommand('roundtable.showLog', () => log.show()),
+  );
+
+  async function startFlow(): Promise<void> {
+    const topic = await vscode.window.showInputBox({
+      title: 'Start Roundtable (1/3)',
+      prompt: 'What should the room decide or discuss?',
+      placeHolder: 'Should we move the billing service to PostgreSQL?',
+      ignoreFocusOut: true,
+      validateInput: (v) => (v.trim() ? undefined : 'The topic must not be empty'),
+    });
+    if (!topic?.trim()) return;
+    const mode = await vscode.window.showQuickPick(
+      [
+        {
+          label: 'Roundtable',
+          description: 'workers discuss in rounds until they agree or run out of rounds',
+          mode: 'roundtable' as const,
+        },
+        {
+          label: 'Consensus',
+          description: 'workers vote on explicit options, with evidence',
+          mode: 'consensus' as const,
+        },
+      ],
+      { title: 'Start Roundtable (2/3): mode', ignoreFocusOut: true },
+    );
+    if (!mode) return;
+    const options: string[] = [];
+    if (mode.mode === 'consensus') {
+      for (;;) {
+        const o = await vscode.window.showInputBox({
+          title: `Option ${options.length + 1}`,
+          prompt:
+            options.length < 2
+              ? 'An option to vote on (leave empty to let the workers propose options)'
+              : 'Another option (leave empty when done)',
+          ignoreFocusOut: true,
+        });
+        if (o === undefined) return;
+        if (!o.trim()) break;
+        options.push(o.trim());
+      }
+      if (options.length === 1)
+        throw new Error('A consensus needs at least two options, or none so the workers propose them.');
+    }
+    const { panel, source } = panelFromSettings();
+    const cfg = settings();
+    const config: Partial<MeetingConfig> = { maxRounds: cfg.maxRounds, tokenBudget: cfg.tokenBudget, order: cfg.order };
+    const go = await vscode.window.showQuickPick(
+      [
+        {
+          label: '$(play) Start',
+          description: `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens`,
+          start: true,
+        },
+        { label: '$(settings) Change rounds and budget…', start: false },
+      ],
+      { title: 'Start Roundtable (3/3)', ignoreFocusOut: true },
+    );
+    if (!go) return;
+    if (!go.start) {
+      const rounds = await vscode.window.showInputBox({
+        prompt: 'Maximum rounds',
+        value: String(cfg.maxRounds),
+        validateInput: (v) => (/^\d+$/.test(v) && Number(v) > 0 ? undefined : 'A positive whole number'),
+      });
+      const budget = await vscode.window.showInputBox({
+        prompt: 'Token budget',
+        value: String(cfg.tokenBudget),
+        validateInput: (v) => (/^\d+$/.test(v) && Number(v) > 0 ? undefined : 'A positive whole number'),
+      });
+      if (!rounds || !budget) return;
+      config.maxRounds = Number(rounds);
+      config.tokenBudget = Number(budget);
+    }
+    const apiKey = panel.some((p) => p.provider === 'openai') ? await context.secrets.get(API_KEY_SECRET) : undefined;
+    const params: StartMeetingParams = {
+      topic: topic.trim(),
+      mode: mode.mode,
+      participants: panel,
+      config,
+      ...(options.length ? { options } : {}),
+      ...(cfg.baseUrl ? { providers: { baseURL: cfg.baseUrl } } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      ...(workspaceRoot() ? { workspace: (workspaceRoot() as vscode.Uri).fsPath } : {}),
+    };
+    const { meetingId } = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Roundtable: starting the meeting…' },
+      () => link.request('meeting/start', params),
+    );
+    activeMeeting = meetingId;
+    log.info(`meeting ${meetingId} started: ${params.topic}`);
+    room.show(meetingId);
+    await link.subscribe(meetingId);
+    await vscode.commands.executeCommand(`${RoomViewProvider.viewId}.focus`);
+    updateStatus();
+  }
+
+  // Development-only: runs the extension-host test suites inside whatever VS Code hosts us (code-server in CI).
+  if (process.env.ROUNDTABLE_EXTENSION_TESTS) {
+    context.subscriptions.push(
+      vscode.commands.registerCommand('roundtable.dev.runTests', async () => {
+        const runner = path.join(context.extensionPath, 'dist', 'test', 'suite.js');
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const suite = require(runner) as { run(out: string): Promise<void> };
+        await suite.run(process.env.ROUNDTABLE_EXTENSION_TESTS as string);
+      }),
+    );
+  }
+
+  exported.state = () => (activeMeeting ? fold(link.logs.get(activeMeeting) ?? []) : undefined);
+}
+
+/** For the extension-host tests. */
+export const exported: { state: () => MeetingState | undefined } = { state: () => undefined };
+
+function showError(log: vscode.LogOutputChannel, e: unknown): void {
+  const message = (e as Error)?.message ?? String(e);
+  log.error(message);
+  void vscode.window.showErrorMessage(`Roundtable: ${message}`, 'Show Log').then((choice) => {
+    if (choice === 'Show Log') log.show();
+  });
 }
 
 export function deactivate(): void {
-  // Nothing to release yet: subscriptions are disposed by VS Code.
+  // Subscriptions are disposed by VS Code; the daemon keeps running for other windows and the CLI.
 }

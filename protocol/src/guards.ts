@@ -289,6 +289,47 @@ function checkParamsAny(method: DaemonMethod, v: unknown): Checked<unknown> {
       }
       return ok(out);
     }
+    case 'meeting/render': {
+      const id = meetingId(v);
+      return id.ok ? ok({ meetingId: id.value }) : id;
+    }
+    case 'lm/register': {
+      if (
+        !Array.isArray(v.models) ||
+        v.models.length > 100 ||
+        !v.models.every((m) => typeof m === 'string' && m.length <= 200)
+      ) {
+        return fail('models must be a list of model ids');
+      }
+      return ok({ models: v.models as string[] });
+    }
+    case 'lm/delta':
+    case 'lm/done': {
+      if (typeof v.requestId !== 'string' || v.requestId.length > 100) return fail('requestId is missing');
+      const text = str(v.text, 'text', { max: 2_000_000 });
+      if (!text.ok) return text;
+      const out: { requestId: string; text: string; promptTokens?: number; completionTokens?: number } = {
+        requestId: v.requestId,
+        text: text.value,
+      };
+      if (method === 'lm/done') {
+        for (const k of ['promptTokens', 'completionTokens'] as const) {
+          if (v[k] === undefined) continue;
+          const n = int(v[k], k, 0, 100_000_000);
+          if (!n.ok) return n;
+          out[k] = n.value;
+        }
+      }
+      return ok(out);
+    }
+    case 'lm/fail': {
+      if (typeof v.requestId !== 'string' || v.requestId.length > 100) return fail('requestId is missing');
+      const message = str(v.message, 'message', { min: 1, max: 2_000 });
+      if (!message.ok) return message;
+      const kinds = ['unreachable', 'auth', 'rate_limited', 'server', 'bad_request'];
+      if (typeof v.kind !== 'string' || !kinds.includes(v.kind)) return fail(`kind must be one of ${kinds.join(', ')}`);
+      return ok({ requestId: v.requestId, message: message.value, kind: v.kind });
+    }
     case 'meeting/decide': {
       const id = meetingId(v);
       if (!id.ok) return id;
@@ -375,7 +416,56 @@ export function checkFromWebview(
   switch (v.type) {
     case 'room/ready': {
       const since = int(v.sinceSeq, 'sinceSeq', 0, Number.MAX_SAFE_INTEGER);
-      return since.ok ? ok({ type: 'room/ready', sinceSeq: since.value }) : since;
+      if (!since.ok) return since;
+      if (v.meetingId !== undefined && (typeof v.meetingId !== 'string' || !MEETING_ID.test(v.meetingId)))
+        return fail('meetingId is malformed');
+      return ok({
+        type: 'room/ready',
+        sinceSeq: since.value,
+        ...(typeof v.meetingId === 'string' ? { meetingId: v.meetingId } : {}),
+      });
+    }
+    case 'room/review':
+      if (v.meetingId !== undefined && (typeof v.meetingId !== 'string' || !MEETING_ID.test(v.meetingId)))
+        return fail('meetingId is malformed');
+      return ok({ type: 'room/review', ...(typeof v.meetingId === 'string' ? { meetingId: v.meetingId } : {}) });
+    case 'digest/decide': {
+      if (v.decision !== 'accepted' && v.decision !== 'rejected' && v.decision !== 'another_round')
+        return fail('decision must be accepted, rejected or another_round');
+      const text = str(v.digestText, 'digestText', { max: 100_000 });
+      if (!text.ok) return text;
+      if (v.decision === 'another_round') {
+        const instruction = str(v.instruction, 'instruction', { min: 1, max: 20_000 });
+        if (!instruction.ok) return fail('another round needs an instruction');
+        return ok({
+          type: 'digest/decide',
+          decision: v.decision,
+          digestText: text.value,
+          instruction: instruction.value,
+        });
+      }
+      return ok({ type: 'digest/decide', decision: v.decision, digestText: text.value });
+    }
+    case 'digest/resolve': {
+      if (v.action !== 'pick' && v.action !== 'another_round' && v.action !== 'defer')
+        return fail('action must be pick, another_round or defer');
+      const out: {
+        type: 'digest/resolve';
+        action: 'pick' | 'another_round' | 'defer';
+        option?: string;
+        instruction?: string;
+      } = { type: 'digest/resolve', action: v.action };
+      if (v.action === 'pick') {
+        const o = str(v.option, 'option', { min: 1, max: 2_000 });
+        if (!o.ok) return fail('pick needs an option');
+        out.option = o.value;
+      }
+      if (v.action === 'another_round') {
+        const t = str(v.instruction, 'instruction', { min: 1, max: 20_000 });
+        if (!t.ok) return fail('another round needs an instruction');
+        out.instruction = t.value;
+      }
+      return ok(out);
     }
     case 'room/post': {
       const text = str(v.text, 'text', { min: 1, max: 20_000 });
@@ -383,6 +473,8 @@ export function checkFromWebview(
     }
     case 'room/cut':
       return ok({ type: 'room/cut' });
+    case 'digest/ready':
+      return ok({ type: 'digest/ready' });
     default:
       return fail(`unknown webview message type "${v.type.slice(0, 50)}"`);
   }

@@ -151,6 +151,34 @@ export interface DaemonRequests {
     { meetingId: string; decision: DecisionKind; instruction?: string; digestText?: string },
     Record<string, never>,
   ];
+  /** The minutes of a meeting rendered from its log (Markdown), with the file name to use and, for a consensus meeting, its MANIFEST.jsonl line. */
+  'meeting/render': [{ meetingId: string }, { minutes: string; fileBase: string; manifestLine?: string }];
+  /** This connection answers `vscode-lm` participants' model calls (the VS Code extension). */
+  'lm/register': [{ models: string[] }, Record<string, never>];
+  /** A piece of a streamed `lm/request` reply. */
+  'lm/delta': [{ requestId: string; text: string }, Record<string, never>];
+  /** The end of an `lm/request` reply. */
+  'lm/done': [
+    { requestId: string; text: string; promptTokens?: number; completionTokens?: number },
+    Record<string, never>,
+  ];
+  /** An `lm/request` that failed, with a message for the user. */
+  'lm/fail': [
+    { requestId: string; message: string; kind: 'unreachable' | 'auth' | 'rate_limited' | 'server' | 'bad_request' },
+    Record<string, never>,
+  ];
+}
+
+/** A model call the daemon asks the extension to make through VS Code's language models. */
+export interface LmRequest {
+  requestId: string;
+  /** Model id or family as configured for the participant ("copilot-gpt-4o", "gpt-4o"). */
+  model: string;
+  messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
+  maxTokens: number;
+  json: boolean;
+  /** Who asks, for the consent prompt and logs. */
+  participant: string;
 }
 
 export interface AgentListenResult {
@@ -172,23 +200,37 @@ export interface DaemonEvents {
   'room/delta': { delta: MessageDelta };
   /** A message that could not be read as a request (no id to answer to). */
   'daemon/error': ProtocolError;
+  /** Sent to the registered extension: make this model call through VS Code and stream the answer back. */
+  'lm/request': LmRequest;
+  /** The daemon no longer needs an `lm/request` (cut, timeout). */
+  'lm/cancel': { requestId: string };
 }
 
 /** Messages the extension sends to a webview. */
 export interface ToWebview {
-  /** Reset the view to a meeting and replay its log from the start. */
+  /** Show this meeting; the view drops what it had unless it is the same meeting. */
   'room/reset': { meetingId: string | null };
   'room/event': { event: MeetingEvent };
   'room/delta': { delta: MessageDelta };
+  /** The daemon connection: shown so a person knows why nothing moves. */
+  'room/connection': { state: 'connected' | 'connecting' | 'failed'; message?: string };
   'room/error': { message: string };
 }
 
 /** Messages a webview sends to the extension. */
 export interface FromWebview {
-  /** The view is ready and wants the log from `sinceSeq`. */
-  'room/ready': { sinceSeq: number };
+  /** The view is ready; it holds the log of `meetingId` up to `sinceSeq` and wants the rest. */
+  'room/ready': { sinceSeq: number; meetingId?: string };
   'room/post': { text: string };
   'room/cut': { reason?: string };
+  /** Opens the digest review for the meeting shown. */
+  'room/review': { meetingId?: string };
+  /** The digest review panel is ready for its content. */
+  'digest/ready': { reason?: never };
+  /** Digest review: the human's decision, with the digest text as edited. */
+  'digest/decide': { decision: DecisionKind; digestText: string; instruction?: string };
+  /** Digest review of an escalated consensus meeting. */
+  'digest/resolve': { action: 'pick' | 'another_round' | 'defer'; option?: string; instruction?: string };
 }
 
 export type DaemonMethod = keyof DaemonRequests;
@@ -211,4 +253,9 @@ export const DAEMON_METHODS: readonly DaemonMethod[] = [
   'agent/leave',
   'meeting/resolve',
   'meeting/decide',
+  'meeting/render',
+  'lm/register',
+  'lm/delta',
+  'lm/done',
+  'lm/fail',
 ];

@@ -20,6 +20,7 @@ import { systemClock } from '../meeting/clock';
 import { OpenAIProvider } from '../providers/openai';
 import { ScriptedProvider, parseScript } from '../providers/scripted';
 import { ProviderError, type ChatProvider } from '../providers/types';
+import { VscodeLmBridge } from '../providers/vscodeLm';
 import { SqliteStore } from '../store/sqliteStore';
 import { KeyedLimiter } from './limiter';
 import { MeetingManager } from './manager';
@@ -115,7 +116,7 @@ function loadDemoScript(): unknown {
 }
 
 /** Provider lookup per meeting. OpenAI clients are shared per endpoint and key, in memory only. */
-export function providerFactory(env: NodeJS.ProcessEnv) {
+export function providerFactory(env: NodeJS.ProcessEnv, lmBridge?: VscodeLmBridge) {
   const openaiClients = new Map<string, OpenAIProvider>();
   return (config: ProviderConfig | undefined, apiKey: string | undefined): ((p: Participant) => ChatProvider) => {
     const script = config?.script !== undefined ? parseScript(config.script) : undefined;
@@ -138,6 +139,8 @@ export function providerFactory(env: NodeJS.ProcessEnv) {
         }
         case 'vscode-lm':
         case 'attached':
+          // Without a bridge (the CLI's own process) nobody can answer vscode-lm participants.
+          if (p.provider === 'vscode-lm' && lmBridge) return lmBridge;
           return {
             id: p.provider,
             chat: () =>
@@ -180,17 +183,18 @@ export async function startDaemon(opts: {
     store = await SqliteStore.open(path.join(dataDir, 'store'), { log });
     const perEndpoint = Number(env.ROUNDTABLE_ENDPOINT_CONCURRENCY ?? 4);
     const limiter = new KeyedLimiter((key) => (key.startsWith('openai@') ? perEndpoint : 0));
+    const lmBridge = new VscodeLmBridge();
     const manager = new MeetingManager({
       store,
       clock: systemClock,
-      providers: providerFactory(env),
+      providers: providerFactory(env, lmBridge),
       limiter,
       log,
       newId: () => newMeetingId(),
     });
     const token = randomBytes(32).toString('hex');
     await writeFileAtomic(path.join(dataDir, 'token'), `${token}\n`, 0o600);
-    const server = await startServer({ manager, token, port: opts.port ?? 0, log });
+    const server = await startServer({ manager, token, port: opts.port ?? 0, log, lmBridge });
     const info: DaemonInfo = {
       pid: process.pid,
       port: server.port,

@@ -18,7 +18,17 @@ import type {
   ParamsOf,
   ResultOf,
 } from '../../../protocol/src';
-import { MAX_MESSAGE_BYTES, PROTOCOL_VERSION, checkParams, isDaemonMethod, parseEnvelope } from '../../../protocol/src';
+import {
+  MAX_MESSAGE_BYTES,
+  PROTOCOL_VERSION,
+  checkParams,
+  fold,
+  isDaemonMethod,
+  parseEnvelope,
+} from '../../../protocol/src';
+import { minutesFileBase, renderMinutes } from '../meeting/minutes';
+import { manifestEntry } from '../meeting/report';
+import type { VscodeLmBridge } from '../providers/vscodeLm';
 import { wrapPost } from '../meeting/envelope';
 import { ProviderError } from '../providers/types';
 import { BadRequest, Conflict, NotFound, summaryOf, type MeetingManager } from './manager';
@@ -31,6 +41,8 @@ const HEARTBEAT_MS = 15_000;
 
 export interface ServerOptions {
   manager: MeetingManager;
+  /** Where `vscode-lm` calls go; extensions register with it. */
+  lmBridge?: VscodeLmBridge;
   token: string;
   /** 0 = any free port. */
   port: number;
@@ -100,6 +112,8 @@ class Connection {
   readonly subscriptions = new Map<string, { lastSent: number; pumping: boolean; again: boolean }>();
   /** meetingId -> identity bound at join, with its own listen cursor. */
   readonly agents = new Map<string, { name: string; cursor: number }>();
+  /** Set when this connection answers vscode-lm calls. */
+  unregisterLm: (() => void) | undefined;
 
   constructor(
     readonly ws: WebSocket,
@@ -226,6 +240,42 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         ...(p.instruction !== undefined ? { instruction: p.instruction } : {}),
       });
       return {};
+    },
+    'meeting/render': async (p) => {
+      const events = await manager.events(p.meetingId, 0);
+      if (events.length === 0) throw new NotFound(`no meeting ${p.meetingId}`);
+      const state = fold(events);
+      const fileBase = minutesFileBase(state);
+      return {
+        minutes: renderMinutes(events),
+        fileBase,
+        ...(state.mode === 'consensus' ? { manifestLine: JSON.stringify(manifestEntry(state, `${fileBase}.md`)) } : {}),
+      };
+    },
+    'lm/register': (_p, conn) => {
+      const bridge = opts.lmBridge;
+      if (!bridge) return Promise.reject(new RequestError('bad_request', 'this daemon does not take vscode-lm calls'));
+      conn.unregisterLm?.();
+      conn.unregisterLm = bridge.register({
+        request: (r) => conn.event('lm/request', r),
+        cancel: (requestId) => conn.event('lm/cancel', { requestId }),
+      });
+      return Promise.resolve({});
+    },
+    'lm/delta': (p) => {
+      opts.lmBridge?.delta(p.requestId, p.text);
+      return Promise.resolve({});
+    },
+    'lm/done': (p) => {
+      opts.lmBridge?.done(p.requestId, p.text, {
+        ...(p.promptTokens !== undefined ? { promptTokens: p.promptTokens } : {}),
+        ...(p.completionTokens !== undefined ? { completionTokens: p.completionTokens } : {}),
+      });
+      return Promise.resolve({});
+    },
+    'lm/fail': (p) => {
+      opts.lmBridge?.fail(p.requestId, p.message, p.kind);
+      return Promise.resolve({});
     },
     'meeting/decide': async (p) => {
       await manager.decide(p.meetingId, p.decision, {
@@ -394,6 +444,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
     ws.on('close', () => {
       conns.delete(conn);
+      conn.unregisterLm?.();
     });
     ws.on('error', (e) => log(`connection ${conn.id}: ${e.message}`));
   });

@@ -193,6 +193,12 @@ export async function writeNewFile(dir: string, base: string, text: string): Pro
   }
 }
 
+/** `YYYY-MM-DD-<slug>` (consensus meetings: `YYYY-MM-DD-consensus-<slug>`), without extension. */
+export function minutesFileBase(s: MeetingState): string {
+  const date = new Date(s.openedAt).toISOString().slice(0, 10);
+  return `${date}-${s.mode === 'consensus' ? 'consensus-' : ''}${slugify(s.topic)}`;
+}
+
 /**
  * Writes the minutes of a meeting as `YYYY-MM-DD-<slug>.md` into `dir`; for a consensus meeting
  * (whose minutes lead with the consensus report) also appends its line to `MANIFEST.jsonl` there.

@@ -1,0 +1,118 @@
+/**
+ * `vscode-lm` participants: the daemon cannot call VS Code's language models itself, so it asks
+ * a connected VS Code window (the extension registers with `lm/register`) and the extension
+ * streams the answer back. With it a VS Code user needs no API key at all.
+ */
+import { randomBytes } from 'node:crypto';
+import type { LmRequest } from '../../../protocol/src';
+import { countPromptTokens, countTokens } from './tokens';
+import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
+
+export interface LmAnswerer {
+  /** Sends an `lm/request` or `lm/cancel` event to the extension. */
+  request(r: LmRequest): void;
+  cancel(requestId: string): void;
+}
+
+interface Pending {
+  req: ChatRequest;
+  text: string;
+  resolve: (r: ChatResult) => void;
+  reject: (e: Error) => void;
+  via: LmAnswerer;
+}
+
+export class VscodeLmBridge implements ChatProvider {
+  readonly id = 'vscode-lm';
+  private readonly answerers: LmAnswerer[] = [];
+  private readonly pending = new Map<string, Pending>();
+
+  register(a: LmAnswerer): () => void {
+    this.answerers.push(a);
+    return () => {
+      const i = this.answerers.indexOf(a);
+      if (i >= 0) this.answerers.splice(i, 1);
+      for (const [id, p] of this.pending) {
+        if (p.via === a) {
+          this.pending.delete(id);
+          p.reject(
+            new ProviderError('the VS Code window answering for vscode-lm participants went away', 'unreachable'),
+          );
+        }
+      }
+    };
+  }
+
+  chat(req: ChatRequest): Promise<ChatResult> {
+    const via = this.answerers[this.answerers.length - 1];
+    if (!via) {
+      return Promise.reject(
+        new ProviderError(
+          `no VS Code window is connected to answer for ${req.meta.participant} (vscode-lm): open VS Code with the Roundtable extension`,
+          'unreachable',
+        ),
+      );
+    }
+    const requestId = randomBytes(8).toString('hex');
+    return new Promise<ChatResult>((resolve, reject) => {
+      if (req.signal.aborted) return reject(new ProviderError('the call was aborted', 'aborted'));
+      const onAbort = (): void => {
+        if (!this.pending.delete(requestId)) return;
+        via.cancel(requestId);
+        reject(new ProviderError('the call was aborted', 'aborted'));
+      };
+      req.signal.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(requestId, {
+        req,
+        text: '',
+        via,
+        resolve: (r) => {
+          req.signal.removeEventListener('abort', onAbort);
+          resolve(r);
+        },
+        reject: (e) => {
+          req.signal.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      });
+      via.request({
+        requestId,
+        model: req.model,
+        messages: req.messages,
+        maxTokens: req.maxTokens,
+        json: req.json ?? false,
+        participant: req.meta.participant,
+      });
+    });
+  }
+
+  delta(requestId: string, text: string): void {
+    const p = this.pending.get(requestId);
+    if (!p) return;
+    p.text += text;
+    p.req.onDelta?.(text);
+  }
+
+  done(requestId: string, text: string, usage: { promptTokens?: number; completionTokens?: number }): void {
+    const p = this.pending.get(requestId);
+    if (!p) return;
+    this.pending.delete(requestId);
+    const full = text || p.text;
+    const exact = usage.promptTokens !== undefined && usage.completionTokens !== undefined;
+    p.resolve({
+      text: full,
+      usage: {
+        promptTokens: usage.promptTokens ?? countPromptTokens(p.req.messages),
+        completionTokens: usage.completionTokens ?? countTokens(full),
+        source: exact ? 'provider' : 'estimate',
+      },
+    });
+  }
+
+  fail(requestId: string, message: string, kind: ProviderError['kind']): void {
+    const p = this.pending.get(requestId);
+    if (!p) return;
+    this.pending.delete(requestId);
+    p.reject(new ProviderError(message, kind));
+  }
+}

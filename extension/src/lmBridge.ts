@@ -1,0 +1,115 @@
+/**
+ * Answers the daemon's `vscode-lm` calls with VS Code's own language models (Copilot and any
+ * other provider registered through `vscode.lm`), streaming the reply back. No API key needed.
+ */
+import * as vscode from 'vscode';
+import type { LmRequest } from '../../protocol/src';
+import type { DaemonLink } from './daemonLink';
+
+type FailKind = 'unreachable' | 'auth' | 'rate_limited' | 'server' | 'bad_request';
+
+/** A clear message for each way a VS Code model call can fail. */
+export function explainLmError(e: unknown, model: string): { message: string; kind: FailKind } {
+  if (e instanceof vscode.LanguageModelError) {
+    if (e.code === vscode.LanguageModelError.NoPermissions.name) {
+      return {
+        message: `Roundtable may not use the model "${model}": allow it when VS Code asks (or in the Accounts menu)`,
+        kind: 'auth',
+      };
+    }
+    if (e.code === vscode.LanguageModelError.NotFound.name)
+      return { message: `the language model "${model}" is not available in VS Code`, kind: 'unreachable' };
+    if (e.code === vscode.LanguageModelError.Blocked.name || /quota|rate/i.test(e.message)) {
+      return {
+        message: `the language model "${model}" refused the request (quota or rate limit): ${e.message}`,
+        kind: 'rate_limited',
+      };
+    }
+    return { message: `the language model "${model}" failed: ${e.message}`, kind: 'server' };
+  }
+  return { message: `the language model "${model}" failed: ${(e as Error)?.message ?? String(e)}`, kind: 'server' };
+}
+
+export class LmBridge implements vscode.Disposable {
+  private readonly inFlight = new Map<string, vscode.CancellationTokenSource>();
+
+  constructor(
+    private readonly link: DaemonLink,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    link.lmHandler = (method, params) => {
+      if (method === 'lm/cancel') this.inFlight.get(params.requestId)?.cancel();
+      else void this.answer(params as LmRequest);
+    };
+  }
+
+  /** Picks a model by id, then by family ("gpt-4o"), then by vendor ("copilot"); the first available otherwise. */
+  private async pick(model: string): Promise<vscode.LanguageModelChat | undefined> {
+    for (const selector of [{ id: model }, { family: model }, { vendor: model }]) {
+      const found = await vscode.lm.selectChatModels(selector);
+      if (found[0]) return found[0];
+    }
+    return model === 'auto' || model === 'default' ? (await vscode.lm.selectChatModels())[0] : undefined;
+  }
+
+  private async answer(r: LmRequest): Promise<void> {
+    const cts = new vscode.CancellationTokenSource();
+    this.inFlight.set(r.requestId, cts);
+    try {
+      const model = await this.pick(r.model);
+      if (!model) {
+        await this.link.request('lm/fail', {
+          requestId: r.requestId,
+          message: `no VS Code language model matches "${r.model}" (is GitHub Copilot or another model provider installed and signed in?)`,
+          kind: 'unreachable',
+        });
+        return;
+      }
+      // The chat API has no system role: the system prompt goes first as a user message.
+      const messages = r.messages.map((m) =>
+        m.role === 'assistant'
+          ? vscode.LanguageModelChatMessage.Assistant(m.content)
+          : vscode.LanguageModelChatMessage.User(m.content),
+      );
+      const response = await model.sendRequest(
+        messages,
+        { justification: `Roundtable: ${r.participant} speaks in a meeting you started` },
+        cts.token,
+      );
+      let text = '';
+      for await (const piece of response.text) {
+        text += piece;
+        await this.link.request('lm/delta', { requestId: r.requestId, text: piece });
+      }
+      const promptTokens = (await Promise.all(r.messages.map((m) => model.countTokens(m.content)))).reduce(
+        (a, b) => a + b,
+        0,
+      );
+      await this.link.request('lm/done', {
+        requestId: r.requestId,
+        text,
+        promptTokens,
+        completionTokens: await model.countTokens(text),
+      });
+    } catch (e) {
+      if (cts.token.isCancellationRequested) return;
+      const { message, kind } = explainLmError(e, r.model);
+      this.log.warn(message);
+      await this.link.request('lm/fail', { requestId: r.requestId, message, kind }).catch(() => undefined);
+    } finally {
+      this.inFlight.delete(r.requestId);
+      cts.dispose();
+    }
+  }
+
+  /** Tells the daemon this window answers vscode-lm calls, with the models it can see. */
+  async register(): Promise<void> {
+    const models = await vscode.lm.selectChatModels();
+    await this.link.request('lm/register', { models: models.map((m) => m.id) });
+    this.log.info(`answering vscode-lm calls (${models.length} model(s) available)`);
+  }
+
+  dispose(): void {
+    for (const c of this.inFlight.values()) c.cancel();
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The sidebar room view. It relays between the webview and the daemon (the webview never talks to
+ * the daemon, so the token stays in the extension) and validates every message the webview sends.
+ */
+import * as vscode from 'vscode';
+import type { ToWebview } from '../../protocol/src';
+import { checkFromWebview } from '../../protocol/src';
+import type { DaemonLink } from './daemonLink';
+import { webviewHtml } from './html';
+
+export class RoomViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  static readonly viewId = 'roundtable.room';
+  private view: vscode.WebviewView | undefined;
+  /** The meeting the room shows. */
+  meetingId: string | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly link: DaemonLink,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly actions: {
+      post(text: string): Promise<void>;
+      cut(): Promise<void>;
+      review(meetingId?: string): Promise<void>;
+    },
+  ) {
+    this.disposables.push(
+      link.onEvent((e) => {
+        if (e.meetingId === this.meetingId) this.send({ type: 'room/event', event: e });
+      }),
+      link.onDelta((d) => {
+        if (d.meetingId === this.meetingId) this.send({ type: 'room/delta', delta: d });
+      }),
+      link.onState((s) =>
+        this.send({ type: 'room/connection', state: s.state, ...(s.message ? { message: s.message } : {}) }),
+      ),
+    );
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    view.webview.options = {
+      enableScripts: true,
+      // Only the bundle and the stylesheet: nothing else on disk is reachable from the view.
+      localResourceRoots: [
+        vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'),
+        vscode.Uri.joinPath(this.extensionUri, 'media'),
+      ],
+    };
+    view.webview.html = webviewHtml(view.webview, this.extensionUri, {
+      script: 'room.js',
+      title: 'Roundtable',
+      body: `<div class="controls">
+  <div id="connection" role="status"></div>
+  <vscode-textarea id="post-text" rows="2" placeholder="Post to the room (workers see it next round)"></vscode-textarea>
+  <div class="row">
+    <vscode-button id="post">Post</vscode-button>
+    <vscode-button id="cut" secondary>Cut</vscode-button>
+    <vscode-button id="review" hidden>Review Digest</vscode-button>
+  </div>
+</div>
+<main id="room"></main>`,
+    });
+    view.webview.onDidReceiveMessage((raw: unknown) => void this.onMessage(raw), undefined, this.disposables);
+    view.onDidDispose(() => (this.view = undefined), undefined, this.disposables);
+  }
+
+  private async onMessage(raw: unknown): Promise<void> {
+    const checked = checkFromWebview(raw);
+    if (!checked.ok) {
+      this.log.warn(`ignored a malformed message from the room view: ${checked.error}`);
+      return;
+    }
+    const msg = checked.value;
+    try {
+      switch (msg.type) {
+        case 'room/ready':
+          this.replay(msg.meetingId, msg.sinceSeq);
+          break;
+        case 'room/post':
+          await this.actions.post(msg.text);
+          break;
+        case 'room/cut':
+          await this.actions.cut();
+          break;
+        case 'room/review':
+          await this.actions.review(msg.meetingId ?? this.meetingId);
+          break;
+        default:
+          break;
+      }
+    } catch (e) {
+      this.send({ type: 'room/error', message: (e as Error).message });
+    }
+  }
+
+  /** Sends the view what it lacks: from its cursor if it already shows this meeting, else all of it. */
+  private replay(viewMeeting: string | undefined, sinceSeq: number): void {
+    if (!this.meetingId) {
+      this.send({ type: 'room/reset', meetingId: null });
+      return;
+    }
+    const from = viewMeeting === this.meetingId ? sinceSeq : 0;
+    this.send({ type: 'room/reset', meetingId: this.meetingId });
+    for (const event of (this.link.logs.get(this.meetingId) ?? []).slice(from))
+      this.send({ type: 'room/event', event });
+  }
+
+  /** Switches the room to a meeting and reveals it. */
+  show(meetingId: string): void {
+    this.meetingId = meetingId;
+    this.replay(undefined, 0);
+  }
+
+  private send<K extends keyof ToWebview>(msg: { type: K } & ToWebview[K]): void {
+    void this.view?.webview.postMessage(msg);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
