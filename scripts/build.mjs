@@ -32,6 +32,18 @@ const builds = [
     external: ['vscode', 'bufferutil', 'utf-8-validate'],
   },
   {
+    // Extension-host test suites: not part of the .vsix (see .vscodeignore).
+    ...common,
+    entryPoints: { suite: 'test/extension/suite.ts' },
+    outdir: 'dist/test',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['vscode'],
+    // mocha's parallel mode (unused here) resolves worker files at run time.
+    logOverride: { 'require-resolve-not-external': 'silent' },
+  },
+  {
     ...common,
     entryPoints: { room: 'webview/src/room.ts', digest: 'webview/src/digest.ts' },
     outdir: 'dist/webview',

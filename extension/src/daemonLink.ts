@@ -85,12 +85,13 @@ export class DaemonLink implements vscode.Disposable {
     return (await this.client()).request(method, params);
   }
 
-  /** Follows a meeting: its log from the cursor, then live. Safe to call again. */
-  async subscribe(meetingId: string): Promise<void> {
+  /** Follows a meeting: its log from the cursor, then live. Safe to call again. Returns the log's last seq now. */
+  async subscribe(meetingId: string): Promise<number> {
     this.subscribed.add(meetingId);
     if (!this.logs.has(meetingId)) this.logs.set(meetingId, []);
     const rpc = await this.client();
-    await rpc.request('room/subscribe', { meetingId, sinceSeq: this.logs.get(meetingId)?.length ?? 0 });
+    return (await rpc.request('room/subscribe', { meetingId, sinceSeq: this.logs.get(meetingId)?.length ?? 0 }))
+      .lastSeq;
   }
 
   private async connect(): Promise<RpcClient> {

@@ -2,6 +2,7 @@
  * Roundtable in VS Code: commands, the room view, the digest review, the status bar, and the
  * daemon link. Everything a meeting leaves in the workspace is written here.
  */
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type {
@@ -13,7 +14,7 @@ import type {
   StartMeetingParams,
 } from '../../protocol/src';
 import { checkPanel, currentRound, fold } from '../../protocol/src';
-import { DaemonLink } from './daemonLink';
+import { DaemonLink, dataDir } from './daemonLink';
 import { DigestPanel, type ReviewActions } from './digestPanel';
 import { LmBridge } from './lmBridge';
 import { stageInGit, workspaceRoot, writeDecisionRecord, writeMinutesFile } from './outputs';
@@ -71,13 +72,29 @@ function panelFromSettings(): { panel: Participant[]; source: string } {
   return { panel: checked.value, source: 'roundtable.participants' };
 }
 
-export function activate(context: vscode.ExtensionContext): void {
+/** What activate() returns: used by the extension-host tests, not a public API. */
+export interface RoundtableApi {
+  startMeeting(params: StartMeetingParams): Promise<string>;
+  state(meetingId: string): MeetingState;
+  roomResolved(): boolean;
+  daemonPid(): Promise<number | undefined>;
+  link: DaemonLink;
+}
+
+export function activate(context: vscode.ExtensionContext): RoundtableApi {
   const log = vscode.window.createOutputChannel('Roundtable', { log: true });
   const link = new DaemonLink(context.extensionPath, log);
   const lm = new LmBridge(link, log);
-  const minutesFiles = new Map<string, vscode.Uri>();
+  // Where each meeting's minutes were written, kept across reloads so they are updated in place.
+  const minutesFiles = new Map<string, vscode.Uri>(
+    Object.entries(context.workspaceState.get<Record<string, string>>('roundtable.minutesFiles') ?? {}).map(
+      ([k, v]) => [k, vscode.Uri.parse(v)],
+    ),
+  );
   const reviewed = new Set<string>();
   let activeMeeting: string | undefined;
+  /** Per meeting, the last seq whose minutes and review were already handled (before a reload). */
+  const handledUpTo = new Map<string, number>();
 
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   status.command = 'roundtable.focusRoom';
@@ -114,6 +131,10 @@ export function activate(context: vscode.ExtensionContext): void {
     const file = await writeMinutesFile(rendered, minutesFiles.get(meetingId));
     if (file) {
       minutesFiles.set(meetingId, file);
+      await context.workspaceState.update(
+        'roundtable.minutesFiles',
+        Object.fromEntries([...minutesFiles].map(([k, v]) => [k, v.toString()])),
+      );
       log.info(`minutes written to ${vscode.workspace.asRelativePath(file)}`);
     }
     return file;
@@ -172,6 +193,25 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const room = new RoomViewProvider(context.extensionUri, link, log, { post, cut, review });
 
+  /**
+   * Shows a meeting in the room and the status bar, remembered across window reloads. After a
+   * reload the log is fetched again: what was already there is not reviewed a second time.
+   */
+  const follow = async (meetingId: string, opts: { restored: boolean }): Promise<void> => {
+    activeMeeting = meetingId;
+    await context.workspaceState.update('roundtable.activeMeeting', meetingId);
+    room.show(meetingId);
+    const lastSeq = await link.subscribe(meetingId);
+    if (opts.restored) handledUpTo.set(meetingId, lastSeq);
+    updateStatus();
+  };
+  const remembered = context.workspaceState.get<string>('roundtable.activeMeeting');
+  if (remembered) {
+    void follow(remembered, { restored: true }).catch((e: unknown) =>
+      log.warn(`could not follow ${remembered} after a reload: ${(e as Error).message}`),
+    );
+  }
+
   context.subscriptions.push(
     log,
     link,
@@ -182,6 +222,7 @@ export function activate(context: vscode.ExtensionContext): void {
     link.onEvent((e) => {
       if (e.meetingId !== activeMeeting) return;
       updateStatus();
+      if (e.seq <= (handledUpTo.get(e.meetingId) ?? 0)) return;
       // Minutes are always saved, and the review opens, when a meeting closes or needs the human.
       if ((e.type === 'digest_ready' || e.type === 'escalated') && !reviewed.has(`${e.meetingId}:${e.seq}`)) {
         reviewed.add(`${e.meetingId}:${e.seq}`);
@@ -332,31 +373,42 @@ export function activate(context: vscode.ExtensionContext): void {
       { location: vscode.ProgressLocation.Notification, title: 'Roundtable: starting the meeting…' },
       () => link.request('meeting/start', params),
     );
-    activeMeeting = meetingId;
     log.info(`meeting ${meetingId} started: ${params.topic}`);
-    room.show(meetingId);
-    await link.subscribe(meetingId);
+    await follow(meetingId, { restored: false });
     await vscode.commands.executeCommand(`${RoomViewProvider.viewId}.focus`);
-    updateStatus();
   }
 
-  // Development-only: runs the extension-host test suites inside whatever VS Code hosts us (code-server in CI).
-  if (process.env.ROUNDTABLE_EXTENSION_TESTS) {
-    context.subscriptions.push(
-      vscode.commands.registerCommand('roundtable.dev.runTests', async () => {
-        const runner = path.join(context.extensionPath, 'dist', 'test', 'suite.js');
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const suite = require(runner) as { run(out: string): Promise<void> };
-        await suite.run(process.env.ROUNDTABLE_EXTENSION_TESTS as string);
-      }),
-    );
-  }
+  const api: RoundtableApi = {
+    link,
+    startMeeting: async (params) => {
+      const { meetingId } = await link.request('meeting/start', params);
+      await follow(meetingId, { restored: false });
+      return meetingId;
+    },
+    state: (meetingId) => fold(link.logs.get(meetingId) ?? []),
+    roomResolved: () => room.resolved,
+    daemonPid: async () => {
+      try {
+        return (JSON.parse(await readFile(path.join(dataDir(), 'daemon.json'), 'utf8')) as { pid: number }).pid;
+      } catch {
+        return undefined;
+      }
+    },
+  };
 
-  exported.state = () => (activeMeeting ? fold(link.logs.get(activeMeeting) ?? []) : undefined);
+  // Development only: runs the extension-host test suites inside whatever VS Code hosts this
+  // extension (code-server in CI, where @vscode/test-electron cannot download a desktop build).
+  const results = process.env.ROUNDTABLE_EXTENSION_TESTS;
+  if (results) {
+    setTimeout(() => {
+      const runner = path.join(context.extensionPath, 'dist', 'test', 'suite.js');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const suite = require(runner) as { runTo(out: string): Promise<void> };
+      suite.runTo(results).catch((e: unknown) => log.error(`extension tests failed to run: ${(e as Error).message}`));
+    }, 500);
+  }
+  return api;
 }
-
-/** For the extension-host tests. */
-export const exported: { state: () => MeetingState | undefined } = { state: () => undefined };
 
 function showError(log: vscode.LogOutputChannel, e: unknown): void {
   const message = (e as Error)?.message ?? String(e);

@@ -104,7 +104,14 @@ export class LmBridge implements vscode.Disposable {
 
   /** Tells the daemon this window answers vscode-lm calls, with the models it can see. */
   async register(): Promise<void> {
-    const models = await vscode.lm.selectChatModels();
+    // Register even when no model is available yet: calls then fail with a message that says so.
+    const models = await vscode.lm.selectChatModels().then(
+      (m) => m,
+      (e: unknown) => {
+        this.log.warn(`could not list VS Code language models: ${(e as Error).message}`);
+        return [];
+      },
+    );
     await this.link.request('lm/register', { models: models.map((m) => m.id) });
     this.log.info(`answering vscode-lm calls (${models.length} model(s) available)`);
   }

@@ -38,8 +38,12 @@ export class RoomViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     );
   }
 
+  /** True once VS Code has shown the view at least once. */
+  resolved = false;
+
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
+    this.resolved = true;
     view.webview.options = {
       enableScripts: true,
       // Only the bundle and the stylesheet: nothing else on disk is reachable from the view.

@@ -6,149 +6,33 @@
  * Prerequisites are installed by test/e2e/setup.sh (called by `npm test`).
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { CODE_SERVER, ROOT, VSIX, frameWith, startVsCode, until, type RunningVsCode } from './codeServer';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const CODE_SERVER = path.join(ROOT, '.cache', 'e2e', 'node_modules', '.bin', 'code-server');
-const VSIX = path.join(ROOT, 'roundtable.vsix');
 const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
-async function until<T>(
-  what: string,
-  fn: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-}
-
-/** The webview frame that holds `selector` (webview content lives in nested iframes). */
-async function frameWith(page: Page, selector: string): Promise<Frame | undefined> {
-  for (const f of page.frames()) {
-    try {
-      if (await f.$(selector)) return f;
-    } catch {
-      // detached frame
-    }
-  }
-  return undefined;
-}
-
 describe('Roundtable in a real VS Code (code-server)', () => {
-  let server: ChildProcess | undefined;
-  let browser: Browser | undefined;
+  let vs: RunningVsCode;
+  let shownBefore: (string | null)[] = [];
   let page: Page;
   let workspace: string;
-  let serverLog = '';
-  const dirs: string[] = [];
 
   before(async () => {
     assert.ok(existsSync(CODE_SERVER), 'code-server is installed by test/e2e/setup.sh');
     assert.ok(existsSync(VSIX), 'the extension is packaged by `npm run package`');
-    const base = await mkdtemp(path.join(tmpdir(), 'rt-e2e-'));
-    dirs.push(base);
-    const userData = path.join(base, 'user');
-    const extensions = path.join(base, 'extensions');
-    const home = path.join(base, 'roundtable-home');
-    workspace = path.join(base, 'workspace');
-    await mkdir(path.join(userData, 'User'), { recursive: true });
-    await mkdir(workspace, { recursive: true });
-    await writeFile(
-      path.join(userData, 'User', 'settings.json'),
-      JSON.stringify({
-        'security.workspace.trust.enabled': false,
-        'workbench.startupEditor': 'none',
-        'workbench.tips.enabled': false,
-        'extensions.autoUpdate': false,
-        'roundtable.dataDir': home,
-      }),
-    );
-    await writeFile(path.join(workspace, 'README.md'), '# a project\n');
-    execFileSync('git', ['init', '-q'], { cwd: workspace });
-    execFileSync(
-      'git',
-      ['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'],
-      { cwd: workspace },
-    );
-    execFileSync(
-      CODE_SERVER,
-      ['--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', VSIX],
-      { stdio: 'pipe' },
-    );
-    const port = await freePort();
-    server = spawn(
-      CODE_SERVER,
-      [
-        '--bind-addr',
-        `127.0.0.1:${port}`,
-        '--auth',
-        'none',
-        '--disable-telemetry',
-        '--disable-update-check',
-        '--user-data-dir',
-        userData,
-        '--extensions-dir',
-        extensions,
-        workspace,
-      ],
-      {
-        env: { ...process.env, ROUNDTABLE_HOME: home },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    server.stdout?.on('data', (d: Buffer) => (serverLog += d.toString()));
-    server.stderr?.on('data', (d: Buffer) => (serverLog += d.toString()));
-    await until('code-server to listen', () => /HTTP server listening/.test(serverLog), 60_000);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-    await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
+    vs = await startVsCode({ install: 'vsix' });
+    page = vs.page;
+    workspace = vs.workspace;
     await mkdir(SHOTS, { recursive: true });
   });
 
   after(async () => {
-    await browser?.close();
-    server?.kill('SIGTERM');
-    for (const d of dirs) await rm(d, { recursive: true, force: true }).catch(() => undefined);
+    await vs?.stop();
     console.log(`e2e screenshots: ${SHOTS}`);
   });
 
@@ -217,6 +101,9 @@ describe('Roundtable in a real VS Code (code-server)', () => {
     assert.match(stances, /AGREE/);
     assert.match((await closed.textContent('[data-testid="budget"]')) ?? '', /\d+ \/ 15,000 tokens/);
     assert.match((await closed.textContent('[data-testid="round"]')) ?? '', /Round 3 of 10/);
+    shownBefore = await closed.$$eval('[data-testid="messages"] .message', (els) =>
+      els.map((e) => e.getAttribute('data-message-id')),
+    );
     await page.screenshot({ path: path.join(SHOTS, 'room-closed.png') });
   });
 
@@ -271,5 +158,32 @@ describe('Roundtable in a real VS Code (code-server)', () => {
     );
     assert.match(staged, /docs\/decisions\/0001-/);
     await page.screenshot({ path: path.join(SHOTS, 'accepted.png') });
+  });
+
+  it('shows exactly the same room after a window reload: nothing lost, nothing doubled', async () => {
+    await page.reload();
+    await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
+    await until(
+      'the room to come back',
+      async () => {
+        await palette('Roundtable: Show Room');
+        return frameWith(page, '[data-testid="messages"] .message');
+      },
+      90_000,
+    );
+    const room = await until(
+      'the full log in the room',
+      async () => {
+        const f = await frameWith(page, '[data-testid="closed"]');
+        return f && (await f.$('[data-testid="decision"]')) ? f : undefined;
+      },
+      60_000,
+    );
+    const shown = await room.$$eval('[data-testid="messages"] .message', (els) =>
+      els.map((e) => e.getAttribute('data-message-id')),
+    );
+    assert.deepEqual(shown, shownBefore);
+    assert.equal(new Set(shown).size, shown.length, 'no message shown twice');
+    assert.match((await room.textContent('[data-testid="decision"]')) ?? '', /accepted/);
   });
 });

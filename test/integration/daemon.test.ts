@@ -4,7 +4,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import type { MeetingEvent, StartMeetingParams } from '../../protocol/src';
+import type { LmRequest, MeetingEvent, StartMeetingParams } from '../../protocol/src';
 import { PROTOCOL_VERSION, RpcError, fold } from '../../protocol/src';
 import { connectDaemon } from '../../daemon/src/daemon/client';
 import { rawText } from '../../daemon/src/daemon/rawData';
@@ -272,6 +272,70 @@ describe('daemon: meetings over the socket', () => {
     await f.conn.rpc.request('meeting/resolve', { meetingId, action: 'pick', option: 'O1' });
     await f.until((ev) => ev.some((e) => e.type === 'digest_ready'));
     assert.equal(fold(f.events).closed?.reason, 'human_decided');
+    await f.conn.close();
+  });
+
+  it('routes vscode-lm participants through the registered VS Code window, streaming and failing clearly', async () => {
+    const requests: LmRequest[] = [];
+    const bridge: Awaited<ReturnType<typeof connectDaemon>> = await connectDaemon(d.port, d.token, {
+      client: 'fake-vscode',
+      onEvent: (method, params) => {
+        if (method !== 'lm/request') return;
+        const r = params as LmRequest;
+        requests.push(r);
+        void (async () => {
+          if (r.participant === 'grace') {
+            await bridge.rpc.request('lm/fail', {
+              requestId: r.requestId,
+              message: 'the language model "copilot" refused the request (quota)',
+              kind: 'rate_limited',
+            });
+            return;
+          }
+          const text = r.participant === 'ada' ? 'From Copilot: yes. [STANCE: AGREE]' : 'ok';
+          for (const piece of text.match(/.{1,6}/g) ?? [])
+            await bridge.rpc.request('lm/delta', { requestId: r.requestId, text: piece });
+          await bridge.rpc.request('lm/done', { requestId: r.requestId, text, promptTokens: 42, completionTokens: 9 });
+        })();
+      },
+    });
+    await bridge.rpc.request('lm/register', { models: ['copilot-gpt-4o'] });
+    const f = await Follower.connect(d.port, d.token);
+    const participants = [
+      { name: 'sam', role: 'assistant' as const, provider: 'scripted' as const, model: 'scripted' },
+      { name: 'ada', role: 'worker' as const, provider: 'vscode-lm' as const, model: 'copilot' },
+      { name: 'grace', role: 'worker' as const, provider: 'vscode-lm' as const, model: 'copilot' },
+    ];
+    const { meetingId } = await f.conn.rpc.request('meeting/start', {
+      topic: 'Copilot in the room',
+      mode: 'roundtable',
+      participants,
+      config: { maxRounds: 1 },
+    });
+    await f.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
+    await f.until((ev) => ev.some((e) => e.type === 'digest_ready'));
+    const s = fold(f.events);
+    assert.equal(s.rounds[0]?.contributions.ada?.text, 'From Copilot: yes. [STANCE: AGREE]');
+    assert.equal(s.usageByParticipant.ada?.promptTokens, 42, 'usage reported by VS Code is kept');
+    assert.match(s.rounds[0]?.failures.grace?.detail ?? '', /refused the request \(quota\)/);
+    assert.ok(
+      f.deltas.some((x) => x.from === 'ada'),
+      'the reply streamed into the room',
+    );
+    assert.equal(requests.find((r) => r.participant === 'ada')?.model, 'copilot');
+    await bridge.close();
+    // With no VS Code window registered, the turn fails and says what to do.
+    const { meetingId: second } = await f.conn.rpc.request('meeting/start', {
+      topic: 'No window',
+      mode: 'roundtable',
+      participants,
+      config: { maxRounds: 1 },
+    });
+    await f.conn.rpc.request('room/subscribe', { meetingId: second, sinceSeq: 0 });
+    await f.until((ev) => ev.some((e) => e.meetingId === second && e.type === 'digest_ready'));
+    const t = fold(f.events.filter((e) => e.meetingId === second));
+    assert.equal(t.closed?.reason, 'error');
+    assert.match(t.closed?.detail ?? '', /no VS Code window is connected .*open VS Code with the Roundtable extension/);
     await f.conn.close();
   });
 

@@ -1,0 +1,182 @@
+/** code-server (VS Code's workbench and a real extension host) driven by Debian's Chromium. */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+export const CODE_SERVER = path.join(ROOT, '.cache', 'e2e', 'node_modules', '.bin', 'code-server');
+export const VSIX = path.join(ROOT, 'roundtable.vsix');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+export async function until<T>(
+  what: string,
+  fn: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}
+
+/** The webview frame that holds `selector` (webview content lives in nested iframes). */
+export async function frameWith(page: Page, selector: string): Promise<Frame | undefined> {
+  for (const f of page.frames()) {
+    try {
+      if (await f.$(selector)) return f;
+    } catch {
+      // a frame detached while we looked
+    }
+  }
+  return undefined;
+}
+
+export interface RunningVsCode {
+  page: Page;
+  workspace: string;
+  home: string;
+  log: () => string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts code-server with the extension installed — from the packaged .vsix, or unpacked from
+ * this checkout (so the development-only test suite in dist/test is there too) — and opens it.
+ */
+export async function startVsCode(opts: {
+  install: 'vsix' | 'unpacked';
+  env?: NodeJS.ProcessEnv;
+}): Promise<RunningVsCode> {
+  const base = await mkdtemp(path.join(tmpdir(), 'rt-e2e-'));
+  const userData = path.join(base, 'user');
+  const extensions = path.join(base, 'extensions');
+  const home = path.join(base, 'roundtable-home');
+  const workspace = path.join(base, 'workspace');
+  await mkdir(path.join(userData, 'User'), { recursive: true });
+  await mkdir(workspace, { recursive: true });
+  await mkdir(extensions, { recursive: true });
+  await writeFile(
+    path.join(userData, 'User', 'settings.json'),
+    JSON.stringify({
+      'security.workspace.trust.enabled': false,
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'extensions.autoUpdate': false,
+      'telemetry.telemetryLevel': 'off',
+      'roundtable.dataDir': home,
+    }),
+  );
+  await writeFile(path.join(workspace, 'README.md'), '# a project\n');
+  execFileSync('git', ['init', '-q'], { cwd: workspace });
+  execFileSync(
+    'git',
+    ['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'],
+    { cwd: workspace },
+  );
+  if (opts.install === 'vsix') {
+    execFileSync(
+      CODE_SERVER,
+      ['--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', VSIX],
+      { stdio: 'pipe' },
+    );
+  } else {
+    const pkg = JSON.parse(
+      execFileSync(process.execPath, [
+        '-p',
+        `JSON.stringify(require(${JSON.stringify(path.join(ROOT, 'package.json'))}))`,
+      ]).toString(),
+    ) as { publisher: string; name: string; version: string };
+    const folder = `${pkg.publisher}.${pkg.name}-${pkg.version}`;
+    const target = path.join(extensions, folder);
+    for (const item of ['package.json', 'dist', 'media', 'examples', 'README.md', 'LICENSE'])
+      await cp(path.join(ROOT, item), path.join(target, item), { recursive: true });
+    // An unpacked extension is only loaded when extensions.json lists it.
+    await writeFile(
+      path.join(extensions, 'extensions.json'),
+      JSON.stringify([
+        {
+          identifier: { id: `${pkg.publisher}.${pkg.name}` },
+          version: pkg.version,
+          location: { $mid: 1, path: target, scheme: 'file' },
+          relativeLocation: folder,
+        },
+      ]),
+    );
+  }
+  const port = await freePort();
+  let log = '';
+  const server: ChildProcess = spawn(
+    CODE_SERVER,
+    [
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--user-data-dir',
+      userData,
+      '--extensions-dir',
+      extensions,
+      workspace,
+    ],
+    { env: { ...process.env, ROUNDTABLE_HOME: home, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  server.stdout?.on('data', (d: Buffer) => (log += d.toString()));
+  server.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+  await until('code-server to listen', () => /HTTP server listening/.test(log), 60_000);
+  const browser: Browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
+  return {
+    page,
+    workspace,
+    home,
+    log: () => log,
+    stop: async () => {
+      await browser.close();
+      server.kill('SIGTERM');
+      // Stop the daemon the extension started for this run.
+      try {
+        const info = JSON.parse(execFileSync('cat', [path.join(home, 'daemon.json')]).toString()) as { pid: number };
+        process.kill(info.pid, 'SIGTERM');
+      } catch {
+        // none running
+      }
+      await rm(base, { recursive: true, force: true }).catch(() => undefined);
+    },
+  };
+}
