@@ -6,6 +6,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { benchFanOut, benchOverhead, benchScale } from './daemon';
+import { benchRoundLatency, benchTokenGrowth } from './meetings';
 import { benchStore } from './store';
 
 function table(rows: Record<string, unknown>[]): string {
@@ -30,6 +32,65 @@ async function main(): Promise<void> {
   console.log(
     `Roundtable benchmarks on ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}\n`,
   );
+
+  if (want('tokens')) {
+    const t = await benchTokenGrowth();
+    console.log(`1. Token growth: ${t.workers} workers, ${t.rounds} rounds (prompt tokens of worker turns per round)`);
+    console.log(
+      table(
+        t.oursPerRound.map((ours, i) => ({
+          round: i + 1,
+          roundtable: ours,
+          naiveFullTranscript: t.naivePerRound[i] ?? 0,
+        })),
+      ),
+    );
+    console.log(
+      `   round10/round2: roundtable ${t.oursRatio10to2} (target <= 1.15), naive ${t.naiveRatio10to2}; total naive/ours ${t.naiveOverOurs}x (target >= 3x); ours incl. judge/summary calls ${t.oursTotalAllCalls}\n`,
+    );
+    results.tokenGrowth = t;
+  }
+
+  if (want('latency')) {
+    const l = await benchRoundLatency();
+    console.log(`2. Round latency: workers with model delays ${l.delaysMs.join(', ')} ms`);
+    console.log(
+      table([
+        { order: 'parallel', roundsMs: l.parallelRoundMs.join(' / '), overSlowest: l.parallelOverSlowest },
+        { order: 'sequential', roundsMs: l.sequentialRoundMs.join(' / '), overSlowest: l.sequentialOverSlowest },
+      ]),
+    );
+    console.log(
+      `   parallel round / slowest worker = ${l.parallelOverSlowest} (target <= 1.05); sequential / sum of delays = ${l.sequentialOverSum}\n`,
+    );
+    results.roundLatency = l;
+  }
+
+  if (want('overhead')) {
+    const o = await benchOverhead();
+    console.log('3. Engine overhead: zero-delay turns through the real daemon and store');
+    console.log(table([o as unknown as Record<string, unknown>]));
+    console.log(`   median ${o.medianMs} ms per turn (target < 1 ms), p99 ${o.p99Ms} ms, ${o.eventsPerSec} events/s\n`);
+    results.engineOverhead = o;
+  }
+
+  if (want('fanout')) {
+    const f = await benchFanOut();
+    console.log('4. Live fan-out: one meeting, WebSocket subscribers, append -> receipt');
+    console.log(table([f as unknown as Record<string, unknown>]));
+    console.log(`   p99 ${f.p99Ms} ms (target < 20 ms)\n`);
+    results.fanOut = f;
+  }
+
+  if (want('scale')) {
+    const sc = await benchScale();
+    console.log('5. Scale: concurrent meetings in one daemon');
+    console.log(table([sc as unknown as Record<string, unknown>]));
+    console.log(
+      `   peak RSS ${sc.peakRssMB} MB (target < 300 MB; bench process = daemon + all clients), lost events ${sc.lostEvents}\n`,
+    );
+    results.scale = sc;
+  }
 
   if (want('store')) {
     const rows = await benchStore();

@@ -369,8 +369,13 @@ describe('daemon: meetings over the socket', () => {
       (e: RpcError) => e.code === 'conflict',
     );
     // Wait for ext's turn, then try to speak as ada through the arguments: the identity wins.
+    const seen: string[] = [];
     let listened = await agent.rpc.request('agent/listen', { meetingId, waitMs: 5_000 });
-    while (!listened.turn) listened = await agent.rpc.request('agent/listen', { meetingId, waitMs: 5_000 });
+    seen.push(...listened.posts);
+    while (!listened.turn) {
+      listened = await agent.rpc.request('agent/listen', { meetingId, waitMs: 5_000 });
+      seen.push(...listened.posts);
+    }
     assert.match(listened.turn.messages.map((m) => m.content).join('\n'), /You are ext/);
     await agent.rpc.request('agent/speak', {
       meetingId,
@@ -382,14 +387,16 @@ describe('daemon: meetings over the socket', () => {
       agent.rpc.request('agent/speak', { meetingId, text: 'again' }),
       (e: RpcError) => e.code === 'conflict',
     );
-    const seen: string[] = [];
     for (let i = 0; i < 20; i++) {
       const r = await agent.rpc.request('agent/listen', { meetingId, waitMs: 2_000 });
       seen.push(...r.posts);
       if (r.turn) await agent.rpc.request('agent/speak', { meetingId, text: 'Still agree. [STANCE: AGREE]' });
       if (r.closed) break;
     }
-    assert.ok(seen.length > 0, 'the agent heard the room');
+    assert.ok(
+      seen.some((p) => p.includes('from=ada')),
+      `the agent heard the room: ${JSON.stringify(seen).slice(0, 600)}`,
+    );
     assert.ok(
       seen.every((p) => !p.includes('EXT-WORDS')),
       'never its own posts',

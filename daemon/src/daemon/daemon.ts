@@ -171,6 +171,8 @@ export async function startDaemon(opts: {
   port?: number;
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+  /** Wraps every provider the daemon builds (benchmarks time the model calls with it). */
+  wrapProvider?: (p: ChatProvider) => ChatProvider;
 }): Promise<DaemonHandle> {
   const env = opts.env ?? process.env;
   const dataDir = path.resolve(opts.dataDir ?? defaultDataDir(env));
@@ -187,7 +189,19 @@ export async function startDaemon(opts: {
     const manager = new MeetingManager({
       store,
       clock: systemClock,
-      providers: providerFactory(env, lmBridge),
+      providers: opts.wrapProvider
+        ? (config, apiKey) => {
+            const lookup = providerFactory(env, lmBridge)(config, apiKey);
+            const wrapped = new Map<ChatProvider, ChatProvider>();
+            const wrap = opts.wrapProvider as (p: ChatProvider) => ChatProvider;
+            return (p) => {
+              const inner = lookup(p);
+              let w = wrapped.get(inner);
+              if (!w) wrapped.set(inner, (w = wrap(inner)));
+              return w;
+            };
+          }
+        : providerFactory(env, lmBridge),
       limiter,
       log,
       newId: () => newMeetingId(),

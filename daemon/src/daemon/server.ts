@@ -309,7 +309,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         participant = { name: p.name, role: 'worker', provider: 'attached', model: 'attached' };
         await meeting.join(participant);
       }
-      const cursor = meeting.state.lastSeq;
+      // A new seat hears the room from its start: the first listen brings the agent up to date.
+      const cursor = 0;
       conn.agents.set(p.meetingId, { name: participant.name, cursor });
       return { participant, cursor };
     },

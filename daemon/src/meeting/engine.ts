@@ -704,9 +704,19 @@ export class Meeting {
       return;
     }
     const text = r.result.text.trim() || '(empty reply)';
-    await this.post(me, round.round, 'contribution', text);
-    if (this.halted) return;
-    await this.recordStance(round.round, name, text);
+    // Reply and stance are recorded together (one fsync); the budget is checked once both are in.
+    const posted = this.emit({
+      type: 'message_posted',
+      messageId: `r${round.round}-${name}`,
+      from: name,
+      role: me.role,
+      round: round.round,
+      kind: 'contribution',
+      text,
+      tokens: countTokens(text),
+    });
+    await Promise.all([posted, this.recordStance(round.round, name, text)]);
+    await this.checkBudget();
   }
 
   private async recordStance(round: number, name: string, text: string): Promise<void> {
@@ -809,7 +819,11 @@ export class Meeting {
         }),
       );
       if (turn.signal.aborted) throw turn.signal.reason;
-      await this.emit({ type: 'usage_recorded', participant: p.name, role: p.role, purpose, usage: result.usage });
+      // Not awaited: it goes to the store with whatever the caller records next (one fsync), and
+      // every later emit waits for it.
+      this.emit({ type: 'usage_recorded', participant: p.name, role: p.role, purpose, usage: result.usage }).catch(
+        () => undefined,
+      );
       return { ok: true, result };
     } catch (e) {
       if (turn.signal.reason instanceof TurnTimeout)
@@ -829,11 +843,15 @@ export class Meeting {
   }
 
   private append(meetingId: string, body: EventBody): Promise<void> {
-    const next = this.appendChain.then(async () => {
-      const e = await this.deps.store.append(meetingId, body);
-      reduce(this.state, e);
-      this.deps.onEvent?.(e);
-    });
+    // The store assigns seq when append is called, so calls are made in order right away: events
+    // emitted together reach the store together and share one fsync. Folding waits its turn.
+    const stored = this.deps.store.append(meetingId, body);
+    const next = this.appendChain
+      .then(() => stored)
+      .then((e) => {
+        reduce(this.state, e);
+        this.deps.onEvent?.(e);
+      });
     this.appendChain = next.catch(() => undefined);
     return next;
   }

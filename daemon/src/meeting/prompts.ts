@@ -43,8 +43,12 @@ export function workerPrompt(s: MeetingState, me: Participant, round: RoundState
   const parts: string[] = [`Topic: ${s.topic}`];
   parts.push(`Rolling summary of the discussion so far:\n<summary>\n${s.summary || '(none yet)'}\n</summary>`);
   if (previous) {
-    const posts = contributionsOf(previous).map(wrap);
-    parts.push(`Contributions in round ${previous.round}:\n${posts.join('\n\n') || '(none)'}`);
+    // The others' words verbatim; the worker's own position is carried by the summary, so its
+    // previous reply is not sent back to it (about a sixth less prompt at five workers).
+    const posts = contributionsOf(previous)
+      .filter((m) => m.from !== me.name)
+      .map(wrap);
+    parts.push(`Contributions of the others in round ${previous.round}:\n${posts.join('\n\n') || '(none)'}`);
     if (previous.judge?.text) {
       parts.push(
         `Judge's feedback on round ${previous.round}:\n${wrapPost({ from: judgeName(s), role: 'judge', round: previous.round, text: previous.judge.text })}`,

@@ -156,11 +156,18 @@ function fallback(req: ChatRequest): string {
     case 'briefing':
       return `Welcome. Today's topic: ${req.meta.topic}. Each worker states a position with evidence and ends with a stance marker; the judge keeps us on track.`;
     case 'summary': {
+      // A rolling summary of positions: one line per speaker, replaced when they speak again, so
+      // it stays the same size however long the meeting runs (what a good summariser does).
       const previous = /<summary>\n([\s\S]*?)\n<\/summary>/.exec(prompt)?.[1]?.trim() ?? '';
-      const lines = roomMessages(prompt).map(([name, body]) => `- ${name}: ${gist(body)}`);
-      const merged = [`Round ${req.meta.round}:`, ...lines].join('\n');
-      const text = previous && previous !== '(none yet)' ? `${previous}\n${merged}` : merged;
-      // Keep the most recent part when over the cap: the summary must not grow without bound.
+      const positions = new Map<string, string>();
+      for (const line of previous.split('\n')) {
+        const m = /^- ([^:]+): (.*)$/.exec(line);
+        if (m?.[1] && m[2]) positions.set(m[1], m[2]);
+      }
+      for (const [name, body] of roomMessages(prompt)) positions.set(name, gist(body));
+      const text = [`Positions after round ${req.meta.round}:`, ...[...positions].map(([n, g]) => `- ${n}: ${g}`)].join(
+        '\n',
+      );
       return keepTail(text, req.maxTokens);
     }
     case 'digest': {

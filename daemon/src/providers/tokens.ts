@@ -32,6 +32,8 @@ export function countPromptTokens(messages: ChatMessage[]): number {
 
 /** Cuts `text` to at most `max` tokens, on a token boundary. */
 export function truncateToTokens(text: string, max: number): string {
+  // Every token covers at least one character: a text with no more characters than `max` fits.
+  if (text.length <= max) return text;
   const ids = enc().encode(text);
   if (ids.length <= max) return text;
   return enc().decode(ids.slice(0, max));

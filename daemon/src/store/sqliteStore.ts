@@ -220,11 +220,15 @@ export class SqliteStore implements EventStore {
 
   private kick(): void {
     if (this.flushing) return;
-    this.flushing = this.flush().finally(() => {
-      this.flushing = undefined;
-      // Appends made while the last batch was being acknowledged start the next one.
-      if (this.queue.length > 0) this.kick();
-    });
+    // Start the write on the next turn of the event loop, so every append made in this one
+    // (a reply, its stance and its usage, say) shares one write and one fsync.
+    this.flushing = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.flush())
+      .finally(() => {
+        this.flushing = undefined;
+        // Appends made while the last batch was being acknowledged start the next one.
+        if (this.queue.length > 0) this.kick();
+      });
   }
 
   /** Writes and fsyncs everything queued, then makes it visible; appends queued meanwhile share the next fsync. */
