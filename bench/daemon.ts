@@ -156,13 +156,19 @@ export interface FanOut {
   missing: number;
 }
 
-/** 50 WebSocket subscribers on one meeting: latency from the event's append to its receipt. */
+/**
+ * 50 WebSocket subscribers on one meeting: latency from the moment the store acknowledges an
+ * event (it is durable and handed to the fan-out) to its receipt by each subscriber. Live events
+ * only, not the history sent on subscribe. The scripted model reports usage approximately here,
+ * so the tokenizer's CPU does not stand in for a remote model's time in the daemon's own loop.
+ */
 export async function benchFanOut(subscribers = 50): Promise<FanOut> {
   return withDaemon(async (d) => {
-    const appendedAt = new Map<number, number>();
+    const acknowledgedAt = new Map<number, number>();
     let meetingId = '';
+    let liveFrom = Number.POSITIVE_INFINITY;
     d.manager.onEvent((e) => {
-      if (e.meetingId === meetingId) appendedAt.set(e.seq, performance.now());
+      if (e.meetingId === meetingId) acknowledgedAt.set(e.seq, performance.now());
     });
     const latencies: number[] = [];
     const received: number[][] = [];
@@ -173,8 +179,8 @@ export async function benchFanOut(subscribers = 50): Promise<FanOut> {
           onEvent: <K extends keyof DaemonEvents>(method: K, p: DaemonEvents[K]) => {
             if (method !== 'room/event') return;
             const e = (p as DaemonEvents['room/event']).event;
-            const at = appendedAt.get(e.seq);
-            if (at !== undefined) latencies.push(performance.now() - at);
+            const at = acknowledgedAt.get(e.seq);
+            if (at !== undefined && at >= liveFrom) latencies.push(performance.now() - at);
             received[i]?.push(e.seq);
           },
         });
@@ -182,13 +188,13 @@ export async function benchFanOut(subscribers = 50): Promise<FanOut> {
     );
     const host = clients[0];
     if (!host) throw new Error('no client');
-    const script = scriptFor(5, 6, 60, [30, 30, 30, 30, 30]);
-    // Start paused-by-subscription: the first subscriber connects before anything is appended past opening.
+    const script = { ...(scriptFor(5, 6, 60, [30, 30, 30, 30, 30]) as object), usage: 'approximate' };
     const started = await host.rpc.request('meeting/start', params(5, 6, script));
     meetingId = started.meetingId;
     await Promise.all(clients.map((c) => c.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 })));
+    liveFrom = performance.now();
     await allDone(d, new Set([meetingId]));
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 300));
     const total = (await d.manager.events(meetingId, 0)).length;
     const missing = received.reduce((n, seqs) => n + (total - new Set(seqs).size), 0);
     await Promise.all(clients.map((c) => c.close()));

@@ -21,6 +21,7 @@ import { OpenAIProvider } from '../providers/openai';
 import { ScriptedProvider, parseScript } from '../providers/scripted';
 import { ProviderError, type ChatProvider } from '../providers/types';
 import { VscodeLmBridge } from '../providers/vscodeLm';
+import { countTokens } from '../providers/tokens';
 import { SqliteStore } from '../store/sqliteStore';
 import { KeyedLimiter } from './limiter';
 import { MeetingManager } from './manager';
@@ -218,6 +219,8 @@ export async function startDaemon(opts: {
     };
     await writeFileAtomic(path.join(dataDir, 'daemon.json'), `${JSON.stringify(info, null, 2)}\n`, 0o600);
     log(`listening on 127.0.0.1:${server.port} (data dir ${dataDir})`);
+    // Building the tokenizer takes about a second of CPU: do it now, not in the first meeting's fan-out.
+    setImmediate(() => countTokens('warm up'));
     await manager.resumeAll();
     const openStore = store;
     let stopping: Promise<void> | undefined;

@@ -38,6 +38,8 @@ export const DAEMON_VERSION = '0.1.0';
 /** A connection that sends this many invalid messages is closed. */
 const MAX_BAD_MESSAGES = 20;
 const HEARTBEAT_MS = 15_000;
+/** Streaming text is sent at most this often per message (about one screen frame). */
+const DELTA_FLUSH_MS = 16;
 
 export interface ServerOptions {
   manager: MeetingManager;
@@ -121,7 +123,11 @@ class Connection {
   ) {}
 
   send(payload: unknown): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(payload));
+    this.sendRaw(JSON.stringify(payload));
+  }
+
+  sendRaw(frame: string): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frame);
   }
 
   event<K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]): void {
@@ -177,13 +183,33 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
   }
 
+  /**
+   * Streaming text is coalesced: pieces of one message arriving within a frame time go out as one
+   * delta, and pending pieces are always sent before the next logged event, so a view never
+   * sees text after the message it belongs to was posted. Each frame is serialized once for all.
+   */
+  const pendingDeltas = new Map<string, MessageDelta>();
+  let deltaTimer: NodeJS.Timeout | undefined;
+  function flushDeltas(): void {
+    if (deltaTimer) clearTimeout(deltaTimer);
+    deltaTimer = undefined;
+    for (const d of pendingDeltas.values()) {
+      const frame = JSON.stringify({ kind: 'event', method: 'room/delta', params: { delta: d } });
+      for (const conn of conns) if (conn.subscriptions.has(d.meetingId)) conn.sendRaw(frame);
+    }
+    pendingDeltas.clear();
+  }
+
   const unEvent = manager.onEvent((e: MeetingEvent) => {
+    if (pendingDeltas.size > 0) flushDeltas();
+    let frame: string | undefined;
     for (const conn of conns) {
       const sub = conn.subscriptions.get(e.meetingId);
       if (!sub) continue;
       // Fast path: the next event in order goes straight out; anything else is read from the store.
       if (!sub.pumping && e.seq === sub.lastSent + 1) {
-        conn.event('room/event', { event: e });
+        frame ??= JSON.stringify({ kind: 'event', method: 'room/event', params: { event: e } });
+        conn.sendRaw(frame);
         sub.lastSent = e.seq;
       } else if (e.seq > sub.lastSent) {
         void pump(conn, e.meetingId);
@@ -191,7 +217,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
   });
   const unDelta = manager.onDelta((d: MessageDelta) => {
-    for (const conn of conns) if (conn.subscriptions.has(d.meetingId)) conn.event('room/delta', { delta: d });
+    const key = `${d.meetingId}\u0000${d.messageId}`;
+    const prev = pendingDeltas.get(key);
+    pendingDeltas.set(key, prev ? { ...prev, text: prev.text + d.text } : { ...d });
+    deltaTimer ??= setTimeout(flushDeltas, DELTA_FLUSH_MS);
   });
 
   function agentOf(conn: Connection, meetingId: string): { name: string; cursor: number } {
@@ -477,6 +506,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     connections: () => conns.size,
     close: async () => {
       clearInterval(heartbeat);
+      flushDeltas();
       unEvent();
       unDelta();
       for (const conn of conns) conn.ws.close(1001, 'the daemon is shutting down');

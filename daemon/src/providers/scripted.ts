@@ -29,6 +29,11 @@ export interface ScriptedReply {
 
 export interface Script {
   defaultDelayMs?: number;
+  /**
+   * How usage is reported: `tokenizer` (default) counts with the real tokenizer; `approximate`
+   * uses characters / 4, for load tests where the tokenizer's CPU would stand in for a model's.
+   */
+  usage?: 'tokenizer' | 'approximate';
   onExhausted?: 'pass' | 'repeat' | 'error';
   replies: Record<string, ScriptedReply[] | Partial<Record<CallPurpose, ScriptedReply[]>>>;
 }
@@ -58,6 +63,10 @@ export function parseScript(v: unknown): Script {
       throw new Error('defaultDelayMs must be a non-negative number');
     }
     script.defaultDelayMs = v.defaultDelayMs;
+  }
+  if (v.usage !== undefined) {
+    if (v.usage !== 'tokenizer' && v.usage !== 'approximate') throw new Error('usage must be tokenizer or approximate');
+    script.usage = v.usage;
   }
   if (v.onExhausted !== undefined) {
     if (v.onExhausted !== 'pass' && v.onExhausted !== 'repeat' && v.onExhausted !== 'error') {
@@ -203,11 +212,14 @@ export class ScriptedProvider implements ChatProvider {
     await sleep(reply.delayMs ?? this.script.defaultDelayMs ?? 0, req.signal);
     // Stream in word-sized pieces so live views see the message being written.
     if (req.onDelta) for (const piece of reply.text.match(/\S+\s*|\s+/g) ?? []) req.onDelta(piece);
+    const approximate = this.script.usage === 'approximate';
     return {
       text: reply.text,
       usage: {
-        promptTokens: countPromptTokens(req.messages),
-        completionTokens: countTokens(reply.text),
+        promptTokens: approximate
+          ? Math.ceil(req.messages.reduce((n, m) => n + m.content.length, 0) / 4)
+          : countPromptTokens(req.messages),
+        completionTokens: approximate ? Math.ceil(reply.text.length / 4) : countTokens(reply.text),
         source: 'estimate',
       },
     };
