@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { MeetingState } from '../../protocol/src';
+import { slugify } from '../../protocol/src';
 
 export function workspaceRoot(): vscode.Uri | undefined {
   return vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -71,19 +72,6 @@ export async function writeMinutesFile(
   return target;
 }
 
-function slug(text: string): string {
-  return (
-    text
-      .toLowerCase()
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 60)
-      .replace(/-+$/g, '') || 'decision'
-  );
-}
-
 /** MADR-style decision record text. */
 export function decisionRecord(s: MeetingState, number: number, digestText: string, minutesLink: string): string {
   const date = new Date(s.decision?.at ?? Date.now()).toISOString().slice(0, 10);
@@ -141,7 +129,7 @@ export async function writeDecisionRecord(
     if (n > highest) highest = n;
   }
   const number = highest + 1;
-  const target = vscode.Uri.joinPath(dir, `${String(number).padStart(4, '0')}-${slug(s.topic)}.md`);
+  const target = vscode.Uri.joinPath(dir, `${String(number).padStart(4, '0')}-${slugify(s.topic, 'decision')}.md`);
   const rel = relativeLink(target, minutes);
   await vscode.workspace.fs.writeFile(target, encoder.encode(decisionRecord(s, number, digestText, rel)));
   return target;

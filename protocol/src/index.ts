@@ -3,3 +3,4 @@ export * from './messages';
 export * from './guards';
 export * from './state';
 export * from './rpc';
+export * from './text';

@@ -6,25 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingEvent, MeetingState, PostedMessage } from '../../../protocol/src';
-import { fold, stanceMatrix } from '../../../protocol/src';
+import { fold, slugify, stanceMatrix } from '../../../protocol/src';
+import { cell, quote } from './markdown';
 import { renderBallot } from './prompts';
 import { appendManifest, renderConsensusReport } from './report';
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** Quotes text as a Markdown blockquote so nothing an agent wrote can pass for the minutes' own structure. */
-function quote(text: string): string {
-  return text
-    .replace(/\r\n?/g, '\n')
-    .split('\n')
-    .map((l) => `> ${l}`.trimEnd())
-    .join('\n');
-}
-
-function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
 export function renderMinutes(events: MeetingEvent[]): string {
@@ -148,18 +136,6 @@ export function renderMinutes(events: MeetingEvent[]): string {
     out.push(`| ${role} | ${u.calls} | ${u.promptTokens} | ${u.completionTokens} |`);
   out.push('');
   return out.join('\n');
-}
-
-export function slugify(text: string): string {
-  const slug = text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 60)
-    .replace(/-+$/g, '');
-  return slug || 'meeting';
 }
 
 /**

@@ -5,19 +5,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingState, OptionVote, RoundState } from '../../../protocol/src';
+import { cell, quote } from './markdown';
 import { consensusOutcome } from './digest';
-
-function quote(text: string): string {
-  return text
-    .replace(/\r\n?/g, '\n')
-    .split('\n')
-    .map((l) => `> ${l}`.trimEnd())
-    .join('\n');
-}
-
-function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-}
 
 function lastVoted(s: MeetingState): RoundState | undefined {
   return [...s.rounds].reverse().find((r) => r.verdict);
