@@ -1,35 +1,55 @@
 /**
- * A real OpenAI-compatible HTTP server on 127.0.0.1 (port 0) for tests: streamed SSE in the exact
- * chunk format of the Chat Completions API, a usage chunk when asked for, and scripted faults
- * (status codes with Retry-After, resets mid-stream, stalls, missing usage).
+ * A real OpenAI-compatible HTTP server on 127.0.0.1 (port 0) for tests: `POST /v1/chat/completions`
+ * streamed as SSE in the exact chunk format of the Chat Completions API (with the final usage chunk
+ * when `stream_options.include_usage` is set) or as one JSON completion, and `GET /v1/models`.
+ *
+ * Replies are scripted: behaviours queued with `enqueue` are used first, in order; when the queue
+ * is empty the responder decides. Behaviours can also fail: HTTP errors with Retry-After, sockets
+ * destroyed mid-stream, stalls, servers that ignore `include_usage`.
+ *
+ *   const fake = await startFakeOpenAI((body) => ({ text: `hi from ${body.model}` }));
+ *   const provider = new OpenAIProvider({ baseURL: fake.baseURL });
+ *   fake.enqueue({ status: 429, retryAfter: 1 }, { text: 'after the wait' });
+ *   ...
+ *   await fake.close();
  */
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
+/** One scripted reply. Everything is optional: `{}` is an empty, successful completion. */
 export interface Behaviour {
+  /** The reply text (default ''). */
   text?: string;
-  /** Characters per SSE chunk (default 8). */
+  /** Characters (code points) per streamed content chunk (default 8). */
   chunkSize?: number;
-  /** Delay before the first byte. */
+  /** Delay before the first byte (before the status line and headers). */
   delayMs?: number;
+  /** Delay before each streamed content chunk. */
   chunkDelayMs?: number;
-  /** Send the usage chunk when the client asks for it (default true). */
+  /** Send the usage chunk when the client asks for it (default true); false = a server that ignores it. */
   usage?: boolean;
-  /** Answer with this HTTP status and `errorBody` instead of a completion. */
+  /** Token counts reported in `usage` (default: about one token per four characters). */
+  promptTokens?: number;
+  completionTokens?: number;
+  /** `finish_reason` of the last choice chunk (default `stop`). */
+  finishReason?: 'stop' | 'length' | 'content_filter';
+  /** Answer with this HTTP status (>= 400) and `errorBody` instead of a completion. */
   status?: number;
+  /** Seconds, sent as the Retry-After header of an error answer. */
   retryAfter?: number;
+  /** Milliseconds, sent as the retry-after-ms header (honoured by the official SDKs; keeps tests fast). */
+  retryAfterMs?: number;
+  /** JSON body of an error answer (default: OpenAI's `{ error: { message, type, param, code } }`). */
   errorBody?: unknown;
-  /** Destroy the socket after this many content chunks. */
+  /** Destroy the socket after this many content chunks (0 = right after the headers and role chunk). */
   resetAfterChunks?: number;
+  /** Send nothing for this long mid-stream (after `stallAfterChunks` content chunks), then go on. */
+  stallMs?: number;
+  /** Content chunks sent before the stall (default 1). */
+  stallAfterChunks?: number;
 }
 
-export interface RecordedRequest {
-  path: string;
-  method: string;
-  headers: http.IncomingHttpHeaders;
-  body: ChatBody;
-}
-
+/** The request body of a chat completion, as the client sent it. */
 export interface ChatBody {
   model?: string;
   messages?: { role: string; content: string }[];
@@ -37,161 +57,288 @@ export interface ChatBody {
   stream_options?: { include_usage?: boolean };
   max_tokens?: number;
   response_format?: { type: string };
+  [key: string]: unknown;
 }
 
-export type Responder = (body: ChatBody, index: number) => Behaviour;
+export interface RecordedRequest {
+  method: string;
+  /** Path with query, e.g. `/v1/chat/completions`. */
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  /** The parsed JSON body (`{}` for a request without a body). */
+  body: ChatBody;
+  /** `Date.now()` when the request arrived. */
+  at: number;
+}
+
+/** A reply: a behaviour, or just its text. */
+export type Reply = Behaviour | string;
+
+/**
+ * Decides the reply of a chat completion when the queue is empty. `index` counts the chat
+ * completion requests the server has received, from 0.
+ */
+export type Responder = (body: ChatBody, index: number) => Reply | Promise<Reply>;
+
+export interface FakeOpenAIOptions {
+  /** When set, every request must carry `Authorization: Bearer <apiKey>`; others get a 401. */
+  apiKey?: string;
+  /** Model ids listed by `GET /v1/models` (default `['fake-model']`). */
+  models?: string[];
+}
 
 export interface FakeOpenAI {
+  /** `http://127.0.0.1:PORT/v1` */
   baseURL: string;
   port: number;
+  /** Every request received, in order (chat completions, /models, unknown paths). */
   requests: RecordedRequest[];
-  /** Behaviours used first, in order, before the responder. */
-  enqueue(...b: Behaviour[]): void;
+  /** Behaviours used first, in order, by the next chat completions, before the responder. */
+  enqueue(...b: Reply[]): void;
+  /** Behaviours still queued. */
+  pending(): number;
   setResponder(r: Responder): void;
+  /** Stops the server, destroying open connections (streams in flight end abruptly). */
   close(): Promise<void>;
 }
 
-/** Default: `REPLY: <text>` on a line of the last user message is echoed; otherwise a short agreeing reply. */
-export const defaultResponder: Responder = (body) => {
-  const last = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user')?.content ?? '';
-  const scripted = /^REPLY:\s*(.*)$/m.exec(last)?.[1];
-  return { text: scripted ?? `ok from ${body.model ?? 'model'} [STANCE: AGREE]` };
+/** The text of the last user message. */
+export function lastUserMessage(body: ChatBody): string {
+  const msgs = body.messages ?? [];
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const m = msgs[i];
+    if (m?.role === 'user') return typeof m.content === 'string' ? m.content : '';
+  }
+  return '';
+}
+
+/**
+ * Default: the rest of a `REPLY: ...` line in the last user message is the reply; otherwise
+ * `ok from <model> [STANCE: AGREE]`.
+ */
+export const defaultResponder = (body: ChatBody): Behaviour => {
+  const scripted = /^[ \t]*REPLY:[ \t]*(.*)$/m.exec(lastUserMessage(body))?.[1];
+  return { text: scripted !== undefined ? scripted.trim() : `ok from ${body.model ?? 'model'} [STANCE: AGREE]` };
 };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function approxTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
 }
 
-export async function startFakeOpenAI(responder: Responder = defaultResponder): Promise<FakeOpenAI> {
-  const queue: Behaviour[] = [];
+function errorType(status: number): { type: string; code: string | null } {
+  if (status === 401) return { type: 'invalid_request_error', code: 'invalid_api_key' };
+  if (status === 404) return { type: 'invalid_request_error', code: 'model_not_found' };
+  if (status === 429) return { type: 'requests', code: 'rate_limit_exceeded' };
+  if (status >= 500) return { type: 'server_error', code: null };
+  return { type: 'invalid_request_error', code: null };
+}
+
+function openAIError(status: number, message: string): unknown {
+  return { error: { message, ...errorType(status), param: null } };
+}
+
+function sendJSON(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}) {
+  if (res.destroyed) return;
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on('data', (d: Buffer) => parts.push(d));
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export async function startFakeOpenAI(
+  responder: Responder = defaultResponder,
+  options: FakeOpenAIOptions = {},
+): Promise<FakeOpenAI> {
+  const queue: Reply[] = [];
   const requests: RecordedRequest[] = [];
   let respond = responder;
-  const sockets = new Set<import('node:net').Socket>();
+  let chatCount = 0;
+  const sockets = new Set<Socket>();
+
+  async function completion(req: http.IncomingMessage, res: http.ServerResponse, body: ChatBody, index: number) {
+    const reply = queue.length > 0 ? queue.shift() : await respond(body, index);
+    const b: Behaviour = typeof reply === 'string' ? { text: reply } : (reply ?? {});
+    if (b.delayMs) await sleep(b.delayMs);
+    if (res.destroyed) return;
+    if (b.status !== undefined && b.status >= 400) {
+      sendJSON(res, b.status, b.errorBody ?? openAIError(b.status, `fake error ${b.status}`), {
+        ...(b.retryAfter !== undefined ? { 'Retry-After': String(b.retryAfter) } : {}),
+        ...(b.retryAfterMs !== undefined ? { 'retry-after-ms': String(b.retryAfterMs) } : {}),
+      });
+      return;
+    }
+
+    const text = b.text ?? '';
+    const id = `chatcmpl-fake${index}`;
+    const created = Math.floor(Date.now() / 1000);
+    const model = body.model ?? 'fake-model';
+    const promptTokens = b.promptTokens ?? approxTokens((body.messages ?? []).map((m) => m.content).join('\n'));
+    const completionTokens = b.completionTokens ?? approxTokens(text);
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    };
+    const finishReason = b.finishReason ?? 'stop';
+
+    if (!body.stream) {
+      sendJSON(res, 200, {
+        id,
+        object: 'chat.completion',
+        created,
+        model,
+        system_fingerprint: 'fp_fake',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: text, refusal: null },
+            logprobs: null,
+            finish_reason: finishReason,
+          },
+        ],
+        usage,
+      });
+      return;
+    }
+
+    const withUsage = body.stream_options?.include_usage === true && b.usage !== false;
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+    res.flushHeaders();
+    const gone = new Promise<void>((resolve) => res.once('close', () => resolve()));
+    // Resolves once the chunk is handed to the socket (so a reset that follows does not swallow
+    // it), or when the client has gone away.
+    const send = (data: string) =>
+      res.destroyed
+        ? Promise.resolve()
+        : Promise.race([new Promise<void>((resolve) => res.write(`data: ${data}\n\n`, () => resolve())), gone]);
+    const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+      JSON.stringify({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model,
+        system_fingerprint: 'fp_fake',
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+        ...(withUsage ? { usage: null } : {}),
+      });
+
+    await send(chunk({ role: 'assistant', content: '', refusal: null }, null));
+    const chars = Array.from(text);
+    const size = Math.max(1, b.chunkSize ?? 8);
+    const pieces: string[] = [];
+    for (let i = 0; i < chars.length; i += size) pieces.push(chars.slice(i, i + size).join(''));
+    const stallAt = b.stallMs ? Math.min(b.stallAfterChunks ?? 1, pieces.length) : -1;
+    for (let i = 0; i <= pieces.length; i++) {
+      if (res.destroyed) return;
+      if (b.resetAfterChunks !== undefined && i >= b.resetAfterChunks) {
+        req.socket.destroy();
+        return;
+      }
+      if (i === stallAt && b.stallMs) await sleep(b.stallMs);
+      const piece = pieces[i];
+      if (piece === undefined) break;
+      if (b.chunkDelayMs) await sleep(b.chunkDelayMs);
+      if (res.destroyed) return;
+      await send(chunk({ content: piece }, null));
+    }
+    await send(chunk({}, finishReason));
+    if (withUsage) {
+      await send(
+        JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage }),
+      );
+    }
+    await send('[DONE]');
+    if (!res.destroyed) res.end();
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse) {
+    const raw = await readBody(req);
+    let body: ChatBody = {};
+    let parseError = false;
+    if (raw) {
+      try {
+        const parsed: unknown = JSON.parse(raw);
+        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) body = parsed as ChatBody;
+        else parseError = true;
+      } catch {
+        parseError = true;
+      }
+    }
+    const method = req.method ?? '';
+    const url = req.url ?? '';
+    const route = url.split('?')[0] ?? '';
+    requests.push({ method, path: url, headers: req.headers, body, at: Date.now() });
+
+    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      sendJSON(res, 401, openAIError(401, 'Incorrect API key provided.'));
+      return;
+    }
+    if (parseError) {
+      sendJSON(res, 400, openAIError(400, 'We could not parse the JSON body of your request.'));
+      return;
+    }
+    if (method === 'GET' && route === '/v1/models') {
+      const data = (options.models ?? ['fake-model']).map((m) => ({
+        id: m,
+        object: 'model',
+        created: 0,
+        owned_by: 'fake',
+      }));
+      sendJSON(res, 200, { object: 'list', data });
+      return;
+    }
+    if (method === 'POST' && route === '/v1/chat/completions') {
+      await completion(req, res, body, chatCount++);
+      return;
+    }
+    sendJSON(res, 404, openAIError(404, `Unknown request URL: ${method} ${route}`));
+  }
 
   const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (d: Buffer) => (raw += d.toString()));
-    req.on('end', () => {
-      void (async () => {
-        let body: ChatBody;
-        try {
-          body = raw ? (JSON.parse(raw) as ChatBody) : {};
-        } catch {
-          res.writeHead(400, { 'Content-Type': 'application/json' });
-          res.end(JSON.stringify({ error: { message: 'invalid JSON', type: 'invalid_request_error' } }));
-          return;
-        }
-        const index = requests.length;
-        requests.push({ path: req.url ?? '', method: req.method ?? '', headers: req.headers, body });
-        if (req.method === 'GET' && req.url?.endsWith('/models')) {
-          res.writeHead(200, { 'Content-Type': 'application/json' });
-          res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake-model', object: 'model', owned_by: 'test' }] }));
-          return;
-        }
-        if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
-          res.writeHead(404, { 'Content-Type': 'application/json' });
-          res.end(JSON.stringify({ error: { message: 'not found' } }));
-          return;
-        }
-        const b = queue.shift() ?? respond(body, index);
-        if (b.delayMs) await sleep(b.delayMs);
-        if (b.status && b.status >= 400) {
-          res.writeHead(b.status, {
-            'Content-Type': 'application/json',
-            ...(b.retryAfter !== undefined ? { 'Retry-After': String(b.retryAfter) } : {}),
-          });
-          res.end(
-            JSON.stringify(b.errorBody ?? { error: { message: `fake error ${b.status}`, type: 'server_error' } }),
-          );
-          return;
-        }
-        const text = b.text ?? '';
-        const id = `chatcmpl-${index}`;
-        const created = Math.floor(Date.now() / 1000);
-        const model = body.model ?? 'fake-model';
-        const promptTokens = approxTokens((body.messages ?? []).map((m) => m.content).join('\n'));
-        if (!body.stream) {
-          res.writeHead(200, { 'Content-Type': 'application/json' });
-          res.end(
-            JSON.stringify({
-              id,
-              object: 'chat.completion',
-              created,
-              model,
-              choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-              usage: {
-                prompt_tokens: promptTokens,
-                completion_tokens: approxTokens(text),
-                total_tokens: promptTokens + approxTokens(text),
-              },
-            }),
-          );
-          return;
-        }
-        res.writeHead(200, {
-          'Content-Type': 'text/event-stream',
-          'Cache-Control': 'no-cache',
-          Connection: 'keep-alive',
-        });
-        const send = (obj: unknown) => res.write(`data: ${JSON.stringify(obj)}\n\n`);
-        const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
-          id,
-          object: 'chat.completion.chunk',
-          created,
-          model,
-          choices: [{ index: 0, delta, finish_reason: finish }],
-        });
-        send(chunk({ role: 'assistant', content: '' }, null));
-        const size = b.chunkSize ?? 8;
-        let sent = 0;
-        for (let i = 0; i < text.length; i += size) {
-          if (b.resetAfterChunks !== undefined && sent >= b.resetAfterChunks) {
-            req.socket.destroy();
-            return;
-          }
-          if (b.chunkDelayMs) await sleep(b.chunkDelayMs);
-          if (res.destroyed) return;
-          send(chunk({ content: text.slice(i, i + size) }, null));
-          sent++;
-        }
-        send(chunk({}, 'stop'));
-        if (body.stream_options?.include_usage && b.usage !== false) {
-          send({
-            id,
-            object: 'chat.completion.chunk',
-            created,
-            model,
-            choices: [],
-            usage: {
-              prompt_tokens: promptTokens,
-              completion_tokens: approxTokens(text),
-              total_tokens: promptTokens + approxTokens(text),
-            },
-          });
-        }
-        res.write('data: [DONE]\n\n');
-        res.end();
-      })();
+    res.on('error', () => undefined);
+    handle(req, res).catch((e: unknown) => {
+      const message = e instanceof Error ? e.message : String(e);
+      if (!res.headersSent) sendJSON(res, 500, openAIError(500, `fake server failure: ${message}`));
+      else res.destroy();
     });
   });
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('fake OpenAI server has no TCP address');
+  const port = (address satisfies AddressInfo).port;
+  let closed: Promise<void> | undefined;
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     port,
     requests,
-    enqueue: (...b) => queue.push(...b),
-    setResponder: (r) => (respond = r),
+    enqueue: (...b) => void queue.push(...b),
+    pending: () => queue.length,
+    setResponder: (r) => {
+      respond = r;
+    },
     close: () =>
-      new Promise<void>((resolve) => {
+      (closed ??= new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
-      }),
+      })),
   };
 }

@@ -129,7 +129,7 @@ export function buildDigest(s: MeetingState, narrative: DigestNarrative): Digest
   const dissentComputed = computedDissent(s);
   const dissent =
     narrative.dissent && !/^none\.?$/i.test(narrative.dissent.trim())
-      ? `${narrative.dissent} Stance record: ${dissentComputed}.`
+      ? `${narrative.dissent} (stance record: ${dissentComputed.replace(/^none in the stance record: /, '')})`
       : dissentComputed;
   return {
     topic: s.topic,

@@ -1,96 +1,252 @@
 /**
  * Any OpenAI-compatible server (OpenAI, Ollama, LM Studio, vLLM) through the official `openai`
  * package: streaming with `stream_options.include_usage`, explicit timeout and retries (the SDK
- * retries 429 and 5xx itself, honouring Retry-After), abort on cut. The API key lives in memory
- * only and never appears in an error message.
+ * retries 408/409/429/5xx and connection errors itself, honouring Retry-After), abort on cut. The
+ * API key lives in memory only and never appears in an error message.
  */
 import OpenAI from 'openai';
 import { countPromptTokens, countTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 
 export interface OpenAIProviderOptions {
+  /** e.g. `http://127.0.0.1:11434/v1` (Ollama) or `https://api.openai.com/v1`. */
   baseURL: string;
+  /** Local servers ignore it; defaults to `not-needed`. */
   apiKey?: string;
-  /** Per request, in ms (default 60,000). */
+  /**
+   * Per attempt, in ms (default 60,000): the longest wait for the response headers, and the
+   * longest silence tolerated between two pieces of a streamed reply.
+   */
   timeoutMs?: number;
   /** Retries on 408/409/429/5xx and connection errors (default 2). */
   maxRetries?: number;
 }
 
+/** What `toProviderError` needs to know about the call besides the error itself. */
+export interface ErrorContext {
+  /** Redacted from any text taken from the server. */
+  apiKey?: string;
+  maxRetries?: number;
+  timeoutMs?: number;
+  /** The response had started streaming when the error happened. */
+  midStream?: boolean;
+}
+
+const DEFAULT_KEY = 'not-needed';
+
 function clip(text: string, max = 300): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function redact(text: string, apiKey?: string): string {
+  let out = text;
+  if (apiKey && apiKey !== DEFAULT_KEY && apiKey.length >= 4) out = out.split(apiKey).join('***');
+  return out.replace(/\bsk-[A-Za-z0-9_*-]{6,}/g, 'sk-***').replace(/(Bearer\s+)\S+/gi, '$1***');
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null;
+}
+
+/**
+ * The most telling reason in an error's `cause` chain: the innermost message (`connect
+ * ECONNREFUSED 127.0.0.1:1234`, `getaddrinfo ENOTFOUND host`), with its code when the message
+ * lacks it.
+ */
+export function rootCause(e: unknown): string {
+  let cur: unknown = e;
+  let message = '';
+  let code = '';
+  for (let depth = 0; depth < 8 && isRecord(cur); depth++) {
+    if (typeof cur.message === 'string' && cur.message) message = cur.message;
+    if (typeof cur.code === 'string' && cur.code) code = cur.code;
+    // AggregateError (happy eyeballs: one error per address) keeps its reasons in `errors`.
+    const next: unknown = cur.cause ?? (Array.isArray(cur.errors) ? cur.errors[0] : undefined);
+    if (next === cur) break;
+    cur = next;
+  }
+  if (!message) return code || String(e);
+  return code && !message.includes(code) ? `${code} (${message})` : message;
+}
+
+/** What the server said about the failure, from its JSON error body when there is one. */
+function serverDetail(e: InstanceType<typeof OpenAI.APIError>, apiKey?: string): string {
+  const body: unknown = e.error;
+  let detail = '';
+  if (isRecord(body) && typeof body.message === 'string') detail = body.message;
+  else if (typeof body === 'string') detail = body;
+  else detail = e.message.replace(/^\d{3}\s+/, '');
+  return clip(oneLine(redact(detail, apiKey)));
+}
+
+function aborted(): ProviderError {
+  return new ProviderError('the call was aborted', 'aborted');
+}
+
 /** Turns whatever the SDK threw into a ProviderError that says what to do. */
-export function toProviderError(e: unknown, baseURL: string, signal?: AbortSignal): ProviderError {
-  if (signal?.aborted || e instanceof OpenAI.APIUserAbortError)
-    return new ProviderError('the call was aborted', 'aborted');
+export function toProviderError(
+  e: unknown,
+  baseURL: string,
+  signal?: AbortSignal,
+  ctx: ErrorContext = {},
+): ProviderError {
+  if (e instanceof ProviderError) return e;
+  if (signal?.aborted || e instanceof OpenAI.APIUserAbortError) return aborted();
+  const after = ctx.maxRetries ? ' after retries' : '';
   if (e instanceof OpenAI.APIConnectionTimeoutError) {
-    return new ProviderError(`the model server at ${baseURL} did not answer in time`, 'unreachable');
+    const wait = ctx.timeoutMs !== undefined ? ` within ${seconds(ctx.timeoutMs)}` : ' in time';
+    return new ProviderError(
+      `the model server at ${baseURL} did not answer${wait}${after}. Is it running (or still loading the model)?`,
+      'unreachable',
+    );
   }
   if (e instanceof OpenAI.APIConnectionError) {
-    const inner = e.cause as NodeJS.ErrnoException | undefined;
-    const cause: string = inner?.code ?? inner?.message ?? e.message;
+    const cause = oneLine(redact(rootCause(e.cause ?? e), ctx.apiKey));
+    if (ctx.midStream) {
+      return new ProviderError(`the model server at ${baseURL} broke off the reply: ${cause}`, 'server');
+    }
     return new ProviderError(`cannot reach the model server at ${baseURL}: ${cause}. Is it running?`, 'unreachable');
   }
   if (e instanceof OpenAI.APIError) {
-    const status: number = typeof e.status === 'number' ? e.status : 0;
-    const detail = clip(e.message.replace(/sk-[A-Za-z0-9_-]{8,}/g, 'sk-…'));
+    const status = typeof e.status === 'number' ? e.status : undefined;
+    const detail = serverDetail(e, ctx.apiKey);
+    if (status === undefined) {
+      // An `error` event inside the stream.
+      return new ProviderError(`the model server at ${baseURL} reported an error mid-reply: ${detail}`, 'server');
+    }
     if (status === 401 || status === 403) {
       return new ProviderError(
         `the model server at ${baseURL} rejected the API key (${status}); set a valid key`,
         'auth',
       );
     }
-    if (status === 429)
+    if (status === 429) {
       return new ProviderError(
-        `the model server at ${baseURL} is rate limiting us (429) after retries: ${detail}`,
+        `the model server at ${baseURL} is still rate limiting (429)${after}: ${detail}. Wait a little and try again`,
         'rate_limited',
       );
-    if (status >= 500)
-      return new ProviderError(`the model server at ${baseURL} failed (${status}) after retries: ${detail}`, 'server');
+    }
+    if (status >= 500) {
+      return new ProviderError(`the model server at ${baseURL} failed (${status})${after}: ${detail}`, 'server');
+    }
+    const hint = status === 404 ? ' (check the model name and the base URL)' : '';
     return new ProviderError(
-      `the model server at ${baseURL} refused the request (${status}): ${detail}`,
+      `the model server at ${baseURL} refused the request (${status})${hint}: ${detail}`,
       'bad_request',
     );
   }
-  const err = e as Error;
-  return new ProviderError(`the call to ${baseURL} failed: ${clip(err?.message ?? String(e))}`, 'server');
+  const cause = clip(oneLine(redact(rootCause(e), ctx.apiKey)));
+  if (ctx.midStream) return new ProviderError(`the model server at ${baseURL} broke off the reply: ${cause}`, 'server');
+  return new ProviderError(`the call to the model server at ${baseURL} failed: ${cause}`, 'server');
+}
+
+function normalizeBaseURL(baseURL: string): string {
+  return baseURL.trim().replace(/\/+$/, '');
+}
+
+/** Null when `baseURL` is a usable http(s) URL, otherwise the error to report. */
+function invalidURL(baseURL: string): ProviderError | null {
+  let ok = false;
+  try {
+    const u = new URL(baseURL);
+    ok = u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    ok = false;
+  }
+  return ok
+    ? null
+    : new ProviderError(
+        `the model server address "${baseURL}" is not an http(s) URL; use e.g. http://127.0.0.1:11434/v1`,
+        'unreachable',
+      );
+}
+
+/** Rejects as soon as `signal` aborts, even while the SDK sleeps before a retry. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    p.catch(() => undefined);
+    return Promise.reject(aborted());
+  }
+  let onAbort: () => void = () => undefined;
+  const stop = new Promise<never>((_, reject) => {
+    onAbort = () => reject(aborted());
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([p, stop]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 export class OpenAIProvider implements ChatProvider {
   readonly id: string;
   private readonly client: OpenAI;
   private readonly baseURL: string;
+  private readonly apiKey: string;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
 
   constructor(opts: OpenAIProviderOptions) {
-    this.baseURL = opts.baseURL.replace(/\/+$/, '');
+    this.baseURL = normalizeBaseURL(opts.baseURL);
     this.id = `openai@${this.baseURL}`;
+    // Local servers ignore the key, but the SDK insists on one.
+    this.apiKey = opts.apiKey || DEFAULT_KEY;
+    this.timeoutMs = opts.timeoutMs ?? 60_000;
+    this.maxRetries = opts.maxRetries ?? 2;
     this.client = new OpenAI({
       baseURL: this.baseURL,
-      // Local servers ignore the key, but the SDK insists on one.
-      apiKey: opts.apiKey || 'not-needed',
-      timeout: opts.timeoutMs ?? 60_000,
-      maxRetries: opts.maxRetries ?? 2,
+      apiKey: this.apiKey,
+      timeout: this.timeoutMs,
+      maxRetries: this.maxRetries,
     });
   }
 
   async chat(req: ChatRequest): Promise<ChatResult> {
+    if (req.signal.aborted) throw aborted();
+    const bad = invalidURL(this.baseURL);
+    if (bad) throw bad;
+
+    // Our own controller: aborted by the caller's signal, or by us when a started stream goes silent.
+    const ctl = new AbortController();
+    const forward = () => ctl.abort();
+    req.signal.addEventListener('abort', forward, { once: true });
+    let stalled = false;
+    let idle: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        stalled = true;
+        ctl.abort();
+      }, this.timeoutMs);
+    };
+
     let text = '';
     let usage: ChatResult['usage'] | undefined;
+    let midStream = false;
     try {
-      const stream = await this.client.chat.completions.create(
-        {
-          model: req.model,
-          messages: req.messages,
-          max_tokens: req.maxTokens,
-          stream: true,
-          stream_options: { include_usage: true },
-          ...(req.json ? { response_format: { type: 'json_object' as const } } : {}),
-        },
-        { signal: req.signal },
+      const stream = await untilAborted(
+        this.client.chat.completions.create(
+          {
+            model: req.model,
+            messages: req.messages,
+            max_tokens: req.maxTokens,
+            stream: true,
+            stream_options: { include_usage: true },
+            ...(req.json ? { response_format: { type: 'json_object' as const } } : {}),
+          },
+          { signal: ctl.signal },
+        ),
+        req.signal,
       );
+      midStream = true;
+      arm();
       for await (const chunk of stream) {
+        arm();
         const piece = chunk.choices[0]?.delta?.content;
         if (piece) {
           text += piece;
@@ -105,10 +261,20 @@ export class OpenAIProvider implements ChatProvider {
         }
       }
     } catch (e) {
-      throw toProviderError(e, this.baseURL, req.signal);
+      if (stalled && !req.signal.aborted) throw this.stallError();
+      throw toProviderError(e, this.baseURL, req.signal, {
+        apiKey: this.apiKey,
+        maxRetries: this.maxRetries,
+        timeoutMs: this.timeoutMs,
+        midStream,
+      });
+    } finally {
+      clearTimeout(idle);
+      req.signal.removeEventListener('abort', forward);
     }
     // The SDK ends the iteration quietly on abort: a cut reply must not pass for a complete one.
-    if (req.signal.aborted) throw new ProviderError('the call was aborted', 'aborted');
+    if (req.signal.aborted) throw aborted();
+    if (stalled) throw this.stallError();
     return {
       text,
       // Servers that ignore include_usage (some local ones) are counted with the tokenizer.
@@ -119,6 +285,13 @@ export class OpenAIProvider implements ChatProvider {
       },
     };
   }
+
+  private stallError(): ProviderError {
+    return new ProviderError(
+      `the model server at ${this.baseURL} stopped sending mid-reply (nothing for ${seconds(this.timeoutMs)})`,
+      'server',
+    );
+  }
 }
 
 /**
@@ -126,24 +299,22 @@ export class OpenAIProvider implements ChatProvider {
  * (even 404 from a server without /models) counts as reachable; 401/403 means a bad key.
  */
 export async function probeOpenAIServer(baseURL: string, apiKey?: string, timeoutMs = 5_000): Promise<void> {
-  const url = `${baseURL.replace(/\/+$/, '')}/models`;
+  const base = normalizeBaseURL(baseURL);
+  const bad = invalidURL(base);
+  if (bad) throw bad;
   let res: Response;
   try {
-    res = await fetch(url, {
+    res = await fetch(`${base}/models`, {
       headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (e) {
-    const err = e as Error & { cause?: NodeJS.ErrnoException };
-    const cause =
-      err.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (err.cause?.code ?? err.message);
-    throw new ProviderError(`cannot reach the model server at ${baseURL}: ${cause}. Is it running?`, 'unreachable');
+    const timedOut = isRecord(e) && (e.name === 'TimeoutError' || e.name === 'AbortError');
+    const cause = timedOut ? `no answer within ${seconds(timeoutMs)}` : oneLine(redact(rootCause(e), apiKey));
+    throw new ProviderError(`cannot reach the model server at ${base}: ${cause}. Is it running?`, 'unreachable');
   }
   await res.body?.cancel().catch(() => undefined);
   if (res.status === 401 || res.status === 403) {
-    throw new ProviderError(
-      `the model server at ${baseURL} rejected the API key (${res.status}); set a valid key`,
-      'auth',
-    );
+    throw new ProviderError(`the model server at ${base} rejected the API key (${res.status}); set a valid key`, 'auth');
   }
 }
