@@ -253,7 +253,15 @@ export async function startFakeOpenAI(
     await send(chunk({}, finishReason));
     if (withUsage) {
       await send(
-        JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage }),
+        JSON.stringify({
+          id,
+          object: 'chat.completion.chunk',
+          created,
+          model,
+          system_fingerprint: 'fp_fake',
+          choices: [],
+          usage,
+        }),
       );
     }
     await send('[DONE]');

@@ -293,6 +293,7 @@ describe('the fake OpenAI server', () => {
     assert.deepEqual(chunks[4]?.choices, []);
     assert.deepEqual(chunks[4]?.usage, { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 });
 
+    // The index counts chat completions: two in the previous test, one streamed above.
     fake.setResponder((body, index) => ({ text: `#${index} for ${body.model ?? ''}` }));
     const plain = await fetch(`${fake.baseURL}/chat/completions`, {
       method: 'POST',
@@ -304,7 +305,7 @@ describe('the fake OpenAI server', () => {
     assert.equal((json as { object?: string }).object, 'chat.completion');
     assert.deepEqual((json as { choices?: unknown[] }).choices?.[0], {
       index: 0,
-      message: { role: 'assistant', content: '#1 for m2', refusal: null },
+      message: { role: 'assistant', content: '#3 for m2', refusal: null },
       logprobs: null,
       finish_reason: 'stop',
     });

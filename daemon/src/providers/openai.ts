@@ -78,12 +78,11 @@ export function rootCause(e: unknown): string {
 }
 
 /** What the server said about the failure, from its JSON error body when there is one. */
-function serverDetail(e: InstanceType<typeof OpenAI.APIError>, apiKey?: string): string {
-  const body: unknown = e.error;
-  let detail = '';
+function serverDetail(body: unknown, message: string, apiKey?: string): string {
+  let detail: string;
   if (isRecord(body) && typeof body.message === 'string') detail = body.message;
   else if (typeof body === 'string') detail = body;
-  else detail = e.message.replace(/^\d{3}\s+/, '');
+  else detail = message.replace(/^\d{3}\s+/, '');
   return clip(oneLine(redact(detail, apiKey)));
 }
 
@@ -116,9 +115,9 @@ export function toProviderError(
     return new ProviderError(`cannot reach the model server at ${baseURL}: ${cause}. Is it running?`, 'unreachable');
   }
   if (e instanceof OpenAI.APIError) {
-    const status = typeof e.status === 'number' ? e.status : undefined;
-    const detail = serverDetail(e, ctx.apiKey);
-    if (status === undefined) {
+    const status: unknown = e.status;
+    const detail = serverDetail(e.error, e.message, ctx.apiKey);
+    if (typeof status !== 'number') {
       // An `error` event inside the stream.
       return new ProviderError(`the model server at ${baseURL} reported an error mid-reply: ${detail}`, 'server');
     }
@@ -154,7 +153,7 @@ function normalizeBaseURL(baseURL: string): string {
 
 /** Null when `baseURL` is a usable http(s) URL, otherwise the error to report. */
 function invalidURL(baseURL: string): ProviderError | null {
-  let ok = false;
+  let ok: boolean;
   try {
     const u = new URL(baseURL);
     ok = u.protocol === 'http:' || u.protocol === 'https:';
@@ -315,6 +314,9 @@ export async function probeOpenAIServer(baseURL: string, apiKey?: string, timeou
   }
   await res.body?.cancel().catch(() => undefined);
   if (res.status === 401 || res.status === 403) {
-    throw new ProviderError(`the model server at ${base} rejected the API key (${res.status}); set a valid key`, 'auth');
+    throw new ProviderError(
+      `the model server at ${base} rejected the API key (${res.status}); set a valid key`,
+      'auth',
+    );
   }
 }
