@@ -157,6 +157,23 @@ function nextConsensusStep(s: MeetingState): Step {
   return { kind: 'start_round', round: r.round + 1, final: r.round >= s.config.challengeRounds };
 }
 
+/** A reply this many times over the reply cap is cut, so one runaway model cannot eat the room's budget. */
+export const REPLY_CAP_FACTOR = 2;
+
+/**
+ * Cuts a runaway reply to twice the reply cap, keeping its end (where the stance marker is) and
+ * saying so in the text, so the log and the minutes show the truncation.
+ */
+export function capReply(text: string, replyMaxTokens: number): string {
+  const max = replyMaxTokens * REPLY_CAP_FACTOR;
+  if (text.length <= max) return text;
+  const tokens = countTokens(text);
+  if (tokens <= max) return text;
+  const tail = text.slice(-400);
+  const head = truncateToTokens(text, max - countTokens(tail) - 30);
+  return `${head}\n[… truncated by Roundtable: the reply was ${tokens} tokens, over twice the ${replyMaxTokens}-token reply cap …]\n${tail}`;
+}
+
 function abortReason(signal: AbortSignal): string {
   const r: unknown = signal.reason;
   return r instanceof Error ? r.message : typeof r === 'string' ? r : 'aborted';
@@ -703,7 +720,7 @@ export class Meeting {
       });
       return;
     }
-    const text = r.result.text.trim() || '(empty reply)';
+    const text = capReply(r.result.text.trim() || '(empty reply)', s.config.replyMaxTokens);
     // Reply and stance are recorded together (one fsync); the budget is checked once both are in.
     const posted = this.emit({
       type: 'message_posted',
