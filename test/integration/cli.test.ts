@@ -154,6 +154,31 @@ describe('roundtable run (CLI)', () => {
     assert.equal(r.stderr.trim().split('\n').length, 1);
   });
 
+  it('keeps the meeting when the minutes folder is not writable, and renders the minutes later', async () => {
+    const home = await tmp();
+    const blocker = path.join(await tmp(), 'a-file');
+    await writeFile(blocker, 'not a folder');
+    const r = await cli(
+      ['run', '--topic', 'Where do minutes go?', '--out', path.join(blocker, 'minutes'), '--max-rounds', '1', ...fast],
+      { env: { ROUNDTABLE_HOME: home } },
+    );
+    assert.equal(r.code, 4, r.stderr);
+    assert.match(
+      r.stderr,
+      /could not write the minutes to .*a-file\/minutes: the folder is not writable \(ENOTDIR\)\. Nothing is lost/,
+    );
+    const id = /roundtable minutes (\S+) --out/.exec(r.stderr)?.[1];
+    assert.ok(id);
+    const out = await tmp();
+    const again = await cli(['minutes', id, '--out', out], { env: { ROUNDTABLE_HOME: home } });
+    assert.equal(again.code, 0, again.stderr);
+    const file = /Minutes: (.+\.md)/.exec(again.stdout)?.[1] ?? '';
+    assert.match(await readFile(file, 'utf8'), /# Roundtable minutes: Where do minutes go\?[\s\S]*## Digest/);
+    const unknown = await cli(['minutes', 'm-nope'], { env: { ROUNDTABLE_HOME: home } });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /no meeting m-nope/);
+  });
+
   it('prints help with exit 0', async () => {
     const r = await cli(['run', '--help']);
     assert.equal(r.code, 0);

@@ -2,6 +2,7 @@
 import { DAEMON_USAGE, daemonCommand } from './daemonCommand';
 import { RUN_USAGE, runCommand } from './runCommand';
 import { RESOLVE_USAGE, resolveCommand } from './resolveCommand';
+import { MINUTES_USAGE, minutesCommand } from './minutesCommand';
 import { UsageError } from './common';
 
 const USAGE = `Usage: roundtable <command> [options]
@@ -10,12 +11,15 @@ Commands:
   run       run one meeting in the terminal (roundtable run --help)
   daemon    run the local daemon that VS Code windows and the CLI share
   resolve   answer a consensus meeting that waits for a human decision
+  minutes   render a meeting's minutes again from its log
 
 ${RUN_USAGE}
 
 ${DAEMON_USAGE}
 
-${RESOLVE_USAGE}`;
+${RESOLVE_USAGE}
+
+${MINUTES_USAGE}`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -34,6 +38,8 @@ export async function main(argv: string[]): Promise<number> {
         return await daemonCommand(rest);
       case 'resolve':
         return await resolveCommand(rest, io);
+      case 'minutes':
+        return await minutesCommand(rest, io);
       case undefined:
       case '-h':
       case '--help':

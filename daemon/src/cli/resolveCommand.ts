@@ -13,11 +13,18 @@ import { defaultDataDir, findDaemon, providerFactory } from '../daemon/daemon';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
 import { evidenceChecker } from '../meeting/evidence';
-import { writeMinutes } from '../meeting/minutes';
 import { SqliteStore } from '../store/sqliteStore';
 import { UsageError } from './common';
 import { RoomPrinter } from './printer';
-import { EXIT_AWAITING_HUMAN, escalationMessage, followInProcess, summarize, type RunIO } from './runCommand';
+import {
+  EXIT_AWAITING_HUMAN,
+  EXIT_MINUTES_FAILED,
+  escalationMessage,
+  followInProcess,
+  summarize,
+  writeMinutesOrExplain,
+  type RunIO,
+} from './runCommand';
 
 export const RESOLVE_USAGE = `Usage: roundtable resolve <meetingId> (--pick OPTION | --another-round "INSTRUCTION" | --defer) [options]
 
@@ -140,7 +147,8 @@ export async function resolveCommand(argv: string[], io: RunIO): Promise<number>
     io.stderr.write(escalationMessage(state));
     return EXIT_AWAITING_HUMAN;
   }
-  const minutesPath = await writeMinutes(outDir, events);
+  const minutesPath = await writeMinutesOrExplain(outDir, events, io.stderr);
+  if (!minutesPath) return EXIT_MINUTES_FAILED;
   const summary = summarize(state, minutesPath);
   if (json) io.stdout.write(`${JSON.stringify(summary)}\n`);
   else printer.finish(summary);

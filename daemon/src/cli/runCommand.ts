@@ -16,7 +16,6 @@ import { spawnDaemon } from './spawnDaemon';
 import { OpenAIProvider, probeOpenAIServer } from '../providers/openai';
 import { ScriptedProvider, loadScript, type Script } from '../providers/scripted';
 import type { ChatProvider } from '../providers/types';
-import { MemoryStore } from '../store/memoryStore';
 import { SqliteStore } from '../store/sqliteStore';
 import type { EventStore } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
@@ -250,11 +249,9 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
   }
   const providerFor = providersFor(opts, script);
   const meetingId = newMeetingId();
-  // A consensus meeting may pause for the human: its log is kept on disk so it can be resumed.
-  const store: EventStore =
-    opts.params.mode === 'consensus'
-      ? await SqliteStore.open(path.join(opts.dataDir, 'runs', meetingId))
-      : new MemoryStore();
+  // The log is kept on disk even without a daemon: a consensus meeting may pause for the human,
+  // and minutes that cannot be written can be rendered again later (`roundtable minutes <id>`).
+  const store: EventStore = await SqliteStore.open(path.join(opts.dataDir, 'runs', meetingId));
   const meeting = await Meeting.open(
     {
       store,
@@ -310,8 +307,10 @@ export async function followInProcess(
       await meeting.resolve(answer.action, answer);
       state = await meeting.run();
     }
-    const minutesPath = await writeMinutes(opts.outDir, await store.load(meeting.id));
+    const events = await store.load(meeting.id);
     await (store as Partial<SqliteStore>).close?.();
+    const minutesPath = await writeMinutesOrExplain(opts.outDir, events, io.stderr);
+    if (!minutesPath) return EXIT_MINUTES_FAILED;
     const summary = summarize(state, minutesPath);
     if (opts.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
     else printer.finish(summary);
@@ -418,9 +417,37 @@ async function runInDaemon(
     await conn.close();
   }
   const state = fold(events);
-  const minutesPath = await writeMinutes(opts.outDir, events);
+  const minutesPath = await writeMinutesOrExplain(opts.outDir, events, io.stderr);
+  if (!minutesPath) return EXIT_MINUTES_FAILED;
   const summary = summarize(state, minutesPath);
   if (opts.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
   else printer.finish(summary);
   return state.closed?.reason === 'error' ? 1 : 0;
+}
+
+/** Exit code when the meeting ran but its minutes could not be written (the log is kept). */
+export const EXIT_MINUTES_FAILED = 4;
+
+/** Writes the minutes, or says clearly why not and how to get them later. */
+export async function writeMinutesOrExplain(
+  dir: string,
+  events: MeetingEvent[],
+  err: NodeJS.WritableStream,
+): Promise<string | undefined> {
+  try {
+    return await writeMinutes(dir, events);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOSPC'
+        ? 'the disk is full'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR'
+          ? 'the folder is not writable'
+          : (e as Error).message;
+    const id = events[0]?.meetingId ?? '?';
+    err.write(
+      `roundtable: could not write the minutes to ${dir}: ${why}${code ? ` (${code})` : ''}. Nothing is lost: the meeting is kept; write them elsewhere with: roundtable minutes ${id} --out <folder>\n`,
+    );
+    return undefined;
+  }
 }

@@ -1,0 +1,63 @@
+/** `roundtable minutes <meetingId>`: renders a meeting's minutes again from its log. */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { MeetingEvent } from '../../../protocol/src';
+import { connectDaemon } from '../daemon/client';
+import { defaultDataDir, findDaemon } from '../daemon/daemon';
+import { SqliteStore } from '../store/sqliteStore';
+import { UsageError } from './common';
+import { EXIT_MINUTES_FAILED, writeMinutesOrExplain, type RunIO } from './runCommand';
+
+export const MINUTES_USAGE = `Usage: roundtable minutes <meetingId> [--out DIR] [--data-dir DIR]
+
+  Renders the minutes of a meeting again from its log (in the running daemon, or kept by a
+  run in the CLI's own process) and writes them to --out (default docs/roundtable).`;
+
+export async function minutesCommand(argv: string[], io: RunIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: { out: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  if (parsed.values.help) {
+    io.stdout.write(`${MINUTES_USAGE}\n`);
+    return 0;
+  }
+  const meetingId = parsed.positionals[0];
+  if (!meetingId || parsed.positionals.length > 1 || !/^[A-Za-z0-9_-]{1,64}$/.test(meetingId))
+    throw new UsageError('give exactly one meeting id');
+  const dataDir = path.resolve(parsed.values['data-dir'] ?? defaultDataDir(io.env));
+  const outDir = path.resolve(parsed.values.out ?? path.join('docs', 'roundtable'));
+  let events: MeetingEvent[] = [];
+  const runDir = path.join(dataDir, 'runs', meetingId);
+  if (existsSync(runDir)) {
+    const store = await SqliteStore.open(runDir);
+    events = await store.load(meetingId);
+    await store.close();
+  } else {
+    const found = await findDaemon(dataDir);
+    if (found) {
+      const conn = await connectDaemon(found.info.port, found.token);
+      try {
+        events = (await conn.rpc.request('meeting/get', { meetingId })).events;
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      } finally {
+        await conn.close();
+      }
+    }
+  }
+  if (events.length === 0)
+    throw new UsageError(`no meeting ${meetingId} in ${dataDir} (neither a local run nor in a running daemon)`);
+  const file = await writeMinutesOrExplain(outDir, events, io.stderr);
+  if (!file) return EXIT_MINUTES_FAILED;
+  io.stdout.write(`Minutes: ${file}\n`);
+  return 0;
+}
