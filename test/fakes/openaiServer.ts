@@ -47,6 +47,8 @@ export interface Behaviour {
   stallMs?: number;
   /** Content chunks sent before the stall (default 1). */
   stallAfterChunks?: number;
+  /** Send the text's `<INVALID-UTF8>` markers as raw bytes that are not valid UTF-8 (0xC3 0x28). */
+  invalidUtf8?: boolean;
 }
 
 /** The request body of a chat completion, as the client sent it. */
@@ -216,10 +218,18 @@ export async function startFakeOpenAI(
     const gone = new Promise<void>((resolve) => res.once('close', () => resolve()));
     // Resolves once the chunk is handed to the socket (so a reset that follows does not swallow
     // it), or when the client has gone away.
+    const encode = (frame: string): Buffer =>
+      b.invalidUtf8
+        ? Buffer.concat(
+            frame
+              .split('<INVALID-UTF8>')
+              .flatMap((part, k) => (k === 0 ? [Buffer.from(part)] : [Buffer.from([0xc3, 0x28]), Buffer.from(part)])),
+          )
+        : Buffer.from(frame);
     const send = (data: string) =>
       res.destroyed
         ? Promise.resolve()
-        : Promise.race([new Promise<void>((resolve) => res.write(`data: ${data}\n\n`, () => resolve())), gone]);
+        : Promise.race([new Promise<void>((resolve) => res.write(encode(`data: ${data}\n\n`), () => resolve())), gone]);
     const chunk = (delta: Record<string, unknown>, finish: string | null) =>
       JSON.stringify({
         id,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -177,6 +178,36 @@ describe('roundtable run (CLI)', () => {
     const unknown = await cli(['minutes', 'm-nope'], { env: { ROUNDTABLE_HOME: home } });
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /no meeting m-nope/);
+  });
+
+  it('says so clearly on a full disk and on a read-only folder, and keeps the meeting', async (t) => {
+    const mnt = await tmp();
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', mnt], { stdio: 'pipe' });
+    } catch {
+      t.skip('mounting a small tmpfs needs root (CI runs as root)');
+      return;
+    }
+    try {
+      await writeFile(path.join(mnt, 'filler'), Buffer.alloc(16 * 1024)).catch(() => undefined);
+      const home = await tmp();
+      const full = await cli(['run', '--topic', 'Full disk', '--out', mnt, '--max-rounds', '1', ...fast], {
+        env: { ROUNDTABLE_HOME: home },
+      });
+      assert.equal(full.code, 4, full.stderr);
+      assert.match(full.stderr, /could not write the minutes to .*: the disk is full \(ENOSPC\)\. Nothing is lost/);
+      execFileSync('mount', ['-o', 'remount,ro', mnt], { stdio: 'pipe' });
+      const ro = await cli(['run', '--topic', 'Read-only', '--out', mnt, '--max-rounds', '1', ...fast], {
+        env: { ROUNDTABLE_HOME: home },
+      });
+      assert.equal(ro.code, 4, ro.stderr);
+      assert.match(ro.stderr, /the folder is not writable \(EROFS\)/);
+      const id = /roundtable minutes (\S+) --out/.exec(ro.stderr)?.[1] ?? '';
+      const again = await cli(['minutes', id, '--out', await tmp()], { env: { ROUNDTABLE_HOME: home } });
+      assert.equal(again.code, 0, again.stderr);
+    } finally {
+      execFileSync('umount', [mnt], { stdio: 'pipe' });
+    }
   });
 
   it('prints help with exit 0', async () => {

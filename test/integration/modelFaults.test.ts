@@ -118,10 +118,11 @@ describe('model faults on a loopback OpenAI-compatible server', () => {
       },
     ],
     [
-      'a reply carrying replacement characters (what invalid UTF-8 decodes to) is recorded, not fatal',
-      { text: 'caf\uFFFD ok [STANCE: NEUTRAL]' },
+      'invalid UTF-8 bytes in the stream are replaced, not fatal',
+      { text: 'caf<INVALID-UTF8> ok [STANCE: NEUTRAL]', chunkSize: 64, invalidUtf8: true },
       ({ state }) => {
         assert.equal(state.rounds[0]?.stances.ada?.stance, 'NEUTRAL');
+        assert.match(state.rounds[0]?.contributions.ada?.text ?? '', /^caf\uFFFD\( ok/);
       },
     ],
   ];
