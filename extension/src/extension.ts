@@ -378,6 +378,8 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     await vscode.commands.executeCommand(`${RoomViewProvider.viewId}.focus`);
   }
 
+  registerMcpServer(context, log);
+
   const api: RoundtableApi = {
     link,
     startMeeting: async (params) => {
@@ -408,6 +410,44 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     }, 500);
   }
   return api;
+}
+
+/**
+ * Lets VS Code's agent mode find the roundtable MCP server without hand-written config, where the
+ * VS Code version has the API (1.101+); older versions keep working without it.
+ */
+function registerMcpServer(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+  interface McpApi {
+    registerMcpServerDefinitionProvider?(
+      id: string,
+      provider: { provideMcpServerDefinitions(): unknown[] },
+    ): vscode.Disposable;
+  }
+  const lm = vscode.lm as unknown as McpApi;
+  const Definition = (
+    vscode as unknown as {
+      McpStdioServerDefinition?: new (
+        label: string,
+        command: string,
+        args: string[],
+        env: Record<string, string>,
+      ) => unknown;
+    }
+  ).McpStdioServerDefinition;
+  if (!lm.registerMcpServerDefinitionProvider || !Definition) {
+    log.info('this VS Code has no MCP server API; configure "roundtable mcp" by hand (see the README)');
+    return;
+  }
+  const script = path.join(context.extensionPath, 'dist', 'daemon', 'cli.js');
+  context.subscriptions.push(
+    lm.registerMcpServerDefinitionProvider('roundtable.mcp', {
+      provideMcpServerDefinitions: () => [
+        new Definition('Roundtable', process.execPath, [script, 'mcp', '--data-dir', dataDir()], {
+          ELECTRON_RUN_AS_NODE: '1',
+        }),
+      ],
+    }),
+  );
 }
 
 function showError(log: vscode.LogOutputChannel, e: unknown): void {

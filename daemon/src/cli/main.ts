@@ -3,6 +3,7 @@ import { DAEMON_USAGE, daemonCommand } from './daemonCommand';
 import { RUN_USAGE, runCommand } from './runCommand';
 import { RESOLVE_USAGE, resolveCommand } from './resolveCommand';
 import { MINUTES_USAGE, minutesCommand } from './minutesCommand';
+import { MCP_USAGE, mcpCommand } from './mcpCommand';
 import { UsageError } from './common';
 
 const USAGE = `Usage: roundtable <command> [options]
@@ -12,6 +13,7 @@ Commands:
   daemon    run the local daemon that VS Code windows and the CLI share
   resolve   answer a consensus meeting that waits for a human decision
   minutes   render a meeting's minutes again from its log
+  mcp       serve the roundtable tools to MCP clients over stdio
 
 ${RUN_USAGE}
 
@@ -19,7 +21,9 @@ ${DAEMON_USAGE}
 
 ${RESOLVE_USAGE}
 
-${MINUTES_USAGE}`;
+${MINUTES_USAGE}
+
+${MCP_USAGE}`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -40,6 +44,8 @@ export async function main(argv: string[]): Promise<number> {
         return await resolveCommand(rest, io);
       case 'minutes':
         return await minutesCommand(rest, io);
+      case 'mcp':
+        return await mcpCommand(rest, io.env);
       case undefined:
       case '-h':
       case '--help':

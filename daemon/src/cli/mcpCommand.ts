@@ -1,0 +1,38 @@
+/** `roundtable mcp`: the roundtable tools as an MCP server over stdio, backed by the local daemon. */
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { connectDaemon } from '../daemon/client';
+import { defaultDataDir, findDaemon } from '../daemon/daemon';
+import { serveStdio } from '../mcp/mcpServer';
+import { UsageError } from './common';
+import { spawnDaemon } from './spawnDaemon';
+
+export const MCP_USAGE = `Usage: roundtable mcp [--data-dir DIR]
+
+  Serves the roundtable tools (open, join, speak, listen, cut, leave, close) over stdio for MCP
+  clients, through the local daemon (started if none is running). stdout carries MCP only; logs go
+  to stderr.`;
+
+export async function mcpCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  if (values.help) {
+    process.stderr.write(`${MCP_USAGE}\n`);
+    return 0;
+  }
+  const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir(env));
+  const found = (await findDaemon(dataDir)) ?? (await spawnDaemon(dataDir));
+  const conn = await connectDaemon(found.info.port, found.token, { client: 'roundtable-mcp' });
+  process.stderr.write(`roundtable mcp: connected to the daemon on 127.0.0.1:${found.info.port}\n`);
+  await serveStdio(conn);
+  return 0;
+}
