@@ -1,7 +1,7 @@
 /** `roundtable daemon`: runs the long-lived local daemon in the foreground until SIGTERM/SIGINT. */
-import { parseArgs } from 'node:util';
+
 import { DaemonAlreadyRunning, defaultDataDir, startDaemon } from '../daemon/daemon';
-import { UsageError } from './common';
+import { UsageError, parseCli } from './common';
 
 export const DAEMON_USAGE = `Usage: roundtable daemon [--data-dir DIR] [--port N]
 
@@ -9,17 +9,11 @@ export const DAEMON_USAGE = `Usage: roundtable daemon [--data-dir DIR] [--port N
   --port N         port on 127.0.0.1 (default 0: any free port, written to <data-dir>/daemon.json)`;
 
 export async function daemonCommand(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    }));
-  } catch (e) {
-    throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad arguments');
-  }
+  const { values } = parseCli({
+    args: argv,
+    allowPositionals: false,
+    options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help) {
     process.stdout.write(`${DAEMON_USAGE}\n`);
     return 0;

@@ -1,10 +1,10 @@
 /** `roundtable mcp`: the roundtable tools as an MCP server over stdio, backed by the local daemon. */
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+
 import { connectDaemon } from '../daemon/client';
 import { defaultDataDir, findDaemon } from '../daemon/daemon';
 import { serveStdio } from '../mcp/mcpServer';
-import { UsageError } from './common';
+import { parseCli } from './common';
 import { spawnDaemon } from './spawnDaemon';
 
 export const MCP_USAGE = `Usage: roundtable mcp [--data-dir DIR]
@@ -14,17 +14,11 @@ export const MCP_USAGE = `Usage: roundtable mcp [--data-dir DIR]
   to stderr.`;
 
 export async function mcpCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    }));
-  } catch (e) {
-    throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad arguments');
-  }
+  const { values } = parseCli({
+    args: argv,
+    allowPositionals: false,
+    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help) {
     process.stderr.write(`${MCP_USAGE}\n`);
     return 0;

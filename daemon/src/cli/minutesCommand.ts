@@ -1,12 +1,11 @@
 /** `roundtable minutes <meetingId>`: renders a meeting's minutes again from its log. */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { MeetingEvent } from '../../../protocol/src';
 import { connectDaemon } from '../daemon/client';
 import { defaultDataDir, findDaemon } from '../daemon/daemon';
 import { SqliteStore } from '../store/sqliteStore';
-import { UsageError } from './common';
+import { UsageError, parseCli } from './common';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain, type RunIO } from './runCommand';
 
 export const MINUTES_USAGE = `Usage: roundtable minutes <meetingId> [--out DIR] [--data-dir DIR]
@@ -15,17 +14,11 @@ export const MINUTES_USAGE = `Usage: roundtable minutes <meetingId> [--out DIR] 
   run in the CLI's own process) and writes them to --out (default docs/roundtable).`;
 
 export async function minutesCommand(argv: string[], io: RunIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: { out: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad arguments');
-  }
+  const parsed = parseCli({
+    args: argv,
+    allowPositionals: true,
+    options: { out: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (parsed.values.help) {
     io.stdout.write(`${MINUTES_USAGE}\n`);
     return 0;

@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { MeetingEvent } from '../../../protocol/src';
 import { fold } from '../../../protocol/src';
 import { connectDaemon } from '../daemon/client';
@@ -14,7 +13,7 @@ import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
 import { evidenceChecker } from '../meeting/evidence';
 import { SqliteStore } from '../store/sqliteStore';
-import { UsageError } from './common';
+import { UsageError, parseCli } from './common';
 import { RoomPrinter } from './printer';
 import {
   EXIT_AWAITING_HUMAN,
@@ -36,25 +35,19 @@ export const RESOLVE_USAGE = `Usage: roundtable resolve <meetingId> (--pick OPTI
   --json                   print one JSON object at the end`;
 
 export async function resolveCommand(argv: string[], io: RunIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        pick: { type: 'string' },
-        'another-round': { type: 'string' },
-        defer: { type: 'boolean' },
-        out: { type: 'string' },
-        'data-dir': { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad arguments');
-  }
+  const parsed = parseCli({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      pick: { type: 'string' },
+      'another-round': { type: 'string' },
+      defer: { type: 'boolean' },
+      out: { type: 'string' },
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
   const { values, positionals } = parsed;
   if (values.help) {
     io.stdout.write(`${RESOLVE_USAGE}\n`);

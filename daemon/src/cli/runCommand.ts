@@ -3,7 +3,6 @@
  * the digest (or one JSON object with --json). Bad input exits 2 with one clear line.
  */
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeetingParams } from '../../../protocol/src';
 import { checkStartParams, fold } from '../../../protocol/src';
 import { systemClock } from '../meeting/clock';
@@ -21,7 +20,7 @@ import type { EventStore } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
 import { createInterface } from 'node:readline/promises';
 import { newMeetingId } from '../daemon/ids';
-import { UsageError, examplesDir } from './common';
+import { UsageError, examplesDir, parseCli } from './common';
 import { RoomPrinter } from './printer';
 
 export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
@@ -70,39 +69,32 @@ function positiveInt(v: string | undefined, flag: string): number | undefined {
 }
 
 export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        topic: { type: 'string' },
-        participants: { type: 'string' },
-        provider: { type: 'string' },
-        'base-url': { type: 'string' },
-        model: { type: 'string' },
-        script: { type: 'string' },
-        'max-rounds': { type: 'string' },
-        budget: { type: 'string' },
-        order: { type: 'string' },
-        'turn-timeout': { type: 'string' },
-        'time-limit': { type: 'string' },
-        out: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        daemon: { type: 'boolean' },
-        'no-daemon': { type: 'boolean' },
-        'data-dir': { type: 'string' },
-        mode: { type: 'string' },
-        option: { type: 'string', multiple: true },
-        threshold: { type: 'string' },
-      },
-    }));
-  } catch (e) {
-    // parseArgs' messages are already one clear line ("Unknown option '--foo'").
-    throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad arguments');
-  }
+  const { values } = parseCli({
+    args: argv,
+    allowPositionals: false,
+    options: {
+      topic: { type: 'string' },
+      participants: { type: 'string' },
+      provider: { type: 'string' },
+      'base-url': { type: 'string' },
+      model: { type: 'string' },
+      script: { type: 'string' },
+      'max-rounds': { type: 'string' },
+      budget: { type: 'string' },
+      order: { type: 'string' },
+      'turn-timeout': { type: 'string' },
+      'time-limit': { type: 'string' },
+      out: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      daemon: { type: 'boolean' },
+      'no-daemon': { type: 'boolean' },
+      'data-dir': { type: 'string' },
+      mode: { type: 'string' },
+      option: { type: 'string', multiple: true },
+      threshold: { type: 'string' },
+    },
+  });
   if (values.help) return 'help';
   const topic = values.topic?.trim();
   if (!topic) throw new UsageError('--topic is required and must not be empty');
