@@ -378,7 +378,12 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     await vscode.commands.executeCommand(`${RoomViewProvider.viewId}.focus`);
   }
 
-  registerMcpServer(context, log);
+  try {
+    registerMcpServer(context, log);
+  } catch (e) {
+    // Even reading a proposed API can throw on some versions; Roundtable works without it.
+    log.info(`MCP server registration skipped: ${(e as Error).message}`);
+  }
 
   const api: RoundtableApi = {
     link,
@@ -439,15 +444,22 @@ function registerMcpServer(context: vscode.ExtensionContext, log: vscode.LogOutp
     return;
   }
   const script = path.join(context.extensionPath, 'dist', 'daemon', 'cli.js');
-  context.subscriptions.push(
-    lm.registerMcpServerDefinitionProvider('roundtable.mcp', {
-      provideMcpServerDefinitions: () => [
-        new Definition('Roundtable', process.execPath, [script, 'mcp', '--data-dir', dataDir()], {
-          ELECTRON_RUN_AS_NODE: '1',
-        }),
-      ],
-    }),
-  );
+  try {
+    context.subscriptions.push(
+      lm.registerMcpServerDefinitionProvider('roundtable.mcp', {
+        provideMcpServerDefinitions: () => [
+          new Definition('Roundtable', process.execPath, [script, 'mcp', '--data-dir', dataDir()], {
+            ELECTRON_RUN_AS_NODE: '1',
+          }),
+        ],
+      }),
+    );
+  } catch (e) {
+    // Versions where the API is still a proposal refuse the call: the server is then configured by hand.
+    log.info(
+      `MCP server registration is not available here (${(e as Error).message}); configure "roundtable mcp" by hand (see the README)`,
+    );
+  }
 }
 
 function showError(log: vscode.LogOutputChannel, e: unknown): void {
