@@ -26,7 +26,8 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 /** Longest topic, post or persona we accept, in characters. */
 export const MAX_TEXT_CHARS = 200_000;
 export const MAX_PARTICIPANTS = 32;
-export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
+export { NAME_PATTERN } from './names';
+import { NAME_PATTERN, isReservedName, reservedNameError } from './names';
 
 function str(v: unknown, field: string, opts: { min?: number; max?: number } = {}): Checked<string> {
   const min = opts.min ?? 0;
@@ -78,7 +79,7 @@ export function checkPanel(v: unknown): Checked<Participant[]> {
     if (!p.ok) return p;
     const key = p.value.name.toLowerCase();
     if (seen.has(key)) return fail(`participant name "${p.value.name}" is used twice`);
-    if (key === 'human') return fail('participant name "human" is reserved for the person running the meeting');
+    if (isReservedName(key)) return fail(`participant name: ${reservedNameError(p.value.name)}`);
     seen.add(key);
     out.push(p.value);
   }

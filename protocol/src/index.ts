@@ -4,3 +4,4 @@ export * from './guards';
 export * from './state';
 export * from './rpc';
 export * from './text';
+export * from './names';
