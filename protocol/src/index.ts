@@ -1,3 +1,4 @@
+export * from './schema';
 export * from './events';
 export * from './messages';
 export * from './guards';
@@ -5,3 +6,4 @@ export * from './state';
 export * from './rpc';
 export * from './text';
 export * from './names';
+export * from './settings';

@@ -103,7 +103,7 @@ describe('daemon: security', () => {
     assert.deepEqual((replies[0] as { error: { code: string } }).error.code, 'not_initialized');
     const mismatch = (replies[1] as { error: { code: string; message: string } }).error;
     assert.equal(mismatch.code, 'version_mismatch');
-    assert.match(mismatch.message, /protocol version 999 is not supported.*speaks 1/);
+    assert.match(mismatch.message, new RegExp(`protocol version 999 is not supported.*speaks ${PROTOCOL_VERSION}`));
   });
 
   it('answers malformed, unknown and oversized messages with errors and keeps serving others', async () => {

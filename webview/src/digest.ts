@@ -8,7 +8,7 @@ import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import type { MeetingEvent } from '../../protocol/src';
-import { fold, isRecord } from '../../protocol/src';
+import { checkToWebview, fold } from '../../protocol/src';
 import { renderDigestView } from './digestRender';
 import { vscodeApi } from './vscodeApi';
 
@@ -49,13 +49,13 @@ function showError(message: string): void {
 }
 
 window.addEventListener('message', (ev: MessageEvent<unknown>) => {
-  const msg = ev.data;
-  if (!isRecord(msg)) return;
-  if (msg.type === 'digest/show' && Array.isArray(msg.events)) {
-    const events = msg.events as MeetingEvent[];
-    api.setState({ events });
-    show(events);
-  } else if (msg.type === 'digest/error' && typeof msg.message === 'string') {
+  const checked = checkToWebview(ev.data);
+  if (!checked.ok) return;
+  const msg = checked.value;
+  if (msg.type === 'digest/show') {
+    api.setState({ events: msg.events });
+    show(msg.events);
+  } else if (msg.type === 'digest/error') {
     showError(msg.message);
   }
 });

@@ -8,8 +8,8 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
-import type { MeetingEvent, MessageDelta, ToWebview } from '../../protocol/src';
-import { fold, isRecord } from '../../protocol/src';
+import type { MeetingEvent, MessageDelta } from '../../protocol/src';
+import { checkToWebview, fold } from '../../protocol/src';
 import { phaseOf, renderRoom } from './render';
 import { vscodeApi } from './vscodeApi';
 
@@ -66,25 +66,24 @@ function scheduleRender(): void {
 }
 
 window.addEventListener('message', (ev: MessageEvent<unknown>) => {
-  const msg = ev.data;
-  if (!isRecord(msg) || typeof msg.type !== 'string') return;
-  const type = msg.type as keyof ToWebview;
-  if (type === 'room/reset') {
-    const id = (msg as unknown as ToWebview['room/reset']).meetingId;
-    if (id !== saved.meetingId) {
-      saved = { meetingId: id, events: [] };
+  // The extension is trusted, but every message is still checked against the protocol's schema.
+  const checked = checkToWebview(ev.data);
+  if (!checked.ok) return;
+  const msg = checked.value;
+  if (msg.type === 'room/reset') {
+    if (msg.meetingId !== saved.meetingId) {
+      saved = { meetingId: msg.meetingId, events: [] };
       live.clear();
       api.setState(saved);
     }
-  } else if (type === 'room/event') {
-    apply((msg as unknown as ToWebview['room/event']).event);
-  } else if (type === 'room/delta') {
-    delta((msg as unknown as ToWebview['room/delta']).delta);
-  } else if (type === 'room/connection') {
-    const c = msg as unknown as ToWebview['room/connection'];
-    connection = c.state === 'connected' ? '' : `Daemon ${c.state}${c.message ? `: ${c.message}` : ''}`;
-  } else if (type === 'room/error') {
-    connection = (msg as unknown as ToWebview['room/error']).message;
+  } else if (msg.type === 'room/event') {
+    apply(msg.event);
+  } else if (msg.type === 'room/delta') {
+    delta(msg.delta);
+  } else if (msg.type === 'room/connection') {
+    connection = msg.state === 'connected' ? '' : `Daemon ${msg.state}${msg.message ? `: ${msg.message}` : ''}`;
+  } else if (msg.type === 'room/error') {
+    connection = msg.message;
   }
   scheduleRender();
 });

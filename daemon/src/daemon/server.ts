@@ -237,7 +237,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     'meeting/list': async () => ({ meetings: await manager.list() }),
     'meeting/get': async (p) => {
       const state = await manager.state(p.meetingId);
-      return { summary: summaryOf(state), events: await manager.events(p.meetingId, 0) };
+      return { summary: summaryOf(state), events: await manager.events(p.meetingId, 0), lastSeq: state.lastSeq, more: false };
     },
     'room/subscribe': async (p, conn) => {
       const state = await manager.state(p.meetingId);

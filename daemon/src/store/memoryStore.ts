@@ -1,4 +1,5 @@
 import type { EventBody, MeetingEvent } from '../../../protocol/src';
+import { EVENT_SCHEMA_VERSION } from '../../../protocol/src';
 import type { EventStore } from './types';
 
 /** In-process store for the headless CLI and tests; nothing survives the process. */
@@ -10,7 +11,7 @@ export class MemoryStore implements EventStore {
   append(meetingId: string, body: EventBody): Promise<MeetingEvent> {
     let log = this.logs.get(meetingId);
     if (!log) this.logs.set(meetingId, (log = []));
-    const event: MeetingEvent = { ...body, meetingId, seq: log.length + 1, at: this.now() };
+    const event: MeetingEvent = { ...body, meetingId, seq: log.length + 1, at: this.now(), v: EVENT_SCHEMA_VERSION };
     log.push(event);
     return Promise.resolve(event);
   }

@@ -22,6 +22,7 @@ import * as path from 'node:path';
 import initSqlJs from 'sql.js/dist/sql-wasm-inline.js';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import type { EventBody, MeetingEvent } from '../../../protocol/src';
+import { EVENT_SCHEMA_VERSION } from '../../../protocol/src';
 import type { EventStore } from './types';
 
 const SNAPSHOT = 'store.sqlite';
@@ -211,7 +212,7 @@ export class SqliteStore implements EventStore {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     const seq = (this.lastSeq.get(meetingId) ?? 0) + 1;
     this.lastSeq.set(meetingId, seq);
-    const event: MeetingEvent = { ...body, meetingId, seq, at: this.now() };
+    const event: MeetingEvent = { ...body, meetingId, seq, at: this.now(), v: EVENT_SCHEMA_VERSION };
     return new Promise<MeetingEvent>((resolve, reject) => {
       this.queue.push({ event, line: `${JSON.stringify(event)}\n`, resolve, reject });
       this.kick();
