@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { LmRequest } from '../../protocol/src';
+import { RpcError } from '../../protocol/src';
 import type { DaemonLink } from './daemonLink';
 
 type FailKind = 'unreachable' | 'auth' | 'rate_limited' | 'server' | 'bad_request';
@@ -112,7 +113,17 @@ export class LmBridge implements vscode.Disposable {
         return [];
       },
     );
-    await this.link.request('lm/register', { models: models.map((m) => m.id) });
+    try {
+      await this.link.request('lm/register', { models: models.map((m) => m.id) });
+    } catch (e) {
+      // One window answers vscode-lm calls per daemon; another one already does.
+      if (e instanceof RpcError && e.code === 'conflict') {
+        this.log.warn(e.message);
+        void vscode.window.showWarningMessage(`Roundtable: this window does not answer vscode-lm calls: ${e.message}`);
+        return;
+      }
+      throw e;
+    }
     this.log.info(`answering vscode-lm calls (${models.length} model(s) available)`);
   }
 

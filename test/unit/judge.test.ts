@@ -28,4 +28,18 @@ describe('judge replies', () => {
   it('does not take a mid-line mention of CONVERGED as convergence', () => {
     assert.equal(parseJudge('ada said "CONVERGED: yes" but that is not so', ['ada']).converged, undefined);
   });
+
+  it('reads a correction to a worker named like the keyword as a correction, never as convergence', () => {
+    const v = parseJudge('Converged: you repeat round 1 — answer the new question\n@Converged: cite a source', [
+      'ada',
+      'Converged',
+    ]);
+    assert.equal(v.converged, undefined);
+    assert.deepEqual(
+      v.corrections.map((c) => c.worker),
+      ['Converged', 'Converged'],
+    );
+    const own = parseJudge('@Converged: cite a source\nCONVERGED: everyone backs B', ['Converged']);
+    assert.equal(own.converged, 'everyone backs B', "the judge's own line still ends the meeting");
+  });
 });

@@ -182,12 +182,14 @@ export async function startDaemon(opts: {
   await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
   await acquireLock(dataDir);
   let store: SqliteStore | undefined;
+  let server: RunningServer | undefined;
+  let manager: MeetingManager | undefined;
   try {
     store = await SqliteStore.open(path.join(dataDir, 'store'), { log });
     const perEndpoint = Number(env.ROUNDTABLE_ENDPOINT_CONCURRENCY ?? 4);
     const limiter = new KeyedLimiter((key) => (key.startsWith('openai@') ? perEndpoint : 0));
     const lmBridge = new VscodeLmBridge();
-    const manager = new MeetingManager({
+    manager = new MeetingManager({
       store,
       clock: systemClock,
       providers: opts.wrapProvider
@@ -209,7 +211,7 @@ export async function startDaemon(opts: {
     });
     const token = randomBytes(32).toString('hex');
     await writeFileAtomic(path.join(dataDir, 'token'), `${token}\n`, 0o600);
-    const server = await startServer({ manager, token, port: opts.port ?? 0, log, lmBridge });
+    server = await startServer({ manager, token, port: opts.port ?? 0, log, lmBridge });
     const info: DaemonInfo = {
       pid: process.pid,
       port: server.port,
@@ -221,20 +223,29 @@ export async function startDaemon(opts: {
     log(`listening on 127.0.0.1:${server.port} (data dir ${dataDir})`);
     // Building the tokenizer takes about a second of CPU: do it now, not in the first meeting's fan-out.
     setImmediate(() => countTokens('warm up'));
-    await manager.resumeAll();
+    try {
+      await manager.resumeAll();
+    } catch (e) {
+      throw new Error(
+        `could not resume the unfinished meetings in ${path.join(dataDir, 'store')} (${oneLine((e as Error).message)}); nothing was changed: fix or move that folder aside, then start again`,
+        { cause: e },
+      );
+    }
     const openStore = store;
+    const openServer = server;
+    const openManager = manager;
     let stopping: Promise<void> | undefined;
     return {
-      port: server.port,
+      port: openServer.port,
       token,
       dataDir,
-      manager,
-      server,
+      manager: openManager,
+      server: openServer,
       stop: () =>
         (stopping ??= (async () => {
           log('shutting down: flushing meetings to disk');
-          await server.close();
-          await manager.shutdown();
+          await openServer.close();
+          await openManager.shutdown();
           await openStore.close();
           await fs.rm(path.join(dataDir, 'daemon.json'), { force: true });
           await fs.rm(path.join(dataDir, 'daemon.lock'), { force: true });
@@ -242,8 +253,17 @@ export async function startDaemon(opts: {
         })()),
     };
   } catch (e) {
-    await store?.close().catch(() => undefined);
+    // A failed start-up leaves no half-daemon behind (no listener, no daemon.json) and writes no
+    // snapshot: a snapshot now could promote the very copy that failed and delete journals.
+    await server?.close().catch(() => undefined);
+    await manager?.shutdown().catch(() => undefined);
+    await store?.abandon().catch(() => undefined);
+    await fs.rm(path.join(dataDir, 'daemon.json'), { force: true });
     await fs.rm(path.join(dataDir, 'daemon.lock'), { force: true });
     throw e;
   }
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
 }

@@ -20,11 +20,14 @@ import type {
 } from '../../../protocol/src';
 import {
   MAX_MESSAGE_BYTES,
+  MAX_PARTICIPANTS,
   PROTOCOL_VERSION,
   checkParams,
   fold,
   isDaemonMethod,
+  isReservedName,
   parseEnvelope,
+  reservedNameError,
 } from '../../../protocol/src';
 import { minutesFileBase, renderMinutes } from '../meeting/minutes';
 import { manifestEntry } from '../meeting/report';
@@ -32,6 +35,7 @@ import type { VscodeLmBridge } from '../providers/vscodeLm';
 import { wrapPost } from '../meeting/envelope';
 import { ProviderError } from '../providers/types';
 import { BadRequest, Conflict, NotFound, summaryOf, type MeetingManager } from './manager';
+import { heldRound, serialized } from './seats';
 import { rawText } from './rawData';
 
 export const DAEMON_VERSION = '0.1.0';
@@ -223,6 +227,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     deltaTimer ??= setTimeout(flushDeltas, DELTA_FLUSH_MS);
   });
 
+  /** The connection whose VS Code window answers vscode-lm calls: one per daemon. */
+  let lmOwner: Connection | undefined;
+  /** Joins of one meeting run one at a time, so the seat limit and name checks cannot be raced. */
+  const joins = serialized();
+
   function agentOf(conn: Connection, meetingId: string): { name: string; cursor: number } {
     const a = conn.agents.get(meetingId);
     if (!a)
@@ -284,7 +293,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     'lm/register': (_p, conn) => {
       const bridge = opts.lmBridge;
       if (!bridge) return Promise.reject(new RequestError('bad_request', 'this daemon does not take vscode-lm calls'));
-      conn.unregisterLm?.();
+      if (lmOwner && lmOwner !== conn && lmOwner.ws.readyState === lmOwner.ws.OPEN) {
+        return Promise.reject(
+          new RequestError(
+            'conflict',
+            'another VS Code window already answers vscode-lm calls for this daemon; close it (or its Roundtable connection) to answer from this one',
+          ),
+        );
+      }
+      // The previous owner is gone (or is this connection): its registration is replaced.
+      lmOwner?.unregisterLm?.();
+      if (lmOwner) lmOwner.unregisterLm = undefined;
+      lmOwner = conn;
       conn.unregisterLm = bridge.register({
         request: (r) => conn.event('lm/request', r),
         cancel: (requestId) => conn.event('lm/cancel', { requestId }),
@@ -313,35 +333,45 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       });
       return {};
     },
-    'agent/join': async (p, conn) => {
-      if (conn.agents.has(p.meetingId)) {
-        throw new RequestError(
-          'conflict',
-          `this connection already sits in ${p.meetingId} as ${conn.agents.get(p.meetingId)?.name}`,
-        );
-      }
-      for (const other of conns) {
-        if (other !== conn && other.agents.get(p.meetingId)?.name.toLowerCase() === p.name.toLowerCase()) {
-          throw new RequestError('conflict', `${p.name} is already taken by another connection`);
+    'agent/join': (p, conn) => {
+      if (isReservedName(p.name)) return Promise.reject(new RequestError('bad_request', reservedNameError(p.name)));
+      return joins(p.meetingId, async () => {
+        if (conn.agents.has(p.meetingId)) {
+          throw new RequestError(
+            'conflict',
+            `this connection already sits in ${p.meetingId} as ${conn.agents.get(p.meetingId)?.name}`,
+          );
         }
-      }
-      const { meeting } = await manager.seats(p.meetingId);
-      if (meeting.state.status === 'closed') throw new RequestError('conflict', 'the meeting is closed');
-      let participant = meeting.state.participants.find((x) => x.name.toLowerCase() === p.name.toLowerCase());
-      if (participant && participant.provider !== 'attached') {
-        throw new RequestError(
-          'forbidden',
-          `${participant.name} is run by the daemon; an attached agent cannot take that seat`,
-        );
-      }
-      if (!participant) {
-        participant = { name: p.name, role: 'worker', provider: 'attached', model: 'attached' };
-        await meeting.join(participant);
-      }
-      // A new seat hears the room from its start: the first listen brings the agent up to date.
-      const cursor = 0;
-      conn.agents.set(p.meetingId, { name: participant.name, cursor });
-      return { participant, cursor };
+        for (const other of conns) {
+          if (other !== conn && other.agents.get(p.meetingId)?.name.toLowerCase() === p.name.toLowerCase()) {
+            throw new RequestError('conflict', `${p.name} is already taken by another connection`);
+          }
+        }
+        const { meeting, seats } = await manager.seats(p.meetingId);
+        if (meeting.state.status === 'closed') throw new RequestError('conflict', 'the meeting is closed');
+        let participant = meeting.state.participants.find((x) => x.name.toLowerCase() === p.name.toLowerCase());
+        if (participant && participant.provider !== 'attached') {
+          throw new RequestError(
+            'forbidden',
+            `${participant.name} is run by the daemon; an attached agent cannot take that seat`,
+          );
+        }
+        if (!participant) {
+          if (meeting.state.participants.length >= MAX_PARTICIPANTS) {
+            throw new RequestError(
+              'conflict',
+              `the meeting is full: it has ${MAX_PARTICIPANTS} seats, the most a meeting can have; join another meeting`,
+            );
+          }
+          participant = { name: p.name, role: 'worker', provider: 'attached', model: 'attached' };
+          await meeting.join(participant);
+        }
+        seats.rejoin(participant.name);
+        // A new seat hears the room from its start: the first listen brings the agent up to date.
+        const cursor = 0;
+        conn.agents.set(p.meetingId, { name: participant.name, cursor });
+        return { participant, cursor };
+      });
     },
     'agent/speak': async (p, conn) => {
       const me = agentOf(conn, p.meetingId);
@@ -358,10 +388,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       const me = agentOf(conn, p.meetingId);
       const { seats } = await manager.seats(p.meetingId);
       const collect = async () => {
+        const state = await manager.state(p.meetingId);
         const events = await manager.events(p.meetingId, me.cursor);
+        // Nothing awaits from here on: the cursor moves atomically, so two listens on one
+        // connection never deliver the same post twice.
+        const held = heldRound(state, me.name);
         const posts: string[] = [];
         let closed = false;
         for (const e of events) {
+          if (e.seq <= me.cursor) continue;
+          // In parallel order the round's other contributions wait until this agent has spoken.
+          if (e.type === 'message_posted' && e.kind === 'contribution' && e.round === held && e.from !== me.name) break;
           me.cursor = e.seq;
           if (e.type === 'message_posted' && e.from !== me.name) {
             posts.push(wrapPost({ from: e.from, role: e.role, round: e.round, text: e.text }));
@@ -371,7 +408,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
             posts.push(wrapPost({ from: 'judge', role: 'judge', round: e.round, text: e.text }));
           } else if (e.type === 'meeting_closed') closed = true;
         }
-        const state = await manager.state(p.meetingId);
         return { posts, cursor: me.cursor, turn: seats.turnOf(me.name), closed: closed || state.status === 'closed' };
       };
       let result = await collect();
@@ -398,8 +434,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       const me = agentOf(conn, p.meetingId);
       const { seats } = await manager.seats(p.meetingId);
       conn.agents.delete(p.meetingId);
-      // A pending turn is answered with a pass, so the agent sits out the remaining rounds.
-      if (seats.turnOf(me.name)) seats.speak(me.name, '[PASS] I have left the meeting.');
+      // The seat passes now (a pending turn at once, a later one as soon as it is offered), so the
+      // agent sits out the remaining rounds and the room never waits a turn timeout for it.
+      seats.leave(me.name);
       return {};
     },
   };
@@ -475,6 +512,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ws.on('close', () => {
       conns.delete(conn);
       conn.unregisterLm?.();
+      conn.unregisterLm = undefined;
+      if (lmOwner === conn) lmOwner = undefined;
     });
     ws.on('error', (e) => log(`connection ${conn.id}: ${e.message}`));
   });

@@ -7,6 +7,9 @@
 import { countPromptTokens, countTokens } from './tokens';
 import { ProviderError, type ChatMessage, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 
+/** What a seat says for its agent once the agent has left: a pass, so the seat sits out the rest. */
+export const LEFT_PASS = '[PASS] I have left the meeting.';
+
 interface PendingTurn {
   round: number;
   messages: ChatMessage[];
@@ -17,11 +20,15 @@ export class AttachedSeats implements ChatProvider {
   readonly id = 'attached';
   private readonly pending = new Map<string, PendingTurn>();
   private readonly watchers = new Set<() => void>();
+  /** Seats whose agent left: every turn offered to them passes at once. */
+  private readonly left = new Set<string>();
 
   chat(req: ChatRequest): Promise<ChatResult> {
     const name = req.meta.participant;
     return new Promise<ChatResult>((resolve, reject) => {
       if (req.signal.aborted) return reject(new ProviderError('the turn was aborted', 'aborted'));
+      // Nobody will answer for a seat whose agent left: pass now rather than wait the turn timeout.
+      if (this.left.has(name)) return resolve(this.reply(req.messages, LEFT_PASS));
       const onAbort = (): void => {
         this.pending.delete(name);
         reject(new ProviderError('the turn was aborted', 'aborted'));
@@ -51,11 +58,26 @@ export class AttachedSeats implements ChatProvider {
     const t = this.pending.get(name);
     if (!t) throw new ProviderError(`it is not ${name}'s turn: listen until a turn is offered`, 'bad_request');
     this.pending.delete(name);
-    t.resolve({
-      text,
-      usage: { promptTokens: countPromptTokens(t.messages), completionTokens: countTokens(text), source: 'estimate' },
-    });
+    t.resolve(this.reply(t.messages, text));
     this.notify();
+  }
+
+  /** The agent of seat `name` left: its pending turn and every later one pass at once. */
+  leave(name: string): void {
+    this.left.add(name);
+    if (this.pending.has(name)) this.speak(name, LEFT_PASS);
+  }
+
+  /** The seat `name` has an agent again (it joined once more). */
+  rejoin(name: string): void {
+    this.left.delete(name);
+  }
+
+  private reply(messages: ChatMessage[], text: string): ChatResult {
+    return {
+      text,
+      usage: { promptTokens: countPromptTokens(messages), completionTokens: countTokens(text), source: 'estimate' },
+    };
   }
 
   /** Calls `fn` whenever a turn is offered or taken. Returns the unsubscribe function. */

@@ -27,6 +27,11 @@ export class VscodeLmBridge implements ChatProvider {
   private readonly answerers: LmAnswerer[] = [];
   private readonly pending = new Map<string, Pending>();
 
+  /** True while a VS Code window answers vscode-lm calls (one per daemon: the server refuses a second). */
+  answering(): boolean {
+    return this.answerers.length > 0;
+  }
+
   register(a: LmAnswerer): () => void {
     this.answerers.push(a);
     return () => {

@@ -14,8 +14,10 @@
  * it over store.sqlite (the old one becomes store.prev.sqlite), fsyncs the directory, and only
  * then deletes the journals the *previous* snapshot covers. So at every instant the events are
  * in (a snapshot that loads) + (journals it does not cover), even if the newest snapshot is
- * corrupt. Start-up loads the newest snapshot that opens, replays every journal past it
- * (skipping events already present), and truncates a torn last line left by a crash.
+ * corrupt. A snapshot is trusted only once verified (verify.ts): start-up loads the newest one
+ * that passes, replays every journal past it (skipping events already present) and truncates a
+ * torn last line left by a crash; when none passes and the journals cannot stand in, it fails
+ * without changing any file. A snapshot that fails is never promoted to store.prev.sqlite.
  */
 import { promises as fs, openSync, closeSync, fsyncSync } from 'node:fs';
 import * as path from 'node:path';
@@ -24,6 +26,9 @@ import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import type { EventBody, MeetingEvent } from '../../../protocol/src';
 import { EVENT_SCHEMA_VERSION } from '../../../protocol/src';
 import type { EventStore } from './types';
+import { StoreCorruptError, chainProblem, readJournal, verifySnapshot, type JournalRead } from './verify';
+
+export { StoreCorruptError } from './verify';
 
 const SNAPSHOT = 'store.sqlite';
 const PREVIOUS = 'store.prev.sqlite';
@@ -94,6 +99,8 @@ export class SqliteStore implements EventStore {
   private snapshotting: Promise<void> | undefined;
   private failed: Error | undefined;
   private closed = false;
+  /** Set by abandon(): from then on no snapshot is written. */
+  private abandoned = false;
   private lastSnapshotMs = 0;
   private insert!: Statement;
   private readonly now: () => number;
@@ -112,85 +119,81 @@ export class SqliteStore implements EventStore {
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     const SQL = await sql();
     const log = opts.log ?? (() => undefined);
-    let db: Database | undefined;
-    let covered = -1;
+    // Nothing is changed on disk until a trusted copy is chosen: a start-up that finds none
+    // leaves every file exactly as it was, for a person (or a backup) to put right.
+    const journals: JournalRead[] = [];
+    for (const file of await journalFiles(dir)) journals.push(await readJournal(file, generationOf(file)));
+    const rejected: { name: string; problem: string }[] = [];
+    let chosen: { db: Database; covered: number; lastSeq: Map<string, number>; from: string } | undefined;
     for (const name of [SNAPSHOT, PREVIOUS]) {
-      const file = path.join(dir, name);
       let bytes: Buffer;
       try {
-        bytes = await fs.readFile(file);
+        bytes = await fs.readFile(path.join(dir, name));
       } catch {
         continue;
       }
+      let candidate: Database | undefined;
       try {
-        const candidate = new SQL.Database(bytes);
+        candidate = new SQL.Database(bytes);
         const row = candidate.exec("SELECT value FROM meta WHERE key = 'covered_generation'");
-        covered = Number(row[0]?.values[0]?.[0] ?? -1);
-        candidate.exec('SELECT count(*) FROM events');
-        db = candidate;
+        const covered = Number(row[0]?.values[0]?.[0] ?? -1);
+        const { problem, lastSeq } = verifySnapshot(candidate);
+        const gap = problem ?? chainProblem(covered, lastSeq, journals);
+        if (gap) throw new Error(gap);
+        chosen = { db: candidate, covered, lastSeq, from: name };
         break;
       } catch (e) {
-        const kept = `${file}.corrupt-${Date.now()}`;
-        await fs.rename(file, kept).catch(() => undefined);
-        log(
-          `store: snapshot ${name} is corrupt (${(e as Error).message}); kept it as ${path.basename(kept)} and recovering from the other copy and the journal`,
-        );
+        candidate?.close();
+        rejected.push({ name, problem: (e as Error).message });
       }
     }
-    db ??= new SQL.Database();
+    if (!chosen) {
+      const problem = chainProblem(-1, new Map(), journals);
+      if (problem) {
+        const first = rejected[0];
+        const where = path.join(dir, first?.name ?? '');
+        throw new StoreCorruptError(
+          first
+            ? `the store at ${where} holds ${first.problem}${rejected[1] ? ` and ${PREVIOUS} holds ${rejected[1].problem}` : ''}, and the journals cannot replace it (${problem}); move it aside or restore ${PREVIOUS} from a backup, then start again`
+            : `the store at ${dir} has no snapshot and its journals are incomplete (${problem}); restore store.sqlite from a backup or move the folder aside, then start again`,
+        );
+      }
+      chosen = { db: new SQL.Database(), covered: -1, lastSeq: new Map(), from: 'the journals alone' };
+    }
+    // A copy was chosen: now set aside what was not trusted, and cut torn journal tails.
+    for (const r of rejected) {
+      const kept = `${path.join(dir, r.name)}.corrupt-${Date.now()}`;
+      await fs.rename(path.join(dir, r.name), kept);
+      log(
+        `store: snapshot ${r.name} is corrupt (${r.problem}); kept it as ${path.basename(kept)} and recovered from ${chosen.from === 'the journals alone' ? 'the journals' : `${chosen.from} and the journals`}`,
+      );
+    }
+    for (const j of journals) {
+      if (j.keepBytes >= j.totalBytes) continue;
+      log(
+        `store: ignored a torn record at the end of ${path.basename(j.file)} (${j.totalBytes - j.keepBytes} bytes, left by a crash)`,
+      );
+      await fs.truncate(j.file, j.keepBytes);
+    }
+    const db = chosen.db;
     db.run(`CREATE TABLE IF NOT EXISTS meetings (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, topic TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS events (meeting_id TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL,
               type TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (meeting_id, seq));
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
     const store = new SqliteStore(dir, db, opts);
     store.insert = db.prepare('INSERT OR IGNORE INTO events (meeting_id, seq, at, type, body) VALUES (?, ?, ?, ?, ?)');
-    for (const row of db.exec('SELECT meeting_id, max(seq) FROM events GROUP BY meeting_id')[0]?.values ?? []) {
-      store.lastSeq.set(String(row[0]), Number(row[1]));
-    }
-    let maxGen = covered;
-    for (const file of await journalFiles(dir)) {
-      const gen = generationOf(file);
-      maxGen = Math.max(maxGen, gen);
-      await store.replay(file);
+    for (const [m, seq] of chosen.lastSeq) store.lastSeq.set(m, seq);
+    let maxGen = chosen.covered;
+    for (const j of journals) {
+      maxGen = Math.max(maxGen, j.generation);
+      db.run('BEGIN');
+      for (const e of j.events) store.apply(e);
+      db.run('COMMIT');
     }
     store.generation = maxGen + 1;
     store.journal = await fs.open(path.join(dir, `journal.${store.generation}.ndjson`), 'a', 0o600);
     fsyncDir(dir);
     return store;
-  }
-
-  /** Applies a journal's complete lines; a torn last line (crash mid-write) is cut off. */
-  private async replay(file: string): Promise<void> {
-    const text = await fs.readFile(file, 'utf8');
-    const lines = text.split('\n');
-    const tail = lines.pop() ?? '';
-    let good = text.length - tail.length;
-    if (tail.length > 0) {
-      this.log(
-        `store: ignored a torn record at the end of ${path.basename(file)} (${tail.length} bytes, left by a crash)`,
-      );
-    }
-    const events: MeetingEvent[] = [];
-    for (const [i, line] of lines.entries()) {
-      if (line.length === 0) continue;
-      try {
-        events.push(JSON.parse(line) as MeetingEvent);
-      } catch {
-        if (i === lines.length - 1 && tail.length === 0) {
-          // A last line that is complete but unreadable is a torn write too.
-          this.log(`store: ignored a torn record at the end of ${path.basename(file)}`);
-          good -= line.length + 1;
-          break;
-        }
-        throw new Error(
-          `store: ${path.basename(file)} line ${i + 1} is corrupt; the store needs attention (move the file away to start without it)`,
-        );
-      }
-    }
-    if (good < Buffer.byteLength(text)) await fs.truncate(file, Buffer.byteLength(text.slice(0, good)));
-    this.db.run('BEGIN');
-    for (const e of events) this.apply(e);
-    this.db.run('COMMIT');
   }
 
   private apply(e: MeetingEvent): void {
@@ -270,7 +273,7 @@ export class SqliteStore implements EventStore {
   }
 
   private scheduleSnapshot(): void {
-    if (this.closed) return;
+    if (this.closed || this.abandoned) return;
     if (this.linesSinceSnapshot >= (this.opts.snapshotEvery ?? 5_000)) {
       void this.snapshot().catch((e: unknown) => this.log(`store: snapshot failed: ${(e as Error).message}`));
       return;
@@ -285,6 +288,7 @@ export class SqliteStore implements EventStore {
 
   /** Writes a snapshot now (see the file comment for why each step is where it is). */
   snapshot(): Promise<void> {
+    if (this.abandoned) return Promise.resolve();
     this.snapshotting ??= this.writeSnapshot().finally(() => (this.snapshotting = undefined));
     return this.snapshotting;
   }
@@ -317,17 +321,30 @@ export class SqliteStore implements EventStore {
     }
     const snapshotFile = path.join(this.dir, SNAPSHOT);
     const previousFile = path.join(this.dir, PREVIOUS);
+    // The current snapshot becomes the fallback copy only if it is verified: its covered journals
+    // are deleted below on the strength of that copy. One that fails is set aside, never deleted.
     let previousCovered = -1;
+    let current: Database | undefined;
     try {
       const SQL = await sql();
-      const prev = new SQL.Database(await fs.readFile(snapshotFile));
+      current = new SQL.Database(await fs.readFile(snapshotFile));
+      const { problem } = verifySnapshot(current);
+      if (problem) throw new Error(problem);
       previousCovered = Number(
-        prev.exec("SELECT value FROM meta WHERE key = 'covered_generation'")[0]?.values[0]?.[0] ?? -1,
+        current.exec("SELECT value FROM meta WHERE key = 'covered_generation'")[0]?.values[0]?.[0] ?? -1,
       );
-      prev.close();
       await fs.rename(snapshotFile, previousFile);
-    } catch {
-      // No readable current snapshot: nothing to keep as the fallback copy.
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+        const kept = `${snapshotFile}.corrupt-${Date.now()}`;
+        await fs.rename(snapshotFile, kept).catch(() => undefined);
+        previousCovered = -1;
+        this.log(
+          `store: snapshot ${SNAPSHOT} failed its check (${(e as Error).message}); kept it as ${path.basename(kept)} and kept every journal`,
+        );
+      }
+    } finally {
+      current?.close();
     }
     await fs.rename(tmp, snapshotFile);
     fsyncDir(this.dir);
@@ -369,10 +386,24 @@ export class SqliteStore implements EventStore {
 
   /** Flushes every acknowledged append, writes a final snapshot and closes the journal. */
   async close(): Promise<void> {
+    await this.shut(true);
+  }
+
+  /**
+   * Flushes every acknowledged append and closes the journal, writing no snapshot and rotating
+   * nothing: for a start-up that failed, which must leave the files as a person will find them.
+   */
+  async abandon(): Promise<void> {
+    await this.shut(false);
+  }
+
+  private async shut(snapshot: boolean): Promise<void> {
     if (this.closed) return;
+    if (!snapshot) this.abandoned = true;
     if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
     await this.flushing;
-    if (!this.failed) await this.snapshot();
+    if (snapshot && !this.failed) await this.snapshot();
+    else await this.snapshotting?.catch(() => undefined);
     this.closed = true;
     await this.journal.close();
     this.insert.free();

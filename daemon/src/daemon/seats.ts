@@ -1,0 +1,28 @@
+/** Helpers of the server's agent/* handlers: who may see what, and one join at a time. */
+import type { MeetingState } from '../../../protocol/src';
+
+/**
+ * The round whose other contributions `name` may not see yet: in parallel order every worker
+ * answers the same room, so until its own contribution (or failure) is recorded, the posts of
+ * the round it is speaking in stay back. Undefined when nothing is held.
+ */
+export function heldRound(state: MeetingState, name: string): number | undefined {
+  if (state.config.order !== 'parallel') return undefined;
+  const r = state.rounds[state.rounds.length - 1];
+  if (!r || !r.speakers.includes(name) || r.stances[name]) return undefined;
+  return r.round;
+}
+
+/** Runs the tasks given for one key one after another (tasks of different keys run freely). */
+export function serialized(): <T>(key: string, task: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  return <T>(key: string, task: () => Promise<T>): Promise<T> => {
+    const run = (tails.get(key) ?? Promise.resolve()).then(task, task);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return run;
+  };
+}
