@@ -24,7 +24,7 @@ import * as path from 'node:path';
 import initSqlJs from 'sql.js/dist/sql-wasm-inline.js';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import type { EventBody, MeetingEvent } from '../../../protocol/src';
-import { EVENT_SCHEMA_VERSION } from '../../../protocol/src';
+import { EVENT_SCHEMA_VERSION, upcastEvent } from '../../../protocol/src';
 import type { EventStore } from './types';
 import { StoreCorruptError, chainProblem, readJournal, verifySnapshot, type JournalRead } from './verify';
 
@@ -85,6 +85,16 @@ interface Pending {
   line: string;
   resolve: (e: MeetingEvent) => void;
   reject: (e: Error) => void;
+}
+
+/**
+ * Rows were checked when the store was opened; rows written before events carried a version are
+ * brought up to date on the way out, so every reader sees one schema.
+ */
+function currentVersion(e: MeetingEvent): MeetingEvent {
+  if (e.v === EVENT_SCHEMA_VERSION) return e;
+  const up = upcastEvent(e as unknown as Record<string, unknown>);
+  return up.ok ? (up.value as unknown as MeetingEvent) : e;
 }
 
 export class SqliteStore implements EventStore {
@@ -362,7 +372,7 @@ export class SqliteStore implements EventStore {
     const out: MeetingEvent[] = [];
     try {
       stmt.bind([meetingId, sinceSeq]);
-      while (stmt.step()) out.push(JSON.parse(String(stmt.get()[0])) as MeetingEvent);
+      while (stmt.step()) out.push(currentVersion(JSON.parse(String(stmt.get()[0])) as MeetingEvent));
     } finally {
       stmt.free();
     }

@@ -10,6 +10,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
 import type { MeetingEvent } from '../../../protocol/src';
+import { checkEvent } from '../../../protocol/src';
 
 /** Thrown when the store holds nothing it can trust; the message is one line naming the file and what to do. */
 export class StoreCorruptError extends Error {
@@ -33,9 +34,13 @@ export function verifySnapshot(db: Database): { problem?: string; lastSeq: Map<s
       } catch {
         parsed = undefined;
       }
-      const e = parsed as Partial<MeetingEvent> | undefined;
-      if (!e || typeof e !== 'object' || e.meetingId !== meetingId || e.seq !== seq || typeof e.type !== 'string') {
-        return { problem: `an unreadable event row (meeting ${meetingId} seq ${seq})`, lastSeq };
+      // The row must be a valid event of its schema (upcast from older versions), not just JSON.
+      const e = checkEvent(parsed);
+      if (!e.ok || e.value.meetingId !== meetingId || e.value.seq !== seq) {
+        return {
+          problem: `an unreadable event row (meeting ${meetingId} seq ${seq}${e.ok ? '' : `: ${e.error}`})`,
+          lastSeq,
+        };
       }
       lastSeq.set(meetingId, seq);
     }
@@ -52,11 +57,6 @@ export interface JournalRead {
   /** Bytes to keep: less than the file's size when a crash left a torn last record. */
   keepBytes: number;
   totalBytes: number;
-}
-
-function isEvent(v: unknown): v is MeetingEvent {
-  const e = v as Partial<MeetingEvent> | null;
-  return typeof e === 'object' && e !== null && typeof e.meetingId === 'string' && Number.isInteger(e.seq);
 }
 
 /**
@@ -79,8 +79,9 @@ export async function readJournal(file: string, generation: number): Promise<Jou
     } catch {
       parsed = undefined;
     }
-    if (isEvent(parsed)) {
-      events.push(parsed);
+    const event = parsed === undefined ? undefined : checkEvent(parsed);
+    if (event?.ok) {
+      events.push(event.value);
       continue;
     }
     if (i === lines.length - 1 && tail.length === 0) {
