@@ -6,6 +6,7 @@
 import { DEFAULT_CONFIG, type MeetingConfig, type Participant } from './events';
 import {
   DAEMON_METHODS,
+  MEETING_PAGE_MAX,
   type DaemonMethod,
   type Envelope,
   type FromWebview,
@@ -226,7 +227,22 @@ function checkParamsAny(method: DaemonMethod, v: unknown): Checked<unknown> {
       return checkStartParams(v);
     case 'meeting/list':
       return ok({});
-    case 'meeting/get':
+    case 'meeting/get': {
+      const id = meetingId(v);
+      if (!id.ok) return id;
+      const out: { meetingId: string; sinceSeq?: number; limit?: number } = { meetingId: id.value };
+      if (v.sinceSeq !== undefined) {
+        const since = int(v.sinceSeq, 'sinceSeq', 0, Number.MAX_SAFE_INTEGER);
+        if (!since.ok) return since;
+        out.sinceSeq = since.value;
+      }
+      if (v.limit !== undefined) {
+        const limit = int(v.limit, 'limit', 1, MEETING_PAGE_MAX);
+        if (!limit.ok) return limit;
+        out.limit = limit.value;
+      }
+      return ok(out);
+    }
     case 'meeting/cut':
     case 'meeting/close':
     case 'agent/leave':

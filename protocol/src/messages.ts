@@ -20,6 +20,10 @@ export const PROTOCOL_VERSION = 1;
 /** Largest message either side accepts, in bytes. */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
+/** `meeting/get` pages: default and largest `limit`. */
+export const MEETING_PAGE_DEFAULT = 1000;
+export const MEETING_PAGE_MAX = 5000;
+
 export interface RequestEnvelope<M extends string = string, P = unknown> {
   kind: 'request';
   /** Positive integer, unique per connection and direction. */
@@ -115,7 +119,15 @@ export interface DaemonRequests {
   initialize: [{ protocolVersion: number; client: string }, { protocolVersion: number; daemonVersion: string }];
   'meeting/start': [StartMeetingParams, { meetingId: string }];
   'meeting/list': [Record<string, never>, { meetings: MeetingSummary[] }];
-  'meeting/get': [{ meetingId: string }, { summary: MeetingSummary; events: MeetingEvent[] }];
+  /**
+   * One page of a meeting's log: events with seq > sinceSeq (default 0), at most `limit` (1-5000,
+   * default 1000) and cut so the frame stays well under MAX_MESSAGE_BYTES. `lastSeq` is the seq of
+   * the last event returned (sinceSeq when none); `more` = ask again with sinceSeq = lastSeq.
+   */
+  'meeting/get': [
+    { meetingId: string; sinceSeq?: number; limit?: number },
+    { summary: MeetingSummary; events: MeetingEvent[]; lastSeq: number; more: boolean },
+  ];
   'room/subscribe': [{ meetingId: string; sinceSeq: number }, { lastSeq: number }];
   'room/unsubscribe': [{ meetingId: string }, Record<string, never>];
   'room/post': [{ meetingId: string; text: string; from?: string }, { messageId: string }];
