@@ -6,3 +6,4 @@ export * from './rawData';
 export * from './readMeeting';
 export * from './session';
 export * from './spawn';
+export * from './watch';
