@@ -7,7 +7,7 @@ export async function readMeeting(
   opts: { limit?: number } = {},
 ): Promise<{ summary: MeetingSummary; events: MeetingEvent[] }> {
   const events: MeetingEvent[] = [];
-  for (let sinceSeq = 0; ; ) {
+  for (let sinceSeq = 0; ;) {
     const page = await conn.rpc.request('meeting/get', {
       meetingId,
       sinceSeq,

@@ -41,11 +41,7 @@ export class DaemonSession {
     return this.connecting;
   }
 
-  async request<M extends DaemonMethod>(
-    method: M,
-    params: ParamsOf<M>,
-    opts?: RequestOptions,
-  ): Promise<ResultOf<M>> {
+  async request<M extends DaemonMethod>(method: M, params: ParamsOf<M>, opts?: RequestOptions): Promise<ResultOf<M>> {
     return (await this.connection()).rpc.request(method, params, opts);
   }
 
