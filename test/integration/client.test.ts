@@ -54,7 +54,7 @@ describe('client: following a meeting', () => {
   after(() => d.stop());
 
   it('a follower that misses an event resubscribes from its cursor: every seq once, no gap', async () => {
-    let follower: LogFollower | undefined;
+    const route: { to?: LogFollower } = {};
     let frames = 0;
     const lost: number[] = [];
     const conn = await connectDaemon(d.port, d.token, {
@@ -63,7 +63,7 @@ describe('client: following a meeting', () => {
         const { event } = params as DaemonEvents['room/event'];
         // The 4th and 9th frames are lost on the way, as a dropped frame would be.
         if (++frames === 4 || frames === 9) return void lost.push(event.seq);
-        follower?.receive(event);
+        route.to?.receive(event);
       },
     });
     const script = {
@@ -72,7 +72,8 @@ describe('client: following a meeting', () => {
     };
     const { meetingId } = await conn.rpc.request('meeting/start', meetingParams(script));
     const seen = deliveredUntil((ev) => ev.some((e) => e.type === 'digest_ready'));
-    follower = new LogFollower({ meetingId, deliver: seen.deliver });
+    const follower = new LogFollower({ meetingId, deliver: seen.deliver });
+    route.to = follower;
     await follower.attach(conn.rpc);
     await seen.done;
 
