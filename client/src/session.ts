@@ -6,6 +6,7 @@
 import type { DaemonMethod, MeetingEvent, ParamsOf, RequestOptions, ResultOf } from '../../protocol/src';
 import { connectDaemon, type DaemonConnection, type EventListener } from './connection';
 import { LogFollower } from './follower';
+import { findDaemon } from './discovery';
 import { findOrSpawnDaemon, type SpawnOptions } from './spawn';
 
 export type SessionState = 'connecting' | 'connected' | 'failed';
@@ -13,7 +14,8 @@ export type SessionState = 'connecting' | 'connected' | 'failed';
 export interface SessionOptions {
   /** Read at every (re)connection: the data dir may be reconfigured. */
   dataDir: () => string;
-  spawn?: Omit<SpawnOptions, 'dataDir' | 'log'>;
+  /** How to start a daemon when none runs; `false`: never start one, wait for it instead. */
+  spawn?: Omit<SpawnOptions, 'dataDir' | 'log'> | false;
   /** Named in `initialize`. */
   client: string;
   log: { info(line: string): void; warn(line: string): void; error(line: string): void };
@@ -66,11 +68,12 @@ export class DaemonSession {
   private async connect(): Promise<DaemonConnection> {
     this.opts.onState?.('connecting');
     const dataDir = this.opts.dataDir();
-    const found = await findOrSpawnDaemon({
-      ...this.opts.spawn,
-      dataDir,
-      log: (line) => this.opts.log.info(line),
-    });
+    const spawn = this.opts.spawn;
+    const found =
+      spawn === false
+        ? await findDaemon(dataDir)
+        : await findOrSpawnDaemon({ ...spawn, dataDir, log: (line) => this.opts.log.info(line) });
+    if (!found) throw new Error(`no Roundtable daemon is running for ${dataDir}; start one with: roundtable daemon`);
     const conn = await connectDaemon(found.info.port, found.token, {
       client: this.opts.client,
       onEvent: (method, params) => {

@@ -86,6 +86,50 @@ describe('client: following a meeting', () => {
   });
 });
 
+describe('client: a session across a daemon restart', () => {
+  it('reconnects after kill -9 and resumes each followed meeting from its cursor', async () => {
+    ensureBuilt();
+    const dataDir = await tempDataDir();
+    let daemon = await spawnDaemonProcess(dataDir);
+    const states: string[] = [];
+    const session = new DaemonSession({
+      dataDir: () => dataDir,
+      spawn: false,
+      client: 'test',
+      log: { info: quiet, warn: quiet, error: quiet },
+      onState: (state) => states.push(state),
+    });
+    try {
+      const script = {
+        defaultDelayMs: 60,
+        replies: { ada: turns(4, 'AGREE'), grace: turns(4, 'DISAGREE'), linus: turns(4, 'NEUTRAL') },
+      };
+      const { meetingId } = await session.request('meeting/start', meetingParams(script));
+      const early = deliveredUntil((ev) => ev.length >= 8);
+      const closed = deliveredUntil((ev) => ev.some((e) => e.type === 'digest_ready'));
+      await session.follow(meetingId, {
+        deliver: (e) => {
+          early.deliver(e);
+          closed.deliver(e);
+        },
+      });
+      await early.done;
+      await daemon.kill9();
+      daemon = await spawnDaemonProcess(dataDir);
+      await closed.done;
+
+      assert.ok(states.filter((s) => s === 'connected').length >= 2, `reconnected: ${states.join(' ')}`);
+      assert.deepEqual(seqs(closed.events), oneToN(closed.events.length), 'no gap and no duplicate');
+      const conn = await connectDaemon(daemon.port, daemon.token);
+      assert.deepEqual(closed.events, (await readMeeting(conn, meetingId)).events);
+      await conn.close();
+    } finally {
+      session.dispose();
+      await daemon.stop();
+    }
+  });
+});
+
 describe('client: a meeting whose log is over 8 MiB', () => {
   let daemon: DaemonProcess;
   let meetingId = '';
