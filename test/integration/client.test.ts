@@ -4,7 +4,7 @@
  * answer too large for one frame is an explicit error.
  */
 import assert from 'node:assert/strict';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -125,6 +125,80 @@ describe('client: a session across a daemon restart', () => {
       await conn.close();
     } finally {
       session.dispose();
+      await daemon.stop();
+    }
+  });
+});
+
+describe('client: the CLI in the daemon', () => {
+  it('`run --daemon` follows the meeting to its escalation and `resolve` follows it to the end', async () => {
+    ensureBuilt();
+    const home = await tempDataDir();
+    const out = await tempDataDir();
+    const daemon = await spawnDaemonProcess(home);
+    try {
+      const vote = (o1: string, o2: string, file: string): string =>
+        JSON.stringify({
+          votes: [
+            {
+              option: 'O1',
+              vote: o1,
+              confidence: 0.7,
+              rationale: `${o1} O1`,
+              evidence: [{ file, section: 'top', type: 'code' }],
+            },
+            {
+              option: 'O2',
+              vote: o2,
+              confidence: 0.7,
+              rationale: `${o2} O2`,
+              evidence: [{ file, section: 'top', type: 'code' }],
+            },
+          ],
+        });
+      const script = path.join(out, 'split.json');
+      await writeFile(
+        script,
+        JSON.stringify({
+          replies: {
+            ada: Array<string>(3).fill(vote('accept', 'reject', 'package.json')),
+            grace: Array<string>(3).fill(vote('reject', 'accept', 'README.md')),
+            linus: Array<string>(3).fill(vote('abstain', 'abstain', 'README.md')),
+          },
+        }),
+      );
+      const env = { ROUNDTABLE_HOME: home };
+      const run = await cli(
+        [
+          'run',
+          '--daemon',
+          '--mode',
+          'consensus',
+          '--topic',
+          'Monorepo or polyrepo?',
+          '--option',
+          'Monorepo',
+          '--option',
+          'Polyrepo',
+          '--script',
+          script,
+          '--out',
+          out,
+          '--participants',
+          path.join(__dirname, '..', 'fixtures', 'consensus-panel.json'),
+        ],
+        { env },
+      );
+      assert.equal(run.code, 3, run.stderr);
+      assert.match(run.stdout, /running in the daemon/);
+      const id = /resume with: roundtable resolve (\S+)/.exec(run.stderr)?.[1];
+      assert.ok(id, run.stderr);
+      const resolved = await cli(['resolve', id, '--pick', 'O2', '--out', out, '--json'], { env });
+      assert.equal(resolved.code, 0, resolved.stderr);
+      const j = JSON.parse(resolved.stdout) as { terminatedBy: string; minutesPath: string };
+      assert.equal(j.terminatedBy, 'human_decided');
+      assert.match(await readFile(j.minutesPath, 'utf8'), /Decision: O2/);
+    } finally {
       await daemon.stop();
     }
   });
