@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { DaemonEvents, MeetingEvent, StartMeetingParams } from '../protocol/src';
 import { fold } from '../protocol/src';
-import { connectDaemon } from '../daemon/src/daemon/client';
+import { connectDaemon } from '../client/src';
 import { startDaemon, type DaemonHandle } from '../daemon/src/daemon/daemon';
 import type { ChatProvider } from '../daemon/src/providers/types';
 import { panelOf, scriptFor } from './meetings';

@@ -25,8 +25,9 @@ export const PROTOCOL_VERSION = 2;
 /** Largest message either side accepts, in bytes. */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
-/** Most events one `meeting/get` page returns. */
-export const MAX_PAGE_EVENTS = 5000;
+/** `meeting/get` pages: default and largest `limit`. */
+export const MEETING_PAGE_DEFAULT = 1000;
+export const MEETING_PAGE_MAX = 5000;
 
 /** Error codes: stable strings a client can branch on. */
 export const ERROR_CODES = [
@@ -161,7 +162,7 @@ const MeetingPageSchema = z.object({
   summary: MeetingSummarySchema,
   /** Events with `seq > sinceSeq`, in order, at most `limit` and never more than fits one frame. */
   events: z.array(MeetingEventSchema),
-  /** The meeting's last seq when the page was read. */
+  /** Seq of the last event returned (`sinceSeq` when none). */
   lastSeq: z.number(),
   /** True when more events follow: ask again from the last returned seq. */
   more: z.boolean(),
@@ -187,8 +188,8 @@ export const DAEMON_REQUESTS = {
     meetingRef.extend({
       /** Return events after this seq (default 0: from the start). */
       sinceSeq: int(0, Number.MAX_SAFE_INTEGER).optional(),
-      /** Most events in the page (default 1000). */
-      limit: int(1, MAX_PAGE_EVENTS).optional(),
+      /** Most events in the page (default `MEETING_PAGE_DEFAULT`). */
+      limit: int(1, MEETING_PAGE_MAX).optional(),
     }),
     MeetingPageSchema,
     'One page of a meeting log; page on while `more` is true.',

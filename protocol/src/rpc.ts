@@ -1,6 +1,7 @@
 /**
  * Typed request/response client over any text transport (a `ws` socket in Node, the extension's
- * socket to the daemon). No Node, DOM or vscode imports: the caller supplies the transport.
+ * socket to the daemon). No Node, DOM or vscode imports: the caller supplies the transport, and
+ * timers and abort signals are used through the small structural types below.
  */
 import { parseEnvelope } from './guards';
 import type { DaemonEvents, DaemonMethod, ErrorCode, ParamsOf, ResultOf } from './messages';
@@ -13,7 +14,7 @@ export interface Transport {
 
 export class RpcError extends Error {
   constructor(
-    readonly code: ErrorCode | 'closed' | 'timeout',
+    readonly code: ErrorCode | 'closed' | 'timeout' | 'cancelled',
     message: string,
   ) {
     super(message);
@@ -21,28 +22,99 @@ export class RpcError extends Error {
   }
 }
 
+/** What RpcClient needs of an AbortSignal (Node's and the browser's both fit). */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** Timers, injectable so a test can drive time; defaults to the runtime's own. */
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const runtimeTimers: Timers = {
+  setTimeout: (fn, ms) => (globalThis as unknown as { setTimeout: Timers['setTimeout'] }).setTimeout(fn, ms),
+  clearTimeout: (h) => (globalThis as unknown as { clearTimeout: Timers['clearTimeout'] }).clearTimeout(h),
+};
+
+export interface RequestOptions {
+  /** Rejects with RpcError('timeout') when no answer came in this time; 0 = wait forever. */
+  timeoutMs?: number;
+  /** Rejects with RpcError('cancelled') when aborted; a late answer is then ignored. */
+  signal?: AbortSignalLike;
+}
+
+export interface RpcClientOptions {
+  /** Default timeout of every request (default 60 s); a request may override it. */
+  timeoutMs?: number;
+  timers?: Timers;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
 type EventHandler = <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => void;
+
+interface Pending {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
 
 export class RpcClient {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, Pending>();
   private closed: RpcError | undefined;
+  private readonly timers: Timers;
+  private readonly timeoutMs: number;
 
   constructor(
     private readonly transport: Transport,
     private readonly onEvent: EventHandler = () => undefined,
-  ) {}
+    opts: RpcClientOptions = {},
+  ) {
+    this.timers = opts.timers ?? runtimeTimers;
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
 
-  request<M extends DaemonMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+  request<M extends DaemonMethod>(method: M, params: ParamsOf<M>, opts: RequestOptions = {}): Promise<ResultOf<M>> {
     if (this.closed) return Promise.reject(this.closed);
+    if (opts.signal?.aborted) return Promise.reject(new RpcError('cancelled', `${method} was cancelled`));
     const id = this.nextId++;
+    const timeoutMs = opts.timeoutMs ?? this.timeoutMs;
     return new Promise<ResultOf<M>>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      let timer: unknown;
+      const onAbort = (): void => settle(() => reject(new RpcError('cancelled', `${method} was cancelled`)));
+      const settle = (then: () => void): void => {
+        if (!this.pending.delete(id)) return;
+        if (timer !== undefined) this.timers.clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        then();
+      };
+      this.pending.set(id, {
+        resolve: (v) => settle(() => resolve(v as ResultOf<M>)),
+        reject: (e) => settle(() => reject(e)),
+      });
+      if (timeoutMs > 0) {
+        timer = this.timers.setTimeout(
+          () =>
+            settle(() =>
+              reject(
+                new RpcError(
+                  'timeout',
+                  `the daemon did not answer ${method} within ${Math.round(timeoutMs / 100) / 10} s; check that it is running (roundtable daemon) and try again`,
+                ),
+              ),
+            ),
+          timeoutMs,
+        );
+      }
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
       try {
         this.transport.send(JSON.stringify({ kind: 'request', id, method, params }));
       } catch (e) {
-        this.pending.delete(id);
-        reject(new RpcError('closed', `could not send ${method}: ${(e as Error).message}`));
+        settle(() => reject(new RpcError('closed', `could not send ${method}: ${(e as Error).message}`)));
       }
     });
   }
@@ -55,7 +127,6 @@ export class RpcClient {
     if (m.kind === 'response') {
       const p = this.pending.get(m.id);
       if (!p) return;
-      this.pending.delete(m.id);
       if (m.ok) p.resolve(m.result);
       else p.reject(new RpcError(m.error.code, m.error.message));
     } else if (m.kind === 'event') {
@@ -65,9 +136,8 @@ export class RpcClient {
 
   /** Call when the transport closes: every pending request fails with the reason. */
   closedBy(reason: string): void {
-    this.closed = new RpcError('closed', reason);
-    for (const p of this.pending.values()) p.reject(this.closed);
-    this.pending.clear();
+    this.closed ??= new RpcError('closed', reason);
+    for (const p of [...this.pending.values()]) p.reject(this.closed);
   }
 
   close(): void {

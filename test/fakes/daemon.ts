@@ -4,7 +4,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { DaemonEvents, MeetingEvent, MessageDelta } from '../../protocol/src';
-import { connectDaemon, type DaemonConnection } from '../../daemon/src/daemon/client';
+import { connectDaemon, type DaemonConnection } from '../../client/src';
 import { findDaemon } from '../../daemon/src/daemon/daemon';
 import { BIN } from './cli';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { connectDaemon } from '../../daemon/src/daemon/client';
+import { connectDaemon } from '../../client/src';
 import { BIN, ensureBuilt } from '../fakes/cli';
 import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
 

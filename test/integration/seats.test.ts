@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LmRequest, MeetingEvent, StartMeetingParams } from '../../protocol/src';
 import { MAX_PARTICIPANTS, RpcError, fold } from '../../protocol/src';
-import { connectDaemon, type DaemonConnection } from '../../daemon/src/daemon/client';
+import { connectDaemon, type DaemonConnection } from '../../client/src';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { Follower, tempDataDir } from '../fakes/daemon';
 import { panel } from '../fakes/meetings';

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { PROTOCOL_VERSION, fold } from '../../protocol/src';
-import { rawText } from '../../daemon/src/daemon/rawData';
+import { rawText } from '../../client/src/rawData';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { rng } from '../../daemon/src/meeting/order';
 import { Follower, tempDataDir } from '../fakes/daemon';

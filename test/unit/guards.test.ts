@@ -83,6 +83,13 @@ describe('protocol validation', () => {
     assert.ok(checkParams('room/subscribe', { meetingId: 'm-1', sinceSeq: 0 }).ok);
     assert.ok(!checkParams('room/subscribe', { meetingId: 'm-1', sinceSeq: -1 }).ok);
     assert.ok(!checkParams('room/subscribe', { meetingId: '../x', sinceSeq: 0 }).ok);
+    assert.deepEqual(checkParams('meeting/get', { meetingId: 'm-1', sinceSeq: 7, limit: 5000 }), {
+      ok: true,
+      value: { meetingId: 'm-1', sinceSeq: 7, limit: 5000 },
+    });
+    assert.ok(!checkParams('meeting/get', { meetingId: 'm-1', limit: 0 }).ok);
+    assert.ok(!checkParams('meeting/get', { meetingId: 'm-1', limit: 5001 }).ok);
+    assert.ok(!checkParams('meeting/get', { meetingId: 'm-1', sinceSeq: -1 }).ok);
     assert.ok(!checkParams('room/post', { meetingId: 'm-1', text: '' }).ok);
     assert.ok(
       !checkParams('meeting/decide', { meetingId: 'm-1', decision: 'another_round' }).ok,

@@ -1,11 +1,8 @@
 /** `roundtable mcp`: the roundtable tools as an MCP server over stdio, backed by the local daemon. */
 import * as path from 'node:path';
-
-import { connectDaemon } from '../daemon/client';
-import { defaultDataDir, findDaemon } from '../daemon/daemon';
+import { connectDaemon, defaultDataDir, findOrSpawnDaemon } from '../../../client/src';
 import { serveStdio } from '../mcp/mcpServer';
 import { parseCli } from './common';
-import { spawnDaemon } from './spawnDaemon';
 
 export const MCP_USAGE = `Usage: roundtable mcp [--data-dir DIR]
 
@@ -24,7 +21,7 @@ export async function mcpCommand(argv: string[], env: NodeJS.ProcessEnv): Promis
     return 0;
   }
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir(env));
-  const found = (await findDaemon(dataDir)) ?? (await spawnDaemon(dataDir));
+  const found = await findOrSpawnDaemon({ dataDir });
   const conn = await connectDaemon(found.info.port, found.token, { client: 'roundtable-mcp' });
   process.stderr.write(`roundtable mcp: connected to the daemon on 127.0.0.1:${found.info.port}\n`);
   await serveStdio(conn);

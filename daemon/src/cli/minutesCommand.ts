@@ -2,8 +2,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingEvent } from '../../../protocol/src';
-import { connectDaemon } from '../daemon/client';
-import { defaultDataDir, findDaemon } from '../daemon/daemon';
+import { connectDaemon, defaultDataDir, findDaemon, readMeeting } from '../../../client/src';
 import { SqliteStore } from '../store/sqliteStore';
 import { UsageError, parseCli } from './common';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain, type RunIO } from './runCommand';
@@ -39,7 +38,7 @@ export async function minutesCommand(argv: string[], io: RunIO): Promise<number>
     if (found) {
       const conn = await connectDaemon(found.info.port, found.token);
       try {
-        events = (await conn.rpc.request('meeting/get', { meetingId })).events;
+        events = (await readMeeting(conn, meetingId)).events;
       } catch (e) {
         throw new UsageError((e as Error).message);
       } finally {

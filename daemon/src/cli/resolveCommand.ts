@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingEvent } from '../../../protocol/src';
 import { fold } from '../../../protocol/src';
-import { connectDaemon } from '../daemon/client';
-import { defaultDataDir, findDaemon, providerFactory } from '../daemon/daemon';
+import { connectDaemon, defaultDataDir, findDaemon, watchMeeting } from '../../../client/src';
+import { providerFactory } from '../daemon/daemon';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
 import { evidenceChecker } from '../meeting/evidence';
@@ -20,6 +20,7 @@ import {
   EXIT_MINUTES_FAILED,
   escalationMessage,
   followInProcess,
+  settles,
   summarize,
   writeMinutesOrExplain,
   type RunIO,
@@ -108,30 +109,24 @@ export async function resolveCommand(argv: string[], io: RunIO): Promise<number>
   const found = await findDaemon(dataDir);
   if (!found)
     throw new UsageError(`no meeting ${meetingId}: no daemon is running for ${dataDir} and no local run is kept there`);
-  const events: MeetingEvent[] = [];
-  let finished: (() => void) | undefined;
-  const done = new Promise<void>((resolve) => (finished = resolve));
-  // Only what happens after our answer ends the wait: the log already holds the escalation we answer.
-  let answeredAfter = Number.MAX_SAFE_INTEGER;
-  const conn = await connectDaemon(found.info.port, found.token, {
-    onEvent: (method, params) => {
-      if (method !== 'room/event') return;
-      const e = (params as { event: MeetingEvent }).event;
-      if (e.meetingId !== meetingId || e.seq !== events.length + 1) return;
-      events.push(e);
-      printer.event(e);
-      if (e.seq > answeredAfter && (e.type === 'digest_ready' || e.type === 'escalated')) finished?.();
-    },
-  });
+  const conn = await connectDaemon(found.info.port, found.token);
+  let events: MeetingEvent[];
   try {
+    // Only what happens after our answer ends the wait: the log already holds the escalation we answer.
+    let answeredAfter: number;
     try {
-      answeredAfter = (await conn.rpc.request('meeting/get', { meetingId })).summary.lastSeq;
-      await conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
+      answeredAfter = (await conn.rpc.request('meeting/get', { meetingId, limit: 1 })).summary.lastSeq;
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const watch = await watchMeeting(conn, meetingId, (e) => printer.event(e));
+    events = watch.events;
+    try {
       await conn.rpc.request('meeting/resolve', { meetingId, ...answer });
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    await done;
+    await watch.waitFor(settles, answeredAfter);
   } finally {
     await conn.close();
   }

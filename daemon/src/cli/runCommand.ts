@@ -9,9 +9,14 @@ import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
 import { writeMinutes } from '../meeting/minutes';
 import { loadPanel } from '../panel';
-import { defaultDataDir, findDaemon, type DaemonInfo } from '../daemon/daemon';
-import { connectDaemon } from '../daemon/client';
-import { spawnDaemon } from './spawnDaemon';
+import {
+  connectDaemon,
+  defaultDataDir,
+  findDaemon,
+  spawnDaemon,
+  watchMeeting,
+  type FoundDaemon,
+} from '../../../client/src';
 import { OpenAIProvider, probeOpenAIServer } from '../providers/openai';
 import { ScriptedProvider, loadScript, type Script } from '../providers/scripted';
 import type { ChatProvider } from '../providers/types';
@@ -236,7 +241,7 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
   const printer = new RoomPrinter(roomOut, io.isTTY && !opts.json);
   if (opts.daemon !== 'no') {
     let found = await findDaemon(opts.dataDir);
-    if (!found && opts.daemon === 'yes') found = await spawnDaemon(opts.dataDir);
+    if (!found && opts.daemon === 'yes') found = await spawnDaemon({ dataDir: opts.dataDir });
     if (found) return runInDaemon(opts, found, script, printer, io, roomOut);
   }
   const providerFor = providersFor(opts, script);
@@ -352,33 +357,27 @@ async function askHuman(
   }
 }
 
+/** A meeting in the daemon has settled for now: its digest is out, or it waits for the human. */
+export function settles(e: MeetingEvent): boolean {
+  return e.type === 'digest_ready' || e.type === 'escalated';
+}
+
 /** Runs the meeting in the daemon and follows it live, so VS Code windows see it too. */
 async function runInDaemon(
   opts: RunOptions,
-  found: { info: DaemonInfo; token: string },
+  found: FoundDaemon,
   script: Script | undefined,
   printer: RoomPrinter,
   io: RunIO,
   roomOut: NodeJS.WritableStream,
 ): Promise<number> {
-  const events: MeetingEvent[] = [];
+  const conn = await connectDaemon(found.info.port, found.token);
   let meetingId = '';
-  let finished: (() => void) | undefined;
-  let done = new Promise<void>((resolve) => (finished = resolve));
-  const conn = await connectDaemon(found.info.port, found.token, {
-    onEvent: (method, params) => {
-      if (method !== 'room/event') return;
-      const e = (params as { event: MeetingEvent }).event;
-      if (e.meetingId !== meetingId || e.seq !== events.length + 1) return;
-      events.push(e);
-      printer.event(e);
-      if (e.type === 'digest_ready' || e.type === 'escalated') finished?.();
-    },
-  });
   const onSigint = (): void => {
     roomOut.write('\nCutting the meeting…\n');
     void conn.rpc.request('meeting/cut', { meetingId }).catch(() => undefined);
   };
+  let events: MeetingEvent[];
   try {
     const started = await conn.rpc.request('meeting/start', {
       ...opts.params,
@@ -388,11 +387,9 @@ async function runInDaemon(
     meetingId = started.meetingId;
     roomOut.write(`(running in the daemon on port ${found.info.port}, meeting ${meetingId})\n`);
     process.on('SIGINT', onSigint);
-    const closed = new Promise<never>((_, reject) =>
-      conn.ws.once('close', () => reject(new Error('the daemon closed the connection before the meeting ended'))),
-    );
-    await conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
-    await Promise.race([done, closed]);
+    const watch = await watchMeeting(conn, meetingId, (e) => printer.event(e));
+    events = watch.events;
+    await watch.waitFor(settles, 0);
     while (fold(events).status === 'awaiting_human') {
       const s = fold(events);
       const answer = io.stdinTTY ? await askHuman(s, roomOut) : undefined;
@@ -400,9 +397,9 @@ async function runInDaemon(
         io.stderr.write(escalationMessage(s));
         return EXIT_AWAITING_HUMAN;
       }
-      done = new Promise<void>((resolve) => (finished = resolve));
+      const answeredAfter = events.length;
       await conn.rpc.request('meeting/resolve', { meetingId, ...answer });
-      await Promise.race([done, closed]);
+      await watch.waitFor(settles, answeredAfter);
     }
   } finally {
     process.off('SIGINT', onSigint);

@@ -11,7 +11,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Participant, ProviderConfig } from '../../../protocol/src';
 import { PROTOCOL_VERSION } from '../../../protocol/src';
@@ -27,30 +26,12 @@ import { KeyedLimiter } from './limiter';
 import { MeetingManager } from './manager';
 import { DAEMON_VERSION, startServer, type RunningServer } from './server';
 import { newMeetingId } from './ids';
+import { defaultDataDir, isAlive, readDaemonInfo, type DaemonInfo } from '../../../client/src/discovery';
 
-export interface DaemonInfo {
-  pid: number;
-  port: number;
-  protocolVersion: number;
-  daemonVersion: string;
-  startedAt: number;
-}
-
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.ROUNDTABLE_HOME ?? path.join(os.homedir(), '.roundtable');
-}
+// Discovery is the client library's; re-exported for the daemon's own callers and tests.
+export { defaultDataDir, findDaemon, readDaemonInfo, type DaemonInfo } from '../../../client/src/discovery';
 
 export class DaemonAlreadyRunning extends Error {}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Takes the data dir for this process, or explains who holds it. A lock left by a dead daemon is replaced. */
 async function acquireLock(dir: string): Promise<void> {
@@ -74,27 +55,6 @@ async function acquireLock(dir: string): Promise<void> {
     await fs.rm(lock, { force: true });
   }
   throw new Error(`could not take the lock ${lock}`);
-}
-
-export async function readDaemonInfo(dir: string): Promise<DaemonInfo | undefined> {
-  try {
-    const v = JSON.parse(await fs.readFile(path.join(dir, 'daemon.json'), 'utf8')) as DaemonInfo;
-    return typeof v.port === 'number' && typeof v.pid === 'number' ? v : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The running daemon of a data dir with its token, or undefined when none is alive. */
-export async function findDaemon(dir: string): Promise<{ info: DaemonInfo; token: string } | undefined> {
-  const info = await readDaemonInfo(dir);
-  if (!info || !isAlive(info.pid)) return undefined;
-  try {
-    const token = (await fs.readFile(path.join(dir, 'token'), 'utf8')).trim();
-    return { info, token };
-  } catch {
-    return undefined;
-  }
 }
 
 async function writeFileAtomic(file: string, text: string, mode: number): Promise<void> {

@@ -21,6 +21,7 @@ import type {
 import {
   MAX_MESSAGE_BYTES,
   MAX_PARTICIPANTS,
+  MEETING_PAGE_DEFAULT,
   PROTOCOL_VERSION,
   checkParams,
   fold,
@@ -36,7 +37,7 @@ import { wrapPost } from '../meeting/envelope';
 import { ProviderError } from '../providers/types';
 import { BadRequest, Conflict, NotFound, summaryOf, type MeetingManager } from './manager';
 import { heldRound, serialized } from './seats';
-import { rawText } from './rawData';
+import { rawText } from '../../../client/src/rawData';
 
 export const DAEMON_VERSION = '0.1.0';
 /** A connection that sends this many invalid messages is closed. */
@@ -105,6 +106,22 @@ function refuse(socket: Duplex, status: number, reason: string): void {
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Refused'}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
+}
+
+/** A page of `meeting/get` fills at most this much of a frame, leaving room for the summary. */
+const PAGE_BYTES = MAX_MESSAGE_BYTES / 2;
+
+/** The first events of `events`, at most `limit` and about PAGE_BYTES of JSON; always at least one. */
+function pageOf(events: MeetingEvent[], limit: number): MeetingEvent[] {
+  let bytes = 0;
+  let n = 0;
+  for (const e of events) {
+    if (n >= limit) break;
+    bytes += Buffer.byteLength(JSON.stringify(e), 'utf8') + 1;
+    if (n > 0 && bytes > PAGE_BYTES) break;
+    n++;
+  }
+  return events.slice(0, n);
 }
 
 type Handler<M extends DaemonMethod> = (params: ParamsOf<M>, conn: Connection) => Promise<ResultOf<M>>;
@@ -246,7 +263,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     'meeting/list': async () => ({ meetings: await manager.list() }),
     'meeting/get': async (p) => {
       const state = await manager.state(p.meetingId);
-      return { summary: summaryOf(state), events: await manager.events(p.meetingId, 0), lastSeq: state.lastSeq, more: false };
+      const sinceSeq = p.sinceSeq ?? 0;
+      const all = await manager.events(p.meetingId, sinceSeq);
+      const events = pageOf(all, p.limit ?? MEETING_PAGE_DEFAULT);
+      return {
+        summary: summaryOf(state),
+        events,
+        lastSeq: events.at(-1)?.seq ?? sinceSeq,
+        more: events.length < all.length,
+      };
     },
     'room/subscribe': async (p, conn) => {
       const state = await manager.state(p.meetingId);
@@ -450,9 +475,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return;
     }
     const { id, method, params } = env.value;
-    const reply = (result: unknown): void => conn.send({ kind: 'response', id, ok: true, result });
     const error = (code: ErrorCode, message: string): void =>
       conn.send({ kind: 'response', id, ok: false, error: { code, message } });
+    const reply = (result: unknown): void => {
+      const frame = JSON.stringify({ kind: 'response', id, ok: true, result });
+      // A frame the client would refuse is never sent (nor dropped unseen): the caller hears why.
+      if (Buffer.byteLength(frame, 'utf8') > MAX_MESSAGE_BYTES) {
+        log(`the answer to ${method} would be ${Buffer.byteLength(frame, 'utf8')} bytes; sent too_large instead`);
+        error(
+          'too_large',
+          `the answer to ${method} is larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB, the most one message may carry; ask for less (read a meeting's log with meeting/get pages: sinceSeq and limit)`,
+        );
+      } else conn.sendRaw(frame);
+    };
     if (!isDaemonMethod(method)) {
       conn.bad++;
       error('unknown_method', `unknown method "${method.slice(0, 60)}"`);

@@ -21,7 +21,7 @@ import {
   meetingIdSchema,
   z,
 } from '../../../protocol/src';
-import type { DaemonConnection } from '../daemon/client';
+import type { DaemonConnection } from '../../../client/src';
 import { DAEMON_VERSION } from '../daemon/server';
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
@@ -127,7 +127,9 @@ export function createMcpServer(conn: DaemonConnection): McpServer {
     },
     async ({ room, waitSeconds }) => {
       try {
-        const r = await conn.rpc.request('agent/listen', { meetingId: room, waitMs: (waitSeconds ?? 20) * 1000 });
+        const waitMs = (waitSeconds ?? 20) * 1000;
+        // The daemon holds a listen open for waitMs: the request may take that long and more.
+        const r = await conn.rpc.request('agent/listen', { meetingId: room, waitMs }, { timeoutMs: waitMs + 30_000 });
         const parts = [...r.posts];
         if (r.turn) {
           parts.push(

@@ -1,0 +1,91 @@
+/** A WebSocket connection to the daemon: token auth, `initialize`, typed requests and events. */
+import WebSocket from 'ws';
+import type { DaemonEvents, MeetingEvent } from '../../protocol/src';
+import { PROTOCOL_VERSION, RpcClient } from '../../protocol/src';
+import { LogFollower, type FollowOptions } from './follower';
+import { rawText } from './rawData';
+
+export type EventListener = <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => void;
+
+export interface ConnectOptions {
+  onEvent?: EventListener;
+  /** Named in `initialize` (shows in the daemon's log). */
+  client?: string;
+  host?: string;
+  /** Default timeout of each request (see RpcClient). */
+  timeoutMs?: number;
+}
+
+export interface DaemonConnection {
+  rpc: RpcClient;
+  ws: WebSocket;
+  port: number;
+  /** Resolves with the reason once the connection is gone, whoever closed it. */
+  closed: Promise<string>;
+  /** Adds a listener for daemon → client events; returns its remover. */
+  onEvent(listener: EventListener): () => void;
+  /** Follows a meeting's log from a cursor on this connection (see LogFollower). */
+  follow(meetingId: string, opts: Omit<FollowOptions, 'meetingId'>): Promise<LogFollower>;
+  close(): Promise<void>;
+}
+
+/** Connects, authenticates with the token and sends `initialize`. */
+export async function connectDaemon(port: number, token: string, opts: ConnectOptions = {}): Promise<DaemonConnection> {
+  const ws = new WebSocket(`ws://${opts.host ?? '127.0.0.1'}:${port}`, {
+    headers: { Authorization: `Bearer ${token}` },
+    maxPayload: 64 * 1024 * 1024,
+  });
+  const listeners = new Set<EventListener>(opts.onEvent ? [opts.onEvent] : []);
+  const rpc = new RpcClient(
+    { send: (text) => ws.send(text), close: () => ws.close() },
+    (method, params) => {
+      for (const l of [...listeners]) l(method, params);
+    },
+    opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {},
+  );
+  ws.on('message', (data: WebSocket.RawData) => rpc.receive(rawText(data)));
+  const closed = new Promise<string>((resolve) =>
+    ws.once('close', () => {
+      rpc.closedBy('the daemon closed the connection');
+      resolve('the daemon closed the connection');
+    }),
+  );
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => reject(new Error(`the daemon refused the connection (${res.statusCode}): ${body.trim()}`)));
+    });
+    ws.once('error', reject);
+  });
+  // Errors after the handshake surface as `close`; without a listener `error` would throw.
+  ws.on('error', () => undefined);
+  await rpc.request('initialize', { protocolVersion: PROTOCOL_VERSION, client: opts.client ?? 'roundtable-cli' });
+  const onEvent = (listener: EventListener): (() => void) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  };
+  return {
+    rpc,
+    ws,
+    port,
+    closed,
+    onEvent,
+    follow: async (meetingId, fopts) => {
+      const follower = new LogFollower({ ...fopts, meetingId });
+      const off = onEvent((method, params) => {
+        if (method === 'room/event') follower.receive((params as { event: MeetingEvent }).event);
+      });
+      follower.onStop(off);
+      await follower.attach(rpc);
+      return follower;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (ws.readyState === WebSocket.CLOSED) return resolve();
+        ws.once('close', () => resolve());
+        ws.close();
+      }),
+  };
+}

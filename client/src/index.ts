@@ -1,0 +1,9 @@
+/** The one client of the daemon, for the CLI, the MCP server and the VS Code extension (no vscode import). */
+export * from './connection';
+export * from './discovery';
+export * from './follower';
+export * from './rawData';
+export * from './readMeeting';
+export * from './session';
+export * from './spawn';
+export * from './watch';

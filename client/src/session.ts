@@ -1,0 +1,121 @@
+/**
+ * A long-lived link to the daemon of a data dir (the VS Code extension holds one): finds or starts
+ * the daemon, connects, reconnects with backoff after the daemon restarts, and keeps every
+ * followed meeting attached from its cursor, so nothing is lost or doubled across restarts.
+ */
+import type { DaemonMethod, MeetingEvent, ParamsOf, RequestOptions, ResultOf } from '../../protocol/src';
+import { connectDaemon, type DaemonConnection, type EventListener } from './connection';
+import { LogFollower } from './follower';
+import { findDaemon } from './discovery';
+import { findOrSpawnDaemon, type SpawnOptions } from './spawn';
+
+export type SessionState = 'connecting' | 'connected' | 'failed';
+
+export interface SessionOptions {
+  /** Read at every (re)connection: the data dir may be reconfigured. */
+  dataDir: () => string;
+  /** How to start a daemon when none runs; `false`: never start one, wait for it instead. */
+  spawn?: Omit<SpawnOptions, 'dataDir' | 'log'> | false;
+  /** Named in `initialize`. */
+  client: string;
+  log: { info(line: string): void; warn(line: string): void; error(line: string): void };
+  /** Every daemon → client event except `room/event` (which goes to the followers). */
+  onEvent?: EventListener;
+  onState?: (state: SessionState, message?: string) => void;
+  /** After every (re)connection, once the followers are attached again. */
+  onConnected?: (conn: DaemonConnection) => void;
+}
+
+export class DaemonSession {
+  private conn: DaemonConnection | undefined;
+  private connecting: Promise<DaemonConnection> | undefined;
+  private readonly followers = new Map<string, LogFollower>();
+  private disposed = false;
+  private retry = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly opts: SessionOptions) {}
+
+  /** A connected client, connecting (and starting the daemon) first if needed. */
+  connection(): Promise<DaemonConnection> {
+    if (this.conn) return Promise.resolve(this.conn);
+    this.connecting ??= this.connect().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  async request<M extends DaemonMethod>(method: M, params: ParamsOf<M>, opts?: RequestOptions): Promise<ResultOf<M>> {
+    return (await this.connection()).rpc.request(method, params, opts);
+  }
+
+  /**
+   * Follows a meeting from `sinceSeq` (first call) or from where it stands (later calls, which
+   * resubscribe from the cursor). Returns the log's last seq now.
+   */
+  async follow(meetingId: string, opts: { sinceSeq?: number; deliver: (e: MeetingEvent) => void }): Promise<number> {
+    let follower = this.followers.get(meetingId);
+    if (!follower) {
+      follower = new LogFollower({
+        meetingId,
+        ...opts,
+        onError: (e) => this.opts.log.warn(`could not resubscribe to ${meetingId}: ${e.message}`),
+      });
+      this.followers.set(meetingId, follower);
+    }
+    const conn = await this.connection();
+    return follower.attach(conn.rpc);
+  }
+
+  private async connect(): Promise<DaemonConnection> {
+    this.opts.onState?.('connecting');
+    const dataDir = this.opts.dataDir();
+    const spawn = this.opts.spawn;
+    const found =
+      spawn === false
+        ? await findDaemon(dataDir)
+        : await findOrSpawnDaemon({ ...spawn, dataDir, log: (line) => this.opts.log.info(line) });
+    if (!found) throw new Error(`no Roundtable daemon is running for ${dataDir}; start one with: roundtable daemon`);
+    const conn = await connectDaemon(found.info.port, found.token, {
+      client: this.opts.client,
+      onEvent: (method, params) => {
+        if (method === 'room/event') {
+          const e = (params as { event: MeetingEvent }).event;
+          this.followers.get(e.meetingId)?.receive(e);
+        } else this.opts.onEvent?.(method, params);
+      },
+    });
+    void conn.closed.then(() => {
+      if (this.conn !== conn) return;
+      this.conn = undefined;
+      if (!this.disposed) {
+        this.opts.log.warn('lost the daemon connection; reconnecting');
+        this.scheduleReconnect();
+      }
+    });
+    this.conn = conn;
+    this.retry = 0;
+    this.opts.log.info(`connected to the daemon on 127.0.0.1:${found.info.port} (pid ${found.info.pid})`);
+    // Each follower resumes from its cursor: the daemon sends only what this client has not seen.
+    for (const f of this.followers.values()) await f.attach(conn.rpc);
+    this.opts.onState?.('connected');
+    this.opts.onConnected?.(conn);
+    return conn;
+  }
+
+  private scheduleReconnect(): void {
+    const delay = Math.min(5_000, 250 * 2 ** this.retry++);
+    this.opts.onState?.('connecting', `reconnecting in ${Math.round(delay / 100) / 10} s`);
+    this.retryTimer = setTimeout(() => {
+      this.connection().catch((e: unknown) => {
+        this.opts.log.error(`reconnect failed: ${(e as Error).message}`);
+        if (this.retry > 6) this.opts.onState?.('failed', (e as Error).message);
+        if (!this.disposed) this.scheduleReconnect();
+      });
+    }, delay);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    void this.conn?.close();
+  }
+}
