@@ -310,7 +310,8 @@ export const EVENT_BODIES = {
     mode: MeetingModeSchema,
     config: MeetingConfigSchema,
     participants: z.array(ParticipantSchema.extend({ name: z.string() })),
-    providers: ProviderConfigSchema.optional(),
+    /** The script's contents are the scripted provider's to check when the meeting runs. */
+    providers: ProviderConfigSchema.extend({ script: z.unknown().optional() }).optional(),
     /** Options of a consensus meeting. */
     options: z.array(z.string()).optional(),
     /** Folder that cited evidence is checked against (consensus mode). */

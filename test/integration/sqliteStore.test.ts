@@ -105,7 +105,7 @@ describe('sql.js event store', () => {
     const d = await dir();
     await writeFile(
       path.join(d, 'journal.0.ndjson'),
-      '{"meetingId":"m","seq":1}\nGARBAGE\n{"meetingId":"m","seq":2}\n',
+      [1, 2].map((seq) => JSON.stringify({ ...human(seq), meetingId: 'm', seq, at: seq })).join('\nGARBAGE\n') + '\n',
     );
     await assert.rejects(SqliteStore.open(d), /journal\.0\.ndjson line 2 is corrupt/);
   });

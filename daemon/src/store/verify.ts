@@ -35,12 +35,10 @@ export function verifySnapshot(db: Database): { problem?: string; lastSeq: Map<s
         parsed = undefined;
       }
       // The row must be a valid event of its schema (upcast from older versions), not just JSON.
-      const e = checkEvent(parsed);
-      if (!e.ok || e.value.meetingId !== meetingId || e.value.seq !== seq) {
-        return {
-          problem: `an unreadable event row (meeting ${meetingId} seq ${seq}${e.ok ? '' : `: ${e.error}`})`,
-          lastSeq,
-        };
+      const e = parsed === undefined ? undefined : checkEvent(parsed);
+      if (!e?.ok || e.value.meetingId !== meetingId || e.value.seq !== seq) {
+        const why = e && !e.ok ? `: ${e.error}` : '';
+        return { problem: `an unreadable event row (meeting ${meetingId} seq ${seq})${why}`, lastSeq };
       }
       lastSeq.set(meetingId, seq);
     }
