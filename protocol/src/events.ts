@@ -174,6 +174,12 @@ export interface OptionVote {
   confidence: number;
   rationale: string;
   evidence: Evidence[];
+  /** Assumptions the vote rests on, as the worker named them (seed CONS-011). */
+  assumptions?: string[];
+  /** Why the worker is unsure; required when confidence < 0.5 (seed CONS-013). */
+  uncertainty?: string;
+  /** A compromise position the worker proposes (seed CONS-020). */
+  compromise?: string;
 }
 
 export type Verdict = 'PROVEN' | 'REFUTED' | 'CONTESTED' | 'INSUFFICIENT_EVIDENCE';

@@ -27,7 +27,7 @@ import {
   parseEnvelope,
 } from '../../../protocol/src';
 import { minutesFileBase, renderMinutes } from '../meeting/minutes';
-import { manifestEntry } from '../meeting/report';
+import { manifestLine } from '../meeting/report';
 import type { VscodeLmBridge } from '../providers/vscodeLm';
 import { wrapPost } from '../meeting/envelope';
 import { ProviderError } from '../providers/types';
@@ -278,7 +278,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return {
         minutes: renderMinutes(events),
         fileBase,
-        ...(state.mode === 'consensus' ? { manifestLine: JSON.stringify(manifestEntry(state, `${fileBase}.md`)) } : {}),
+        ...(state.mode === 'consensus' ? { manifestLine: manifestLine(state, `${fileBase}.md`) } : {}),
       };
     },
     'lm/register': (_p, conn) => {
