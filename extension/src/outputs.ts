@@ -7,7 +7,10 @@
 import * as vscode from 'vscode';
 import type { MeetingState } from '../../protocol/src';
 import { slugify } from '../../protocol/src';
-import { codeBlock, codeSpan, heading, inline, jsonLine, paragraph, withoutMeeting } from '../../protocol/src/markdown';
+import { jsonLine, withoutMeeting } from '../../protocol/src/markdown';
+import { decisionRecord } from './decisionRecord';
+
+export { decisionRecord };
 
 export function workspaceRoot(): vscode.Uri | undefined {
   return vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -77,45 +80,6 @@ export async function writeMinutesFile(
     );
   }
   return target;
-}
-
-/** MADR-style decision record text. Every field from the meeting or the edited digest is escaped. */
-export function decisionRecord(s: MeetingState, number: number, digestText: string, minutesLink: string): string {
-  const date = new Date(s.decision?.at ?? Date.now()).toISOString().slice(0, 10);
-  const dissent = /^DISSENT:\s*(.+)$/m.exec(digestText)?.[1] ?? s.digest?.digest.dissent ?? 'none recorded';
-  const consensus = /^CONSENSUS:\s*(.+)$/m.exec(digestText)?.[1] ?? s.digest?.digest.consensusStatement ?? '';
-  const contributors = /^CONTRIBUTORS:\s*(.+)$/m.exec(digestText)?.[1] ?? '';
-  const workers = s.participants.filter((p) => p.role === 'worker');
-  const link = encodeURI(minutesLink);
-  return [
-    heading(1, `${String(number).padStart(4, '0')}. ${s.topic.split('\n')[0] ?? ''}`),
-    '',
-    `- Status: accepted`,
-    `- Date: ${date}`,
-    `- Deciders: the team, advised by a Roundtable of ${inline(workers.map((w) => `${w.name} (${w.model})`).join(', '))}`,
-    `- Minutes: [${inline(minutesLink)}](<${link.replace(/[<>]/g, '')}>)`,
-    '',
-    '## Context and Problem Statement',
-    '',
-    paragraph(s.topic),
-    '',
-    '## Decision Outcome',
-    '',
-    paragraph(consensus),
-    '',
-    `Consensus: ${s.digest?.digest.consensus ?? 'NONE'}; confidence ${s.digest?.digest.confidence.toFixed(2) ?? '—'}; the meeting ended on ${codeSpan(s.closed?.reason ?? '?')} after ${s.rounds.length} round(s).`,
-    '',
-    '## Consequences',
-    '',
-    `- Dissent to keep in mind: ${inline(dissent)}`,
-    ...(contributors ? [`- Arguments made: ${inline(contributors)}`] : []),
-    `- Token cost: ${s.digest ? `${s.digest.digest.tokensUsed} / ${s.digest.digest.tokenBudget}` : '—'}`,
-    '',
-    '## Digest as accepted',
-    '',
-    codeBlock(digestText, 'text'),
-    '',
-  ].join('\n');
 }
 
 /** Writes `docs/decisions/NNNN-<slug>.md` with the next free number. */

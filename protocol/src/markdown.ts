@@ -110,7 +110,9 @@ export function codeSpan(text: string): string {
 
 /** A value as one JSON line (a MANIFEST.jsonl entry): newlines are escaped by JSON, U+2028/9 here too. */
 export function jsonLine(value: unknown): string {
-  return JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** A MANIFEST.jsonl text without the lines of one meeting (newline-terminated, or empty); lines that do not parse are kept. */

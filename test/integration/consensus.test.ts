@@ -196,7 +196,7 @@ describe('consensus meetings on the scripted provider', () => {
     assert.equal(ada?.votes[0]?.uncertainty, 'no benchmark of our write pattern yet');
     const md = renderMinutes(events);
     assert.match(md, /## Rejected Alternatives\n\n- \*\*O2: SQLite\*\* — not chosen \(INSUFFICIENT_EVIDENCE\)\n/);
-    assert.match(md, /  - ada: SQLite locks on concurrent writes/);
+    assert.match(md, / {2}- ada: SQLite locks on concurrent writes/);
     assert.match(md, /## Hidden Assumptions\n\n- \*\*ada\*\* on O1: the load stays under 1k writes\/s/);
     assert.match(
       md,

@@ -328,7 +328,10 @@ function shellWord(p: string): string {
  * decision (Status: blocked), the options, and the command that resumes it (with the same --out,
  * so the same report is updated).
  */
-export function escalationMessage(s: MeetingState, where: { report?: string | undefined; outDir?: string } = {}): string {
+export function escalationMessage(
+  s: MeetingState,
+  where: { report?: string | undefined; outDir?: string } = {},
+): string {
   const out =
     where.outDir && path.resolve(where.outDir) !== path.resolve('docs', 'roundtable')
       ? ` --out ${shellWord(where.outDir)}`

@@ -44,10 +44,12 @@ export function renderMinutes(events: MeetingEvent[]): string {
   else out.push('');
 
   out.push('## Participants', '', '| Name | Role | Provider | Model |', '| --- | --- | --- | --- |');
-  for (const p of s.participants) out.push(`| ${cell(p.name)} | ${cell(p.role)} | ${cell(p.provider)} | ${cell(p.model)} |`);
+  for (const p of s.participants)
+    out.push(`| ${cell(p.name)} | ${cell(p.role)} | ${cell(p.provider)} | ${cell(p.model)} |`);
   out.push('');
 
-  if (s.briefing) out.push('## Briefing', '', `**${inline(s.briefing.from)}** (assistant):`, '', quote(s.briefing.text), '');
+  if (s.briefing)
+    out.push('## Briefing', '', `**${inline(s.briefing.from)}** (assistant):`, '', quote(s.briefing.text), '');
 
   const announcements = s.messages.filter((m) => m.kind === 'announcement');
   const before = s.pendingHumanPosts;
@@ -64,7 +66,12 @@ export function renderMinutes(events: MeetingEvent[]): string {
       const failure = r.failures[w];
       if (m) out.push(heading(3, w), '', quote(m.text), '');
       else if (failure)
-        out.push(heading(3, w), '', `_${failure.reason === 'timeout' ? 'Timed out' : 'Failed'}: ${inline(failure.detail)}_`, '');
+        out.push(
+          heading(3, w),
+          '',
+          `_${failure.reason === 'timeout' ? 'Timed out' : 'Failed'}: ${inline(failure.detail)}_`,
+          '',
+        );
     }
     for (const h of r.humanPosts) out.push(heading(3, `${h.from} (human)`), '', quote(h.text), '');
     for (const a of announcements.filter((m: PostedMessage) => m.round === r.round)) {

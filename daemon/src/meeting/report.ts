@@ -183,10 +183,7 @@ function verdictSection(s: MeetingState, r: RoundState | undefined): string[] {
     out.push(
       '**Your decision is needed.** Pick an option, ask for another round, or defer — in the review panel of VS Code, or with:',
       '',
-      codeBlock(
-        `roundtable resolve ${s.meetingId} --pick <option> | --another-round "<instruction>" | --defer`,
-        'sh',
-      ),
+      codeBlock(`roundtable resolve ${s.meetingId} --pick <option> | --another-round "<instruction>" | --defer`, 'sh'),
       '',
     );
   }

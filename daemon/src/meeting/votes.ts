@@ -83,7 +83,7 @@ function checkNotes(
       !raw.assumptions.every((a) => typeof a === 'string')
     )
       return { ok: false, reason: `${at}.assumptions must be a list of at most ${MAX_ASSUMPTIONS} strings` };
-    const list = (raw.assumptions as string[]).map((a) => a.trim().slice(0, MAX_NOTE)).filter(Boolean);
+    const list = raw.assumptions.map((a) => a.trim().slice(0, MAX_NOTE)).filter(Boolean);
     if (list.length > 0) value.assumptions = list;
   }
   for (const key of ['uncertainty', 'compromise'] as const) {
