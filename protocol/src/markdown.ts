@@ -30,12 +30,13 @@ function inlineMarks(text: string): string {
 
 /**
  * A line that starts a paragraph must not open a block: heading `#`, quote `>`, list `-+*` or
- * `1.`/`1)`, thematic break or setext underline (`---`, `===`), fence, indented code, HTML.
+ * `1.`/`1)`, thematic break or setext underline (`---`, `===`), a one-column table's delimiter row
+ * (`:---`), fence, indented code, HTML.
  * Leading blanks are dropped (four would open indented code) and the first mark is escaped.
  */
 function lineStart(line: string): string {
   const t = line.replace(/^[ \t]+/, '');
-  if (/^[#>+\-=]/.test(t)) return `\\${t}`;
+  if (/^[#>+\-=:]/.test(t)) return `\\${t}`;
   const ordered = /^(\d{1,9})([.)])/.exec(t);
   if (ordered) return `${ordered[1]}\\${t.slice(ordered[1]!.length)}`;
   return t;
