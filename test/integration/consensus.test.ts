@@ -9,7 +9,7 @@ import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
 import { evidenceChecker } from '../../daemon/src/meeting/evidence';
 import { renderMinutes, writeMinutes } from '../../daemon/src/meeting/minutes';
-import { MANIFEST_KEYS } from '../../daemon/src/meeting/report';
+import { MANIFEST_KEYS } from '../../daemon/src/meeting/manifest';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { ScriptedProvider, parseScript } from '../../daemon/src/providers/scripted';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';

@@ -13,7 +13,7 @@ import type { MeetingEvent } from '../../protocol/src';
 import { fold } from '../../protocol/src';
 import { renderDigest } from '../../daemon/src/meeting/digest';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
-import { MANIFEST_KEYS, manifestLine } from '../../daemon/src/meeting/report';
+import { MANIFEST_KEYS, manifestLine } from '../../daemon/src/meeting/manifest';
 import { decisionRecord } from '../../extension/src/decisionRecord';
 import { panel, runMeeting, turns } from '../fakes/meetings';
 

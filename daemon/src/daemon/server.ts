@@ -27,7 +27,7 @@ import {
   parseEnvelope,
 } from '../../../protocol/src';
 import { minutesFileBase, renderMinutes } from '../meeting/minutes';
-import { manifestLine } from '../meeting/report';
+import { manifestLine } from '../meeting/manifest';
 import type { VscodeLmBridge } from '../providers/vscodeLm';
 import { wrapPost } from '../meeting/envelope';
 import { ProviderError } from '../providers/types';

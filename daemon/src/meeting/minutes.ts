@@ -9,7 +9,8 @@ import type { MeetingEvent, MeetingState, PostedMessage } from '../../../protoco
 import { fold, slugify, stanceMatrix } from '../../../protocol/src';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
 import { renderBallot } from './prompts';
-import { appendManifest, manifestFileFor, renderConsensusReport, replaceFile } from './report';
+import { appendManifest, manifestFileFor, replaceFile } from './manifest';
+import { renderConsensusReport } from './report';
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
