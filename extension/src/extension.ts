@@ -227,7 +227,11 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
       if ((e.type === 'digest_ready' || e.type === 'escalated') && !reviewed.has(`${e.meetingId}:${e.seq}`)) {
         reviewed.add(`${e.meetingId}:${e.seq}`);
         void (async () => {
-          if (e.type === 'digest_ready') await saveMinutes(e.meetingId);
+          // At an escalation the report (Status: blocked: votes, matrix, conflicts) is written and
+          // opened beside the review, so the human decides with it; resolving rewrites the same file.
+          const file = await saveMinutes(e.meetingId);
+          if (e.type === 'escalated' && file)
+            await vscode.window.showTextDocument(file, { preview: false, viewColumn: vscode.ViewColumn.Beside });
           await review(e.meetingId);
         })().catch((err: unknown) => showError(log, err));
       }

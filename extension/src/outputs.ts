@@ -7,6 +7,10 @@
 import * as vscode from 'vscode';
 import type { MeetingState } from '../../protocol/src';
 import { slugify } from '../../protocol/src';
+import { jsonLine, withoutMeeting } from '../../protocol/src/markdown';
+import { decisionRecord } from './decisionRecord';
+
+export { decisionRecord };
 
 export function workspaceRoot(): vscode.Uri | undefined {
   return vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -62,54 +66,20 @@ export async function writeMinutesFile(
   await vscode.workspace.fs.createDirectory(dir);
   const target = previous ?? (await freshName(dir, rendered.fileBase));
   await vscode.workspace.fs.writeFile(target, encoder.encode(rendered.minutes));
-  if (rendered.manifestLine && !previous) {
+  if (rendered.manifestLine) {
+    // One line per meeting: the line written when it escalated (blocked) is replaced when it is resolved.
     const manifest = vscode.Uri.joinPath(dir, 'MANIFEST.jsonl');
     const before = (await exists(manifest))
       ? new TextDecoder().decode(await vscode.workspace.fs.readFile(manifest))
       : '';
-    await vscode.workspace.fs.writeFile(manifest, encoder.encode(`${before}${rendered.manifestLine}\n`));
+    const entry = JSON.parse(rendered.manifestLine) as { id?: unknown; file?: unknown };
+    const line = jsonLine({ ...entry, file: target.path.split('/').pop() ?? entry.file });
+    await vscode.workspace.fs.writeFile(
+      manifest,
+      encoder.encode(`${withoutMeeting(before, String(entry.id))}${line}\n`),
+    );
   }
   return target;
-}
-
-/** MADR-style decision record text. */
-export function decisionRecord(s: MeetingState, number: number, digestText: string, minutesLink: string): string {
-  const date = new Date(s.decision?.at ?? Date.now()).toISOString().slice(0, 10);
-  const dissent = /^DISSENT:\s*(.+)$/m.exec(digestText)?.[1] ?? s.digest?.digest.dissent ?? 'none recorded';
-  const consensus = /^CONSENSUS:\s*(.+)$/m.exec(digestText)?.[1] ?? s.digest?.digest.consensusStatement ?? '';
-  const contributors = /^CONTRIBUTORS:\s*(.+)$/m.exec(digestText)?.[1] ?? '';
-  const workers = s.participants.filter((p) => p.role === 'worker');
-  return [
-    `# ${String(number).padStart(4, '0')}. ${s.topic.split('\n')[0] ?? ''}`,
-    '',
-    `- Status: accepted`,
-    `- Date: ${date}`,
-    `- Deciders: the team, advised by a Roundtable of ${workers.map((w) => `${w.name} (${w.model})`).join(', ')}`,
-    `- Minutes: [${minutesLink}](${minutesLink})`,
-    '',
-    '## Context and Problem Statement',
-    '',
-    s.topic,
-    '',
-    '## Decision Outcome',
-    '',
-    consensus,
-    '',
-    `Consensus: ${s.digest?.digest.consensus ?? 'NONE'}; confidence ${s.digest?.digest.confidence.toFixed(2) ?? '—'}; the meeting ended on \`${s.closed?.reason ?? '?'}\` after ${s.rounds.length} round(s).`,
-    '',
-    '## Consequences',
-    '',
-    `- Dissent to keep in mind: ${dissent}`,
-    ...(contributors ? [`- Arguments made: ${contributors}`] : []),
-    `- Token cost: ${s.digest ? `${s.digest.digest.tokensUsed} / ${s.digest.digest.tokenBudget}` : '—'}`,
-    '',
-    '## Digest as accepted',
-    '',
-    '```text',
-    digestText,
-    '```',
-    '',
-  ].join('\n');
 }
 
 /** Writes `docs/decisions/NNNN-<slug>.md` with the next free number. */

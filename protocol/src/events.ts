@@ -232,6 +232,12 @@ export const OptionVoteSchema = z.object({
   confidence: z.number(),
   rationale: z.string(),
   evidence: z.array(EvidenceSchema),
+  /** Assumptions the vote rests on, as the worker named them (seed CONS-011). */
+  assumptions: z.array(z.string()).optional(),
+  /** Why the worker is unsure; required when confidence < 0.5 (seed CONS-013). */
+  uncertainty: z.string().optional(),
+  /** A compromise position the worker proposes (seed CONS-020). */
+  compromise: z.string().optional(),
 });
 export type OptionVote = z.infer<typeof OptionVoteSchema>;
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,6 +9,7 @@ import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
 import { evidenceChecker } from '../../daemon/src/meeting/evidence';
 import { renderMinutes, writeMinutes } from '../../daemon/src/meeting/minutes';
+import { MANIFEST_KEYS } from '../../daemon/src/meeting/manifest';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { ScriptedProvider, parseScript } from '../../daemon/src/providers/scripted';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
@@ -94,10 +95,15 @@ describe('consensus meetings on the scripted provider', () => {
     const entry = JSON.parse(manifest[0] ?? '{}') as Record<string, unknown>;
     assert.equal(entry.id, state.meetingId);
     assert.equal(entry.file, path.basename(file));
-    assert.equal(entry.status, 'decided');
+    assert.deepEqual(Object.keys(entry), [...MANIFEST_KEYS], "exactly the seed's keys, in its order");
+    assert.equal(entry.status, 'complete');
+    assert.equal(entry.agent_type, 'analysis');
     assert.equal(entry.actionable, true);
+    assert.deepEqual([entry.needs_followup, entry.linked_tasks], [[], []]);
     assert.ok(Array.isArray(entry.topics) && (entry.topics as string[]).includes('database'));
-    assert.match(String((entry.keyFindings as string[])[0]), /O1 PostgreSQL: PROVEN/);
+    assert.match(String((entry.key_findings as string[])[0]), /O1 PostgreSQL: PROVEN/);
+    assert.match(md, /^\*\*Status\*\*: complete$/m);
+    assert.match(md, /^\*\*Agent Type\*\*: analysis$/m);
   });
 
   it('flags cited files that do not exist, on the vote and in the report', async () => {
@@ -119,7 +125,7 @@ describe('consensus meetings on the scripted provider', () => {
     );
     const md = renderMinutes(events);
     assert.match(md, /`src\/ghost\.ts` \(top\) \[code\] ⚠ does not exist/);
-    assert.match(md, /Check the evidence that could not be found: `src\/ghost\.ts`, `\.\.\/\.\.\/etc\/passwd`/);
+    assert.match(md, /Check the evidence that could not be found: src\/ghost\.ts, \.\.\/\.\.\/etc\/passwd/);
   });
 
   it('asks once more on an invalid ballot, and records a worker that stays invalid as abstaining with the reason', async () => {
@@ -148,6 +154,55 @@ describe('consensus meetings on the scripted provider', () => {
       renderMinutes(events),
       /\| linus \| abstain \(0\.00\) \| abstain \(0\.00\) \| invalid: the reply holds no JSON object \|/,
     );
+  });
+
+  it('sends a low-confidence vote without an uncertainty note back once, and reports the notes the seed asks for', async () => {
+    const unsure = (note?: string) =>
+      JSON.stringify({
+        votes: [
+          {
+            option: 'O1',
+            vote: 'accept',
+            confidence: 0.3,
+            rationale: 'probably fine',
+            evidence: [{ file: 'src/db.ts' }],
+            assumptions: ['the load stays under 1k writes/s'],
+            ...(note ? { uncertainty: note } : {}),
+          },
+          {
+            option: 'O2',
+            vote: 'reject',
+            confidence: 0.9,
+            rationale: 'SQLite locks on concurrent writes',
+            compromise: 'SQLite for tests only',
+          },
+        ],
+      });
+    const { events, provider } = await consensus({
+      replies: {
+        ada: [unsure(), unsure('no benchmark of our write pattern yet')],
+        grace: [ballot(['O1', 'accept', 0.9, ['BENCH.md']], ['O2', 'reject', 0.9])],
+        linus: [ballot(['O1', 'accept', 0.9], ['O2', 'reject', 0.9])],
+      },
+    });
+    assert.equal(provider.turnsOf('ada').length, 2, 'asked exactly once more');
+    const retry = provider.turnsOf('ada')[1]?.messages.at(-1)?.content ?? '';
+    assert.match(
+      retry,
+      /That ballot is invalid: votes\[0\]\.uncertainty is missing: a confidence below 0\.5 needs a note/,
+    );
+    const ada = eventsOfType(events, 'ballot_recorded').find((b) => b.worker === 'ada');
+    assert.deepEqual([ada?.valid, ada?.retried], [true, true]);
+    assert.equal(ada?.votes[0]?.uncertainty, 'no benchmark of our write pattern yet');
+    const md = renderMinutes(events);
+    assert.match(md, /## Rejected Alternatives\n\n- \*\*O2: SQLite\*\* — not chosen \(INSUFFICIENT_EVIDENCE\)\n/);
+    assert.match(md, / {2}- ada: SQLite locks on concurrent writes/);
+    assert.match(md, /## Hidden Assumptions\n\n- \*\*ada\*\* on O1: the load stays under 1k writes\/s/);
+    assert.match(
+      md,
+      /## Uncertainty Notes\n\n- \*\*ada\*\* on O1 \(accept, confidence 0\.30\): no benchmark of our write pattern yet/,
+    );
+    assert.match(md, /## Compromise Proposals\n\n- \*\*ada\*\* on O2: SQLite for tests only/);
   });
 
   it('gathers options from a proposal round, deduplicated and capped', async () => {
@@ -412,6 +467,25 @@ describe('consensus against a loopback OpenAI-compatible server and from the CLI
     assert.match(r.stderr, /needs a human decision: .*contested/);
     const id = /resume with: roundtable resolve (\S+)/.exec(r.stderr)?.[1];
     assert.ok(id);
+    // The human is asked with the evidence: the report is already written, and the message names it.
+    const reportPath = /^ {2}report: (.+)$/m.exec(r.stderr)?.[1];
+    assert.ok(reportPath, r.stderr);
+    assert.equal(path.dirname(reportPath), out);
+    assert.match(r.stderr, new RegExp(`--out ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    const blocked = await readFile(reportPath, 'utf8');
+    assert.match(blocked, /^\*\*Status\*\*: blocked$/m);
+    assert.match(blocked, /^\*\*Agent Type\*\*: analysis$/m);
+    assert.match(blocked, /\*\*No decision\*\* \(awaiting the human\)/);
+    assert.match(blocked, /- Escalated because: .*contested/);
+    assert.match(blocked, /\| ada \| accept \(0\.70\) \| reject \(0\.70\) \| valid \|/);
+    assert.match(blocked, /\| grace \| reject \(0\.70\) \| accept \(0\.70\) \| valid \|/);
+    assert.match(blocked, /## Conflicts\n\n\| Id \| Severity/);
+    assert.match(blocked, new RegExp(`roundtable resolve ${id} --pick`));
+    const blockedLine = JSON.parse((await readFile(path.join(out, 'MANIFEST.jsonl'), 'utf8')).trim()) as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual([blockedLine.status, blockedLine.file], ['blocked', path.basename(reportPath)]);
     const bad = await cli(['resolve', id, '--pick', 'O9', '--out', out], { env });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /pick one of the options/);
@@ -419,10 +493,18 @@ describe('consensus against a loopback OpenAI-compatible server and from the CLI
     assert.equal(ok.code, 0, ok.stderr);
     const j = JSON.parse(ok.stdout) as { terminatedBy: string; minutesPath: string };
     assert.equal(j.terminatedBy, 'human_decided');
+    assert.equal(j.minutesPath, reportPath, 'resolving updates the same report');
     const md = await readFile(j.minutesPath, 'utf8');
     assert.match(md, /\*\*Decision: O2 — Polyrepo\*\* \(picked by the human after escalation\)/);
-    const manifest = await readFile(path.join(out, 'MANIFEST.jsonl'), 'utf8');
-    assert.match(manifest, /"status":"decided"/);
+    assert.match(md, /^\*\*Status\*\*: complete$/m);
+    assert.doesNotMatch(md, /Status\*\*: blocked/);
+    const reports = (await readdir(out)).filter((f) => f.endsWith('.md'));
+    assert.deepEqual(reports, [path.basename(reportPath)], 'one file per meeting');
+    const lines = (await readFile(path.join(out, 'MANIFEST.jsonl'), 'utf8')).trim().split('\n');
+    assert.equal(lines.length, 1, 'the blocked line is replaced, not duplicated');
+    const entry = JSON.parse(lines[0] ?? '{}') as Record<string, unknown>;
+    assert.deepEqual(Object.keys(entry), [...MANIFEST_KEYS]);
+    assert.deepEqual([entry.id, entry.status, entry.agent_type], [id, 'complete', 'analysis']);
   });
 
   it('rejects a consensus with a single option, and options outside consensus mode', async () => {

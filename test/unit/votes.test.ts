@@ -95,6 +95,38 @@ describe('ballot parsing and validation', () => {
     }
   });
 
+  it('requires an uncertainty note on an accept or reject below confidence 0.5, and keeps the seed notes', () => {
+    const vote = (extra: Record<string, unknown>) =>
+      JSON.stringify({ votes: [{ option: 'O1', vote: 'accept', confidence: 0.3, rationale: 'Maybe.', ...extra }] });
+    const bare = parseBallot(vote({}), options);
+    assert.deepEqual(bare, {
+      ok: false,
+      reason: 'votes[0].uncertainty is missing: a confidence below 0.5 needs a note saying what you are unsure of',
+    });
+    assert.equal(parseBallot(vote({ uncertainty: '   ' }), options).ok, false, 'a blank note is no note');
+    const noted = parseBallot(
+      vote({ uncertainty: 'no load test yet', assumptions: ['writes stay under 1k/s', ' '], compromise: 'both' }),
+      options,
+    );
+    assert.ok(noted.ok);
+    assert.deepEqual(noted.ok && noted.votes[0], {
+      option: 'O1',
+      vote: 'accept',
+      confidence: 0.3,
+      rationale: 'Maybe.',
+      evidence: [],
+      assumptions: ['writes stay under 1k/s'],
+      uncertainty: 'no load test yet',
+      compromise: 'both',
+    });
+    const abstain = JSON.stringify({ votes: [{ option: 'O1', vote: 'abstain', confidence: 0 }] });
+    assert.ok(parseBallot(abstain, options).ok, 'an abstention needs no note');
+    assert.match(
+      (parseBallot(vote({ uncertainty: 'x', assumptions: 'one' }), options) as { reason: string }).reason,
+      /votes\[0\]\.assumptions must be a list of at most 10 strings/,
+    );
+  });
+
   it('extracts the first usable object even when braces appear inside strings', () => {
     assert.deepEqual(extractJson('note {"a": "a } brace", "b": 1} end'), { a: 'a } brace', b: 1 });
     assert.equal(extractJson('no json here'), undefined);

@@ -31,7 +31,8 @@ export const RESOLVE_USAGE = `Usage: roundtable resolve <meetingId> (--pick OPTI
   --pick OPTION            decide for an option (its id, e.g. O2, or its label)
   --another-round TEXT     run one more challenge round that starts with this instruction
   --defer                  close the meeting without a decision
-  --out DIR                minutes folder (default docs/roundtable)
+  --out DIR                minutes folder (default docs/roundtable); the report written there at the
+                           escalation is updated in place
   --data-dir DIR           the daemon's data dir (default $ROUNDTABLE_HOME or ~/.roundtable)
   --json                   print one JSON object at the end`;
 
@@ -132,7 +133,8 @@ export async function resolveCommand(argv: string[], io: RunIO): Promise<number>
   }
   const state = fold(events);
   if (state.status === 'awaiting_human') {
-    io.stderr.write(escalationMessage(state));
+    const report = await writeMinutesOrExplain(outDir, events, io.stderr);
+    io.stderr.write(escalationMessage(state, { report, outDir }));
     return EXIT_AWAITING_HUMAN;
   }
   const minutesPath = await writeMinutesOrExplain(outDir, events, io.stderr);

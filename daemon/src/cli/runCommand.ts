@@ -7,6 +7,7 @@ import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeeti
 import { checkStartParams, fold } from '../../../protocol/src';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
+import { oneLine } from '../meeting/markdown';
 import { writeMinutes } from '../meeting/minutes';
 import { loadPanel } from '../panel';
 import {
@@ -295,9 +296,11 @@ export async function followInProcess(
   try {
     let state = await meeting.run();
     while (state.status === 'awaiting_human') {
-      const answer = io.stdinTTY ? await askHuman(state, roomOut) : undefined;
+      // The report (Status: blocked) is written before the human is asked, so they decide with it.
+      const report = await writeMinutesOrExplain(opts.outDir, await store.load(meeting.id), io.stderr);
+      const answer = io.stdinTTY ? await askHuman(state, roomOut, report) : undefined;
       if (!answer) {
-        io.stderr.write(escalationMessage(state));
+        io.stderr.write(escalationMessage(state, { report, outDir: opts.outDir }));
         await (store as Partial<SqliteStore>).close?.();
         return EXIT_AWAITING_HUMAN;
       }
@@ -320,11 +323,29 @@ export async function followInProcess(
 /** Exit code of a run that stopped to wait for a human decision (the meeting stays resumable). */
 export const EXIT_AWAITING_HUMAN = 3;
 
-export function escalationMessage(s: MeetingState): string {
+/** A path as one shell word. */
+function shellWord(p: string): string {
+  return /^[\w./:@-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * What the terminal shows when a meeting stops for the human: why, the report written for the
+ * decision (Status: blocked), the options, and the command that resumes it (with the same --out,
+ * so the same report is updated).
+ */
+export function escalationMessage(
+  s: MeetingState,
+  where: { report?: string | undefined; outDir?: string } = {},
+): string {
+  const out =
+    where.outDir && path.resolve(where.outDir) !== path.resolve('docs', 'roundtable')
+      ? ` --out ${shellWord(where.outDir)}`
+      : '';
   return (
-    `roundtable: meeting ${s.meetingId} needs a human decision: ${s.escalation?.reasons.join('; ') ?? ''}.\n` +
-    `  options: ${s.options.map((o) => `${o.id} (${o.label})`).join(', ')}\n` +
-    `  resume with: roundtable resolve ${s.meetingId} --pick <option> | --another-round "<instruction>" | --defer\n`
+    `roundtable: meeting ${s.meetingId} needs a human decision: ${oneLine(s.escalation?.reasons.join('; ') ?? '')}.\n` +
+    (where.report ? `  report: ${oneLine(where.report)}\n` : '') +
+    `  options: ${s.options.map((o) => `${o.id} (${oneLine(o.label)})`).join(', ')}\n` +
+    `  resume with: roundtable resolve ${s.meetingId} --pick <option> | --another-round "<instruction>" | --defer${out}\n`
   );
 }
 
@@ -332,11 +353,13 @@ export function escalationMessage(s: MeetingState): string {
 async function askHuman(
   s: MeetingState,
   out: NodeJS.WritableStream,
+  report: string | undefined,
 ): Promise<{ action: 'pick' | 'another_round' | 'defer'; option?: string; instruction?: string } | undefined> {
   const rl = createInterface({ input: process.stdin, output: out });
   try {
-    out.write(`\nThe meeting needs your decision: ${s.escalation?.reasons.join('; ') ?? ''}\n`);
-    for (const o of s.options) out.write(`  ${o.id}: ${o.label}\n`);
+    out.write(`\nThe meeting needs your decision: ${oneLine(s.escalation?.reasons.join('; ') ?? '')}\n`);
+    if (report) out.write(`The report so far (votes, matrix, conflicts): ${report}\n`);
+    for (const o of s.options) out.write(`  ${o.id}: ${oneLine(o.label)}\n`);
     for (;;) {
       const line = (
         await rl.question('Pick an option id, "r <instruction>" for another round, or "d" to defer: ')
@@ -392,9 +415,10 @@ async function runInDaemon(
     await watch.waitFor(settles, 0);
     while (fold(events).status === 'awaiting_human') {
       const s = fold(events);
-      const answer = io.stdinTTY ? await askHuman(s, roomOut) : undefined;
+      const report = await writeMinutesOrExplain(opts.outDir, events, io.stderr);
+      const answer = io.stdinTTY ? await askHuman(s, roomOut, report) : undefined;
       if (!answer) {
-        io.stderr.write(escalationMessage(s));
+        io.stderr.write(escalationMessage(s, { report, outDir: opts.outDir }));
         return EXIT_AWAITING_HUMAN;
       }
       const answeredAfter = events.length;

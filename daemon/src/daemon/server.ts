@@ -31,7 +31,7 @@ import {
   reservedNameError,
 } from '../../../protocol/src';
 import { minutesFileBase, renderMinutes } from '../meeting/minutes';
-import { manifestEntry } from '../meeting/report';
+import { manifestLine } from '../meeting/manifest';
 import type { VscodeLmBridge } from '../providers/vscodeLm';
 import { wrapPost } from '../meeting/envelope';
 import { ProviderError } from '../providers/types';
@@ -312,7 +312,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return {
         minutes: renderMinutes(events),
         fileBase,
-        ...(state.mode === 'consensus' ? { manifestLine: JSON.stringify(manifestEntry(state, `${fileBase}.md`)) } : {}),
+        ...(state.mode === 'consensus' ? { manifestLine: manifestLine(state, `${fileBase}.md`) } : {}),
       };
     },
     'lm/register': (_p, conn) => {

@@ -5,6 +5,7 @@
  */
 import type { ConsensusLevel, Digest, MeetingState, StanceCell } from '../../../protocol/src';
 import { finalStances, workersOf } from '../../../protocol/src';
+import { oneLine } from './markdown';
 
 export interface DigestNarrative {
   consensusStatement?: string;
@@ -145,11 +146,12 @@ export function buildDigest(s: MeetingState, narrative: DigestNarrative): Digest
 }
 
 export function renderDigest(d: Digest): string {
+  // One line per label: a field holding a newline must not forge another label line.
   return [
-    `TOPIC: ${d.topic}`,
-    `CONSENSUS: ${d.consensus} — ${d.consensusStatement}`,
-    `DISSENT: ${d.dissent}`,
-    `CONTRIBUTORS: ${d.contributors}`,
+    `TOPIC: ${oneLine(d.topic)}`,
+    `CONSENSUS: ${d.consensus} — ${oneLine(d.consensusStatement)}`,
+    `DISSENT: ${oneLine(d.dissent)}`,
+    `CONTRIBUTORS: ${oneLine(d.contributors)}`,
     `CONFIDENCE: ${d.confidence.toFixed(2)}`,
     `TOKEN COST: ${d.tokensUsed.toLocaleString('en-US')} / ${d.tokenBudget.toLocaleString('en-US')}`,
   ].join('\n');

@@ -7,9 +7,10 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingEvent, MeetingState, PostedMessage } from '../../../protocol/src';
 import { fold, slugify, stanceMatrix } from '../../../protocol/src';
-import { cell, quote } from './markdown';
+import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
 import { renderBallot } from './prompts';
-import { appendManifest, renderConsensusReport } from './report';
+import { appendManifest, manifestFileFor, replaceFile } from './manifest';
+import { renderConsensusReport } from './report';
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -23,14 +24,14 @@ export function renderMinutes(events: MeetingEvent[]): string {
     out.push(renderConsensusReport(s), '---', '');
     out.push(`## Meeting record`, '');
   } else {
-    out.push(`# Roundtable minutes: ${s.topic.split('\n')[0] ?? ''}`, '');
+    out.push(heading(1, `Roundtable minutes: ${s.topic.split('\n')[0] ?? ''}`), '');
   }
-  out.push(`- **Meeting:** \`${s.meetingId}\``);
+  out.push(`- **Meeting:** ${codeSpan(s.meetingId)}`);
   out.push(`- **Mode:** ${s.mode}`);
   out.push(`- **Started:** ${iso(s.openedAt)}`);
   out.push(`- **Ended:** ${iso(s.closedAt)}`);
   out.push(
-    `- **Terminated by:** \`${s.closed?.reason ?? 'still running'}\`${s.closed?.detail ? ` (${s.closed.detail})` : ''}`,
+    `- **Terminated by:** ${codeSpan(s.closed?.reason ?? 'still running')}${s.closed?.detail ? ` (${inline(s.closed.detail)})` : ''}`,
   );
   const lastConsensus = [...s.rounds].reverse().find((r) => r.consensus)?.consensus;
   out.push(
@@ -44,39 +45,46 @@ export function renderMinutes(events: MeetingEvent[]): string {
   else out.push('');
 
   out.push('## Participants', '', '| Name | Role | Provider | Model |', '| --- | --- | --- | --- |');
-  for (const p of s.participants) out.push(`| ${cell(p.name)} | ${p.role} | ${p.provider} | ${cell(p.model)} |`);
+  for (const p of s.participants)
+    out.push(`| ${cell(p.name)} | ${cell(p.role)} | ${cell(p.provider)} | ${cell(p.model)} |`);
   out.push('');
 
-  if (s.briefing) out.push('## Briefing', '', `**${s.briefing.from}** (assistant):`, '', quote(s.briefing.text), '');
+  if (s.briefing)
+    out.push('## Briefing', '', `**${inline(s.briefing.from)}** (assistant):`, '', quote(s.briefing.text), '');
 
   const announcements = s.messages.filter((m) => m.kind === 'announcement');
   const before = s.pendingHumanPosts;
   if (before.length > 0) {
     out.push('## Before round 1', '');
-    for (const m of before) out.push(`**${m.from}** (human):`, '', quote(m.text), '');
+    for (const m of before) out.push(`**${inline(m.from)}** (human):`, '', quote(m.text), '');
   }
 
   for (const r of s.mode === 'consensus' ? [] : s.rounds) {
     out.push(`## Round ${r.round}${r.final ? ' (final)' : ''}`, '');
-    out.push(`Speaking order: ${r.speakers.join(', ') || '(nobody)'}`, '');
+    out.push(`Speaking order: ${inline(r.speakers.join(', ')) || '(nobody)'}`, '');
     for (const w of r.speakers) {
       const m = r.contributions[w];
       const failure = r.failures[w];
-      if (m) out.push(`### ${w}`, '', quote(m.text), '');
+      if (m) out.push(heading(3, w), '', quote(m.text), '');
       else if (failure)
-        out.push(`### ${w}`, '', `_${failure.reason === 'timeout' ? 'Timed out' : 'Failed'}: ${failure.detail}_`, '');
+        out.push(
+          heading(3, w),
+          '',
+          `_${failure.reason === 'timeout' ? 'Timed out' : 'Failed'}: ${inline(failure.detail)}_`,
+          '',
+        );
     }
-    for (const h of r.humanPosts) out.push(`### ${h.from} (human)`, '', quote(h.text), '');
+    for (const h of r.humanPosts) out.push(heading(3, `${h.from} (human)`), '', quote(h.text), '');
     for (const a of announcements.filter((m: PostedMessage) => m.round === r.round)) {
-      out.push(`**${a.from}** (assistant): ${a.text}`, '');
+      out.push(`**${inline(a.from)}** (assistant): ${inline(a.text)}`, '');
     }
     out.push('| Worker | Stance |', '| --- | --- |');
     for (const w of r.speakers)
-      out.push(`| ${w} | ${r.stances[w]?.stance ?? '—'}${r.stances[w]?.passed ? ' (passed)' : ''} |`);
+      out.push(`| ${cell(w)} | ${r.stances[w]?.stance ?? '—'}${r.stances[w]?.passed ? ' (passed)' : ''} |`);
     out.push('');
     if (r.consensus) out.push(`Consensus after round ${r.round}: **${r.consensus.level}**`, '');
     if (r.judge) {
-      if (r.judge.converged) out.push(`**Judge:** CONVERGED — ${r.judge.converged}`, '');
+      if (r.judge.converged) out.push(`**Judge:** CONVERGED — ${inline(r.judge.converged)}`, '');
       else if (r.judge.text) out.push('**Judge notes:**', '', quote(r.judge.text), '');
       else out.push('**Judge:** no corrections.', '');
     }
@@ -86,7 +94,7 @@ export function renderMinutes(events: MeetingEvent[]): string {
 
   if (s.interruptions.length > 0) {
     out.push('## Interruptions', '');
-    for (const i of s.interruptions) out.push(`- ${iso(i.at)}: ${i.detail}`);
+    for (const i of s.interruptions) out.push(`- ${iso(i.at)}: ${inline(i.detail)}`);
     out.push('');
   }
 
@@ -94,9 +102,9 @@ export function renderMinutes(events: MeetingEvent[]): string {
     for (const r of s.rounds) {
       out.push(`## Ballots, round ${r.round}${r.round > 1 ? ' (challenge)' : ''}`, '');
       for (const [w, b] of Object.entries(r.ballots)) {
-        out.push(`### ${w}${b.valid ? '' : ' (invalid ballot)'}`, '', quote(renderBallot(s, b.votes)), '');
+        out.push(heading(3, `${w}${b.valid ? '' : ' (invalid ballot)'}`), '', quote(renderBallot(s, b.votes)), '');
       }
-      for (const h of r.humanPosts) out.push(`### ${h.from} (human)`, '', quote(h.text), '');
+      for (const h of r.humanPosts) out.push(heading(3, `${h.from} (human)`), '', quote(h.text), '');
     }
   }
 
@@ -106,12 +114,12 @@ export function renderMinutes(events: MeetingEvent[]): string {
     out.push(`| Worker | ${matrix.rounds.map((r) => `R${r}`).join(' | ')} |`);
     out.push(`| --- | ${matrix.rounds.map(() => '---').join(' | ')} |`);
     for (const w of matrix.workers) {
-      out.push(`| ${w} | ${matrix.rounds.map((r) => matrix.cells[w]?.[r] || '·').join(' | ')} |`);
+      out.push(`| ${cell(w)} | ${matrix.rounds.map((r) => matrix.cells[w]?.[r] || '·').join(' | ')} |`);
     }
     out.push('');
   }
 
-  if (s.digest) out.push('## Digest', '', '```text', s.digest.text, '```', '');
+  if (s.digest) out.push('## Digest', '', codeBlock(s.digest.text, 'text'), '');
   if (s.decision) {
     out.push('## Decision', '', `**${s.decision.decision}** on ${iso(s.decision.at)}`, '');
     if (s.decision.instruction) out.push(quote(s.decision.instruction), '');
@@ -128,12 +136,12 @@ export function renderMinutes(events: MeetingEvent[]): string {
   for (const [name, u] of Object.entries(s.usageByParticipant)) {
     prompt += u.promptTokens;
     completion += u.completionTokens;
-    out.push(`| ${name} | ${u.calls} | ${u.promptTokens} | ${u.completionTokens} | ${u.estimatedCalls} |`);
+    out.push(`| ${cell(name)} | ${u.calls} | ${u.promptTokens} | ${u.completionTokens} | ${u.estimatedCalls} |`);
   }
   out.push(`| **total** | | **${prompt}** | **${completion}** | |`, '');
   out.push('| Role | Calls | Prompt tokens | Completion tokens |', '| --- | --- | --- | --- |');
   for (const [role, u] of Object.entries(s.usageByRole))
-    out.push(`| ${role} | ${u.calls} | ${u.promptTokens} | ${u.completionTokens} |`);
+    out.push(`| ${cell(role)} | ${u.calls} | ${u.promptTokens} | ${u.completionTokens} |`);
   out.push('');
   return out.join('\n');
 }
@@ -176,17 +184,30 @@ export function minutesFileBase(s: MeetingState): string {
 }
 
 /**
- * Writes the minutes of a meeting as `YYYY-MM-DD-<slug>.md` into `dir`; for a consensus meeting
- * (whose minutes lead with the consensus report) also appends its line to `MANIFEST.jsonl` there.
+ * Writes the minutes of a meeting as `YYYY-MM-DD-<slug>.md` into `dir`. A consensus meeting
+ * (whose minutes lead with the consensus report) has one file: written when it escalates
+ * (`Status: blocked`), replaced atomically when the human resolves it, and indexed by one line
+ * of `MANIFEST.jsonl`, which is how the file is found again. The history stays in the log.
  */
 export async function writeMinutes(dir: string, events: MeetingEvent[]): Promise<string> {
   const s = fold(events);
-  const date = new Date(s.openedAt).toISOString().slice(0, 10);
-  const file = await writeNewFile(
-    dir,
-    `${date}-${s.mode === 'consensus' ? 'consensus-' : ''}${slugify(s.topic)}`,
-    renderMinutes(events),
-  );
-  if (s.mode === 'consensus') await appendManifest(dir, s, file);
+  const text = renderMinutes(events);
+  if (s.mode !== 'consensus') return writeNewFile(dir, minutesFileBase(s), text);
+  const known = await manifestFileFor(dir, s.meetingId);
+  const previous = known && !path.isAbsolute(known) && !known.includes('..') ? path.join(dir, known) : undefined;
+  let file: string;
+  if (previous && (await isFile(previous))) {
+    await replaceFile(previous, text);
+    file = previous;
+  } else file = await writeNewFile(dir, minutesFileBase(s), text);
+  await appendManifest(dir, s, file);
   return file;
+}
+
+async function isFile(p: string): Promise<boolean> {
+  try {
+    return (await fs.lstat(p)).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -8,6 +8,7 @@ import { finalStances } from '../../../protocol/src';
 import type { ChatMessage } from '../providers/types';
 import { truncateToTokens } from '../providers/tokens';
 import { wrapPost } from './envelope';
+import { UNCERTAINTY_BELOW } from './votes';
 
 /** A peer post longer than this is cut in prompts: one verbose agent must not blow up everyone's prompt. */
 export const PEER_POST_MAX_TOKENS = 800;
@@ -175,7 +176,12 @@ export function renderBallot(s: MeetingState, votes: RoundState['ballots'][strin
       const ev = v.evidence
         .map((e) => `${e.file}${e.section ? ` §${e.section}` : ''}${e.status === 'missing' ? ' (MISSING)' : ''}`)
         .join(', ');
-      return `${v.option} (${label}): ${v.vote.toUpperCase()} at ${v.confidence.toFixed(2)} — ${v.rationale}${ev ? ` [evidence: ${ev}]` : ''}`;
+      const notes = [
+        ...(v.assumptions?.length ? [`assumes: ${v.assumptions.join('; ')}`] : []),
+        ...(v.uncertainty ? [`unsure: ${v.uncertainty}`] : []),
+        ...(v.compromise ? [`compromise: ${v.compromise}`] : []),
+      ];
+      return `${v.option} (${label}): ${v.vote.toUpperCase()} at ${v.confidence.toFixed(2)} — ${v.rationale}${ev ? ` [evidence: ${ev}]` : ''}${notes.length ? ` [${notes.join(' | ')}]` : ''}`;
     })
     .join('\n');
 }
@@ -183,9 +189,12 @@ export function renderBallot(s: MeetingState, votes: RoundState['ballots'][strin
 const BALLOT_FORMAT =
   'Reply with one JSON object and nothing else:\n' +
   '{"votes": [{"option": "<option id>", "vote": "accept" | "reject" | "abstain", "confidence": <0.0 to 1.0>, ' +
-  '"rationale": "<why, in one to three sentences>", "evidence": [{"file": "<workspace-relative path>", "section": "<function, heading or lines>", "type": "code" | "doc" | "test" | "config" | "data"}]}]}\n' +
+  '"rationale": "<why, in one to three sentences>", "evidence": [{"file": "<workspace-relative path>", "section": "<function, heading or lines>", "type": "code" | "doc" | "test" | "config" | "data"}], ' +
+  '"assumptions": ["<an assumption your vote rests on>"], "uncertainty": "<what you are unsure of>", "compromise": "<optional: a middle position>"}]}\n' +
   'Vote on every option. Cite files that exist in the workspace; a cited file that does not exist is flagged in the report. ' +
-  'Use confidence 1.0 only when you are certain.';
+  'Use confidence 1.0 only when you are certain. Name the assumptions your vote rests on. ' +
+  `A vote (accept or reject) with confidence below ${UNCERTAINTY_BELOW} must carry an "uncertainty" note saying what you are unsure of. ` +
+  '"compromise" is optional: propose one only if a middle position would settle the question.';
 
 export function proposalPrompt(s: MeetingState, me: Participant): ChatMessage[] {
   return [

@@ -1,14 +1,14 @@
 /**
- * The consensus report: a deterministic Markdown rendering of a consensus meeting's log, plus
- * the one-line MANIFEST.jsonl entry that indexes it.
+ * The consensus report: a deterministic Markdown rendering of a consensus meeting's log, in the
+ * seed's format (manifest.ts writes the MANIFEST.jsonl line that indexes it).
  */
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import type { MeetingState, OptionVote, RoundState } from '../../../protocol/src';
-import { cell, quote } from './markdown';
+import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
+import { UNCERTAINTY_BELOW } from './votes';
 import { consensusOutcome } from './digest';
 
-function lastVoted(s: MeetingState): RoundState | undefined {
+/** The last round that was voted on (its verdict computed). */
+export function lastVoted(s: MeetingState): RoundState | undefined {
   return [...s.rounds].reverse().find((r) => r.verdict);
 }
 
@@ -22,7 +22,7 @@ function evidenceText(v: OptionVote): string {
           : e.status === 'outside_workspace'
             ? ' ⚠ outside the workspace'
             : '';
-      return `\`${e.file}\`${e.section ? ` (${e.section})` : ''}${e.type ? ` [${e.type}]` : ''}${flag}`;
+      return `${codeSpan(e.file)}${e.section ? ` (${inline(e.section)})` : ''}${e.type ? ` [${inline(e.type)}]` : ''}${flag}`;
     })
     .join(', ');
 }
@@ -39,6 +39,15 @@ export function missingEvidence(s: MeetingState): { worker: string; file: string
   return out;
 }
 
+/** The seed's report status: `blocked` while the human must decide, `complete` once an option is decided. */
+export type ReportStatus = 'complete' | 'partial' | 'blocked';
+
+export function reportStatus(s: MeetingState): ReportStatus {
+  if (s.status === 'awaiting_human') return 'blocked';
+  return consensusOutcome(s).decision ? 'complete' : 'partial';
+}
+
+/** What to do next, as plain text (escaped by whoever renders it). */
 export function nextSteps(s: MeetingState): string[] {
   const o = consensusOutcome(s);
   const steps: string[] = [];
@@ -55,34 +64,40 @@ export function nextSteps(s: MeetingState): string[] {
   }
   const missing = missingEvidence(s);
   if (missing.length > 0)
-    steps.push(
-      `Check the evidence that could not be found: ${[...new Set(missing.map((m) => `\`${m.file}\``))].join(', ')}.`,
-    );
+    steps.push(`Check the evidence that could not be found: ${[...new Set(missing.map((m) => m.file))].join(', ')}.`);
   const invalid = Object.entries(r?.ballots ?? {}).filter(([, b]) => !b.valid);
   if (invalid.length > 0)
     steps.push(`${invalid.map(([w]) => w).join(', ')} gave no valid ballot; consider their view separately.`);
   return steps;
 }
 
-export function renderConsensusReport(s: MeetingState): string {
-  const out: string[] = [];
-  const r = lastVoted(s);
-  const o = consensusOutcome(s);
-  const workers = Object.keys(r?.ballots ?? {});
-  out.push(`# Consensus report: ${s.topic.split('\n')[0] ?? ''}`, '');
-  out.push('## Decision Question', '', quote(s.topic), '');
-  out.push(
-    `Options were ${s.options.length > 0 && s.requestedOptions?.length ? 'given by the user' : 'proposed by the workers'}; ${s.rounds.length} voting round${s.rounds.length === 1 ? '' : 's'} (${Math.max(0, s.rounds.length - 1)} challenge).`,
-    '',
-  );
+function pct(x: number): string {
+  return `${Math.round(x * 100)}%`;
+}
 
-  out.push('## Options Evaluated', '');
+/** The seed's header: title, meeting, date, status, agent type. */
+function header(s: MeetingState): string[] {
+  return [
+    heading(1, `Consensus Report: ${s.topic.split('\n')[0] ?? ''}`),
+    '',
+    `**Meeting**: ${codeSpan(s.meetingId)}`,
+    `**Date**: ${new Date(s.openedAt).toISOString().slice(0, 10)}`,
+    `**Status**: ${reportStatus(s)}`,
+    `**Agent Type**: analysis`,
+    '',
+    '---',
+    '',
+  ];
+}
+
+function optionsSection(s: MeetingState, r: RoundState | undefined, workers: string[]): string[] {
+  const out: string[] = ['## Options Evaluated', ''];
   for (const opt of s.options) {
     const res = r?.verdict?.results.find((x) => x.option === opt.id);
-    out.push(`### ${opt.id}: ${opt.label}`, '');
+    out.push(heading(3, `${opt.id}: ${opt.label}`), '');
     if (res) {
       out.push(
-        `**${res.verdict}** — ${res.accept} accept, ${res.reject} reject, ${res.abstain} abstain; weighted acceptance ${Math.round(res.weightedAccept * 100)}%, weighted rejection ${Math.round(res.weightedReject * 100)}%; existing evidence ${res.evidenceFor} for, ${res.evidenceAgainst} against.`,
+        `**${res.verdict}** — ${res.accept} accept, ${res.reject} reject, ${res.abstain} abstain; weighted acceptance ${pct(res.weightedAccept)}, weighted rejection ${pct(res.weightedReject)}; existing evidence ${res.evidenceFor} for, ${res.evidenceAgainst} against.`,
         '',
       );
     }
@@ -92,7 +107,7 @@ export function renderConsensusReport(s: MeetingState): string {
     for (const w of workers) {
       const v = r?.ballots[w]?.votes.find((x) => x.option === opt.id);
       if (!v) continue;
-      const line = `- **${w}** (${v.vote}, confidence ${v.confidence.toFixed(2)}): ${cell(v.rationale)} — evidence: ${evidenceText(v)}`;
+      const line = `- **${inline(w)}** (${v.vote}, confidence ${v.confidence.toFixed(2)}): ${inline(v.rationale)} — evidence: ${evidenceText(v)}`;
       if (v.vote === 'accept') pros.push(line);
       else if (v.vote === 'reject') cons.push(line);
       else abstained.push(line);
@@ -101,9 +116,12 @@ export function renderConsensusReport(s: MeetingState): string {
     out.push('**Cons**', '', ...(cons.length > 0 ? cons : ['- none stated']), '');
     if (abstained.length > 0) out.push('**Abstained**', '', ...abstained, '');
   }
+  return out;
+}
 
-  out.push('## Voting Matrix', '');
-  out.push(`| Worker | ${s.options.map((x) => x.id).join(' | ')} | Ballot |`);
+function matrixSection(s: MeetingState, r: RoundState | undefined, workers: string[]): string[] {
+  const out: string[] = ['## Voting Matrix', ''];
+  out.push(`| Worker | ${s.options.map((x) => cell(x.id)).join(' | ')} | Ballot |`);
   out.push(`| --- | ${s.options.map(() => '---').join(' | ')} | --- |`);
   for (const w of workers) {
     const b = r?.ballots[w];
@@ -112,7 +130,7 @@ export function renderConsensusReport(s: MeetingState): string {
       return v ? `${v.vote} (${v.confidence.toFixed(2)})` : '—';
     });
     out.push(
-      `| ${w} | ${cells.join(' | ')} | ${b?.valid ? `valid${b.retried ? ' (asked twice)' : ''}` : `invalid: ${cell(b?.invalidReason ?? '?')}`} |`,
+      `| ${cell(w)} | ${cells.join(' | ')} | ${b?.valid ? `valid${b.retried ? ' (asked twice)' : ''}` : `invalid: ${cell(b?.invalidReason ?? '?')}`} |`,
     );
   }
   out.push('');
@@ -121,110 +139,131 @@ export function renderConsensusReport(s: MeetingState): string {
     out.push(`| Worker | ${s.rounds.map((x) => `R${x.round}`).join(' | ')} |`);
     out.push(`| --- | ${s.rounds.map(() => '---').join(' | ')} |`);
     for (const w of workers) {
-      out.push(
-        `| ${w} | ${s.rounds
-          .map(
-            (x) =>
-              x.ballots[w]?.votes
-                .filter((v) => v.vote === 'accept')
-                .map((v) => v.option)
-                .join(', ') || '—',
-          )
-          .join(' | ')} |`,
+      const accepted = s.rounds.map((x) =>
+        cell(
+          x.ballots[w]?.votes
+            .filter((v) => v.vote === 'accept')
+            .map((v) => v.option)
+            .join(', ') || '—',
+        ),
       );
+      out.push(`| ${cell(w)} | ${accepted.join(' | ')} |`);
     }
     out.push('');
   }
+  return out;
+}
 
-  out.push('## Verdict', '');
+function verdictSection(s: MeetingState, r: RoundState | undefined): string[] {
+  const o = consensusOutcome(s);
+  const out: string[] = ['## Verdict', ''];
   if (o.decision) {
     out.push(
-      `**Decision: ${o.decision} — ${o.label ?? ''}**${o.by === 'human' ? ' (picked by the human after escalation)' : ''}`,
+      `**Decision: ${inline(o.decision)} — ${inline(o.label ?? '')}**${o.by === 'human' ? ' (picked by the human after escalation)' : ''}`,
       '',
     );
   } else {
     out.push(
-      `**No decision** (${s.status === 'awaiting_human' ? 'awaiting the human' : (s.closed?.reason ?? 'open')})`,
+      `**No decision** (${s.status === 'awaiting_human' ? 'awaiting the human' : inline(s.closed?.reason ?? 'open')})`,
       '',
     );
   }
   out.push(`- Consensus: ${o.level}`);
-  out.push(`- actualConsensus: ${Math.round(o.actualConsensus * 100)}% (confidence-weighted agreement)`);
-  out.push(`- consensusThreshold: ${Math.round(s.config.consensusThreshold * 100)}%`);
-  if (r?.verdict?.reasons.length) out.push(`- Escalated because: ${r.verdict.reasons.join('; ')}`);
+  out.push(`- actualConsensus: ${pct(o.actualConsensus)} (confidence-weighted agreement)`);
+  out.push(`- consensusThreshold: ${pct(s.config.consensusThreshold)}`);
+  if (r?.verdict?.reasons.length) out.push(`- Escalated because: ${inline(r.verdict.reasons.join('; '))}`);
   for (const res of s.resolutions)
     out.push(
-      `- Human: ${res.action}${res.option ? ` ${res.option}` : ''}${res.instruction ? ` — "${cell(res.instruction)}"` : ''}`,
+      `- Human: ${res.action}${res.option ? ` ${inline(res.option)}` : ''}${res.instruction ? ` — "${inline(res.instruction)}"` : ''}`,
     );
   out.push('');
+  if (s.status === 'awaiting_human') {
+    out.push(
+      '**Your decision is needed.** Pick an option, ask for another round, or defer — in the review panel of VS Code, or with:',
+      '',
+      codeBlock(`roundtable resolve ${s.meetingId} --pick <option> | --another-round "<instruction>" | --defer`, 'sh'),
+      '',
+    );
+  }
+  return out;
+}
 
-  out.push('## Conflicts', '');
+function conflictsSection(r: RoundState | undefined): string[] {
+  const out: string[] = ['## Conflicts', ''];
   const conflicts = r?.verdict?.conflicts ?? [];
-  if (conflicts.length === 0) out.push('None.', '');
-  else {
-    out.push('| Id | Severity | Type | Positions | Resolution |', '| --- | --- | --- | --- | --- |');
-    for (const c of conflicts) {
-      out.push(
-        `| ${c.conflictId} | ${c.severity} | ${c.conflictType} | ${c.positions.map((p) => `${p.worker}: ${p.vote} ${p.option} (${p.confidence.toFixed(2)})`).join('; ')} | ${cell(c.resolution)} |`,
-      );
-    }
-    out.push('');
+  if (conflicts.length === 0) return [...out, 'None.', ''];
+  out.push('| Id | Severity | Type | Positions | Resolution |', '| --- | --- | --- | --- | --- |');
+  for (const c of conflicts) {
+    const positions = c.positions
+      .map((p) => `${p.worker}: ${p.vote} ${p.option} (${p.confidence.toFixed(2)})`)
+      .join('; ');
+    out.push(
+      `| ${cell(c.conflictId)} | ${c.severity} | ${c.conflictType} | ${cell(positions)} | ${cell(c.resolution)} |`,
+    );
   }
-
-  out.push('## Next Steps', '', ...nextSteps(s).map((x) => `- ${x}`), '');
-  return out.join('\n');
+  return [...out, ''];
 }
 
-/** One line of MANIFEST.jsonl for a consensus report. */
-export function manifestEntry(s: MeetingState, file: string): Record<string, unknown> {
+/** Seed CONS-012: the options not chosen (or refuted), with the reasons the workers gave against them. */
+function rejectedSection(s: MeetingState, r: RoundState | undefined): string[] {
   const o = consensusOutcome(s);
-  const r = lastVoted(s);
-  const stop = new Set([
-    'should',
-    'would',
-    'could',
-    'which',
-    'their',
-    'there',
-    'about',
-    'these',
-    'those',
-    'between',
-    'where',
-    'what',
-  ]);
-  const topics = [...new Set(s.topic.toLowerCase().match(/[a-z][a-z0-9-]{3,}/g) ?? [])]
-    .filter((w) => !stop.has(w))
-    .slice(0, 6);
-  return {
-    id: s.meetingId,
-    file,
-    title: s.topic.split('\n')[0] ?? '',
-    date: new Date(s.openedAt).toISOString().slice(0, 10),
-    status: o.decision
-      ? 'decided'
-      : s.status === 'awaiting_human'
-        ? 'escalated'
-        : s.closed?.reason === 'deferred'
-          ? 'deferred'
-          : 'undecided',
-    topics,
-    keyFindings: (r?.verdict?.results ?? []).map(
-      (x) =>
-        `${x.option} ${s.options.find((y) => y.id === x.option)?.label ?? ''}: ${x.verdict} (${Math.round(x.weightedAccept * 100)}% weighted acceptance)`,
-    ),
-    actionable: Boolean(o.decision),
-  };
+  const out: string[] = ['## Rejected Alternatives', ''];
+  let any = false;
+  for (const opt of s.options) {
+    const res = r?.verdict?.results.find((x) => x.option === opt.id);
+    const refuted = res?.verdict === 'REFUTED';
+    if (opt.id === o.decision || (!o.decision && !refuted)) continue;
+    any = true;
+    const why = refuted ? 'REFUTED' : `not chosen${res ? ` (${res.verdict})` : ''}`;
+    out.push(`- **${inline(`${opt.id}: ${opt.label}`)}** — ${why}`);
+    for (const [w, b] of Object.entries(r?.ballots ?? {})) {
+      const v = b.votes.find((x) => x.option === opt.id);
+      if (v?.vote === 'reject') out.push(`  - ${inline(w)}: ${inline(v.rationale)}`);
+    }
+  }
+  if (!any) out.push(o.decision ? 'None: there was only one option.' : 'None yet: no option is refuted.');
+  return [...out, ''];
 }
 
-/** Appends the manifest line for a report written into `dir`. */
-export async function appendManifest(dir: string, s: MeetingState, reportPath: string): Promise<void> {
-  const line = `${JSON.stringify(manifestEntry(s, path.relative(dir, reportPath)))}\n`;
-  const fh = await fs.open(path.join(dir, 'MANIFEST.jsonl'), 'a', 0o644);
-  try {
-    await fh.appendFile(line);
-    await fh.sync();
-  } finally {
-    await fh.close();
+/** Seed CONS-011 and CONS-013 (and CONS-020): assumptions, uncertainty at low confidence, compromises. */
+function notesSections(r: RoundState | undefined): string[] {
+  const assumptions: string[] = [];
+  const uncertain: string[] = [];
+  const compromises: string[] = [];
+  for (const [w, b] of Object.entries(r?.ballots ?? {})) {
+    for (const v of b.votes) {
+      const who = `**${inline(w)}** on ${inline(v.option)}`;
+      for (const a of v.assumptions ?? []) assumptions.push(`- ${who}: ${inline(a)}`);
+      if (v.uncertainty || (v.vote !== 'abstain' && v.confidence < UNCERTAINTY_BELOW))
+        uncertain.push(
+          `- ${who} (${v.vote}, confidence ${v.confidence.toFixed(2)}): ${v.uncertainty ? inline(v.uncertainty) : 'no note given'}`,
+        );
+      if (v.compromise) compromises.push(`- ${who}: ${inline(v.compromise)}`);
+    }
   }
+  const out: string[] = ['## Hidden Assumptions', ''];
+  out.push(...(assumptions.length > 0 ? assumptions : ['None named by the workers.']), '');
+  out.push('## Uncertainty Notes', '');
+  out.push(...(uncertain.length > 0 ? uncertain : ['None: every vote was given with confidence.']), '');
+  if (compromises.length > 0) out.push('## Compromise Proposals', '', ...compromises, '');
+  return out;
+}
+
+export function renderConsensusReport(s: MeetingState): string {
+  const r = lastVoted(s);
+  const workers = Object.keys(r?.ballots ?? {});
+  const out: string[] = header(s);
+  out.push('## Decision Question', '', quote(s.topic), '');
+  out.push(
+    `Options were ${s.options.length > 0 && s.requestedOptions?.length ? 'given by the user' : 'proposed by the workers'}; ${s.rounds.length} voting round${s.rounds.length === 1 ? '' : 's'} (${Math.max(0, s.rounds.length - 1)} challenge).`,
+    '',
+  );
+  out.push(...optionsSection(s, r, workers));
+  out.push(...matrixSection(s, r, workers));
+  out.push(...verdictSection(s, r));
+  out.push(...conflictsSection(r));
+  out.push(...rejectedSection(s, r));
+  out.push(...notesSections(r));
+  out.push('## Next Steps', '', ...nextSteps(s).map((x) => `- ${inline(x)}`), '');
+  return out.join('\n');
 }

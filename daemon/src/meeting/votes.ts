@@ -3,7 +3,7 @@
  * prose around it), validated strictly, and turned into an explained error when invalid so the
  * worker can be asked once more.
  */
-import type { ConsensusOption, Evidence, OptionVote } from '../../../protocol/src';
+import type { ConsensusOption, Evidence, OptionVote, VoteKind } from '../../../protocol/src';
 import { isRecord } from '../../../protocol/src';
 
 /** Every balanced `{...}` object in a text, outermost first, with strings and escapes respected. */
@@ -61,6 +61,45 @@ function optionFor(ref: unknown, options: ConsensusOption[]): ConsensusOption | 
   return options.find((o) => o.id.toLowerCase() === r || o.label.trim().toLowerCase() === r);
 }
 
+/** Below this confidence a vote must say why the worker is unsure (seed CONS-013). */
+export const UNCERTAINTY_BELOW = 0.5;
+const MAX_NOTE = 1_000;
+const MAX_ASSUMPTIONS = 10;
+
+type Notes = Pick<OptionVote, 'assumptions' | 'uncertainty' | 'compromise'>;
+
+/** The optional notes of one vote: assumptions, an uncertainty note (required at low confidence), a compromise. */
+function checkNotes(
+  raw: Record<string, unknown>,
+  at: string,
+  vote: VoteKind,
+  confidence: number,
+): { ok: true; value: Notes } | { ok: false; reason: string } {
+  const value: Notes = {};
+  if (raw.assumptions !== undefined) {
+    if (
+      !Array.isArray(raw.assumptions) ||
+      raw.assumptions.length > MAX_ASSUMPTIONS ||
+      !raw.assumptions.every((a) => typeof a === 'string')
+    )
+      return { ok: false, reason: `${at}.assumptions must be a list of at most ${MAX_ASSUMPTIONS} strings` };
+    const list = raw.assumptions.map((a) => a.trim().slice(0, MAX_NOTE)).filter(Boolean);
+    if (list.length > 0) value.assumptions = list;
+  }
+  for (const key of ['uncertainty', 'compromise'] as const) {
+    const v = raw[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string') return { ok: false, reason: `${at}.${key} must be a string` };
+    if (v.trim()) value[key] = v.trim().slice(0, MAX_NOTE);
+  }
+  if (vote !== 'abstain' && confidence < UNCERTAINTY_BELOW && !value.uncertainty)
+    return {
+      ok: false,
+      reason: `${at}.uncertainty is missing: a confidence below ${UNCERTAINTY_BELOW} needs a note saying what you are unsure of`,
+    };
+  return { ok: true, value };
+}
+
 /**
  * Validates a ballot against the options. An option the worker did not vote on is recorded as
  * an abstention; anything malformed (unknown option, a vote twice, confidence outside 0–1, a
@@ -107,12 +146,15 @@ export function checkBallot(json: unknown, options: ConsensusOption[]): BallotCh
       if (typeof ev.type === 'string' && ev.type.trim()) item.type = ev.type.trim().slice(0, 40);
       evidence.push(item);
     }
+    const notes = checkNotes(raw, at, vote, confidence);
+    if (!notes.ok) return notes;
     byOption.set(option.id, {
       option: option.id,
       vote: vote,
       confidence,
       rationale: rationale.slice(0, MAX_RATIONALE),
       evidence,
+      ...notes.value,
     });
   }
   if (byOption.size === 0) return { ok: false, reason: 'the "votes" list is empty' };

@@ -1,0 +1,130 @@
+/**
+ * The escaping Markdown builder: the one place where text that came from a model, an attached
+ * agent or a person is turned into Markdown for a document (minutes, consensus report, MADR
+ * record). Whatever that text holds — HTML such as `</blockquote>` or `<img onerror>`, headings,
+ * list markers, table pipes, fences, newlines in a one-line field, control characters — it can add
+ * or close no heading, section, table row, fence, list item or HTML element. The document's own
+ * structure is written by the renderers around these calls; only these calls touch event text.
+ */
+
+/** C0/C1 control characters except tab and newline, plus bidi overrides and zero-width joiners. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+
+function clean(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(CONTROL, '');
+}
+
+/** HTML-escapes `&`, `<`, `>` so no element, comment or entity reaches the document. */
+function html(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Inline Markdown that could change what a span means: emphasis, code spans, links, table pipes,
+ * strikethrough, backslash itself. Escaped everywhere so a field renders as the text it is.
+ */
+function inlineMarks(text: string): string {
+  return text.replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`);
+}
+
+/**
+ * A line that starts a paragraph must not open a block: heading `#`, quote `>`, list `-+*` or
+ * `1.`/`1)`, thematic break or setext underline (`---`, `===`), a one-column table's delimiter row
+ * (`:---`), fence, indented code, HTML.
+ * Leading blanks are dropped (four would open indented code) and the first mark is escaped.
+ */
+function lineStart(line: string): string {
+  const t = line.replace(/^[ \t]+/, '');
+  if (/^[#>+\-=:]/.test(t)) return `\\${t}`;
+  const ordered = /^(\d{1,9})([.)])/.exec(t);
+  if (ordered) return `${ordered[1]}\\${t.slice(ordered[1]!.length)}`;
+  return t;
+}
+
+/**
+ * Plain text for one line of a line-based format (the digest's `LABEL: value` lines, shown in a
+ * code block): control characters dropped and newlines folded, so no field can forge a label line.
+ */
+export function oneLine(text: string): string {
+  return clean(text)
+    .replace(/\s*\n\s*|\t/g, ' ')
+    .trim();
+}
+
+/** Text for one line (a name, a label, a reason, a file): newlines folded, escaped. */
+export function inline(text: string): string {
+  return inlineMarks(html(clean(text).replace(/[\n\t]+/g, ' ')))
+    .replace(/ {2,}/g, ' ')
+    .trim();
+}
+
+/** Text safe inside one Markdown table cell (an escaped one-line field; `|` cannot end the cell). */
+export function cell(text: string): string {
+  return inline(text) || ' ';
+}
+
+/** Paragraph text that may span lines: every line escaped so none of them opens a block. */
+export function paragraph(text: string): string {
+  return clean(text)
+    .split('\n')
+    .map((l) => lineStart(inlineMarks(html(l.replace(/\t/g, ' ')))).trimEnd())
+    .join('\n');
+}
+
+/** Quotes text as a Markdown blockquote; nothing inside can close the quote or open a block. */
+export function quote(text: string): string {
+  return paragraph(text)
+    .split('\n')
+    .map((l) => `> ${l}`.trimEnd())
+    .join('\n');
+}
+
+/** A heading of `level` whose title is an escaped one-line field. */
+export function heading(level: number, title: string): string {
+  return `${'#'.repeat(level)} ${inline(title)}`;
+}
+
+function longestRun(text: string, ch: string): number {
+  let best = 0;
+  for (const m of text.matchAll(new RegExp(`\\${ch}+`, 'g'))) best = Math.max(best, m[0].length);
+  return best;
+}
+
+/**
+ * A fenced code block whose fence is longer than any backtick run in the text, so no line of it can
+ * close the fence. Code is shown literally by every renderer, so its text needs no other escaping.
+ */
+export function codeBlock(text: string, info = ''): string {
+  const body = clean(text);
+  const fence = '`'.repeat(Math.max(3, longestRun(body, '`') + 1));
+  return `${fence}${info}\n${body}\n${fence}`;
+}
+
+/** An inline code span (a file path, an id): one line, fenced by more backticks than it holds. */
+export function codeSpan(text: string): string {
+  const body = clean(text).replace(/[\n\t]+/g, ' ');
+  const fence = '`'.repeat(longestRun(body, '`') + 1);
+  const pad = /^[`\s]|[`\s]$/.test(body) ? ' ' : '';
+  return `${fence}${pad}${body}${pad}${fence}`;
+}
+
+/** A value as one JSON line (a MANIFEST.jsonl entry): newlines are escaped by JSON, U+2028/9 here too. */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** A MANIFEST.jsonl text without the lines of one meeting (newline-terminated, or empty); lines that do not parse are kept. */
+export function withoutMeeting(manifest: string, meetingId: string): string {
+  const kept = manifest.split('\n').filter((l) => {
+    if (!l.trim()) return false;
+    try {
+      return (JSON.parse(l) as { id?: unknown }).id !== meetingId;
+    } catch {
+      return true;
+    }
+  });
+  return kept.length > 0 ? `${kept.join('\n')}\n` : '';
+}
