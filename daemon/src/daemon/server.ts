@@ -359,19 +359,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       const { seats } = await manager.seats(p.meetingId);
       const collect = async () => {
         const events = await manager.events(p.meetingId, me.cursor);
+        const state = await manager.state(p.meetingId);
+        const judge = state.participants.find((x) => x.role === 'judge')?.name ?? 'judge';
         const posts: string[] = [];
         let closed = false;
         for (const e of events) {
           me.cursor = e.seq;
           if (e.type === 'message_posted' && e.from !== me.name) {
-            posts.push(wrapPost({ from: e.from, role: e.role, round: e.round, text: e.text }));
+            posts.push(wrapPost({ from: e.from, kind: 'peer', seq: e.seq, text: e.text }));
           } else if (e.type === 'human_posted') {
-            posts.push(wrapPost({ from: e.from, role: 'human', round: e.round, text: e.text }));
+            posts.push(wrapPost({ from: 'human', kind: 'peer', seq: e.seq, text: e.text }));
           } else if (e.type === 'judge_feedback' && e.text) {
-            posts.push(wrapPost({ from: 'judge', role: 'judge', round: e.round, text: e.text }));
+            posts.push(wrapPost({ from: judge, kind: 'peer', seq: e.seq, text: e.text }));
           } else if (e.type === 'meeting_closed') closed = true;
         }
-        const state = await manager.state(p.meetingId);
         return { posts, cursor: me.cursor, turn: seats.turnOf(me.name), closed: closed || state.status === 'closed' };
       };
       let result = await collect();
