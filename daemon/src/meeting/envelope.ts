@@ -39,17 +39,20 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u200e\u200
 
 /** Neutralises control markers so they read as quoted text and no parser or model takes them as real. */
 export function defang(text: string): string {
-  return text
-    .replace(/\r\n?/g, '\n')
-    .replace(/[\u2028\u2029\u000b\u000c\u0085]/g, '\n')
-    .replace(CONTROL, '')
-    .replace(/\[\s*inter[\s_-]*session\s+message\b[^\]\n]*\]?/gi, DEFANGED_HEADER)
-    .replace(/\[\s*room\s+message\b[^\]\n]*\]?/gi, DEFANGED_HEADER)
-    .replace(/inter[\s_-]*session\s+message/gi, 'inter-session (quoted) message')
-    .replace(/\[(\s*)stance(\s*):/gi, '($1quoted stance$2:')
-    .replace(/\[(\s*)pass(\s*)\]/gi, '($1quoted pass$2)')
-    .replace(/converged(\s*):/gi, 'converged (quoted)$1-')
-    .replace(/isUser\s*[=:]/gi, 'isUser(quoted)=');
+  return (
+    text
+      .replace(/\r\n?/g, '\n')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u2028\u2029\u000b\u000c\u0085]/g, '\n')
+      .replace(CONTROL, '')
+      .replace(/\[\s*inter[\s_-]*session\s+message\b[^\]\n]*\]?/gi, DEFANGED_HEADER)
+      .replace(/\[\s*room\s+message\b[^\]\n]*\]?/gi, DEFANGED_HEADER)
+      .replace(/inter[\s_-]*session\s+message/gi, 'inter-session (quoted) message')
+      .replace(/\[(\s*)stance(\s*):/gi, '($1quoted stance$2:')
+      .replace(/\[(\s*)pass(\s*)\]/gi, '($1quoted pass$2)')
+      .replace(/converged(\s*):/gi, 'converged (quoted)$1-')
+      .replace(/isUser\s*[=:]/gi, 'isUser(quoted)=')
+  );
 }
 
 /** Defanged and on one line: for labels and names shown inside a line the engine writes. */

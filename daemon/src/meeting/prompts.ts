@@ -281,8 +281,9 @@ export function ballotPrompt(s: MeetingState, me: Participant, round: RoundState
 
 /**
  * The invalid reply goes back to the model that wrote it, as its own turn (no other agent reads
- * it); it is still defanged so it cannot carry a forged header into the conversation, and the
- * reason (which quotes the reply's values) is one defanged line.
+ * it); it is still defanged so it cannot carry a forged header into the conversation. The reason
+ * is engine text but quotes the reply's values (`"option" "…" is not one of …`): a quoted value
+ * longer than a plain word is elided, since the model can read it in its own turn above.
  */
 export function ballotRetryPrompt(first: ChatMessage[], reply: string, reason: string): ChatMessage[] {
   return [
@@ -290,7 +291,7 @@ export function ballotRetryPrompt(first: ChatMessage[], reply: string, reason: s
     { role: 'assistant', content: defang(reply.slice(0, 4_000)) },
     {
       role: 'user',
-      content: `That ballot is invalid: ${oneLine(reason).slice(0, 500)}. Reply again with only the JSON object, in the format above.`,
+      content: `That ballot is invalid: ${oneLine(reason.replace(/"(?:[^"\\]|\\.)*"/g, (q) => (/^"[A-Za-z_]{1,16}"$/.test(q) ? q : '"…"'))).slice(0, 500)}. Reply again with only the JSON object, in the format above.`,
     },
   ];
 }
