@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { connectDaemon } from '../daemon/client';
 import { defaultDataDir, findDaemon } from '../daemon/daemon';
 import { serveStdio } from '../mcp/mcpServer';
-import { parseCli } from './common';
+import { parseCli, checkDataDir } from './common';
 import { spawnDaemon } from './spawnDaemon';
 
 export const MCP_USAGE = `Usage: roundtable mcp [--data-dir DIR]
@@ -23,7 +23,7 @@ export async function mcpCommand(argv: string[], env: NodeJS.ProcessEnv): Promis
     process.stderr.write(`${MCP_USAGE}\n`);
     return 0;
   }
-  const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir(env));
+  const dataDir = checkDataDir(values['data-dir'] ?? defaultDataDir(env));
   const found = (await findDaemon(dataDir)) ?? (await spawnDaemon(dataDir));
   const conn = await connectDaemon(found.info.port, found.token, { client: 'roundtable-mcp' });
   process.stderr.write(`roundtable mcp: connected to the daemon on 127.0.0.1:${found.info.port}\n`);

@@ -7,7 +7,6 @@ import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeeti
 import { checkStartParams, fold } from '../../../protocol/src';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
-import { writeMinutes } from '../meeting/minutes';
 import { loadPanel } from '../panel';
 import { defaultDataDir, findDaemon, type DaemonInfo } from '../daemon/daemon';
 import { connectDaemon } from '../daemon/client';
@@ -20,8 +19,11 @@ import type { EventStore } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
 import { createInterface } from 'node:readline/promises';
 import { newMeetingId } from '../daemon/ids';
-import { UsageError, examplesDir, parseCli } from './common';
-import { RoomPrinter } from './printer';
+import { UsageError, examplesDir, parseCli, checkDataDir } from './common';
+import { RoomPrinter, terminalSafe } from './printer';
+import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
+
+export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 
 export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
 
@@ -137,6 +139,16 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
   if (mode !== 'roundtable' && mode !== 'consensus')
     throw new UsageError(`--mode must be roundtable or consensus, got "${mode}"`);
   if (values.option && mode !== 'consensus') throw new UsageError('--option is for --mode consensus');
+  const options = values.option?.map((o) => o.trim());
+  if (options) {
+    // Two options alike would split the votes between them and the digest would count both as accepted.
+    const seen = new Set<string>();
+    for (const o of options) {
+      if (!o) throw new UsageError('--option must not be empty');
+      if (seen.has(o.toLowerCase())) throw new UsageError(`--option "${o}" is given twice: every option must differ`);
+      seen.add(o.toLowerCase());
+    }
+  }
   if (values.threshold !== undefined) {
     const t = Number(values.threshold);
     if (!(t > 0 && t <= 1))
@@ -148,7 +160,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
     mode,
     participants,
     config,
-    ...(values.option ? { options: values.option } : {}),
+    ...(options ? { options } : {}),
     workspace: process.cwd(),
   });
   if (!checked.ok) throw new UsageError(checked.error);
@@ -158,7 +170,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
   return {
     params: checked.value,
     daemon: values.daemon ? 'yes' : values['no-daemon'] ? 'no' : 'auto',
-    dataDir: path.resolve(values['data-dir'] ?? defaultDataDir(env)),
+    dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir(env)),
     outDir: path.resolve(values.out ?? path.join('docs', 'roundtable')),
     json: values.json ?? false,
     baseURL,
@@ -316,10 +328,10 @@ export async function followInProcess(
 export const EXIT_AWAITING_HUMAN = 3;
 
 export function escalationMessage(s: MeetingState): string {
-  return (
+  return terminalSafe(
     `roundtable: meeting ${s.meetingId} needs a human decision: ${s.escalation?.reasons.join('; ') ?? ''}.\n` +
-    `  options: ${s.options.map((o) => `${o.id} (${o.label})`).join(', ')}\n` +
-    `  resume with: roundtable resolve ${s.meetingId} --pick <option> | --another-round "<instruction>" | --defer\n`
+      `  options: ${s.options.map((o) => `${o.id} (${o.label})`).join(', ')}\n` +
+      `  resume with: roundtable resolve ${s.meetingId} --pick <option> | --another-round "<instruction>" | --defer\n`,
   );
 }
 
@@ -330,8 +342,8 @@ async function askHuman(
 ): Promise<{ action: 'pick' | 'another_round' | 'defer'; option?: string; instruction?: string } | undefined> {
   const rl = createInterface({ input: process.stdin, output: out });
   try {
-    out.write(`\nThe meeting needs your decision: ${s.escalation?.reasons.join('; ') ?? ''}\n`);
-    for (const o of s.options) out.write(`  ${o.id}: ${o.label}\n`);
+    out.write(terminalSafe(`\nThe meeting needs your decision: ${s.escalation?.reasons.join('; ') ?? ''}\n`));
+    for (const o of s.options) out.write(terminalSafe(`  ${o.id}: ${o.label}\n`));
     for (;;) {
       const line = (
         await rl.question('Pick an option id, "r <instruction>" for another round, or "d" to defer: ')
@@ -415,31 +427,4 @@ async function runInDaemon(
   if (opts.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
   else printer.finish(summary);
   return state.closed?.reason === 'error' ? 1 : 0;
-}
-
-/** Exit code when the meeting ran but its minutes could not be written (the log is kept). */
-export const EXIT_MINUTES_FAILED = 4;
-
-/** Writes the minutes, or says clearly why not and how to get them later. */
-export async function writeMinutesOrExplain(
-  dir: string,
-  events: MeetingEvent[],
-  err: NodeJS.WritableStream,
-): Promise<string | undefined> {
-  try {
-    return await writeMinutes(dir, events);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOSPC'
-        ? 'the disk is full'
-        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR'
-          ? 'the folder is not writable'
-          : (e as Error).message;
-    const id = events[0]?.meetingId ?? '?';
-    err.write(
-      `roundtable: could not write the minutes to ${dir}: ${why}${code ? ` (${code})` : ''}. Nothing is lost: the meeting is kept; write them elsewhere with: roundtable minutes ${id} --out <folder>\n`,
-    );
-    return undefined;
-  }
 }
