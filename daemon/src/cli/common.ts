@@ -43,7 +43,7 @@ export function parseCli<T extends ParseArgsConfig>(config: T): ReturnType<typeo
   const args = joinNegativeValues(config.args ?? [], config.options);
   let parsed: ReturnType<typeof parseArgs<T>>;
   try {
-    parsed = parseArgs<T>({ strict: true, ...config, args, tokens: true } as T);
+    parsed = parseArgs<T>({ strict: true, ...config, args, tokens: true });
   } catch (e) {
     // parseArgs' messages are already one clear line ("Unknown option '--foo'").
     throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad arguments');

@@ -1,5 +1,4 @@
 /** `roundtable mcp`: the roundtable tools as an MCP server over stdio, backed by the local daemon. */
-import * as path from 'node:path';
 
 import { connectDaemon } from '../daemon/client';
 import { defaultDataDir, findDaemon } from '../daemon/daemon';

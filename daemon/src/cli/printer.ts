@@ -11,22 +11,22 @@ import type { RunSummary } from './runCommand';
  * every other control character but newline and tab, and the bidi overrides that make text read
  * differently from what it is.
  */
+/* eslint-disable no-control-regex -- matching control characters is what these are for */
+const CSI = /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?/g;
+/** OSC, DCS, SOS, PM, APC: up to their terminator (BEL or ST), or the end of the line. */
+const STRING_SEQ =
+  /(?:\u001b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\u0007\u001b\u009c\n]*(?:\u0007|\u001b\\|\u009c)?/g;
+const OTHER_ESC = /\u001b[ -/]*[0-~]?/g;
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/* eslint-enable no-control-regex */
+
 export function terminalSafe(text: string): string {
-  return (
-    text
-      .replace(/\r\n?/g, '\n')
-      // eslint-disable-next-line no-control-regex
-      .replace(/(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?/g, '')
-      // eslint-disable-next-line no-control-regex
-      .replace(
-        /(?:\u001b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\u0007\u001b\u009c\n]*(?:\u0007|\u001b\\|\u009c)?/g,
-        '',
-      )
-      // eslint-disable-next-line no-control-regex
-      .replace(/\u001b[ -/]*[0-~]?/g, '')
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '')
-  );
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(CSI, '')
+    .replace(STRING_SEQ, '')
+    .replace(OTHER_ESC, '')
+    .replace(CONTROLS, '');
 }
 
 /** A copy of a value with every string in it made terminal-safe (events carry model text in many fields). */
