@@ -32,6 +32,8 @@ export interface PostedMessage {
   text: string;
   tokens: number;
   at: number;
+  /** Log seq of the event that carried it (the envelope's seq= when a model reads it). */
+  seq: number;
 }
 
 export interface RoundState {
@@ -44,7 +46,7 @@ export interface RoundState {
   stances: Record<string, { stance: StanceCell; passed: boolean }>;
   failures: Record<string, { reason: 'timeout' | 'error'; detail: string }>;
   consensus?: { level: ConsensusLevel; agree: number; disagree: number; neutral: number; voters: number };
-  judge?: { text: string; corrections: { worker: string; text: string }[]; converged?: string };
+  judge?: { text: string; corrections: { worker: string; text: string }[]; converged?: string; seq: number };
   summary?: string;
   /** Human posts made while this round ran; shown to workers in the next round. */
   humanPosts: PostedMessage[];
@@ -60,6 +62,8 @@ export interface RoundState {
 
 export interface Ballot {
   votes: OptionVote[];
+  /** Log seq of the ballot_recorded event. */
+  seq: number;
   valid: boolean;
   retried: boolean;
   invalidReason?: string;
@@ -110,6 +114,10 @@ export interface MeetingState {
   passed: string[];
   /** Latest rolling summary. */
   summary: string;
+  /** Log seq of the summary_updated event that wrote it (0 before the first). */
+  summarySeq: number;
+  /** Log seq of the options_set event (0 before it). */
+  optionsSeq: number;
   /** Tokens spoken in the room so far (counted against the budget). */
   spokenTokens: number;
   /** Round announced as final after the 80% budget mark, if any. */
@@ -141,6 +149,8 @@ export function initialState(): MeetingState {
     rounds: [],
     passed: [],
     summary: '',
+    summarySeq: 0,
+    optionsSeq: 0,
     spokenTokens: 0,
     messages: [],
     proposals: {},
@@ -219,6 +229,7 @@ export function reduce(s: MeetingState, e: MeetingEvent): MeetingState {
         text: e.text,
         tokens: e.tokens,
         at: e.at,
+        seq: e.seq,
       };
       s.messages.push(m);
       s.spokenTokens += e.tokens;
@@ -236,6 +247,7 @@ export function reduce(s: MeetingState, e: MeetingEvent): MeetingState {
         text: e.text,
         tokens: e.tokens,
         at: e.at,
+        seq: e.seq,
       };
       s.messages.push(m);
       s.spokenTokens += e.tokens;
@@ -263,7 +275,7 @@ export function reduce(s: MeetingState, e: MeetingEvent): MeetingState {
       break;
     case 'judge_feedback': {
       if (round && round.round === e.round) {
-        round.judge = { text: e.text, corrections: e.corrections };
+        round.judge = { text: e.text, corrections: e.corrections, seq: e.seq };
         if (e.converged !== undefined) round.judge.converged = e.converged;
       }
       s.spokenTokens += e.tokens;
@@ -271,6 +283,7 @@ export function reduce(s: MeetingState, e: MeetingEvent): MeetingState {
     }
     case 'summary_updated':
       s.summary = e.text;
+      s.summarySeq = e.seq;
       if (round && round.round === e.round) round.summary = e.text;
       break;
     case 'budget_warning':
@@ -296,10 +309,11 @@ export function reduce(s: MeetingState, e: MeetingEvent): MeetingState {
       break;
     case 'options_set':
       s.options = e.options;
+      s.optionsSeq = e.seq;
       break;
     case 'ballot_recorded':
       if (round && round.round === e.round) {
-        const b: Ballot = { votes: e.votes, valid: e.valid, retried: e.retried };
+        const b: Ballot = { votes: e.votes, valid: e.valid, retried: e.retried, seq: e.seq };
         if (e.invalidReason !== undefined) b.invalidReason = e.invalidReason;
         round.ballots[e.worker] = b;
       }

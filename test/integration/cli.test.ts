@@ -94,6 +94,33 @@ describe('roundtable run (CLI)', () => {
       /cannot read script \/nonexistent\/s\.json: ENOENT/,
     ],
     ['an unknown command', ['debate'], /unknown command "debate"/],
+    ['a flag given twice', ['run', '--topic', 'a', '--topic', 'b'], /--topic is given twice: give it once/],
+    ['a budget given twice', ['run', '--topic', 'x', '--budget', '10', '--budget', '20000'], /--budget is given twice/],
+    [
+      'a negative budget after a space',
+      ['run', '--topic', 'x', '--budget', '-5'],
+      /--budget must be a positive integer, got "-5"/,
+    ],
+    [
+      'a negative time limit',
+      ['run', '--topic', 'x', '--time-limit', '-0.5'],
+      /--time-limit must be a positive integer, got "-0\.5"/,
+    ],
+    [
+      'the same option twice (case and spaces aside)',
+      ['run', '--topic', 'x', '--mode', 'consensus', '--option', 'Postgres', '--option', ' postgres '],
+      /--option "postgres" is given twice: every option must differ/,
+    ],
+    [
+      'a data dir that is a file',
+      ['run', '--topic', 'x', '--data-dir', __filename],
+      /the data dir .* is a file, not a folder/,
+    ],
+    [
+      'a data dir inside a file',
+      ['minutes', 'm-x', '--data-dir', path.join(__filename, 'd')],
+      /the data dir .* is inside a file/,
+    ],
     [
       'openai without a model',
       ['run', '--topic', 'x', '--provider', 'openai', '--base-url', 'http://127.0.0.1:9/v1'],
@@ -166,7 +193,7 @@ describe('roundtable run (CLI)', () => {
     assert.equal(r.code, 4, r.stderr);
     assert.match(
       r.stderr,
-      /could not write the minutes to .*a-file\/minutes: the folder is not writable \(ENOTDIR\)\. Nothing is lost/,
+      /could not write the minutes to .*a-file\/minutes: a part of that path is a file, not a folder \(ENOTDIR\)\. Nothing is lost/,
     );
     const id = /roundtable minutes (\S+) --out/.exec(r.stderr)?.[1];
     assert.ok(id);
@@ -208,6 +235,47 @@ describe('roundtable run (CLI)', () => {
     } finally {
       execFileSync('umount', [mnt], { stdio: 'pipe' });
     }
+  });
+
+  it('does not hang on an output folder under /proc, and says why in one line (exit 4)', async (t) => {
+    if (!existsSync('/proc/self')) {
+      t.skip('no /proc on this system');
+      return;
+    }
+    const home = await tmp();
+    const r = await cli(['run', '--topic', 'Proc', '--out', '/proc/self/x', '--max-rounds', '1', ...fast], {
+      env: { ROUNDTABLE_HOME: home },
+      timeoutMs: 30_000,
+    });
+    assert.equal(r.code, 4, r.stderr);
+    assert.match(
+      r.stderr,
+      /could not write the minutes to \/proc\/self\/x: a folder cannot be created there \(ENOENT\)\. Nothing is lost/,
+    );
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  });
+
+  it('prints model text without its terminal escape sequences', async () => {
+    const dir = await tmp();
+    const script = path.join(dir, 'escapes.json');
+    const evil = 'Clear\u001b[2J title\u001b]0;PWNED\u0007 clip\u001b]52;c;cHduZWQ=\u0007 bell\u0007 c1\u009b31m done';
+    await writeFile(
+      script,
+      JSON.stringify({
+        replies: {
+          ada: [`${evil} [STANCE: AGREE]`],
+          grace: [`${evil} [STANCE: AGREE]`],
+          linus: [`${evil} [STANCE: AGREE]`],
+        },
+      }),
+    );
+    const r = await cli(['run', '--topic', 'Escapes', '--out', dir, '--max-rounds', '1', '--script', script]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Clear title clip bell c1 done/, 'the words are printed');
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(r.stdout + r.stderr, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    // Where the sequences were printed whole (the room), their payloads go with them.
+    assert.match(r.stdout, /\n {4}Clear title clip bell c1 done \[STANCE: AGREE\]\n/);
   });
 
   it('prints help with exit 0', async () => {

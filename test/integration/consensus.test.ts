@@ -261,10 +261,15 @@ describe('consensus meetings on the scripted provider', () => {
         .join('\n') ?? '';
     assert.match(
       challenge,
-      /\[Room message · from=ada · role=worker · round=1 · isUser=false\]\n\| O1 \(PostgreSQL\): ACCEPT at 0\.90/,
+      /\[Inter-session message · from=ada · kind=peer · seq=\d+ · isUser=false\]\n\| O1 \(PostgreSQL\): ACCEPT at 0\.90/,
     );
-    assert.match(challenge, /Your previous ballot:\nO1 \(PostgreSQL\): REJECT/);
-    assert.doesNotMatch(challenge, /from=grace/, 'a worker is not shown its own ballot as a peer');
+    assert.match(
+      challenge,
+      /Your previous ballot:\n\[Inter-session message · from=grace · kind=peer · seq=\d+ · isUser=false\]\n\| O1 \(PostgreSQL\): REJECT/,
+    );
+    const others = /The other workers voted:\n([\s\S]*?)\n\nYour previous ballot/.exec(challenge)?.[1] ?? '';
+    assert.match(others, /from=ada/);
+    assert.doesNotMatch(others, /from=grace/, 'a worker is not shown its own ballot as a peer');
   });
 
   it('escalates a contested question after two challenge rounds, pausing in awaiting_human', async () => {

@@ -402,7 +402,9 @@ describe('daemon: meetings over the socket', () => {
       'never its own posts',
     );
     assert.ok(
-      seen.every((p) => p.startsWith('[Room message · from=')),
+      seen.every((p) =>
+        /^\[Inter-session message · from=\S+ · kind=(peer|system) · seq=\d+ · isUser=false\]\n/.test(p),
+      ),
       'every post wrapped as evidence',
     );
     const { events } = await host.conn.rpc.request('meeting/get', { meetingId });

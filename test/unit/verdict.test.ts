@@ -23,7 +23,7 @@ const v = (
   rationale: 'r',
   evidence: files.map((file) => ({ file, status })),
 });
-const ballot = (...votes: OptionVote[]): Ballot => ({ votes, valid: true, retried: false });
+const ballot = (...votes: OptionVote[]): Ballot => ({ votes, valid: true, retried: false, seq: 1 });
 const opts: ConsensusOption[] = [
   { id: 'O1', label: 'A' },
   { id: 'O2', label: 'B' },

@@ -1,7 +1,7 @@
 /** `roundtable daemon`: runs the long-lived local daemon in the foreground until SIGTERM/SIGINT. */
 
 import { DaemonAlreadyRunning, defaultDataDir, startDaemon } from '../daemon/daemon';
-import { UsageError, parseCli } from './common';
+import { UsageError, parseCli, checkDataDir } from './common';
 
 export const DAEMON_USAGE = `Usage: roundtable daemon [--data-dir DIR] [--port N]
 
@@ -24,7 +24,7 @@ export async function daemonCommand(argv: string[]): Promise<number> {
   }
   let daemon;
   try {
-    daemon = await startDaemon({ dataDir: values['data-dir'] ?? defaultDataDir(), port });
+    daemon = await startDaemon({ dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir()), port });
   } catch (e) {
     if (e instanceof DaemonAlreadyRunning) throw new UsageError(e.message);
     throw e;

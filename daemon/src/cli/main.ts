@@ -5,6 +5,7 @@ import { RESOLVE_USAGE, resolveCommand } from './resolveCommand';
 import { MINUTES_USAGE, minutesCommand } from './minutesCommand';
 import { MCP_USAGE, mcpCommand } from './mcpCommand';
 import { UsageError } from './common';
+import { terminalSafe } from './printer';
 
 const USAGE = `Usage: roundtable <command> [options]
 
@@ -57,11 +58,12 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`roundtable: ${e.message}\n`);
+      process.stderr.write(`roundtable: ${terminalSafe(e.message)}\n`);
       return 2;
     }
+    // An error can quote what a model server sent: cleaned like any model text.
     const err = e as Error;
-    process.stderr.write(`roundtable: ${err.message}\n`);
+    process.stderr.write(`roundtable: ${terminalSafe(err.message)}\n`);
     if (process.env.ROUNDTABLE_DEBUG) process.stderr.write(`${err.stack ?? ''}\n`);
     return 1;
   }

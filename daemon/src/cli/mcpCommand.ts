@@ -1,8 +1,7 @@
 /** `roundtable mcp`: the roundtable tools as an MCP server over stdio, backed by the local daemon. */
-import * as path from 'node:path';
 import { connectDaemon, defaultDataDir, findOrSpawnDaemon } from '../../../client/src';
 import { serveStdio } from '../mcp/mcpServer';
-import { parseCli } from './common';
+import { checkDataDir, parseCli } from './common';
 
 export const MCP_USAGE = `Usage: roundtable mcp [--data-dir DIR]
 
@@ -20,7 +19,7 @@ export async function mcpCommand(argv: string[], env: NodeJS.ProcessEnv): Promis
     process.stderr.write(`${MCP_USAGE}\n`);
     return 0;
   }
-  const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir(env));
+  const dataDir = checkDataDir(values['data-dir'] ?? defaultDataDir(env));
   const found = await findOrSpawnDaemon({ dataDir });
   const conn = await connectDaemon(found.info.port, found.token, { client: 'roundtable-mcp' });
   process.stderr.write(`roundtable mcp: connected to the daemon on 127.0.0.1:${found.info.port}\n`);

@@ -4,8 +4,9 @@ import * as path from 'node:path';
 import type { MeetingEvent } from '../../../protocol/src';
 import { connectDaemon, defaultDataDir, findDaemon, readMeeting } from '../../../client/src';
 import { SqliteStore } from '../store/sqliteStore';
-import { UsageError, parseCli } from './common';
-import { EXIT_MINUTES_FAILED, writeMinutesOrExplain, type RunIO } from './runCommand';
+import { UsageError, parseCli, checkDataDir } from './common';
+import type { RunIO } from './runCommand';
+import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 
 export const MINUTES_USAGE = `Usage: roundtable minutes <meetingId> [--out DIR] [--data-dir DIR]
 
@@ -25,7 +26,7 @@ export async function minutesCommand(argv: string[], io: RunIO): Promise<number>
   const meetingId = parsed.positionals[0];
   if (!meetingId || parsed.positionals.length > 1 || !/^[A-Za-z0-9_-]{1,64}$/.test(meetingId))
     throw new UsageError('give exactly one meeting id');
-  const dataDir = path.resolve(parsed.values['data-dir'] ?? defaultDataDir(io.env));
+  const dataDir = checkDataDir(parsed.values['data-dir'] ?? defaultDataDir(io.env));
   const outDir = path.resolve(parsed.values.out ?? path.join('docs', 'roundtable'));
   let events: MeetingEvent[] = [];
   const runDir = path.join(dataDir, 'runs', meetingId);

@@ -3,6 +3,42 @@ import type { MeetingEvent, MeetingState } from '../../../protocol/src';
 import { initialState, reduce } from '../../../protocol/src';
 import type { RunSummary } from './runCommand';
 
+/**
+ * Model text printed raw could drive the terminal: clear the screen (`ESC[2J`), set the window
+ * title (OSC 0), write the clipboard (OSC 52), move the cursor to overwrite what was printed.
+ * Every model string goes through this before it is printed: escape sequences (CSI, OSC, DCS and
+ * the other string types, two-byte ESC sequences, their 8-bit C1 forms) are removed whole, then
+ * every other control character but newline and tab, and the bidi overrides that make text read
+ * differently from what it is.
+ */
+/* eslint-disable no-control-regex -- matching control characters is what these are for */
+const CSI = /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?/g;
+/** OSC, DCS, SOS, PM, APC: up to their terminator (BEL or ST), or the end of the line. */
+const STRING_SEQ =
+  /(?:\u001b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\u0007\u001b\u009c\n]*(?:\u0007|\u001b\\|\u009c)?/g;
+const OTHER_ESC = /\u001b[ -/]*[0-~]?/g;
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/* eslint-enable no-control-regex */
+
+export function terminalSafe(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(CSI, '')
+    .replace(STRING_SEQ, '')
+    .replace(OTHER_ESC, '')
+    .replace(CONTROLS, '');
+}
+
+/** A copy of a value with every string in it made terminal-safe (events carry model text in many fields). */
+function safeDeep<T>(v: T): T {
+  if (typeof v === 'string') return terminalSafe(v) as T;
+  if (Array.isArray(v)) return v.map((x: unknown) => safeDeep(x)) as T;
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, safeDeep(x)])) as T;
+  }
+  return v;
+}
+
 const STANCE_COLOR: Record<string, string> = {
   AGREE: '32',
   DISAGREE: '31',
@@ -41,8 +77,10 @@ export class RoomPrinter {
     return `${this.s.spokenTokens.toLocaleString('en-US')}/${this.s.config.tokenBudget.toLocaleString('en-US')} tokens (${pct}%)`;
   }
 
-  event(e: MeetingEvent): void {
-    if (e.seq <= this.s.lastSeq) return;
+  event(raw: MeetingEvent): void {
+    if (raw.seq <= this.s.lastSeq) return;
+    // Every field of an event may hold model or agent text: cleaned once, here, before any is printed.
+    const e = safeDeep(raw);
     reduce(this.s, e);
     switch (e.type) {
       case 'meeting_opened':
@@ -159,8 +197,8 @@ export class RoomPrinter {
   finish(summary: RunSummary): void {
     this.line();
     this.line(this.c('1', 'DIGEST'));
-    this.line(summary.digest);
+    this.line(terminalSafe(summary.digest));
     this.line();
-    this.line(`Minutes: ${summary.minutesPath}`);
+    this.line(`Minutes: ${terminalSafe(summary.minutesPath)}`);
   }
 }

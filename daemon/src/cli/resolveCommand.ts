@@ -13,7 +13,7 @@ import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
 import { evidenceChecker } from '../meeting/evidence';
 import { SqliteStore } from '../store/sqliteStore';
-import { UsageError, parseCli } from './common';
+import { UsageError, parseCli, checkDataDir } from './common';
 import { RoomPrinter } from './printer';
 import {
   EXIT_AWAITING_HUMAN,
@@ -70,7 +70,7 @@ export async function resolveCommand(argv: string[], io: RunIO): Promise<number>
     : values.pick !== undefined
       ? { action: 'pick' as const, option: values.pick }
       : { action: 'another_round' as const, instruction: values['another-round'] as string };
-  const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir(io.env));
+  const dataDir = checkDataDir(values['data-dir'] ?? defaultDataDir(io.env));
   const outDir = path.resolve(values.out ?? path.join('docs', 'roundtable'));
   const json = values.json ?? false;
   const roomOut = json ? io.stderr : io.stdout;

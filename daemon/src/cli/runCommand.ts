@@ -7,8 +7,6 @@ import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeeti
 import { checkStartParams, fold } from '../../../protocol/src';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
-import { oneLine } from '../meeting/markdown';
-import { writeMinutes } from '../meeting/minutes';
 import { loadPanel } from '../panel';
 import {
   connectDaemon,
@@ -24,10 +22,14 @@ import type { ChatProvider } from '../providers/types';
 import { SqliteStore } from '../store/sqliteStore';
 import type { EventStore } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
-import { createInterface } from 'node:readline/promises';
 import { newMeetingId } from '../daemon/ids';
-import { UsageError, examplesDir, parseCli } from './common';
+import { UsageError, examplesDir, parseCli, checkDataDir } from './common';
 import { RoomPrinter } from './printer';
+import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
+import { EXIT_AWAITING_HUMAN, askHuman, escalationMessage } from './escalation';
+
+export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
+export { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
 
 export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
 
@@ -143,6 +145,16 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
   if (mode !== 'roundtable' && mode !== 'consensus')
     throw new UsageError(`--mode must be roundtable or consensus, got "${mode}"`);
   if (values.option && mode !== 'consensus') throw new UsageError('--option is for --mode consensus');
+  const options = values.option?.map((o) => o.trim());
+  if (options) {
+    // Two options alike would split the votes between them and the digest would count both as accepted.
+    const seen = new Set<string>();
+    for (const o of options) {
+      if (!o) throw new UsageError('--option must not be empty');
+      if (seen.has(o.toLowerCase())) throw new UsageError(`--option "${o}" is given twice: every option must differ`);
+      seen.add(o.toLowerCase());
+    }
+  }
   if (values.threshold !== undefined) {
     const t = Number(values.threshold);
     if (!(t > 0 && t <= 1))
@@ -154,7 +166,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
     mode,
     participants,
     config,
-    ...(values.option ? { options: values.option } : {}),
+    ...(options ? { options } : {}),
     workspace: process.cwd(),
   });
   if (!checked.ok) throw new UsageError(checked.error);
@@ -164,7 +176,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
   return {
     params: checked.value,
     daemon: values.daemon ? 'yes' : values['no-daemon'] ? 'no' : 'auto',
-    dataDir: path.resolve(values['data-dir'] ?? defaultDataDir(env)),
+    dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir(env)),
     outDir: path.resolve(values.out ?? path.join('docs', 'roundtable')),
     json: values.json ?? false,
     baseURL,
@@ -320,66 +332,6 @@ export async function followInProcess(
   }
 }
 
-/** Exit code of a run that stopped to wait for a human decision (the meeting stays resumable). */
-export const EXIT_AWAITING_HUMAN = 3;
-
-/** A path as one shell word. */
-function shellWord(p: string): string {
-  return /^[\w./:@-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
-}
-
-/**
- * What the terminal shows when a meeting stops for the human: why, the report written for the
- * decision (Status: blocked), the options, and the command that resumes it (with the same --out,
- * so the same report is updated).
- */
-export function escalationMessage(
-  s: MeetingState,
-  where: { report?: string | undefined; outDir?: string } = {},
-): string {
-  const out =
-    where.outDir && path.resolve(where.outDir) !== path.resolve('docs', 'roundtable')
-      ? ` --out ${shellWord(where.outDir)}`
-      : '';
-  return (
-    `roundtable: meeting ${s.meetingId} needs a human decision: ${oneLine(s.escalation?.reasons.join('; ') ?? '')}.\n` +
-    (where.report ? `  report: ${oneLine(where.report)}\n` : '') +
-    `  options: ${s.options.map((o) => `${o.id} (${oneLine(o.label)})`).join(', ')}\n` +
-    `  resume with: roundtable resolve ${s.meetingId} --pick <option> | --another-round "<instruction>" | --defer${out}\n`
-  );
-}
-
-/** Asks the person at the terminal how to settle an escalation. */
-async function askHuman(
-  s: MeetingState,
-  out: NodeJS.WritableStream,
-  report: string | undefined,
-): Promise<{ action: 'pick' | 'another_round' | 'defer'; option?: string; instruction?: string } | undefined> {
-  const rl = createInterface({ input: process.stdin, output: out });
-  try {
-    out.write(`\nThe meeting needs your decision: ${oneLine(s.escalation?.reasons.join('; ') ?? '')}\n`);
-    if (report) out.write(`The report so far (votes, matrix, conflicts): ${report}\n`);
-    for (const o of s.options) out.write(`  ${o.id}: ${oneLine(o.label)}\n`);
-    for (;;) {
-      const line = (
-        await rl.question('Pick an option id, "r <instruction>" for another round, or "d" to defer: ')
-      ).trim();
-      if (/^d(efer)?$/i.test(line)) return { action: 'defer' };
-      const again = /^r(?:ound)?\s+(.+)$/i.exec(line);
-      if (again?.[1]) return { action: 'another_round', instruction: again[1] };
-      const o = s.options.find(
-        (x) => x.id.toLowerCase() === line.toLowerCase() || x.label.toLowerCase() === line.toLowerCase(),
-      );
-      if (o) return { action: 'pick', option: o.id };
-      out.write(`"${line}" is not one of ${s.options.map((x) => x.id).join(', ')}, r <instruction> or d\n`);
-    }
-  } catch {
-    return undefined;
-  } finally {
-    rl.close();
-  }
-}
-
 /** A meeting in the daemon has settled for now: its digest is out, or it waits for the human. */
 export function settles(e: MeetingEvent): boolean {
   return e.type === 'digest_ready' || e.type === 'escalated';
@@ -436,31 +388,4 @@ async function runInDaemon(
   if (opts.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
   else printer.finish(summary);
   return state.closed?.reason === 'error' ? 1 : 0;
-}
-
-/** Exit code when the meeting ran but its minutes could not be written (the log is kept). */
-export const EXIT_MINUTES_FAILED = 4;
-
-/** Writes the minutes, or says clearly why not and how to get them later. */
-export async function writeMinutesOrExplain(
-  dir: string,
-  events: MeetingEvent[],
-  err: NodeJS.WritableStream,
-): Promise<string | undefined> {
-  try {
-    return await writeMinutes(dir, events);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOSPC'
-        ? 'the disk is full'
-        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR'
-          ? 'the folder is not writable'
-          : (e as Error).message;
-    const id = events[0]?.meetingId ?? '?';
-    err.write(
-      `roundtable: could not write the minutes to ${dir}: ${why}${code ? ` (${code})` : ''}. Nothing is lost: the meeting is kept; write them elsewhere with: roundtable minutes ${id} --out <folder>\n`,
-    );
-    return undefined;
-  }
 }

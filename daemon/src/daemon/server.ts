@@ -418,6 +418,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         // Nothing awaits from here on: the cursor moves atomically, so two listens on one
         // connection never deliver the same post twice.
         const held = heldRound(state, me.name);
+        const judge = state.participants.find((x) => x.role === 'judge')?.name ?? 'judge';
         const posts: string[] = [];
         let closed = false;
         for (const e of events) {
@@ -426,11 +427,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           if (e.type === 'message_posted' && e.kind === 'contribution' && e.round === held && e.from !== me.name) break;
           me.cursor = e.seq;
           if (e.type === 'message_posted' && e.from !== me.name) {
-            posts.push(wrapPost({ from: e.from, role: e.role, round: e.round, text: e.text }));
+            posts.push(wrapPost({ from: e.from, kind: 'peer', seq: e.seq, text: e.text }));
           } else if (e.type === 'human_posted') {
-            posts.push(wrapPost({ from: e.from, role: 'human', round: e.round, text: e.text }));
+            posts.push(wrapPost({ from: 'human', kind: 'peer', seq: e.seq, text: e.text }));
           } else if (e.type === 'judge_feedback' && e.text) {
-            posts.push(wrapPost({ from: 'judge', role: 'judge', round: e.round, text: e.text }));
+            posts.push(wrapPost({ from: judge, kind: 'peer', seq: e.seq, text: e.text }));
           } else if (e.type === 'meeting_closed') closed = true;
         }
         return { posts, cursor: me.cursor, turn: seats.turnOf(me.name), closed: closed || state.status === 'closed' };

@@ -1,39 +1,74 @@
 /**
- * Peer text reaches a model as evidence, never as instructions. Every post is wrapped in a
- * header the engine writes, every body line is prefixed with `| `, and anything in the body that
- * could pass for a header, a stance marker, a pass marker or the judge's convergence is
- * defanged, so no agent can forge another's stance or end the meeting.
+ * Peer text reaches a model as evidence, never as instructions. This is the one place that
+ * writes the inter-session envelope, in the seed's wire format verbatim (other runtimes already
+ * honour it):
+ *
+ *   [Inter-session message · from=<author> · kind=<peer|system> · seq=<n> · isUser=false]
+ *   | <body line 1>
+ *   | <body line 2>
+ *
+ * Every envelope says isUser=false — the seed's format has no other value: only genuine user
+ * input carries user authority, and a post relayed through the room is never that, the human's
+ * included (those arrive as from=human, a name no seat may take). Anything in the body that could
+ * pass for a header of either format (this one or the old `[Room message …]`), an `isUser=` flag,
+ * a stance marker, a pass marker or the judge's convergence is defanged, and every body line is
+ * quote-prefixed, so the outer header is always the only authentic one.
  */
-import type { Role } from '../../../protocol/src';
+
+export type PostKind = 'peer' | 'system';
 
 export interface RoomPost {
+  /** The author's seat name (checked against NAME_PATTERN at join), or `human`. */
   from: string;
-  role: Role | 'human';
-  round: number;
+  /** `peer` for a participant's post, `system` for the meeting's own records (summary, options). */
+  kind: PostKind;
+  /** Log seq of the event that carried the text. */
+  seq: number;
   text: string;
 }
 
+/** The placeholder a forged header becomes: still readable, never a header. */
+const DEFANGED_HEADER = '(quoted header)';
+
+/**
+ * Control characters other than newline and tab are dropped: a carriage return, a vertical tab
+ * or a Unicode line/paragraph separator would let a model or terminal start a new, unprefixed line.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
 /** Neutralises control markers so they read as quoted text and no parser or model takes them as real. */
 export function defang(text: string): string {
-  return text
-    .replace(/\r\n?/g, '\n')
-    .replace(/\[(\s*)room message/gi, '($1quoted room message')
-    .replace(/\[(\s*)stance(\s*):/gi, '($1quoted stance$2:')
-    .replace(/\[(\s*)pass(\s*)\]/gi, '($1quoted pass$2)')
-    .replace(/converged(\s*):/gi, 'converged (quoted)$1-')
-    .replace(/isUser\s*=/gi, 'isUser(quoted)=');
+  return (
+    text
+      .replace(/\r\n?/g, '\n')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u2028\u2029\u000b\u000c\u0085]/g, '\n')
+      .replace(CONTROL, '')
+      .replace(/\[\s*inter[\s_-]*session\s+message\b[^\]\n]*\]?/gi, DEFANGED_HEADER)
+      .replace(/\[\s*room\s+message\b[^\]\n]*\]?/gi, DEFANGED_HEADER)
+      .replace(/inter[\s_-]*session\s+message/gi, 'inter-session (quoted) message')
+      .replace(/\[(\s*)stance(\s*):/gi, '($1quoted stance$2:')
+      .replace(/\[(\s*)pass(\s*)\]/gi, '($1quoted pass$2)')
+      .replace(/converged(\s*):/gi, 'converged (quoted)$1-')
+      .replace(/isUser\s*[=:]/gi, 'isUser(quoted)=')
+  );
 }
 
-export function roomHeader(p: Omit<RoomPost, 'text'>): string {
-  const isUser = p.role === 'human';
-  return `[Room message · from=${p.from} · role=${p.role} · round=${p.round} · isUser=${isUser}]`;
+/** Defanged and on one line: for labels and names shown inside a line the engine writes. */
+export function oneLine(text: string): string {
+  return defang(text).replace(/\s+/g, ' ').trim();
+}
+
+export function envelopeHeader(p: Omit<RoomPost, 'text'>): string {
+  return `[Inter-session message · from=${oneLine(p.from).replace(/[·\]\s]/g, '_')} · kind=${p.kind} · seq=${p.seq} · isUser=false]`;
 }
 
 /** Wraps one post as evidence. */
 export function wrapPost(p: RoomPost): string {
   const body = defang(p.text)
     .split('\n')
-    .map((l) => `| ${l}`.trimEnd())
+    .map((l) => `| ${l}`)
     .join('\n');
-  return `${roomHeader(p)}\n${body}`;
+  return `${envelopeHeader(p)}\n${body}`;
 }

@@ -144,16 +144,17 @@ function gist(text: string): string {
   return words.length > 30 ? `${words.slice(0, 30).join(' ')}…` : sentence;
 }
 
-/** Pulls `[Room message · from=NAME ...]` blocks out of a prompt: [name, body]. */
-function roomMessages(prompt: string): [string, string][] {
-  const out: [string, string][] = [];
-  const re = /^\[Room message · from=([^ ·\]]+)[^\]]*\]\n((?:\| .*(?:\n|$)|\|(?:\n|$))*)/gm;
+/** Pulls inter-session envelopes out of a prompt, in order, with their bodies unquoted. */
+function roomMessages(prompt: string): { from: string; kind: string; body: string }[] {
+  const out: { from: string; kind: string; body: string }[] = [];
+  const re = /^\[Inter-session message · from=([^ ·\]]+) · kind=(peer|system)[^\]\n]*\]\n((?:\| .*(?:\n|$))*)/gm;
   for (const m of prompt.matchAll(re)) {
-    const body = (m[2] ?? '')
+    const body = (m[3] ?? '')
       .split('\n')
-      .map((l) => l.replace(/^\| ?/, ''))
-      .join(' ');
-    out.push([m[1] ?? '?', body]);
+      .map((l) => l.replace(/^\| /, ''))
+      .join('\n')
+      .trimEnd();
+    out.push({ from: m[1] ?? '?', kind: m[2] ?? 'peer', body });
   }
   return out;
 }
@@ -167,23 +168,24 @@ function fallback(req: ChatRequest): string {
     case 'summary': {
       // A rolling summary of positions: one line per speaker, replaced when they speak again, so
       // it stays the same size however long the meeting runs (what a good summariser does).
-      const previous = /<summary>\n([\s\S]*?)\n<\/summary>/.exec(prompt)?.[1]?.trim() ?? '';
+      const envelopes = roomMessages(prompt);
+      const previous = envelopes.find((m) => m.kind === 'system')?.body ?? '';
       const positions = new Map<string, string>();
       for (const line of previous.split('\n')) {
         const m = /^- ([^:]+): (.*)$/.exec(line);
         if (m?.[1] && m[2]) positions.set(m[1], m[2]);
       }
-      for (const [name, body] of roomMessages(prompt)) positions.set(name, gist(body));
+      for (const m of envelopes) if (m.kind === 'peer') positions.set(m.from, gist(m.body));
       const text = [`Positions after round ${req.meta.round}:`, ...[...positions].map(([n, g]) => `- ${n}: ${g}`)].join(
         '\n',
       );
       return keepTail(text, req.maxTokens);
     }
     case 'digest': {
-      const msgs = roomMessages(prompt);
-      const contributors = msgs.map(([name, body]) => `${name}: ${gist(body)}`).join('; ');
+      const msgs = roomMessages(prompt).filter((m) => m.kind === 'peer');
+      const contributors = msgs.map((m) => `${m.from}: ${gist(m.body)}`).join('; ');
       return [
-        `CONSENSUS_STATEMENT: ${msgs.length > 0 ? gist(msgs[msgs.length - 1]?.[1] ?? '') : 'No position was reached.'}`,
+        `CONSENSUS_STATEMENT: ${msgs.length > 0 ? gist(msgs[msgs.length - 1]?.body ?? '') : 'No position was reached.'}`,
         `CONTRIBUTORS: ${contributors || 'nobody spoke'}`,
       ].join('\n');
     }
