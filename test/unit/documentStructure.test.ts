@@ -6,6 +6,7 @@
  * are rendered and parsed with markdown-it (`html: true`), and their block structure must equal that
  * of the same meetings rendered with benign text.
  */
+import { rng as prng } from '../../daemon/src/meeting/order';
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import MarkdownIt from 'markdown-it';
@@ -16,18 +17,6 @@ import { renderMinutes } from '../../daemon/src/meeting/minutes';
 import { MANIFEST_KEYS, manifestLine } from '../../daemon/src/meeting/manifest';
 import { decisionRecord } from '../../extension/src/decisionRecord';
 import { panel, runMeeting, turns } from '../fakes/meetings';
-
-/** mulberry32: a small seeded PRNG, so a failure names a seed that reproduces it. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [
   '</blockquote>',

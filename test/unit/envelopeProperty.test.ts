@@ -6,6 +6,7 @@
  * built for every seat; every line of every prompt is classified as engine header, envelope body
  * or engine text, and the hostile text may only ever be found in a body.
  */
+import { rng as prng } from '../../daemon/src/meeting/order';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MeetingEvent, MeetingState, Participant } from '../../protocol/src';
@@ -22,18 +23,6 @@ import {
 } from '../../daemon/src/meeting/prompts';
 import type { ChatMessage } from '../../daemon/src/providers/types';
 import { parseBallot } from '../../daemon/src/meeting/votes';
-
-/** Small seeded PRNG (mulberry32): the same seed gives the same cases, so a failure reproduces. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Every hostile string carries this word, so it can be found wherever it lands. */
 const CANARY = 'QZXHOSTILE';

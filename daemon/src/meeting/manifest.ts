@@ -3,7 +3,6 @@
  * meeting's one report file. The line is replaced (not appended again) when the meeting moves from
  * blocked to complete or partial, and the report file is found again through it.
  */
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingState } from '../../../protocol/src';
@@ -106,23 +105,9 @@ export async function manifestFileFor(dir: string, meetingId: string): Promise<s
   return file;
 }
 
-/** Writes `file` atomically: a temp file beside it, fsync, rename over. */
-export async function replaceFile(file: string, text: string): Promise<void> {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  const fh = await fs.open(tmp, 'wx', 0o644);
-  try {
-    await fh.writeFile(text, 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await fs.rename(tmp, file);
-  } catch (e) {
-    await fs.rm(tmp, { force: true });
-    throw e;
-  }
-}
+import { replaceFile } from './atomicFile';
+
+export { replaceFile };
 
 /**
  * Writes the manifest line for a report written into `dir`: the meeting's earlier line (written

@@ -2,13 +2,13 @@
  * Minutes: a deterministic Markdown rendering of a meeting's log. Same events in, same bytes out,
  * so minutes can be re-rendered from the store at any time and diffed in review.
  */
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingEvent, MeetingState, PostedMessage } from '../../../protocol/src';
 import { fold, slugify, stanceMatrix } from '../../../protocol/src';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
 import { renderBallot } from './prompts';
+import { writeTemp } from './atomicFile';
 import { appendManifest, manifestFileFor, replaceFile } from './manifest';
 import { renderConsensusReport } from './report';
 
@@ -147,19 +147,12 @@ export function renderMinutes(events: MeetingEvent[]): string {
 }
 
 /**
- * Writes text to `dir/<base>.md` atomically (temp file, fsync, rename) and never overwrites:
+ * Writes text to `dir/<base>.md` atomically (temp file, fsync, link) and never overwrites:
  * an existing name gets `-2`, `-3`, ... Returns the path written.
  */
 export async function writeNewFile(dir: string, base: string, text: string): Promise<string> {
   await fs.mkdir(dir, { recursive: true });
-  const tmp = path.join(dir, `.${base}.${randomBytes(6).toString('hex')}.tmp`);
-  const fh = await fs.open(tmp, 'wx', 0o644);
-  try {
-    await fh.writeFile(text, 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
+  const tmp = await writeTemp(dir, base, text);
   try {
     for (let n = 1; n < 10_000; n++) {
       const target = path.join(dir, `${base}${n === 1 ? '' : `-${n}`}.md`);
