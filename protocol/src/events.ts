@@ -289,6 +289,12 @@ interface EventBodies {
   };
   human_posted: { messageId: string; from: string; text: string; tokens: number; round: number };
   meeting_interrupted: { detail: string };
+  /**
+   * A human (or a limit: budget, time) asked the meeting to end. Logged before it is acknowledged,
+   * so a close survives a restart. `graceful` ends it once the round in progress is complete;
+   * otherwise in-flight calls are aborted and the meeting closes at once, with this reason.
+   */
+  close_requested: { reason: TerminationReason; detail?: string; graceful: boolean };
   meeting_closed: { reason: TerminationReason; detail?: string };
   digest_ready: { digest: Digest; text: string };
   decision_recorded: { decision: DecisionKind; instruction?: string; digestText?: string };
@@ -345,6 +351,7 @@ export const MEETING_EVENT_TYPES: readonly MeetingEventType[] = [
   'usage_recorded',
   'human_posted',
   'meeting_interrupted',
+  'close_requested',
   'meeting_closed',
   'digest_ready',
   'decision_recorded',

@@ -121,6 +121,8 @@ export interface MeetingState {
   usageByParticipant: Record<string, UsageTotals>;
   usageByRole: Record<string, UsageTotals>;
   interruptions: { at: number; detail: string }[];
+  /** A close asked for and logged but not yet carried out (honoured after a restart too). */
+  closeRequest?: { reason: TerminationReason; detail?: string; graceful: boolean };
   closed?: { reason: TerminationReason; detail?: string };
   digest?: { digest: Digest; text: string };
   decision?: { decision: DecisionKind; instruction?: string; digestText?: string; at: number };
@@ -283,7 +285,15 @@ export function reduce(s: MeetingState, e: MeetingEvent): MeetingState {
     case 'meeting_interrupted':
       s.interruptions.push({ at: e.at, detail: e.detail });
       break;
+    case 'close_requested':
+      // The first request wins, except that a cut overrides a graceful close still waiting.
+      if (!s.closeRequest || (s.closeRequest.graceful && !e.graceful)) {
+        s.closeRequest = { reason: e.reason, graceful: e.graceful };
+        if (e.detail !== undefined) s.closeRequest.detail = e.detail;
+      }
+      break;
     case 'meeting_closed':
+      delete s.closeRequest;
       s.status = 'closed';
       s.closedAt = e.at;
       s.closed = e.detail === undefined ? { reason: e.reason } : { reason: e.reason, detail: e.detail };

@@ -4,6 +4,7 @@
  * 127.0.0.1:<port> or localhost:<port> (defeats DNS rebinding), and no browser Origin at all
  * (the extension relays for its webviews, so no browser ever needs the daemon).
  */
+import { CommandRejected } from '../meeting/commands';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -346,6 +347,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     'agent/speak': async (p, conn) => {
       const me = agentOf(conn, p.meetingId);
       const { seats, meeting } = await manager.seats(p.meetingId);
+      await meeting.execute({ type: 'speak', name: me.name, text: p.text });
       const turn = seats.turnOf(me.name);
       try {
         seats.speak(me.name, p.text);
@@ -396,7 +398,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
     'agent/leave': async (p, conn) => {
       const me = agentOf(conn, p.meetingId);
-      const { seats } = await manager.seats(p.meetingId);
+      const { seats, meeting } = await manager.seats(p.meetingId);
+      await meeting.execute({ type: 'leave', name: me.name });
       conn.agents.delete(p.meetingId);
       // A pending turn is answered with a pass, so the agent sits out the remaining rounds.
       if (seats.turnOf(me.name)) seats.speak(me.name, '[PASS] I have left the meeting.');
@@ -451,6 +454,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     } catch (e) {
       if (e instanceof RequestError) error(e.code, e.message);
       else if (e instanceof NotFound) error('not_found', e.message);
+      else if (e instanceof CommandRejected) error(e.code, e.message);
       else if (e instanceof Conflict) error('conflict', e.message);
       else if (e instanceof BadRequest) error('bad_request', e.message);
       else if (e instanceof ProviderError) error('bad_request', e.message);

@@ -41,6 +41,8 @@ import {
 import { decide, escalationReasons, findConflicts, optionResult } from './verdict';
 import { abstainAll, dedupeOptions, parseBallot, parseProposals } from './votes';
 import { isPass, parseStance } from './stance';
+import { decide as decideCommand, type Command } from './commands';
+import { newMessageId } from './ids';
 
 export interface EngineDeps {
   store: EventStore;
@@ -93,6 +95,18 @@ function allPassed(s: MeetingState): boolean {
  */
 export function nextStep(s: MeetingState): Step {
   if (s.status === 'closed') return s.digest ? { kind: 'done' } : { kind: 'digest' };
+  const ask = s.closeRequest;
+  const close = ask
+    ? { kind: 'close' as const, reason: ask.reason, ...(ask.detail ? { detail: ask.detail } : {}) }
+    : undefined;
+  if (close && ask && !ask.graceful) return close;
+  // A graceful close waits for the round in progress: it is honoured at the next round boundary.
+  const step = planFrom(s);
+  if (close && (step.kind === 'start_round' || step.kind === 'briefing' || step.kind === 'await_human')) return close;
+  return step;
+}
+
+function planFrom(s: MeetingState): Step {
   if (s.status === 'awaiting_human') return { kind: 'await_human' };
   if (!s.briefing) return { kind: 'briefing' };
   if (s.mode === 'consensus') return nextConsensusStep(s);
@@ -184,7 +198,10 @@ class TurnTimeout extends Error {}
 export class Meeting {
   readonly state: MeetingState;
   private meetingAbort = new AbortController();
-  private pendingClose: { reason: TerminationReason; detail?: string } | undefined;
+  /** Set the moment a cut is asked for, before it is logged: no reply is recorded after it. */
+  private cutting = false;
+  /** The cut being logged; the loop plans nothing new until it is in the state. */
+  private cutLogged: Promise<void> = Promise.resolve();
   private appendChain: Promise<unknown> = Promise.resolve();
   private running: Promise<MeetingState> | undefined;
   private cancelTimeLimit: (() => void) | undefined;
@@ -269,8 +286,7 @@ export class Meeting {
     if (!this.running && this.state.status !== 'closed' && this.meetingAbort.signal.aborted) {
       // Reopened after a close (another round was asked for): start with a fresh signal.
       this.meetingAbort = new AbortController();
-      this.pendingClose = undefined;
-      this.closeRequested = undefined;
+      this.cutting = false;
     }
     this.running ??= this.loop().finally(() => {
       this.cancelTimeLimit?.();
@@ -291,22 +307,37 @@ export class Meeting {
 
   /** True once the loop must stop doing new work. */
   private get halted(): boolean {
-    return this.pendingClose !== undefined || this.suspended;
+    const ask = this.state.closeRequest;
+    return this.cutting || this.suspended || (ask !== undefined && !ask.graceful);
   }
 
   /** Adds a worker (an agent attached mid-meeting); it speaks from the next round. */
   async join(p: Participant): Promise<void> {
-    if (this.state.participants.some((x) => x.name.toLowerCase() === p.name.toLowerCase())) {
-      throw new Error(`${p.name} is already at the table`);
-    }
-    await this.emit({ type: 'participant_joined', participant: p });
+    await this.execute({ type: 'join', participant: p });
   }
 
-  /** Ends the meeting at once: in-flight model calls are aborted. */
-  cut(reason: TerminationReason = 'cut', detail?: string): void {
-    if (this.state.status === 'closed' || this.pendingClose) return;
-    this.pendingClose = detail === undefined ? { reason } : { reason, detail };
-    this.meetingAbort.abort(new Error(`meeting ended: ${reason}`));
+  /**
+   * Decides a command against the state and appends its events; resolves once they are durable,
+   * so the caller acknowledges only what is on disk. Throws `CommandRejected` when refused.
+   */
+  async execute(command: Command): Promise<void> {
+    // Decide against a state that has absorbed every append already under way.
+    await this.appendChain;
+    await Promise.all(decideCommand(command, this.state).map((e) => this.emit(e)));
+  }
+
+  /**
+   * Ends the meeting at once: the request is logged (so it survives a restart), then in-flight
+   * model calls are aborted. Nothing spoken after this moment is recorded.
+   */
+  async cut(reason: TerminationReason = 'cut', detail?: string): Promise<void> {
+    if (this.state.status === 'closed') return;
+    this.cutting = true;
+    const logged = this.execute({ type: 'cut', reason, ...(detail !== undefined ? { detail } : {}) }).finally(() =>
+      this.meetingAbort.abort(new Error(`meeting ended: ${reason}`)),
+    );
+    this.cutLogged = logged.catch(() => undefined);
+    await logged;
   }
 
   /**
@@ -314,11 +345,7 @@ export class Meeting {
    * final round that starts with the instruction as a human post; the caller runs it.
    */
   async decide(decision: DecisionKind, opts: { instruction?: string; digestText?: string } = {}): Promise<void> {
-    if (this.state.status !== 'closed' || !this.state.digest) {
-      throw new Error('a decision is recorded on the digest, once the meeting has closed');
-    }
-    await this.emit({ type: 'decision_recorded', decision, ...opts });
-    if (decision === 'another_round' && opts.instruction) await this.postHuman(opts.instruction);
+    await this.execute({ type: 'decide', decision, ...opts, messageId: newMessageId() });
   }
 
   /**
@@ -330,41 +357,18 @@ export class Meeting {
     action: 'pick' | 'another_round' | 'defer',
     opts: { option?: string; instruction?: string } = {},
   ): Promise<void> {
-    const s = this.state;
-    if (s.status !== 'awaiting_human') throw new Error('the meeting is not waiting for a human decision');
-    let option: string | undefined;
-    if (action === 'pick') {
-      const o = s.options.find(
-        (x) =>
-          x.id.toLowerCase() === opts.option?.toLowerCase() || x.label.toLowerCase() === opts.option?.toLowerCase(),
-      );
-      if (!o) throw new Error(`pick one of the options: ${s.options.map((x) => `${x.id} (${x.label})`).join(', ')}`);
-      option = o.id;
-    }
-    if (action === 'another_round' && !opts.instruction?.trim())
-      throw new Error('another round needs an instruction for the workers');
-    await this.emit({
-      type: 'human_resolved',
-      action,
-      ...(option ? { option } : {}),
-      ...(opts.instruction ? { instruction: opts.instruction } : {}),
-    });
-    if (action === 'another_round' && opts.instruction) await this.postHuman(opts.instruction);
+    await this.execute({ type: 'resolve', action, ...opts, messageId: newMessageId() });
   }
 
-  /** Ends the meeting gracefully once the round in progress is complete. */
-  close(detail = 'closed by the human'): void {
-    if (this.state.status === 'closed') return;
-    this.closeRequested = detail;
+  /** Ends the meeting gracefully once the round in progress is complete; logged before it returns. */
+  async close(detail = 'closed by the human'): Promise<void> {
+    await this.execute({ type: 'close', detail });
   }
-  private closeRequested: string | undefined;
 
   /** A human post: shown to the workers in the next round as the human's words. */
   async postHuman(text: string, from = 'human'): Promise<string> {
-    if (this.state.status === 'closed') throw new Error('the meeting is closed; start another round to continue');
-    const messageId = `h${this.state.lastSeq + 1}`;
-    const round = currentRound(this.state)?.round ?? 0;
-    await this.emit({ type: 'human_posted', messageId, from, text, tokens: countTokens(text), round });
+    const messageId = newMessageId();
+    await this.execute({ type: 'post', messageId, text, from });
     await this.checkBudget();
     return messageId;
   }
@@ -378,19 +382,15 @@ export class Meeting {
     if (s.status !== 'closed') this.armTimeLimit();
     for (;;) {
       if (this.suspended) return s;
-      if (this.pendingClose && s.status !== 'closed') {
-        await this.emit({ type: 'meeting_closed', ...this.pendingClose });
-        continue;
-      }
-      let step = nextStep(s);
+      // Plan from a state that has absorbed every append under way (a cut may be on its way in).
+      await this.cutLogged;
+      await this.appendChain;
+      const step = nextStep(s);
       if (step.kind === 'done') return s;
       if (step.kind === 'await_human') {
         // Paused, nothing lost: the meeting waits in its log for the human's answer.
         this.cancelTimeLimit?.();
         return s;
-      }
-      if (this.closeRequested !== undefined && (step.kind === 'start_round' || step.kind === 'briefing')) {
-        step = { kind: 'close', reason: 'cut', detail: this.closeRequested };
       }
       await this.perform(step);
     }
@@ -402,9 +402,11 @@ export class Meeting {
     if (s.resolutions.length > 0) return;
     const elapsed = this.deps.clock.now() - s.openedAt;
     const remaining = Math.max(0, s.config.timeLimitMs - elapsed);
-    this.cancelTimeLimit = this.deps.clock.setTimer(remaining, () =>
-      this.cut('time_limit', `the meeting ran past its ${Math.round(s.config.timeLimitMs / 1000)} s limit`),
-    );
+    this.cancelTimeLimit = this.deps.clock.setTimer(remaining, () => {
+      this.cut('time_limit', `the meeting ran past its ${Math.round(s.config.timeLimitMs / 1000)} s limit`).catch(
+        () => undefined,
+      );
+    });
   }
 
   private async perform(step: Step): Promise<void> {
@@ -771,7 +773,7 @@ export class Meeting {
     const s = this.state;
     const budget = s.config.tokenBudget;
     if (s.spokenTokens >= budget) {
-      this.cut('budget_exhausted', `${s.spokenTokens} of ${budget} tokens spoken`);
+      await this.cut('budget_exhausted', `${s.spokenTokens} of ${budget} tokens spoken`);
       return;
     }
     if (s.spokenTokens >= budget * BUDGET_WARNING_RATIO && s.finalRound === undefined && !this.warning) {
@@ -783,7 +785,7 @@ export class Meeting {
       this.warning = (async () => {
         await this.emit({ type: 'budget_warning', spent: s.spokenTokens, budget, finalRound });
         const text = FINAL_ROUND_ANNOUNCEMENT;
-        const messageId = `announcement-${a.name}-${this.state.lastSeq + 1}`;
+        const messageId = `announcement-${a.name}-${finalRound}`;
         await this.emit({
           type: 'message_posted',
           messageId,
@@ -795,7 +797,7 @@ export class Meeting {
           tokens: countTokens(text),
         });
         if (this.state.spokenTokens >= budget)
-          this.cut('budget_exhausted', `${this.state.spokenTokens} of ${budget} tokens spoken`);
+          await this.cut('budget_exhausted', `${this.state.spokenTokens} of ${budget} tokens spoken`);
       })();
     }
     await this.warning;
