@@ -207,7 +207,7 @@ describe('roundtable meetings on the scripted provider', () => {
       },
       during: async (m) => {
         await new Promise((r) => setTimeout(r, 400));
-        m.cut();
+        await m.cut();
       },
     });
     assert.equal(state.closed?.reason, 'cut');

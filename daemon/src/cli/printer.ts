@@ -13,7 +13,7 @@ const STANCE_COLOR: Record<string, string> = {
 };
 
 export class RoomPrinter {
-  private readonly s: MeetingState = initialState();
+  private s: MeetingState = initialState();
 
   constructor(
     private readonly out: NodeJS.WritableStream,
@@ -43,7 +43,7 @@ export class RoomPrinter {
 
   event(e: MeetingEvent): void {
     if (e.seq <= this.s.lastSeq) return;
-    reduce(this.s, e);
+    this.s = reduce(this.s, e);
     switch (e.type) {
       case 'meeting_opened':
         this.line(this.c('1', `Roundtable · ${e.topic}`));

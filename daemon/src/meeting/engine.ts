@@ -19,7 +19,7 @@ import type {
   StartMeetingParams,
   TerminationReason,
 } from '../../../protocol/src';
-import { DEFAULT_CONFIG, currentRound, fold, reduce, workersOf } from '../../../protocol/src';
+import { DEFAULT_CONFIG, currentRound, evolve, fold, workersOf } from '../../../protocol/src';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import { ProviderError, type ChatMessage, type ChatProvider, type ChatResult } from '../providers/types';
 import type { EventStore } from '../store/types';
@@ -196,7 +196,7 @@ function abortReason(signal: AbortSignal): string {
 class TurnTimeout extends Error {}
 
 export class Meeting {
-  readonly state: MeetingState;
+  private current: MeetingState;
   private meetingAbort = new AbortController();
   /** Set the moment a cut is asked for, before it is logged: no reply is recorded after it. */
   private cutting = false;
@@ -213,7 +213,12 @@ export class Meeting {
     private readonly deps: EngineDeps,
     events: MeetingEvent[],
   ) {
-    this.state = fold(events);
+    this.current = fold(events);
+  }
+
+  /** The meeting as folded from its log so far (a new object after every event). */
+  get state(): MeetingState {
+    return this.current;
   }
 
   /** Opens a new meeting: validated params in, `meeting_opened` appended. */
@@ -374,23 +379,22 @@ export class Meeting {
   }
 
   private async loop(): Promise<MeetingState> {
-    const s = this.state;
     if (this.resumed) {
       this.resumed = false;
       await this.emit({ type: 'meeting_interrupted', detail: 'the daemon stopped; resuming from the log' });
     }
-    if (s.status !== 'closed') this.armTimeLimit();
+    if (this.state.status !== 'closed') this.armTimeLimit();
     for (;;) {
-      if (this.suspended) return s;
+      if (this.suspended) return this.state;
       // Plan from a state that has absorbed every append under way (a cut may be on its way in).
       await this.cutLogged;
       await this.appendChain;
-      const step = nextStep(s);
-      if (step.kind === 'done') return s;
+      const step = nextStep(this.state);
+      if (step.kind === 'done') return this.state;
       if (step.kind === 'await_human') {
         // Paused, nothing lost: the meeting waits in its log for the human's answer.
         this.cancelTimeLimit?.();
-        return s;
+        return this.state;
       }
       await this.perform(step);
     }
@@ -691,8 +695,10 @@ export class Meeting {
   }
 
   /** One worker's turn: ask, post, record the stance (or TIMEOUT / the failure). */
-  private async turn(round: RoundState, name: string): Promise<void> {
+  private async turn(planned: RoundState, name: string): Promise<void> {
     const s = this.state;
+    // The round as it is now: in sequential order, the replies given since it was planned.
+    const round = s.rounds.find((r) => r.round === planned.round) ?? planned;
     const me = s.participants.find((p) => p.name === name);
     if (!me) return;
     const r = await this.call(
@@ -868,7 +874,7 @@ export class Meeting {
     const next = this.appendChain
       .then(() => stored)
       .then((e) => {
-        reduce(this.state, e);
+        this.current = evolve(this.current, e);
         this.deps.onEvent?.(e);
       });
     this.appendChain = next.catch(() => undefined);
