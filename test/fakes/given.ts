@@ -5,7 +5,7 @@ import { FakeClock } from './clock';
 
 /** The log a list of event bodies makes, with seq in order and times from a fake clock. */
 export function logOf(bodies: EventBody[], clock = new FakeClock()): MeetingEvent[] {
-  return bodies.map((b, i) => ({ ...b, meetingId: 'm-given', seq: i + 1, at: clock.now() }) as MeetingEvent);
+  return bodies.map((b, i) => ({ ...b, meetingId: 'm-given', seq: i + 1, at: clock.now() }));
 }
 
 /** The state a list of event bodies folds into. */

@@ -88,7 +88,7 @@ describe('evolve', () => {
   });
 
   it('given an event folded, then the state shares no object with it', () => {
-    const log = logOf(everything) as MeetingEvent[];
+    const log = logOf(everything);
     const s = fold(log);
     const seen = new Set<unknown>();
     const walk = (v: unknown): void => {
