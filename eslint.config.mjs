@@ -31,6 +31,10 @@ export default tseslint.config(
       ],
       '@typescript-eslint/no-misused-promises': 'error',
       eqeqeq: ['error', 'always'],
+      // A new event type (or any union member) must be handled wherever a switch has no default:
+      // the reducer has none, so a new event type is flagged there; a `default:` is a deliberate
+      // "ignore the rest" (renderers that print some events only).
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },

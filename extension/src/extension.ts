@@ -121,9 +121,9 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     if (!activeMeeting) throw new Error('No meeting is running: start one with "Roundtable: Start Roundtable".');
     await link.request('room/post', { meetingId: activeMeeting, text });
   };
-  const cut = async (): Promise<void> => {
+  const cut = async (reason?: string): Promise<void> => {
     if (!activeMeeting) throw new Error('No meeting is running.');
-    await link.request('meeting/cut', { meetingId: activeMeeting });
+    await link.request('meeting/cut', { meetingId: activeMeeting, ...(reason ? { reason } : {}) });
   };
 
   const saveMinutes = async (meetingId: string): Promise<vscode.Uri | undefined> => {

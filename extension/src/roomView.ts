@@ -21,7 +21,7 @@ export class RoomViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly log: vscode.LogOutputChannel,
     private readonly actions: {
       post(text: string): Promise<void>;
-      cut(): Promise<void>;
+      cut(reason?: string): Promise<void>;
       review(meetingId?: string): Promise<void>;
     },
   ) {
@@ -86,7 +86,7 @@ export class RoomViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           await this.actions.post(msg.text);
           break;
         case 'room/cut':
-          await this.actions.cut();
+          await this.actions.cut(msg.reason);
           break;
         case 'room/review':
           await this.actions.review(msg.meetingId ?? this.meetingId);

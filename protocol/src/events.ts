@@ -389,6 +389,12 @@ export const EVENT_BODIES = {
     round,
   }),
   meeting_interrupted: z.object({ detail: z.string() }),
+  /**
+   * A human (or a limit: budget, time) asked the meeting to end. Logged before it is acknowledged,
+   * so a close survives a restart. `graceful` ends it once the round in progress is complete;
+   * otherwise in-flight calls are aborted and the meeting closes at once, with this reason.
+   */
+  close_requested: z.object({ reason: TerminationReasonSchema, detail: z.string().optional(), graceful: z.boolean() }),
   meeting_closed: z.object({ reason: TerminationReasonSchema, detail: z.string().optional() }),
   digest_ready: z.object({ digest: DigestSchema, text: z.string() }),
   decision_recorded: z.object({

@@ -1,5 +1,5 @@
 /**
- * Meeting state is a pure fold over the log: `events.reduce(reduce, initialState())`.
+ * Meeting state is a pure fold over the log: `events.reduce(evolve, initialState())`.
  * It lives in protocol/ so the daemon, the extension and the webview derive exactly the same
  * state from the same events. No other source of truth exists.
  */
@@ -12,14 +12,12 @@ import type {
   Digest,
   DecisionKind,
   MeetingConfig,
-  MeetingEvent,
   MeetingMode,
   Participant,
   ProviderConfig,
   Role,
   StanceCell,
   TerminationReason,
-  Usage,
 } from './events';
 import { DEFAULT_CONFIG } from './events';
 
@@ -62,10 +60,10 @@ export interface RoundState {
 
 export interface Ballot {
   votes: OptionVote[];
-  /** Log seq of the ballot_recorded event. */
-  seq: number;
   valid: boolean;
   retried: boolean;
+  /** Log seq of the ballot_recorded event. */
+  seq: number;
   invalidReason?: string;
 }
 
@@ -101,6 +99,8 @@ export interface MeetingState {
   proposals: Record<string, string[]>;
   /** Consensus mode: the options put to the vote. */
   options: ConsensusOption[];
+  /** Log seq of the options_set event (0 before it). */
+  optionsSeq: number;
   /** Consensus mode: set while the meeting waits for the human. */
   escalation?: { reasons: string[]; at: number };
   /** Consensus mode: the human's answers to escalations, in order. */
@@ -116,8 +116,6 @@ export interface MeetingState {
   summary: string;
   /** Log seq of the summary_updated event that wrote it (0 before the first). */
   summarySeq: number;
-  /** Log seq of the options_set event (0 before it). */
-  optionsSeq: number;
   /** Tokens spoken in the room so far (counted against the budget). */
   spokenTokens: number;
   /** Round announced as final after the 80% budget mark, if any. */
@@ -129,6 +127,8 @@ export interface MeetingState {
   usageByParticipant: Record<string, UsageTotals>;
   usageByRole: Record<string, UsageTotals>;
   interruptions: { at: number; detail: string }[];
+  /** A close asked for and logged but not yet carried out (honoured after a restart too). */
+  closeRequest?: { reason: TerminationReason; detail?: string; graceful: boolean };
   closed?: { reason: TerminationReason; detail?: string };
   digest?: { digest: Digest; text: string };
   decision?: { decision: DecisionKind; instruction?: string; digestText?: string; at: number };
@@ -164,214 +164,12 @@ export function initialState(): MeetingState {
   };
 }
 
-function addUsage(totals: Record<string, UsageTotals>, key: string, u: Usage): void {
-  const t = (totals[key] ??= { promptTokens: 0, completionTokens: 0, calls: 0, estimatedCalls: 0 });
-  t.promptTokens += u.promptTokens;
-  t.completionTokens += u.completionTokens;
-  t.calls += 1;
-  if (u.source === 'estimate') t.estimatedCalls += 1;
-}
-
 export function currentRound(s: MeetingState): RoundState | undefined {
   return s.rounds[s.rounds.length - 1];
 }
 
 export function workersOf(s: MeetingState): Participant[] {
   return s.participants.filter((p) => p.role === 'worker');
-}
-
-/**
- * Applies one event. Mutates and returns `s` for speed (the engine folds thousands of events);
- * callers that need immutability fold into a fresh `initialState()`.
- */
-export function reduce(s: MeetingState, e: MeetingEvent): MeetingState {
-  if (e.seq !== s.lastSeq + 1) {
-    throw new Error(`event ${e.seq} of meeting ${e.meetingId} does not follow ${s.lastSeq}: the log has a gap`);
-  }
-  s.lastSeq = e.seq;
-  const round = currentRound(s);
-  switch (e.type) {
-    case 'meeting_opened':
-      s.meetingId = e.meetingId;
-      s.topic = e.topic;
-      s.mode = e.mode;
-      s.config = e.config;
-      s.participants = [...e.participants];
-      if (e.providers) s.providers = e.providers;
-      if (e.options) s.requestedOptions = e.options;
-      if (e.workspace) s.workspace = e.workspace;
-      s.status = 'running';
-      s.openedAt = e.at;
-      break;
-    case 'participant_joined':
-      if (!s.participants.some((p) => p.name === e.participant.name)) s.participants.push(e.participant);
-      break;
-    case 'round_started':
-      s.rounds.push({
-        round: e.round,
-        speakers: e.speakers,
-        final: e.final,
-        startedAt: e.at,
-        contributions: {},
-        stances: {},
-        failures: {},
-        humanPosts: [],
-        ballots: {},
-      });
-      break;
-    case 'message_posted': {
-      const m: PostedMessage = {
-        messageId: e.messageId,
-        from: e.from,
-        role: e.role,
-        round: e.round,
-        kind: e.kind,
-        text: e.text,
-        tokens: e.tokens,
-        at: e.at,
-        seq: e.seq,
-      };
-      s.messages.push(m);
-      s.spokenTokens += e.tokens;
-      if (e.kind === 'briefing') s.briefing = m;
-      if (e.kind === 'contribution' && round && round.round === e.round) round.contributions[e.from] = m;
-      break;
-    }
-    case 'human_posted': {
-      const m: PostedMessage = {
-        messageId: e.messageId,
-        from: e.from,
-        role: 'human',
-        round: e.round,
-        kind: 'human',
-        text: e.text,
-        tokens: e.tokens,
-        at: e.at,
-        seq: e.seq,
-      };
-      s.messages.push(m);
-      s.spokenTokens += e.tokens;
-      if (round) round.humanPosts.push(m);
-      else s.pendingHumanPosts.push(m);
-      break;
-    }
-    case 'stance_recorded':
-      if (round && round.round === e.round) round.stances[e.participant] = { stance: e.stance, passed: e.passed };
-      if (e.passed && !s.passed.includes(e.participant)) s.passed.push(e.participant);
-      break;
-    case 'turn_failed':
-      if (round && round.round === e.round) round.failures[e.participant] = { reason: e.reason, detail: e.detail };
-      break;
-    case 'consensus_evaluated':
-      if (round && round.round === e.round) {
-        round.consensus = {
-          level: e.level,
-          agree: e.agree,
-          disagree: e.disagree,
-          neutral: e.neutral,
-          voters: e.voters,
-        };
-      }
-      break;
-    case 'judge_feedback': {
-      if (round && round.round === e.round) {
-        round.judge = { text: e.text, corrections: e.corrections, seq: e.seq };
-        if (e.converged !== undefined) round.judge.converged = e.converged;
-      }
-      s.spokenTokens += e.tokens;
-      break;
-    }
-    case 'summary_updated':
-      s.summary = e.text;
-      s.summarySeq = e.seq;
-      if (round && round.round === e.round) round.summary = e.text;
-      break;
-    case 'budget_warning':
-      s.finalRound = e.finalRound;
-      break;
-    case 'usage_recorded':
-      addUsage(s.usageByParticipant, e.participant, e.usage);
-      addUsage(s.usageByRole, e.role, e.usage);
-      break;
-    case 'meeting_interrupted':
-      s.interruptions.push({ at: e.at, detail: e.detail });
-      break;
-    case 'meeting_closed':
-      s.status = 'closed';
-      s.closedAt = e.at;
-      s.closed = e.detail === undefined ? { reason: e.reason } : { reason: e.reason, detail: e.detail };
-      break;
-    case 'digest_ready':
-      s.digest = { digest: e.digest, text: e.text };
-      break;
-    case 'options_proposed':
-      s.proposals[e.worker] = e.options;
-      break;
-    case 'options_set':
-      s.options = e.options;
-      s.optionsSeq = e.seq;
-      break;
-    case 'ballot_recorded':
-      if (round && round.round === e.round) {
-        const b: Ballot = { votes: e.votes, valid: e.valid, retried: e.retried, seq: e.seq };
-        if (e.invalidReason !== undefined) b.invalidReason = e.invalidReason;
-        round.ballots[e.worker] = b;
-      }
-      s.spokenTokens += e.tokens;
-      break;
-    case 'verdict_computed':
-      if (round && round.round === e.round) {
-        round.verdict = {
-          results: e.results,
-          actualConsensus: e.actualConsensus,
-          consensusThreshold: e.consensusThreshold,
-          conflicts: e.conflicts,
-          reasons: e.reasons,
-          final: e.final,
-        };
-        if (e.decision !== undefined) round.verdict.decision = e.decision;
-      }
-      break;
-    case 'escalated':
-      s.status = 'awaiting_human';
-      s.escalation = { reasons: e.reasons, at: e.at };
-      if (round) round.escalated = e.reasons;
-      break;
-    case 'human_resolved': {
-      s.status = 'running';
-      delete s.escalation;
-      const r: MeetingState['resolutions'][number] = { action: e.action, at: e.at };
-      if (e.option !== undefined) r.option = e.option;
-      if (e.instruction !== undefined) r.instruction = e.instruction;
-      s.resolutions.push(r);
-      if (round) {
-        const { at: _at, ...answer } = r;
-        round.resolution = answer;
-      }
-      break;
-    }
-    case 'decision_recorded':
-      s.decision = { decision: e.decision, at: e.at };
-      if (e.instruction !== undefined) s.decision.instruction = e.instruction;
-      if (e.digestText !== undefined) s.decision.digestText = e.digestText;
-      if (e.decision === 'another_round') {
-        // The meeting reopens for exactly one more round, which is final.
-        const last = s.rounds[s.rounds.length - 1]?.round ?? 0;
-        s.status = 'running';
-        delete s.closed;
-        delete s.closedAt;
-        delete s.digest;
-        s.reopenedAfterRound = last;
-      }
-      break;
-  }
-  return s;
-}
-
-export function fold(events: Iterable<MeetingEvent>): MeetingState {
-  let s = initialState();
-  for (const e of events) s = reduce(s, e);
-  return s;
 }
 
 /** Stance matrix: worker -> round -> cell ('' when the worker was not asked that round). */

@@ -49,7 +49,7 @@ const STANCE_COLOR: Record<string, string> = {
 };
 
 export class RoomPrinter {
-  private readonly s: MeetingState = initialState();
+  private s: MeetingState = initialState();
 
   constructor(
     private readonly out: NodeJS.WritableStream,
@@ -81,7 +81,7 @@ export class RoomPrinter {
     if (raw.seq <= this.s.lastSeq) return;
     // Every field of an event may hold model or agent text: cleaned once, here, before any is printed.
     const e = safeDeep(raw);
-    reduce(this.s, e);
+    this.s = reduce(this.s, e);
     switch (e.type) {
       case 'meeting_opened':
         this.line(this.c('1', `Roundtable · ${e.topic}`));

@@ -301,7 +301,7 @@ export async function followInProcess(
     interrupts++;
     if (interrupts === 1) {
       roomOut.write('\nCutting the meeting (Ctrl-C again to quit without minutes)…\n');
-      meeting.cut('cut', 'interrupted from the terminal');
+      meeting.cut('cut', 'interrupted from the terminal').catch(() => undefined);
     } else process.exit(130);
   };
   process.on('SIGINT', onSigint);

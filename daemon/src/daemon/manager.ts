@@ -15,6 +15,7 @@ import type {
 } from '../../../protocol/src';
 import { fold } from '../../../protocol/src';
 import type { Clock } from '../meeting/clock';
+import { CommandRejected } from '../meeting/commands';
 import { Meeting } from '../meeting/engine';
 import { AttachedSeats } from '../providers/attached';
 import type { ChatProvider } from '../providers/types';
@@ -45,6 +46,18 @@ interface Live {
 export class NotFound extends Error {}
 export class Conflict extends Error {}
 export class BadRequest extends Error {}
+
+/** A command the meeting refused becomes the request error its code names. */
+async function asRequestError<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (!(e instanceof CommandRejected)) throw e;
+    if (e.code === 'not_found') throw new NotFound(e.message);
+    if (e.code === 'bad_request') throw new BadRequest(e.message);
+    throw new Conflict(e.message);
+  }
+}
 
 export function summaryOf(s: MeetingState): MeetingSummary {
   const out: MeetingSummary = {
@@ -197,22 +210,24 @@ export class MeetingManager {
     return this.opts.store.load(meetingId, sinceSeq);
   }
 
-  async post(meetingId: string, text: string): Promise<string> {
+  /** Resolves once the post is durable; its id is random, so concurrent posts never share one. */
+  /** `from` is the human's display name (default "human"); prompts always show a human as `human`. */
+  async post(meetingId: string, text: string, from?: string): Promise<string> {
     const live = await this.load(meetingId);
-    if (live.meeting.state.status === 'closed')
-      throw new Conflict('the meeting is closed; ask for another round to continue it');
-    return live.meeting.postHuman(text);
+    return asRequestError(() => live.meeting.postHuman(text, from));
   }
 
-  async cut(meetingId: string): Promise<void> {
+  /** Resolves once the cut is logged (it survives a restart); in-flight calls are then aborted. */
+  async cut(meetingId: string, reason?: string): Promise<void> {
     const live = await this.load(meetingId);
-    live.meeting.cut('cut', 'cut by the human');
+    await asRequestError(() => live.meeting.cut('cut', reason ? `cut by the human: ${reason}` : 'cut by the human'));
     this.drive(live);
   }
 
-  async close(meetingId: string): Promise<void> {
+  /** Resolves once the close is logged; the meeting closes after the round in progress. */
+  async close(meetingId: string, reason?: string): Promise<void> {
     const live = await this.load(meetingId);
-    live.meeting.close();
+    await asRequestError(() => live.meeting.close(reason ? `closed by the human: ${reason}` : undefined));
     this.drive(live);
   }
 
@@ -223,11 +238,7 @@ export class MeetingManager {
   ): Promise<void> {
     const live = await this.load(meetingId);
     if (live.run) await live.run;
-    try {
-      await live.meeting.decide(decision, opts);
-    } catch (e) {
-      throw new Conflict((e as Error).message);
-    }
+    await asRequestError(() => live.meeting.decide(decision, opts));
     if (decision === 'another_round') this.drive(live);
   }
 
@@ -238,11 +249,7 @@ export class MeetingManager {
   ): Promise<void> {
     const live = await this.load(meetingId);
     if (live.run) await live.run;
-    try {
-      await live.meeting.resolve(action, opts);
-    } catch (e) {
-      throw new Conflict((e as Error).message);
-    }
+    await asRequestError(() => live.meeting.resolve(action, opts));
     this.drive(live);
   }
 

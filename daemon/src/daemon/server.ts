@@ -4,6 +4,7 @@
  * 127.0.0.1:<port> or localhost:<port> (defeats DNS rebinding), and no browser Origin at all
  * (the extension relays for its webviews, so no browser ever needs the daemon).
  */
+import { CommandRejected } from '../meeting/commands';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -288,13 +289,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       conn.subscriptions.delete(p.meetingId);
       return Promise.resolve({});
     },
-    'room/post': async (p) => ({ messageId: await manager.post(p.meetingId, p.text) }),
+    'room/post': async (p) => ({ messageId: await manager.post(p.meetingId, p.text, p.from) }),
     'meeting/cut': async (p) => {
-      await manager.cut(p.meetingId);
+      await manager.cut(p.meetingId, p.reason);
       return {};
     },
     'meeting/close': async (p) => {
-      await manager.close(p.meetingId);
+      await manager.close(p.meetingId, p.reason);
       return {};
     },
     'meeting/resolve': async (p) => {
@@ -401,6 +402,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     'agent/speak': async (p, conn) => {
       const me = agentOf(conn, p.meetingId);
       const { seats, meeting } = await manager.seats(p.meetingId);
+      await meeting.execute({ type: 'speak', name: me.name, text: p.text });
       const turn = seats.turnOf(me.name);
       try {
         seats.speak(me.name, p.text);
@@ -458,7 +460,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
     'agent/leave': async (p, conn) => {
       const me = agentOf(conn, p.meetingId);
-      const { seats } = await manager.seats(p.meetingId);
+      const { seats, meeting } = await manager.seats(p.meetingId);
+      await meeting.execute({ type: 'leave', name: me.name });
       conn.agents.delete(p.meetingId);
       // The seat passes now (a pending turn at once, a later one as soon as it is offered), so the
       // agent sits out the remaining rounds and the room never waits a turn timeout for it.
@@ -524,6 +527,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     } catch (e) {
       if (e instanceof RequestError) error(e.code, e.message);
       else if (e instanceof NotFound) error('not_found', e.message);
+      else if (e instanceof CommandRejected) error(e.code, e.message);
       else if (e instanceof Conflict) error('conflict', e.message);
       else if (e instanceof BadRequest) error('bad_request', e.message);
       else if (e instanceof ProviderError) error('bad_request', e.message);

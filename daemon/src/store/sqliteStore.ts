@@ -93,7 +93,7 @@ interface Pending {
  */
 function currentVersion(e: MeetingEvent): MeetingEvent {
   if (e.v === EVENT_SCHEMA_VERSION) return e;
-  const up = upcastEvent(e as unknown as Record<string, unknown>);
+  const up = upcastEvent(e);
   return up.ok ? (up.value as unknown as MeetingEvent) : e;
 }
 

@@ -1,0 +1,90 @@
+/**
+ * Budget rules. The token budget is a hard ceiling on what is spoken in the room: each call's
+ * `max_tokens` is planned from what is left (parallel calls share it), a reply is fitted into
+ * what is left when it is recorded, and every call has a reply cap enforced on the text whatever
+ * the server does. One number for spent/budget: the state's `spokenTokens`.
+ */
+import type { CallPurpose, MeetingState } from '../../../protocol/src';
+import { countTokens, truncateToTokens } from '../providers/tokens';
+
+export const FINAL_ROUND_ANNOUNCEMENT = 'Final round — make it count.';
+/** Share of the budget at which the final round is announced. */
+export const BUDGET_WARNING_RATIO = 0.8;
+/** A reply this many times over the reply cap is cut, so one runaway model cannot eat the room's budget. */
+export const REPLY_CAP_FACTOR = 2;
+
+/** Reply caps of the assistant's and the judge's calls (tokens). */
+export const BRIEFING_MAX_TOKENS = 300;
+export const JUDGE_MAX_TOKENS = 400;
+export const DIGEST_MAX_TOKENS = 500;
+
+/** The reply cap of one kind of call in this meeting. */
+export function replyCap(s: MeetingState, purpose: CallPurpose | 'ballot'): number {
+  switch (purpose) {
+    case 'briefing':
+      return BRIEFING_MAX_TOKENS;
+    case 'judge':
+      return JUDGE_MAX_TOKENS;
+    case 'summary':
+      return s.config.summaryMaxTokens;
+    case 'digest':
+      return DIGEST_MAX_TOKENS;
+    case 'turn':
+      return s.config.replyMaxTokens;
+    case 'ballot':
+      return Math.max(s.config.replyMaxTokens, 200 * s.options.length);
+  }
+}
+
+/**
+ * Cuts a runaway reply to twice the reply cap, keeping its end (where the stance marker is) and
+ * saying so in the text, so the log and the minutes show the truncation.
+ */
+export function capReply(text: string, replyMaxTokens: number): string {
+  const max = replyMaxTokens * REPLY_CAP_FACTOR;
+  if (text.length <= max) return text;
+  const tokens = countTokens(text);
+  if (tokens <= max) return text;
+  const tail = text.slice(-400);
+  const head = truncateToTokens(text, max - countTokens(tail) - 30);
+  return `${head}\n[… truncated by Roundtable: the reply was ${tokens} tokens, over twice the ${replyMaxTokens}-token reply cap …]\n${tail}`;
+}
+
+/** A reply from a call that is not a worker's turn, held to its cap (no tail to keep). */
+export function capText(text: string, maxTokens: number): string {
+  return text.length <= maxTokens ? text : truncateToTokens(text, maxTokens);
+}
+
+/** `max_tokens` for one of `parallel` calls that share what is left of the budget. */
+export function planMaxTokens(cap: number, left: number, parallel = 1): number {
+  return Math.max(1, Math.min(cap, Math.floor(left / Math.max(1, parallel))));
+}
+
+/**
+ * Fits text about to be spoken into what is left of the budget: unchanged when it fits, cut to
+ * what is left (and marked) when not, `undefined` when nothing is left.
+ */
+export function fitToBudget(text: string, left: number): { text: string; tokens: number } | undefined {
+  if (left <= 0) return undefined;
+  const tokens = countTokens(text);
+  if (tokens <= left) return { text, tokens };
+  const mark = '\n[… cut by Roundtable: the token budget ran out …]';
+  const room = left - countTokens(mark);
+  const cut = room > 0 ? `${truncateToTokens(text, room)}${mark}` : truncateToTokens(text, left);
+  return { text: cut, tokens: Math.min(left, countTokens(cut)) };
+}
+
+export type BudgetVerdict = 'exhausted' | 'final_round' | 'ok';
+
+/** What the budget says after `spent` tokens: cut at 100%, announce the final round at 80%. */
+export function budgetVerdict(s: MeetingState, spent: number): BudgetVerdict {
+  const budget = s.config.tokenBudget;
+  if (spent >= budget) return 'exhausted';
+  if (spent >= budget * BUDGET_WARNING_RATIO && s.finalRound === undefined) return 'final_round';
+  return 'ok';
+}
+
+/** The closing detail of a meeting cut by its budget (the same figures the state shows). */
+export function budgetDetail(spent: number, budget: number): string {
+  return `${spent} of ${budget} tokens spoken`;
+}

@@ -1,0 +1,85 @@
+/**
+ * One model call: the provider chosen for the participant, a per-call timeout on the injected
+ * clock, the meeting's abort signal, live deltas, and failures turned into an outcome (never
+ * thrown) so the caller records them in one place.
+ */
+import type { CallPurpose, Participant } from '../../../protocol/src';
+import { ProviderError, type ChatMessage, type ChatResult } from '../providers/types';
+import type { EngineDeps } from './ports';
+
+export interface ModelCallOptions {
+  participant: Participant;
+  purpose: CallPurpose;
+  round: number;
+  messages: ChatMessage[];
+  /** `max_tokens` asked of the server (planned from the reply cap and the budget left). */
+  maxTokens: number;
+  /** The meeting's signal: a cut aborts the call. */
+  signal: AbortSignal;
+  timeoutMs: number;
+  /** Ask for a JSON reply (consensus mode). */
+  json?: boolean;
+  meetingId: string;
+  topic: string;
+}
+
+export type CallOutcome = { ok: true; result: ChatResult } | { ok: false; reason: 'timeout' | 'error'; error: string };
+
+class TurnTimeout extends Error {}
+
+function abortReason(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  return r instanceof Error ? r.message : typeof r === 'string' ? r : 'aborted';
+}
+
+/** The live message id of a call's reply (the id its `message_posted` will carry). */
+export function liveMessageId(purpose: CallPurpose, round: number, name: string): string {
+  return purpose === 'turn' ? `r${round}-${name}` : `${purpose}-${name}`;
+}
+
+export async function callModel(
+  ports: Pick<EngineDeps, 'providerFor' | 'clock' | 'onDelta' | 'schedule'>,
+  o: ModelCallOptions,
+): Promise<CallOutcome> {
+  const p = o.participant;
+  const turn = new AbortController();
+  const cancelTimer = ports.clock.setTimer(o.timeoutMs, () =>
+    turn.abort(new TurnTimeout(`${p.name} did not answer within ${Math.round(o.timeoutMs / 1000)} s`)),
+  );
+  const onMeetingAbort = (): void => turn.abort(o.signal.reason);
+  if (o.signal.aborted) onMeetingAbort();
+  else o.signal.addEventListener('abort', onMeetingAbort, { once: true });
+  const messageId = liveMessageId(o.purpose, o.round, p.name);
+  const onDelta = ports.onDelta;
+  try {
+    const schedule = ports.schedule ?? (<T>(_p: Participant, f: () => Promise<T>) => f());
+    const result = await schedule(p, () =>
+      ports.providerFor(p).chat({
+        model: p.model,
+        messages: o.messages,
+        maxTokens: o.maxTokens,
+        signal: turn.signal,
+        ...(o.json ? { json: true } : {}),
+        ...(onDelta
+          ? {
+              onDelta: (text: string) =>
+                onDelta({ meetingId: o.meetingId, messageId, from: p.name, round: o.round, text }),
+            }
+          : {}),
+        meta: { participant: p.name, role: p.role, purpose: o.purpose, round: o.round, topic: o.topic },
+      }),
+    );
+    if (turn.signal.aborted) throw turn.signal.reason;
+    return { ok: true, result };
+  } catch (e) {
+    if (turn.signal.reason instanceof TurnTimeout) {
+      return { ok: false, reason: 'timeout', error: turn.signal.reason.message };
+    }
+    if (turn.signal.aborted) return { ok: false, reason: 'error', error: abortReason(turn.signal) };
+    const message = e instanceof ProviderError || e instanceof Error ? e.message : String(e);
+    return { ok: false, reason: 'error', error: message };
+  } finally {
+    cancelTimer();
+    o.signal.removeEventListener('abort', onMeetingAbort);
+  }
+}

@@ -1,0 +1,146 @@
+/** Consensus mode's steps: proposals, the options, ballots, verdicts and escalations. */
+import type { ConsensusOption, RoundState } from '../../../../../protocol/src';
+import { workersOf } from '../../../../../protocol/src';
+import { replyCap } from '../../budget';
+import { ballotPrompt, ballotRetryPrompt, proposalPrompt } from '../../prompts';
+import type { ConsensusStep } from '../../steps';
+import { decide, escalationReasons, findConflicts, optionResult } from '../../verdict';
+import { abstainAll, dedupeOptions, parseBallot, parseProposals } from '../../votes';
+import type { StepContext } from '../types';
+
+export async function performConsensus(step: ConsensusStep, run: StepContext): Promise<void> {
+  switch (step.kind) {
+    case 'propose':
+      await Promise.all(step.pending.map((w) => propose(run, w, step.pending.length)));
+      return;
+    case 'set_options':
+      return setOptions(run);
+    case 'ballots':
+      await Promise.all(step.pending.map((w) => ballot(run, step.round, w, step.pending.length)));
+      return;
+    case 'verdict':
+      return verdict(run, step.round);
+    case 'escalate':
+      await run.emit({ type: 'escalated', reasons: step.round.verdict?.reasons ?? [] });
+      return;
+  }
+}
+
+/** One worker proposes options. */
+async function propose(run: StepContext, name: string, share: number): Promise<void> {
+  const me = run.participant(name);
+  if (!me) return;
+  const s = run.state;
+  const r = await run.call({
+    participant: me,
+    purpose: 'turn',
+    round: 0,
+    messages: proposalPrompt(s, me),
+    cap: replyCap(s, 'turn'),
+    share,
+    json: true,
+  });
+  if (run.halted) return;
+  if (!r.ok) await run.failTurn(0, name, r);
+  await run.emit({ type: 'options_proposed', worker: name, options: r.ok ? parseProposals(r.result.text) : [] });
+}
+
+async function setOptions(run: StepContext): Promise<void> {
+  const s = run.state;
+  const given = s.requestedOptions?.length ? s.requestedOptions : undefined;
+  const labels = given
+    ? dedupeOptions([given], 20)
+    : dedupeOptions(
+        workersOf(s).map((w) => s.proposals[w.name] ?? []),
+        s.config.maxOptions,
+      );
+  if (labels.length < 2) {
+    await run.emit({
+      type: 'meeting_closed',
+      reason: 'error',
+      detail: `a consensus needs at least 2 distinct options; ${given ? 'the options given' : 'the workers proposed'} ${labels.length}`,
+    });
+    return;
+  }
+  const options: ConsensusOption[] = labels.map((label, i) => ({ id: `O${i + 1}`, label }));
+  await run.emit({ type: 'options_set', options, source: given ? 'user' : 'proposed' });
+}
+
+/** One worker's ballot, asked once more when invalid, evidence checked. */
+async function ballot(run: StepContext, round: RoundState, name: string, share: number): Promise<void> {
+  const s = run.state;
+  const me = run.participant(name);
+  if (!me) return;
+  const prompt = ballotPrompt(s, me, round);
+  const ask = (messages: typeof prompt) =>
+    run.call({
+      participant: me,
+      purpose: 'turn',
+      round: round.round,
+      messages,
+      cap: replyCap(s, 'ballot'),
+      share,
+      json: true,
+    });
+  let r = await ask(prompt);
+  if (run.halted) return;
+  let retried = false;
+  let check = r.ok ? parseBallot(r.result.text, s.options) : ({ ok: false, reason: r.error } as const);
+  if (!check.ok && r.ok) {
+    retried = true;
+    r = await ask(ballotRetryPrompt(prompt, r.result.text, check.reason));
+    if (run.halted) return;
+    check = r.ok ? parseBallot(r.result.text, s.options) : { ok: false, reason: r.error };
+  }
+  if (!r.ok) await run.failTurn(round.round, name, r);
+  const spoken = run.fit(r.ok ? r.result.text : '');
+  if (!spoken) return run.checkBudget();
+  const votes = check.ok ? check.votes : abstainAll(s.options, check.reason);
+  const checker = run.deps.checkEvidence;
+  if (checker) {
+    for (const v of votes) for (const e of v.evidence) e.status = await checker(e.file);
+  }
+  await run.emit({
+    type: 'ballot_recorded',
+    round: round.round,
+    worker: name,
+    votes,
+    valid: check.ok,
+    retried,
+    ...(check.ok ? {} : { invalidReason: check.reason }),
+    tokens: spoken.tokens,
+  });
+  await run.checkBudget();
+}
+
+async function verdict(run: StepContext, r: RoundState): Promise<void> {
+  const s = run.state;
+  const votes = Object.values(r.ballots).flatMap((b) => b.votes);
+  const results = s.options.map((o) => optionResult(o.id, votes, r.speakers.length));
+  const { decision, actualConsensus } = decide(results);
+  const first = s.rounds.find((x) => x.round === 1);
+  const conflicts = findConflicts(r.ballots, s.options, first === r ? undefined : first?.ballots, results);
+  const threshold = s.config.consensusThreshold;
+  const reasons = escalationReasons({
+    results,
+    actualConsensus,
+    threshold,
+    conflicts,
+    ballots: r.ballots,
+    ...(decision ? { decision } : {}),
+  });
+  // Challenge rounds are for disagreement; a unanimity that looks too good goes to the human at once.
+  const onlyUnanimity = reasons.length > 0 && reasons.every((x) => x.startsWith('suspicious unanimity'));
+  const final = r.final || reasons.length === 0 || onlyUnanimity;
+  await run.emit({
+    type: 'verdict_computed',
+    round: r.round,
+    results,
+    ...(decision ? { decision } : {}),
+    actualConsensus,
+    consensusThreshold: threshold,
+    conflicts,
+    reasons,
+    final,
+  });
+}

@@ -1,0 +1,138 @@
+/** Roundtable mode's steps: the workers' turns, their stances, consensus, the judge, the summary. */
+import type { RoundState } from '../../../../../protocol/src';
+import { countTokens } from '../../../providers/tokens';
+import { capReply, replyCap } from '../../budget';
+import { evaluateConsensus } from '../../consensus';
+import { parseJudge } from '../../judge';
+import { judgePrompt, summaryPrompt, workerPrompt } from '../../prompts';
+import { isPass, parseStance } from '../../stance';
+import type { RoundtableStep } from '../../steps';
+import type { StepContext } from '../types';
+
+export async function performRoundtable(step: RoundtableStep, run: StepContext): Promise<void> {
+  switch (step.kind) {
+    case 'turns':
+      if (run.state.config.order === 'parallel') {
+        const share = step.pending.length;
+        await Promise.all(step.pending.map((w) => turn(run, step.round, w, share)));
+      } else {
+        for (const w of step.pending) {
+          if (run.halted) break;
+          await turn(run, step.round, w, 1);
+        }
+      }
+      return;
+    case 'stance': {
+      const m = step.round.contributions[step.worker];
+      if (m) await recordStance(run, step.round.round, step.worker, m.text);
+      return;
+    }
+    case 'consensus': {
+      const r = step.round;
+      const votes = r.speakers.map((w) => r.stances[w] ?? { stance: 'UNKNOWN' as const, passed: false });
+      await run.emit({ type: 'consensus_evaluated', round: r.round, ...evaluateConsensus(votes) });
+      return;
+    }
+    case 'judge':
+      return judge(run, step.round);
+    case 'summary':
+      return summary(run, step.round);
+  }
+}
+
+/** One worker's turn: ask, post, record the stance (or TIMEOUT / the failure). */
+async function turn(run: StepContext, planned: RoundState, name: string, share: number): Promise<void> {
+  const s = run.state;
+  // The round as it is now: in sequential order, the replies given since it was planned.
+  const round = s.rounds.find((r) => r.round === planned.round) ?? planned;
+  const me = run.participant(name);
+  if (!me) return;
+  const cap = replyCap(s, 'turn');
+  const r = await run.call({
+    participant: me,
+    purpose: 'turn',
+    round: round.round,
+    messages: workerPrompt(s, me, round),
+    cap,
+    share,
+  });
+  if (run.halted) return;
+  if (!r.ok) {
+    await run.failTurn(round.round, name, r);
+    const stance = r.reason === 'timeout' ? 'TIMEOUT' : 'UNKNOWN';
+    await run.emit({ type: 'stance_recorded', round: round.round, participant: name, stance, passed: false });
+    return;
+  }
+  const spoken = run.fit(capReply(r.result.text.trim() || '(empty reply)', cap));
+  // Nothing left of the budget: the reply is not recorded and the budget rules cut the meeting.
+  if (!spoken) return run.checkBudget();
+  // Reply and stance are recorded together (one fsync); the budget is checked once both are in.
+  const posted = run.emit({
+    type: 'message_posted',
+    messageId: `r${round.round}-${name}`,
+    from: name,
+    role: me.role,
+    round: round.round,
+    kind: 'contribution',
+    text: spoken.text,
+    tokens: spoken.tokens,
+  });
+  await Promise.all([posted, recordStance(run, round.round, name, spoken.text)]);
+  await run.checkBudget();
+}
+
+async function recordStance(run: StepContext, round: number, name: string, text: string): Promise<void> {
+  const passed = isPass(text);
+  const stance = parseStance(text);
+  await run.emit({
+    type: 'stance_recorded',
+    round,
+    participant: name,
+    stance: passed && stance === 'UNKNOWN' ? 'PASS' : stance,
+    passed,
+  });
+}
+
+async function judge(run: StepContext, round: RoundState): Promise<void> {
+  const s = run.state;
+  const me = s.participants.find((p) => p.role === 'judge');
+  if (!me) return;
+  const r = await run.call({
+    participant: me,
+    purpose: 'judge',
+    round: round.round,
+    messages: judgePrompt(s, me, round),
+    cap: replyCap(s, 'judge'),
+  });
+  if (run.halted) return;
+  if (!r.ok) await run.failTurn(round.round, me.name, r);
+  const spoken = r.ok ? run.fit(r.result.text) : { text: '', tokens: 0 };
+  if (!spoken) return run.checkBudget();
+  const verdict = r.ok ? parseJudge(spoken.text, round.speakers) : { text: '', corrections: [] };
+  await run.emit({
+    type: 'judge_feedback',
+    round: round.round,
+    text: verdict.text,
+    corrections: verdict.corrections,
+    ...(verdict.converged !== undefined ? { converged: verdict.converged } : {}),
+    tokens: Math.min(countTokens(verdict.text), spoken.tokens),
+  });
+  await run.checkBudget();
+}
+
+async function summary(run: StepContext, round: RoundState): Promise<void> {
+  const s = run.state;
+  const assistant = run.assistant();
+  const r = await run.call({
+    participant: assistant,
+    purpose: 'summary',
+    round: round.round,
+    messages: summaryPrompt(s, assistant, round),
+    cap: replyCap(s, 'summary'),
+  });
+  if (run.halted) return;
+  if (!r.ok) await run.failTurn(round.round, assistant.name, r);
+  // The cap is enforced by the call, not trusted to the model: prompt size per round stays flat.
+  const text = r.ok ? r.result.text.trim() : s.summary;
+  await run.emit({ type: 'summary_updated', round: round.round, text, tokens: countTokens(text) });
+}

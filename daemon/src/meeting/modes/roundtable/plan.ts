@@ -1,0 +1,44 @@
+/**
+ * Roundtable mode's planner. Order within a round: every worker speaks, stances are recorded,
+ * consensus is evaluated, the judge reviews (only when there is no consensus), the assistant
+ * updates the summary, then the meeting ends or the next round starts.
+ */
+import type { MeetingState } from '../../../../../protocol/src';
+import { currentRound, workersOf } from '../../../../../protocol/src';
+import type { Step } from '../../steps';
+
+function allPassed(s: MeetingState): boolean {
+  return workersOf(s).every((w) => s.passed.includes(w.name));
+}
+
+export function planRoundtable(s: MeetingState): Step {
+  const r = currentRound(s);
+  if (!r) return { kind: 'start_round', round: 1, final: s.config.maxRounds === 1 || s.finalRound === 1 };
+  for (const w of r.speakers) {
+    if (r.contributions[w] && !r.stances[w]) return { kind: 'stance', round: r, worker: w };
+  }
+  const pending = r.speakers.filter((w) => !r.stances[w]);
+  if (pending.length > 0) return { kind: 'turns', round: r, pending };
+  if (r.speakers.length > 0 && r.speakers.every((w) => r.failures[w]?.reason === 'error')) {
+    const detail = Object.values(r.failures)[0]?.detail ?? 'every worker failed';
+    return { kind: 'close', reason: 'error', detail: `every worker's turn failed in round ${r.round}: ${detail}` };
+  }
+  if (!r.consensus) return { kind: 'consensus', round: r };
+  const judge = s.participants.find((p) => p.role === 'judge');
+  if (judge && r.consensus.level === 'NONE' && !r.judge) return { kind: 'judge', round: r };
+  if (r.summary === undefined) return { kind: 'summary', round: r };
+  if (s.reopenedAfterRound === r.round) return { kind: 'start_round', round: r.round + 1, final: true };
+  if (r.consensus.level === 'FULL') return { kind: 'close', reason: 'consensus_full' };
+  if (r.consensus.level === 'MAJORITY') return { kind: 'close', reason: 'consensus_majority' };
+  if (r.judge?.converged) return { kind: 'close', reason: 'judge_converged', detail: r.judge.converged };
+  if (allPassed(s)) return { kind: 'close', reason: 'all_passed' };
+  if (s.finalRound !== undefined && r.round >= s.finalRound) {
+    return { kind: 'close', reason: 'budget_exhausted', detail: 'final round after the 80% budget mark' };
+  }
+  if (s.reopenedAfterRound !== undefined && r.round > s.reopenedAfterRound) {
+    return { kind: 'close', reason: 'max_rounds', detail: 'the extra round the human asked for is done' };
+  }
+  if (r.round >= s.config.maxRounds) return { kind: 'close', reason: 'max_rounds' };
+  const next = r.round + 1;
+  return { kind: 'start_round', round: next, final: next >= s.config.maxRounds || s.finalRound === next };
+}

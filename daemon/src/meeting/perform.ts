@@ -1,0 +1,87 @@
+/**
+ * Performs one step: the steps every mode shares are here (briefing, rounds, close, digest);
+ * the others go to the meeting's mode.
+ */
+import { currentRound, workersOf } from '../../../protocol/src';
+import { replyCap } from './budget';
+import { buildDigest, parseDigestReply, renderDigest } from './digest';
+import { MODES } from './modes';
+import type { StepContext } from './modes/types';
+import { speakingOrder } from './order';
+import { briefingPrompt, digestPrompt } from './prompts';
+import { isCommonStep, type Step } from './steps';
+
+export interface RunnerClockInfo {
+  /** Milliseconds left before the meeting's time limit (Infinity when none applies). */
+  timeLeftMs(): number;
+}
+
+export async function performStep(step: Step, run: StepContext & RunnerClockInfo): Promise<void> {
+  if (!isCommonStep(step)) return MODES[run.state.mode].perform(step, run);
+  const s = run.state;
+  switch (step.kind) {
+    case 'briefing': {
+      const assistant = run.assistant();
+      const r = await run.call({
+        participant: assistant,
+        purpose: 'briefing',
+        round: 0,
+        messages: briefingPrompt(s, assistant),
+        cap: replyCap(s, 'briefing'),
+      });
+      if (run.halted) return;
+      const said = r.ok
+        ? r.result.text.trim()
+        : `Topic: ${s.topic}. (The assistant could not open the meeting: ${r.error}.)`;
+      const spoken = run.fit(said || `Topic: ${s.topic}.`);
+      if (!spoken) return run.checkBudget();
+      await run.emit({
+        type: 'message_posted',
+        messageId: `briefing-${assistant.name}`,
+        from: assistant.name,
+        role: assistant.role,
+        round: 0,
+        kind: 'briefing',
+        text: spoken.text,
+        tokens: spoken.tokens,
+      });
+      return run.checkBudget();
+    }
+    case 'start_round': {
+      const previous = currentRound(s);
+      const active = workersOf(s)
+        .map((w) => w.name)
+        .filter((w) => !s.passed.includes(w));
+      const speakers = speakingOrder(active, s.config.order, s.config.seed, step.round, previous?.speakers.at(-1));
+      await run.emit({ type: 'round_started', round: step.round, speakers, final: step.final });
+      return;
+    }
+    case 'close':
+      await run.emit({ type: 'meeting_closed', reason: step.reason, ...(step.detail ? { detail: step.detail } : {}) });
+      return;
+    case 'digest': {
+      const assistant = run.assistant();
+      // The time limit bounds the whole run: with no time left the digest is computed alone.
+      const timeLeft = run.timeLeftMs();
+      const r =
+        timeLeft > 0
+          ? await run.call({
+              participant: assistant,
+              purpose: 'digest',
+              round: currentRound(s)?.round ?? 0,
+              messages: digestPrompt(s, assistant),
+              cap: replyCap(s, 'digest'),
+              timeoutMs: Math.min(s.config.turnTimeoutMs, timeLeft),
+              // The meeting's own signal may be aborted (cut, budget); the digest is written regardless.
+              signal: new AbortController().signal,
+            })
+          : undefined;
+      const digest = buildDigest(s, r?.ok ? parseDigestReply(r.result.text) : {});
+      await run.emit({ type: 'digest_ready', digest, text: renderDigest(digest) });
+      return;
+    }
+    case 'await_human':
+    case 'done':
+      return;
+  }
+}

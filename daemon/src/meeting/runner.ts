@@ -1,0 +1,219 @@
+/**
+ * Executes a meeting's steps through its ports. It owns the folded state, the ordered append
+ * chain, the meeting's abort signal and the budget: everything a step may do goes through here,
+ * so a reply is recorded once, within the budget, and never after a cut.
+ */
+import type { EventBody, MeetingEvent, MeetingState, Participant, TerminationReason } from '../../../protocol/src';
+import { currentRound, evolve, fold, spokenTokensOf } from '../../../protocol/src';
+import { countTokens } from '../providers/tokens';
+import {
+  FINAL_ROUND_ANNOUNCEMENT,
+  budgetDetail,
+  budgetVerdict,
+  capReply,
+  capText,
+  fitToBudget,
+  planMaxTokens,
+} from './budget';
+import { decide, type Command } from './commands';
+import { callModel, type CallOutcome } from './modelCall';
+import type { CallRequest, StepContext } from './modes/types';
+import type { RunnerClockInfo } from './perform';
+import type { EngineDeps } from './ports';
+
+export class Runner implements StepContext, RunnerClockInfo {
+  private current: MeetingState;
+  private appendChain: Promise<unknown> = Promise.resolve();
+  /** Tokens of events handed to the store but not folded yet: spent, though the state lags. */
+  private inFlightTokens = 0;
+  private meetingAbort = new AbortController();
+  /** Set the moment a cut is asked for, before it is logged: no reply is recorded after it. */
+  private cutting = false;
+  /** The cut being logged; nothing new is planned until it is in the state. */
+  private cutLogged: Promise<void> = Promise.resolve();
+  private suspended = false;
+  private warning: Promise<void> | undefined;
+
+  constructor(
+    readonly deps: EngineDeps,
+    events: MeetingEvent[],
+  ) {
+    this.current = fold(events);
+  }
+
+  get state(): MeetingState {
+    return this.current;
+  }
+
+  get halted(): boolean {
+    const ask = this.current.closeRequest;
+    return this.cutting || this.suspended || (ask !== undefined && !ask.graceful);
+  }
+
+  get isSuspended(): boolean {
+    return this.suspended;
+  }
+
+  /** Spoken so far, counting what is on its way to the store. */
+  spent(): number {
+    return this.current.spokenTokens + this.inFlightTokens;
+  }
+
+  /** Resolves once every append under way (and a cut being logged) is folded into the state. */
+  async settled(): Promise<void> {
+    await this.cutLogged;
+    await this.appendChain;
+  }
+
+  /** Reopened after a close (another round was asked for): a fresh signal, no cut pending. */
+  reopen(): void {
+    if (!this.meetingAbort.signal.aborted) return;
+    this.meetingAbort = new AbortController();
+    this.cutting = false;
+  }
+
+  suspend(): void {
+    this.suspended = true;
+    this.meetingAbort.abort(new Error('the daemon is shutting down'));
+  }
+
+  /** Decides a command against the settled state and appends its events; resolves once durable. */
+  async execute(command: Command): Promise<void> {
+    await this.appendChain;
+    await Promise.all(decide(command, this.current).map((e) => this.emit(e)));
+  }
+
+  /** Logs the cut first (so it survives a restart), then aborts the calls in flight. */
+  async cut(reason: TerminationReason, detail?: string): Promise<void> {
+    if (this.current.status === 'closed') return;
+    this.cutting = true;
+    const logged = this.execute({ type: 'cut', reason, ...(detail !== undefined ? { detail } : {}) }).finally(() =>
+      this.meetingAbort.abort(new Error(`meeting ended: ${reason}`)),
+    );
+    this.cutLogged = logged.catch(() => undefined);
+    await logged;
+  }
+
+  /** Milliseconds before the meeting's time limit; after an escalation the limit no longer applies. */
+  timeLeftMs(): number {
+    const s = this.current;
+    if (s.resolutions.length > 0) return Infinity;
+    return s.config.timeLimitMs - (this.deps.clock.now() - s.openedAt);
+  }
+
+  participant(name: string): Participant | undefined {
+    return this.current.participants.find((p) => p.name === name);
+  }
+
+  assistant(): Participant {
+    const a = this.current.participants.find((p) => p.role === 'assistant');
+    if (!a) throw new Error('the meeting has no assistant');
+    return a;
+  }
+
+  fit(text: string): { text: string; tokens: number } | undefined {
+    return fitToBudget(text, this.current.config.tokenBudget - this.spent());
+  }
+
+  async call(req: CallRequest): Promise<CallOutcome> {
+    const s = this.current;
+    // Summary and digest are not spoken into the room: only their cap bounds them.
+    const budgeted = req.purpose !== 'summary' && req.purpose !== 'digest';
+    const left = s.config.tokenBudget - this.spent();
+    const maxTokens = budgeted ? planMaxTokens(req.cap, left, req.share) : req.cap;
+    const r = await callModel(this.deps, {
+      participant: req.participant,
+      purpose: req.purpose,
+      round: req.round,
+      messages: req.messages,
+      maxTokens,
+      signal: req.signal ?? this.meetingAbort.signal,
+      timeoutMs: req.timeoutMs ?? s.config.turnTimeoutMs,
+      ...(req.json ? { json: true } : {}),
+      meetingId: s.meetingId,
+      topic: s.topic,
+    });
+    if (!r.ok) return r;
+    const p = req.participant;
+    // Not awaited: it goes to the store with whatever the caller records next (one fsync).
+    this.emit({
+      type: 'usage_recorded',
+      participant: p.name,
+      role: p.role,
+      purpose: req.purpose,
+      usage: r.result.usage,
+    }).catch(() => undefined);
+    // The cap holds whatever the server did with max_tokens; a turn keeps its end (the stance).
+    const text = req.purpose === 'turn' ? capReply(r.result.text, req.cap) : capText(r.result.text, req.cap);
+    return { ok: true, result: { ...r.result, text } };
+  }
+
+  async failTurn(round: number, participant: string, outcome: Extract<CallOutcome, { ok: false }>): Promise<void> {
+    await this.emit({ type: 'turn_failed', round, participant, reason: outcome.reason, detail: outcome.error });
+  }
+
+  /**
+   * At 80% the assistant announces the final round (the next round is the last), at 100% the
+   * meeting is cut at once.
+   */
+  async checkBudget(): Promise<void> {
+    const budget = this.current.config.tokenBudget;
+    const verdict = budgetVerdict(this.current, this.spent());
+    if (verdict === 'exhausted') return this.cut('budget_exhausted', budgetDetail(this.spent(), budget));
+    // Parallel turns may cross the mark together: the first one announces, the others wait for it.
+    if (verdict === 'final_round' && !this.warning) this.warning = this.announceFinalRound();
+    await this.warning;
+  }
+
+  private async announceFinalRound(): Promise<void> {
+    const s = this.current;
+    const budget = s.config.tokenBudget;
+    const r = currentRound(s);
+    const finalRound = r ? r.round + 1 : 1;
+    const a = this.assistant();
+    await this.emit({ type: 'budget_warning', spent: this.spent(), budget, finalRound });
+    const spoken = this.fit(FINAL_ROUND_ANNOUNCEMENT);
+    if (spoken && spoken.text === FINAL_ROUND_ANNOUNCEMENT) {
+      await this.emit({
+        type: 'message_posted',
+        messageId: `announcement-${a.name}-${finalRound}`,
+        from: a.name,
+        role: a.role,
+        round: r?.round ?? 0,
+        kind: 'announcement',
+        text: spoken.text,
+        tokens: countTokens(spoken.text),
+      });
+    }
+    if (this.spent() >= budget) await this.cut('budget_exhausted', budgetDetail(this.spent(), budget));
+  }
+
+  emit(body: EventBody): Promise<void> {
+    return this.append(this.current.meetingId, body);
+  }
+
+  /**
+   * Appends events one at a time, in call order, and folds each once durable. The store assigns
+   * seq when append is called, so events emitted together share one fsync; folding waits its turn.
+   */
+  append(meetingId: string, body: EventBody): Promise<void> {
+    const tokens = spokenTokensOf(body);
+    this.inFlightTokens += tokens;
+    const stored = this.deps.store.append(meetingId, body);
+    let counted = true;
+    const uncount = (): void => {
+      if (counted) this.inFlightTokens -= tokens;
+      counted = false;
+    };
+    const next = this.appendChain
+      .then(() => stored)
+      .then((e) => {
+        uncount();
+        this.current = evolve(this.current, e);
+        this.deps.onEvent?.(e);
+      });
+    next.catch(uncount);
+    this.appendChain = next.catch(() => undefined);
+    return next;
+  }
+}
