@@ -1,0 +1,307 @@
+/**
+ * The shapes a meeting is made of — seats, settings, digests, votes, verdicts — defined once in
+ * zod. The log's event bodies (`events.ts`), the wire protocol (`messages.ts`) and the settings
+ * schema (`settings.ts`) are built from these; the types are inferred from them.
+ */
+import { NAME_PATTERN, isReservedName, reservedNameError } from './names';
+import { WHOLE, int, isRecord, oneOf, text, z } from './schema';
+
+/** How a meeting is run. */
+export const MeetingModeSchema = oneOf(['roundtable', 'consensus']);
+export type MeetingMode = z.infer<typeof MeetingModeSchema>;
+
+/** The part a participant plays in the room. */
+export const RoleSchema = oneOf(['assistant', 'judge', 'worker']);
+export type Role = z.infer<typeof RoleSchema>;
+
+/** Order in which workers are asked within a round. */
+export const SpeakingOrderSchema = oneOf(['parallel', 'sequential', 'shuffle']);
+export type SpeakingOrder = z.infer<typeof SpeakingOrderSchema>;
+
+/** A stance as parsed from the speaker's own reply (never inferred by another model call). */
+export type Stance = 'AGREE' | 'DISAGREE' | 'NEUTRAL' | 'UNKNOWN';
+/** What the room shows for one worker in one round: its stance, or why it has none. */
+export const StanceCellSchema = z.enum(['AGREE', 'DISAGREE', 'NEUTRAL', 'UNKNOWN', 'PASS', 'TIMEOUT']);
+export type StanceCell = z.infer<typeof StanceCellSchema>;
+
+/** Consensus result of a round. */
+export const ConsensusLevelSchema = z.enum(['FULL', 'MAJORITY', 'NONE']);
+export type ConsensusLevel = z.infer<typeof ConsensusLevelSchema>;
+
+/** Why a meeting ended. */
+export const TERMINATION_REASONS = [
+  /** Consensus mode: the votes settled the question without the human. */
+  'verdict_reached',
+  /** Consensus mode: the human picked an option after an escalation. */
+  'human_decided',
+  /** Consensus mode: the human deferred the decision after an escalation. */
+  'deferred',
+  'all_passed',
+  'consensus_full',
+  'consensus_majority',
+  'judge_converged',
+  'max_rounds',
+  'budget_exhausted',
+  'time_limit',
+  'cut',
+  'error',
+] as const;
+export const TerminationReasonSchema = z.enum(TERMINATION_REASONS);
+export type TerminationReason = z.infer<typeof TerminationReasonSchema>;
+
+/**
+ * Which backend answers for a participant. `attached` seats are taken by an agent that connects
+ * itself (over the daemon's socket or MCP) and speaks through the agent tools.
+ */
+export const PROVIDER_KINDS = ['openai', 'vscode-lm', 'scripted', 'attached'] as const;
+export const ProviderKindSchema = z.enum(PROVIDER_KINDS, { error: 'must be openai, vscode-lm, scripted or attached' });
+export type ProviderKind = z.infer<typeof ProviderKindSchema>;
+
+/** A seat name: letters, digits, `-` and `_`, starting with a letter, not a reserved word. */
+export const NameSchema = z
+  .string({ error: 'must be a string' })
+  .regex(NAME_PATTERN, { error: 'must start with a letter and use only letters, digits, - and _ (at most 40)' })
+  .refine((n) => !isReservedName(n), { error: (iss) => `${WHOLE}${reservedNameError(String(iss.input))}` });
+
+/** One seat at the table. */
+export const ParticipantSchema = z
+  .object({
+    /** Unique, human-readable name used in the room ("ada"). */
+    name: NameSchema.describe('Unique name in the room: letters, digits, - and _, starting with a letter'),
+    /** Role in the meeting. */
+    role: RoleSchema.describe('assistant opens and closes, judge reviews rounds, workers debate'),
+    /** Provider that answers for this participant. */
+    provider: ProviderKindSchema.describe('Who answers for the seat; attached = a seat for an MCP agent to join').meta({
+      enumDescriptions: [
+        'Any OpenAI-compatible server (OpenAI, Ollama, LM Studio, vLLM) at roundtable.providerBaseUrl',
+        "VS Code's own language models (e.g. Copilot): no API key needed",
+        'Scripted replies (demo)',
+        'A seat for an agent that attaches itself (MCP)',
+      ],
+    }),
+    /** Model identifier passed to the provider ("gpt-4o-mini", "llama3.1", "scripted"). */
+    model: text({ min: 1, max: 200 }).describe('Model id passed to the provider'),
+    /** Persona / system prompt that shapes how the participant argues. */
+    persona: text({ max: 20_000 }).optional().describe('How the participant argues (added to its system prompt)'),
+  })
+  .meta({ title: 'Participant' });
+export type Participant = z.infer<typeof ParticipantSchema>;
+
+export const MAX_PARTICIPANTS = 32;
+
+/** A panel: one assistant, at most one judge and at least two workers, all named uniquely. */
+export const PanelSchema = z
+  .array(ParticipantSchema, { error: 'must be a list' })
+  .max(MAX_PARTICIPANTS, { error: `${WHOLE}at most ${MAX_PARTICIPANTS} participants are allowed` })
+  .superRefine((panel, ctx) => {
+    const seen = new Set<string>();
+    for (const p of panel) {
+      const key = p.name.toLowerCase();
+      if (seen.has(key))
+        ctx.addIssue({ code: 'custom', message: `${WHOLE}participant name "${p.name}" is used twice` });
+      seen.add(key);
+    }
+    const count = (role: Role) => panel.filter((p) => p.role === role).length;
+    if (count('worker') < 2)
+      ctx.addIssue({ code: 'custom', message: `${WHOLE}a meeting needs at least 2 workers, got ${count('worker')}` });
+    if (count('assistant') !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        message: `${WHOLE}a meeting needs exactly 1 assistant, got ${count('assistant')}`,
+      });
+    if (count('judge') > 1)
+      ctx.addIssue({ code: 'custom', message: `${WHOLE}a meeting has at most 1 judge, got ${count('judge')}` });
+  });
+
+/** Limits and policies of a meeting, fixed when it opens. */
+export const MeetingConfigSchema = z.object({
+  /** Maximum number of discussion rounds (default 10). */
+  maxRounds: int(1, 100),
+  /** Token budget for everything spoken in the room (default 15,000): a hard ceiling. */
+  tokenBudget: int(1, 10_000_000),
+  /** Order in which workers speak within a round (default parallel). */
+  order: SpeakingOrderSchema,
+  /** Per-agent turn timeout in milliseconds (default 60,000). */
+  turnTimeoutMs: int(1, 3_600_000),
+  /** Overall meeting time limit in milliseconds (default 600,000). */
+  timeLimitMs: int(1, 24 * 3_600_000),
+  /** Upper bound on the rolling summary's length in tokens (default 500). */
+  summaryMaxTokens: int(16, 8_000),
+  /** Upper bound on a single worker reply in tokens (default 600). */
+  replyMaxTokens: int(16, 32_000),
+  /** Seed for the shuffle order, so a resumed meeting keeps the same order. */
+  seed: int(0, 2 ** 31 - 1),
+  /** Consensus mode: weighted agreement needed to decide without the human (default 0.8). */
+  consensusThreshold: z
+    .number({ error: 'must be a number above 0 and at most 1' })
+    .gt(0, { error: 'must be a number above 0 and at most 1' })
+    .max(1, { error: 'must be a number above 0 and at most 1' }),
+  /** Consensus mode: most options kept from the proposal round (default 5). */
+  maxOptions: int(2, 20),
+  /** Consensus mode: challenge rounds after the first vote (default 2). */
+  challengeRounds: int(0, 5),
+});
+export type MeetingConfig = z.infer<typeof MeetingConfigSchema>;
+
+export const DEFAULT_CONFIG: MeetingConfig = {
+  maxRounds: 10,
+  tokenBudget: 15_000,
+  order: 'parallel',
+  turnTimeoutMs: 60_000,
+  timeLimitMs: 600_000,
+  summaryMaxTokens: 500,
+  replyMaxTokens: 600,
+  seed: 1,
+  consensusThreshold: 0.8,
+  maxOptions: 5,
+  challengeRounds: 2,
+};
+
+/** Overrides of the defaults, as a client sends them: unknown settings are refused by name. */
+export const ConfigOverridesSchema = z.strictObject(MeetingConfigSchema.partial().shape, {
+  error: (iss) =>
+    iss.code === 'unrecognized_keys'
+      ? `${WHOLE}config.${iss.keys[0] ?? '?'} is not a known setting (known: ${Object.keys(DEFAULT_CONFIG).join(', ')})`
+      : 'must be an object',
+});
+
+/** What kind of post a message is. */
+export const MessageKindSchema = z.enum(['briefing', 'contribution', 'announcement', 'closing']);
+export type MessageKind = z.infer<typeof MessageKindSchema>;
+
+/** Token usage of one model call. */
+export const UsageSchema = z.object({
+  promptTokens: z.number().int().min(0),
+  completionTokens: z.number().int().min(0),
+  /** `provider` when the server reported usage, `estimate` when counted locally with a tokenizer. */
+  source: z.enum(['provider', 'estimate']),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** Why a model call was made (used for accounting and by the scripted provider). */
+export const CallPurposeSchema = z.enum(['briefing', 'turn', 'judge', 'summary', 'digest']);
+export type CallPurpose = z.infer<typeof CallPurposeSchema>;
+
+/** The closing digest. Computed fields are computed; narrative fields come from the Assistant. */
+export const DigestSchema = z.object({
+  topic: z.string(),
+  /** Computed consensus level of the last evaluated round. */
+  consensus: ConsensusLevelSchema,
+  /** One-line statement of where the room landed (Assistant). */
+  consensusStatement: z.string(),
+  /** Who disagreed or held back, and why. Never empty. */
+  dissent: z.string(),
+  /** Who contributed what ("ada proposed X, grace countered with Y"). */
+  contributors: z.string(),
+  /** 0.0–1.0, share of workers whose final stance is AGREE. */
+  confidence: z.number(),
+  /** Tokens spoken in the room. */
+  tokensUsed: z.number(),
+  /** The meeting's token budget. */
+  tokenBudget: z.number(),
+  /** Why the meeting ended. */
+  terminatedBy: TerminationReasonSchema,
+});
+export type Digest = z.infer<typeof DigestSchema>;
+
+/** One option of a consensus meeting. */
+export const ConsensusOptionSchema = z.object({
+  /** Stable short id the workers vote with ("O1"). */
+  id: z.string(),
+  label: z.string(),
+});
+export type ConsensusOption = z.infer<typeof ConsensusOptionSchema>;
+
+export const VoteKindSchema = z.enum(['accept', 'reject', 'abstain']);
+export type VoteKind = z.infer<typeof VoteKindSchema>;
+
+export const EvidenceSchema = z.object({
+  file: z.string(),
+  section: z.string().optional(),
+  type: z.string().optional(),
+  /** Checked against the workspace when the vote was recorded. */
+  status: z.enum(['exists', 'missing', 'outside_workspace', 'unchecked']),
+});
+export type Evidence = z.infer<typeof EvidenceSchema>;
+
+export const OptionVoteSchema = z.object({
+  option: z.string(),
+  vote: VoteKindSchema,
+  /** 0.0–1.0 */
+  confidence: z.number(),
+  rationale: z.string(),
+  evidence: z.array(EvidenceSchema),
+  /** Assumptions the vote rests on, as the worker named them (seed CONS-011). */
+  assumptions: z.array(z.string()).optional(),
+  /** Why the worker is unsure; required when confidence < 0.5 (seed CONS-013). */
+  uncertainty: z.string().optional(),
+  /** A compromise position the worker proposes (seed CONS-020). */
+  compromise: z.string().optional(),
+});
+export type OptionVote = z.infer<typeof OptionVoteSchema>;
+
+export const VerdictSchema = z.enum(['PROVEN', 'REFUTED', 'CONTESTED', 'INSUFFICIENT_EVIDENCE']);
+export type Verdict = z.infer<typeof VerdictSchema>;
+
+export const OptionResultSchema = z.object({
+  option: z.string(),
+  verdict: VerdictSchema,
+  accept: z.number(),
+  reject: z.number(),
+  abstain: z.number(),
+  /** Calibrated confidence-weighted share of accepting weight among non-abstaining votes, 0–1. */
+  weightedAccept: z.number(),
+  weightedReject: z.number(),
+  /** Cited files that exist, on each side. */
+  evidenceFor: z.number(),
+  evidenceAgainst: z.number(),
+});
+export type OptionResult = z.infer<typeof OptionResultSchema>;
+
+export const ConflictSeveritySchema = z.enum(['critical', 'high', 'medium', 'low']);
+export type ConflictSeverity = z.infer<typeof ConflictSeveritySchema>;
+export const ConflictTypeSchema = z.enum([
+  'contradiction',
+  'partial-overlap',
+  'scope-difference',
+  'priority-difference',
+]);
+export type ConflictType = z.infer<typeof ConflictTypeSchema>;
+
+export const ConflictSchema = z.object({
+  conflictId: z.string(),
+  severity: ConflictSeveritySchema,
+  conflictType: ConflictTypeSchema,
+  positions: z.array(
+    z.object({ worker: z.string(), option: z.string(), vote: VoteKindSchema, confidence: z.number() }),
+  ),
+  resolution: z.string(),
+});
+export type Conflict = z.infer<typeof ConflictSchema>;
+
+/** Decision a human records on a digest. */
+export const DecisionKindSchema = oneOf(['accepted', 'rejected', 'another_round']);
+export type DecisionKind = z.infer<typeof DecisionKindSchema>;
+
+/** The human's answer to an escalation of a consensus meeting. */
+export const ResolveActionSchema = oneOf(['pick', 'another_round', 'defer']);
+export type ResolveAction = z.infer<typeof ResolveActionSchema>;
+
+/**
+ * How the daemon reaches the models of a meeting. Logged with the meeting so it can resume after a
+ * restart; an API key is never part of it.
+ */
+export const ProviderConfigSchema = z.object({
+  /** Base URL of the OpenAI-compatible server for `openai` participants. */
+  baseURL: z
+    .string({ error: 'must be an http(s) URL' })
+    .max(2000, { error: 'must be an http(s) URL' })
+    .regex(/^https?:\/\/\S+$/, { error: 'must be an http(s) URL' })
+    .optional(),
+  /** Script for `scripted` participants (see the README); the demo script when absent. */
+  script: z
+    .unknown()
+    .refine((v) => v === undefined || isRecord(v), { error: 'must be an object' })
+    .optional(),
+});
+export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
