@@ -339,8 +339,6 @@ export const DAEMON_EVENTS = {
   'lm/request': LmRequestSchema,
   /** The daemon no longer needs an `lm/request` (cut, timeout). */
   'lm/cancel': z.object({ requestId: z.string() }),
-  /** The `lm/register` of this connection was taken over or dropped: it no longer answers model calls. */
-  'lm/unregistered': z.object({ reason: z.string() }),
 } as const;
 export type DaemonEventMethod = keyof typeof DAEMON_EVENTS;
 export type DaemonEvents = { [K in DaemonEventMethod]: z.output<(typeof DAEMON_EVENTS)[K]> };

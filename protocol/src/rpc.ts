@@ -3,7 +3,7 @@
  * socket to the daemon). No Node, DOM or vscode imports: the caller supplies the transport, and
  * timers and abort signals are used through the small structural types below.
  */
-import { parseEnvelope } from './guards';
+import { checkDaemonEvent, checkResult, isDaemonEventMethod, parseEnvelope } from './guards';
 import type { DaemonEvents, DaemonMethod, ErrorCode, ParamsOf, ResultOf } from './messages';
 import { MAX_MESSAGE_BYTES } from './messages';
 
@@ -58,6 +58,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 type EventHandler = <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => void;
 
 interface Pending {
+  /** The method asked, so its answer is checked against that method's result schema. */
+  method: DaemonMethod;
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
 }
@@ -93,6 +95,7 @@ export class RpcClient {
         then();
       };
       this.pending.set(id, {
+        method,
         resolve: (v) => settle(() => resolve(v as ResultOf<M>)),
         reject: (e) => settle(() => reject(e)),
       });
@@ -127,10 +130,18 @@ export class RpcClient {
     if (m.kind === 'response') {
       const p = this.pending.get(m.id);
       if (!p) return;
-      if (m.ok) p.resolve(m.result);
-      else p.reject(new RpcError(m.error.code, m.error.message));
+      if (!m.ok) {
+        p.reject(new RpcError(m.error.code, m.error.message));
+        return;
+      }
+      // The daemon is a boundary too: an answer that does not fit its method's schema is refused.
+      const result = checkResult(p.method, m.result);
+      if (result.ok) p.resolve(result.value);
+      else p.reject(new RpcError('internal', `the daemon's answer to ${p.method} is malformed: ${result.error}`));
     } else if (m.kind === 'event') {
-      this.onEvent(m.method as keyof DaemonEvents, m.params as never);
+      if (!isDaemonEventMethod(m.method)) return;
+      const params = checkDaemonEvent(m.method, m.params);
+      if (params.ok) this.onEvent(m.method, params.value);
     }
   }
 
