@@ -95,3 +95,16 @@ export function eventsOfType<T extends MeetingEvent['type']>(
 export function turns(n: number, stance: string, say = 'point'): string[] {
   return Array.from({ length: n }, (_, i) => `My ${say} number ${i + 1}, with evidence.\n[STANCE: ${stance}]`);
 }
+
+/** One worker's consensus ballot as a model would write it: `[option, vote, confidence, cited files]` per option. */
+export type BallotVote = [option: string, vote: string, confidence: number, files?: string[]];
+export const ballot = (...votes: BallotVote[]): string =>
+  JSON.stringify({
+    votes: votes.map(([option, vote, confidence, files = []]) => ({
+      option,
+      vote,
+      confidence,
+      rationale: `${vote} ${option} because of the evidence`,
+      evidence: files.map((file) => ({ file, section: 'top', type: 'code' })),
+    })),
+  });

@@ -14,20 +14,8 @@ import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { ScriptedProvider, parseScript } from '../../daemon/src/providers/scripted';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import { cli, ensureBuilt } from '../fakes/cli';
-import { eventsOfType, panel, runMeeting } from '../fakes/meetings';
+import { ballot, eventsOfType, panel, runMeeting } from '../fakes/meetings';
 import { startFakeOpenAI, type ChatBody, type FakeOpenAI } from '../fakes/openaiServer';
-
-type V = [option: string, vote: string, confidence: number, files?: string[]];
-const ballot = (...votes: V[]) =>
-  JSON.stringify({
-    votes: votes.map(([option, vote, confidence, files = []]) => ({
-      option,
-      vote,
-      confidence,
-      rationale: `${vote} ${option} because of the evidence`,
-      evidence: files.map((file) => ({ file, section: 'top', type: 'code' })),
-    })),
-  });
 
 let workspace: string;
 before(async () => {

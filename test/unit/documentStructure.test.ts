@@ -16,7 +16,7 @@ import { renderDigest } from '../../daemon/src/meeting/digest';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
 import { MANIFEST_KEYS, manifestLine } from '../../daemon/src/meeting/manifest';
 import { decisionRecord } from '../../extension/src/decisionRecord';
-import { panel, runMeeting, turns } from '../fakes/meetings';
+import { ballot, panel, runMeeting, turns } from '../fakes/meetings';
 
 const PIECES = [
   '</blockquote>',
@@ -207,18 +207,6 @@ function append(events: MeetingEvent[], body: Record<string, unknown>): MeetingE
   const last = events.at(-1) as MeetingEvent;
   return [...events, { ...body, meetingId: last.meetingId, seq: last.seq + 1, at: last.at + 1 } as MeetingEvent];
 }
-
-type V = [option: string, vote: string, confidence: number, files?: string[]];
-const ballot = (...votes: V[]) =>
-  JSON.stringify({
-    votes: votes.map(([option, vote, confidence, files = []]) => ({
-      option,
-      vote,
-      confidence,
-      rationale: `${vote} ${option}`,
-      evidence: files.map((file) => ({ file, section: 'top', type: 'code' })),
-    })),
-  });
 
 describe('documents written from a meeting keep their structure whatever the event text holds', () => {
   const logs: Record<string, MeetingEvent[]> = {};
