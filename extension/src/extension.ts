@@ -1,76 +1,20 @@
 /**
- * Roundtable in VS Code: commands, the room view, the digest review, the status bar, and the
- * daemon link. Everything a meeting leaves in the workspace is written here.
+ * Roundtable in VS Code: wires the daemon link, the room view, the digest review, the status bar
+ * and the commands together. Everything a meeting leaves in the workspace is written here.
  */
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type {
-  DecisionKind,
-  MeetingConfig,
-  MeetingEvent,
-  MeetingState,
-  Participant,
-  StartMeetingParams,
-} from '../../protocol/src';
-import { checkPanel, currentRound, fold } from '../../protocol/src';
+import type { DecisionKind, MeetingEvent, MeetingState, StartMeetingParams } from '../../protocol/src';
+import { fold } from '../../protocol/src';
 import { DaemonLink, dataDir } from './daemonLink';
 import { DigestPanel, type ReviewActions } from './digestPanel';
 import { LmBridge } from './lmBridge';
+import { registerMcpServer } from './mcpRegistration';
 import { stageInGit, workspaceRoot, writeDecisionRecord, writeMinutesFile } from './outputs';
 import { RoomViewProvider } from './roomView';
-
-const API_KEY_SECRET = 'roundtable.apiKey';
-
-/** The default panel: scripted, so a first meeting needs no key and no server. */
-const DEFAULT_PANEL: Participant[] = [
-  { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
-  { name: 'jude', role: 'judge', provider: 'scripted', model: 'scripted' },
-  {
-    name: 'ada',
-    role: 'worker',
-    provider: 'scripted',
-    model: 'scripted',
-    persona: 'Platform engineer: build speed and tooling.',
-  },
-  {
-    name: 'grace',
-    role: 'worker',
-    provider: 'scripted',
-    model: 'scripted',
-    persona: 'Team lead: ownership and release independence.',
-  },
-  {
-    name: 'linus',
-    role: 'worker',
-    provider: 'scripted',
-    model: 'scripted',
-    persona: 'Security engineer: access control and blast radius.',
-  },
-];
-
-function settings() {
-  const c = vscode.workspace.getConfiguration('roundtable');
-  return {
-    participants: c.get<unknown[]>('participants') ?? [],
-    baseUrl: c.get<string>('providerBaseUrl')?.trim() ?? '',
-    maxRounds: c.get<number>('maxRounds') ?? 10,
-    tokenBudget: c.get<number>('tokenBudget') ?? 15_000,
-    order: c.get<MeetingConfig['order']>('speakingOrder') ?? 'parallel',
-  };
-}
-
-/** The configured panel, or the defaults; a broken setting is reported, not guessed around. */
-function panelFromSettings(): { panel: Participant[]; source: string } {
-  const configured = settings().participants;
-  if (configured.length === 0) return { panel: DEFAULT_PANEL, source: 'default scripted panel' };
-  const checked = checkPanel(configured);
-  if (!checked.ok)
-    throw new Error(
-      `roundtable.participants is invalid: ${checked.error}. Fix it with "Roundtable: Configure Participants".`,
-    );
-  return { panel: checked.value, source: 'roundtable.participants' };
-}
+import { API_KEY_SECRET, startFlow } from './startFlow';
+import { meetingStatusBar } from './statusBar';
 
 /** What activate() returns: used by the extension-host tests, not a public API. */
 export interface RoundtableApi {
@@ -96,26 +40,8 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
   /** Per meeting, the last seq whose minutes and review were already handled (before a reload). */
   const handledUpTo = new Map<string, number>();
 
-  const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
-  status.command = 'roundtable.focusRoom';
-  const updateStatus = (): void => {
-    const events = activeMeeting ? link.logs.get(activeMeeting) : undefined;
-    if (!events || events.length === 0) {
-      status.hide();
-      return;
-    }
-    const s = fold(events);
-    const pct = Math.round((s.spokenTokens / s.config.tokenBudget) * 100);
-    const what =
-      s.status === 'closed'
-        ? `closed (${s.closed?.reason ?? '?'})`
-        : s.status === 'awaiting_human'
-          ? 'needs you'
-          : `R${currentRound(s)?.round ?? 0}/${s.config.maxRounds}`;
-    status.text = `$(comment-discussion) Roundtable: ${what} · ${pct}%`;
-    status.tooltip = `${s.topic}\nClick to show the room`;
-    status.show();
-  };
+  const status = meetingStatusBar(link, () => activeMeeting);
+  const updateStatus = status.update;
 
   const post = async (text: string): Promise<void> => {
     if (!activeMeeting) throw new Error('No meeting is running: start one with "Roundtable: Start Roundtable".');
@@ -216,7 +142,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     log,
     link,
     lm,
-    status,
+    status.item,
     room,
     vscode.window.registerWebviewViewProvider(RoomViewProvider.viewId, room),
     link.onEvent((e) => {
@@ -240,7 +166,9 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
       () =>
         void lm.register().catch((e: unknown) => log.warn(`vscode-lm bridge not available: ${(e as Error).message}`)),
     ),
-    vscode.commands.registerCommand('roundtable.start', () => startFlow().catch((e: unknown) => showError(log, e))),
+    vscode.commands.registerCommand('roundtable.start', () =>
+      startFlow(context, link, log, follow).catch((e: unknown) => showError(log, e)),
+    ),
     vscode.commands.registerCommand('roundtable.cut', () => cut().catch((e: unknown) => showError(log, e))),
     vscode.commands.registerCommand('roundtable.post', async () => {
       const text = await vscode.window.showInputBox({
@@ -289,99 +217,6 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     vscode.commands.registerCommand('roundtable.showLog', () => log.show()),
   );
 
-  async function startFlow(): Promise<void> {
-    const topic = await vscode.window.showInputBox({
-      title: 'Start Roundtable (1/3)',
-      prompt: 'What should the room decide or discuss?',
-      placeHolder: 'Should we move the billing service to PostgreSQL?',
-      ignoreFocusOut: true,
-      validateInput: (v) => (v.trim() ? undefined : 'The topic must not be empty'),
-    });
-    if (!topic?.trim()) return;
-    const mode = await vscode.window.showQuickPick(
-      [
-        {
-          label: 'Roundtable',
-          description: 'workers discuss in rounds until they agree or run out of rounds',
-          mode: 'roundtable' as const,
-        },
-        {
-          label: 'Consensus',
-          description: 'workers vote on explicit options, with evidence',
-          mode: 'consensus' as const,
-        },
-      ],
-      { title: 'Start Roundtable (2/3): mode', ignoreFocusOut: true },
-    );
-    if (!mode) return;
-    const options: string[] = [];
-    if (mode.mode === 'consensus') {
-      for (;;) {
-        const o = await vscode.window.showInputBox({
-          title: `Option ${options.length + 1}`,
-          prompt:
-            options.length < 2
-              ? 'An option to vote on (leave empty to let the workers propose options)'
-              : 'Another option (leave empty when done)',
-          ignoreFocusOut: true,
-        });
-        if (o === undefined) return;
-        if (!o.trim()) break;
-        options.push(o.trim());
-      }
-      if (options.length === 1)
-        throw new Error('A consensus needs at least two options, or none so the workers propose them.');
-    }
-    const { panel, source } = panelFromSettings();
-    const cfg = settings();
-    const config: Partial<MeetingConfig> = { maxRounds: cfg.maxRounds, tokenBudget: cfg.tokenBudget, order: cfg.order };
-    const go = await vscode.window.showQuickPick(
-      [
-        {
-          label: '$(play) Start',
-          description: `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens`,
-          start: true,
-        },
-        { label: '$(settings) Change rounds and budget…', start: false },
-      ],
-      { title: 'Start Roundtable (3/3)', ignoreFocusOut: true },
-    );
-    if (!go) return;
-    if (!go.start) {
-      const rounds = await vscode.window.showInputBox({
-        prompt: 'Maximum rounds',
-        value: String(cfg.maxRounds),
-        validateInput: (v) => (/^\d+$/.test(v) && Number(v) > 0 ? undefined : 'A positive whole number'),
-      });
-      const budget = await vscode.window.showInputBox({
-        prompt: 'Token budget',
-        value: String(cfg.tokenBudget),
-        validateInput: (v) => (/^\d+$/.test(v) && Number(v) > 0 ? undefined : 'A positive whole number'),
-      });
-      if (!rounds || !budget) return;
-      config.maxRounds = Number(rounds);
-      config.tokenBudget = Number(budget);
-    }
-    const apiKey = panel.some((p) => p.provider === 'openai') ? await context.secrets.get(API_KEY_SECRET) : undefined;
-    const params: StartMeetingParams = {
-      topic: topic.trim(),
-      mode: mode.mode,
-      participants: panel,
-      config,
-      ...(options.length ? { options } : {}),
-      ...(cfg.baseUrl ? { providers: { baseURL: cfg.baseUrl } } : {}),
-      ...(apiKey ? { apiKey } : {}),
-      ...(workspaceRoot() ? { workspace: (workspaceRoot() as vscode.Uri).fsPath } : {}),
-    };
-    const { meetingId } = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Roundtable: starting the meeting…' },
-      () => link.request('meeting/start', params),
-    );
-    log.info(`meeting ${meetingId} started: ${params.topic}`);
-    await follow(meetingId, { restored: false });
-    await vscode.commands.executeCommand(`${RoomViewProvider.viewId}.focus`);
-  }
-
   try {
     registerMcpServer(context, log);
   } catch (e) {
@@ -419,51 +254,6 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     }, 500);
   }
   return api;
-}
-
-/**
- * Lets VS Code's agent mode find the roundtable MCP server without hand-written config, where the
- * VS Code version has the API (1.101+); older versions keep working without it.
- */
-function registerMcpServer(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
-  interface McpApi {
-    registerMcpServerDefinitionProvider?(
-      id: string,
-      provider: { provideMcpServerDefinitions(): unknown[] },
-    ): vscode.Disposable;
-  }
-  const lm = vscode.lm as unknown as McpApi;
-  const Definition = (
-    vscode as unknown as {
-      McpStdioServerDefinition?: new (
-        label: string,
-        command: string,
-        args: string[],
-        env: Record<string, string>,
-      ) => unknown;
-    }
-  ).McpStdioServerDefinition;
-  if (!lm.registerMcpServerDefinitionProvider || !Definition) {
-    log.info('this VS Code has no MCP server API; configure "roundtable mcp" by hand (see the README)');
-    return;
-  }
-  const script = path.join(context.extensionPath, 'dist', 'daemon', 'cli.js');
-  try {
-    context.subscriptions.push(
-      lm.registerMcpServerDefinitionProvider('roundtable.mcp', {
-        provideMcpServerDefinitions: () => [
-          new Definition('Roundtable', process.execPath, [script, 'mcp', '--data-dir', dataDir()], {
-            ELECTRON_RUN_AS_NODE: '1',
-          }),
-        ],
-      }),
-    );
-  } catch (e) {
-    // Versions where the API is still a proposal refuse the call: the server is then configured by hand.
-    log.info(
-      `MCP server registration is not available here (${(e as Error).message}); configure "roundtable mcp" by hand (see the README)`,
-    );
-  }
 }
 
 function showError(log: vscode.LogOutputChannel, e: unknown): void {

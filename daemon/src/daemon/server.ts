@@ -1,51 +1,37 @@
 /**
- * The daemon's WebSocket API on 127.0.0.1. Who may connect is settled in the HTTP `upgrade`
- * handler, before any WebSocket exists: a valid token (compared in constant time), a Host of
- * 127.0.0.1:<port> or localhost:<port> (defeats DNS rebinding), and no browser Origin at all
- * (the extension relays for its webviews, so no browser ever needs the daemon).
+ * The daemon's WebSocket API on 127.0.0.1: accepts connections (auth.ts decides who may), checks
+ * each request and dispatches it to its handler, and drops connections that stop answering pings.
+ * Subscribers are fed by fanout.ts; the agent/* methods live in agentHandlers.ts.
  */
 import { CommandRejected } from '../meeting/commands';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type {
-  DaemonEvents,
-  DaemonMethod,
-  ErrorCode,
-  MeetingEvent,
-  MessageDelta,
-  ParamsOf,
-  ResultOf,
-} from '../../../protocol/src';
+import type { DaemonMethod, ErrorCode, MeetingEvent, ParamsOf } from '../../../protocol/src';
 import {
   MAX_MESSAGE_BYTES,
-  MAX_PARTICIPANTS,
   MEETING_PAGE_DEFAULT,
   PROTOCOL_VERSION,
   checkParams,
   fold,
   isDaemonMethod,
-  isReservedName,
   parseEnvelope,
-  reservedNameError,
 } from '../../../protocol/src';
 import { minutesFileBase, renderMinutes } from '../meeting/minutes';
 import { manifestLine } from '../meeting/manifest';
 import type { VscodeLmBridge } from '../providers/vscodeLm';
-import { wrapPost } from '../meeting/envelope';
 import { ProviderError } from '../providers/types';
 import { BadRequest, Conflict, NotFound, summaryOf, type MeetingManager } from './manager';
-import { heldRound, serialized } from './seats';
+import { agentHandlers } from './agentHandlers';
+import { checkUpgrade, refuse } from './auth';
+import { Connection, RequestError, type Handler } from './connection';
+import { startFanout } from './fanout';
 import { rawText } from '../../../client/src/rawData';
 
 export const DAEMON_VERSION = '0.1.0';
 /** A connection that sends this many invalid messages is closed. */
 const MAX_BAD_MESSAGES = 20;
 const HEARTBEAT_MS = 15_000;
-/** Streaming text is sent at most this often per message (about one screen frame). */
-const DELTA_FLUSH_MS = 16;
 
 export interface ServerOptions {
   manager: MeetingManager;
@@ -65,50 +51,6 @@ export interface RunningServer {
   connections(): number;
 }
 
-class RequestError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function digest(s: string): Buffer {
-  return createHash('sha256').update(s, 'utf8').digest();
-}
-
-/** Constant-time token check: both sides are hashed first so lengths never leak through timing. */
-export function tokenMatches(given: string | undefined, expected: string): boolean {
-  if (given === undefined) return false;
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-export function checkUpgrade(
-  req: http.IncomingMessage,
-  token: string,
-  port: number,
-): { ok: true } | { ok: false; status: number; reason: string } {
-  if (req.headers.origin !== undefined) {
-    return { ok: false, status: 403, reason: 'browser origins are not allowed to connect to the daemon' };
-  }
-  const host = (req.headers.host ?? '').toLowerCase();
-  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-    return { ok: false, status: 403, reason: 'the Host header must be 127.0.0.1:<port> or localhost:<port>' };
-  }
-  const auth = req.headers.authorization;
-  const given = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
-  if (!tokenMatches(given, token)) return { ok: false, status: 401, reason: 'a valid token is required' };
-  return { ok: true };
-}
-
-function refuse(socket: Duplex, status: number, reason: string): void {
-  const body = `${reason}\n`;
-  socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Refused'}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
-}
-
 /** A page of `meeting/get` fills at most this much of a frame, leaving room for the summary. */
 const PAGE_BYTES = MAX_MESSAGE_BYTES / 2;
 
@@ -125,41 +67,10 @@ function pageOf(events: MeetingEvent[], limit: number): MeetingEvent[] {
   return events.slice(0, n);
 }
 
-type Handler<M extends DaemonMethod> = (params: ParamsOf<M>, conn: Connection) => Promise<ResultOf<M>>;
-
-/** One client connection: its subscriptions, its agent identities and its cursors. */
-class Connection {
-  initialized = false;
-  alive = true;
-  bad = 0;
-  /** meetingId -> last seq sent to this client. */
-  readonly subscriptions = new Map<string, { lastSent: number; pumping: boolean; again: boolean }>();
-  /** meetingId -> identity bound at join, with its own listen cursor. */
-  readonly agents = new Map<string, { name: string; cursor: number }>();
-  /** Set when this connection answers vscode-lm calls. */
-  unregisterLm: (() => void) | undefined;
-
-  constructor(
-    readonly ws: WebSocket,
-    readonly id: number,
-  ) {}
-
-  send(payload: unknown): void {
-    this.sendRaw(JSON.stringify(payload));
-  }
-
-  sendRaw(frame: string): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frame);
-  }
-
-  event<K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]): void {
-    this.send({ kind: 'event', method, params });
-  }
-}
-
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const { manager, log } = opts;
   const conns = new Set<Connection>();
+  const fanout = startFanout(manager, conns);
   let nextConnId = 1;
   let port = 0;
 
@@ -181,81 +92,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  /** Sends a subscriber every event it has not seen, in order, from the store: no gap, no repeat. */
-  async function pump(conn: Connection, meetingId: string): Promise<void> {
-    const sub = conn.subscriptions.get(meetingId);
-    if (!sub) return;
-    if (sub.pumping) {
-      sub.again = true;
-      return;
-    }
-    sub.pumping = true;
-    try {
-      do {
-        sub.again = false;
-        const events = await manager.events(meetingId, sub.lastSent);
-        for (const event of events) {
-          if (conn.subscriptions.get(meetingId) !== sub || event.seq !== sub.lastSent + 1) break;
-          conn.event('room/event', { event });
-          sub.lastSent = event.seq;
-        }
-      } while (sub.again);
-    } finally {
-      sub.pumping = false;
-    }
-  }
-
-  /**
-   * Streaming text is coalesced: pieces of one message arriving within a frame time go out as one
-   * delta, and pending pieces are always sent before the next logged event, so a view never
-   * sees text after the message it belongs to was posted. Each frame is serialized once for all.
-   */
-  const pendingDeltas = new Map<string, MessageDelta>();
-  let deltaTimer: NodeJS.Timeout | undefined;
-  function flushDeltas(): void {
-    if (deltaTimer) clearTimeout(deltaTimer);
-    deltaTimer = undefined;
-    for (const d of pendingDeltas.values()) {
-      const frame = JSON.stringify({ kind: 'event', method: 'room/delta', params: { delta: d } });
-      for (const conn of conns) if (conn.subscriptions.has(d.meetingId)) conn.sendRaw(frame);
-    }
-    pendingDeltas.clear();
-  }
-
-  const unEvent = manager.onEvent((e: MeetingEvent) => {
-    if (pendingDeltas.size > 0) flushDeltas();
-    let frame: string | undefined;
-    for (const conn of conns) {
-      const sub = conn.subscriptions.get(e.meetingId);
-      if (!sub) continue;
-      // Fast path: the next event in order goes straight out; anything else is read from the store.
-      if (!sub.pumping && e.seq === sub.lastSent + 1) {
-        frame ??= JSON.stringify({ kind: 'event', method: 'room/event', params: { event: e } });
-        conn.sendRaw(frame);
-        sub.lastSent = e.seq;
-      } else if (e.seq > sub.lastSent) {
-        void pump(conn, e.meetingId);
-      }
-    }
-  });
-  const unDelta = manager.onDelta((d: MessageDelta) => {
-    const key = `${d.meetingId}\u0000${d.messageId}`;
-    const prev = pendingDeltas.get(key);
-    pendingDeltas.set(key, prev ? { ...prev, text: prev.text + d.text } : { ...d });
-    deltaTimer ??= setTimeout(flushDeltas, DELTA_FLUSH_MS);
-  });
-
   /** The connection whose VS Code window answers vscode-lm calls: one per daemon. */
   let lmOwner: Connection | undefined;
-  /** Joins of one meeting run one at a time, so the seat limit and name checks cannot be raced. */
-  const joins = serialized();
-
-  function agentOf(conn: Connection, meetingId: string): { name: string; cursor: number } {
-    const a = conn.agents.get(meetingId);
-    if (!a)
-      throw new RequestError('forbidden', 'join the meeting first (agent/join): this connection has no seat in it');
-    return a;
-  }
 
   const handlers: { [M in DaemonMethod]: Handler<M> } = {
     // Answered in handle(), synchronously; listed here so every method has a handler.
@@ -282,7 +120,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         again: false,
       });
       // History is pumped after the response so the client sees the ack first, then events in order.
-      setImmediate(() => void pump(conn, p.meetingId));
+      setImmediate(() => void fanout.pump(conn, p.meetingId));
       return { lastSeq: state.lastSeq };
     },
     'room/unsubscribe': (p, conn) => {
@@ -359,115 +197,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       });
       return {};
     },
-    'agent/join': (p, conn) => {
-      if (isReservedName(p.name)) return Promise.reject(new RequestError('bad_request', reservedNameError(p.name)));
-      return joins(p.meetingId, async () => {
-        if (conn.agents.has(p.meetingId)) {
-          throw new RequestError(
-            'conflict',
-            `this connection already sits in ${p.meetingId} as ${conn.agents.get(p.meetingId)?.name}`,
-          );
-        }
-        for (const other of conns) {
-          if (other !== conn && other.agents.get(p.meetingId)?.name.toLowerCase() === p.name.toLowerCase()) {
-            throw new RequestError('conflict', `${p.name} is already taken by another connection`);
-          }
-        }
-        const { meeting, seats } = await manager.seats(p.meetingId);
-        if (meeting.state.status === 'closed') throw new RequestError('conflict', 'the meeting is closed');
-        let participant = meeting.state.participants.find((x) => x.name.toLowerCase() === p.name.toLowerCase());
-        if (participant && participant.provider !== 'attached') {
-          throw new RequestError(
-            'forbidden',
-            `${participant.name} is run by the daemon; an attached agent cannot take that seat`,
-          );
-        }
-        if (!participant) {
-          if (meeting.state.participants.length >= MAX_PARTICIPANTS) {
-            throw new RequestError(
-              'conflict',
-              `the meeting is full: it has ${MAX_PARTICIPANTS} seats, the most a meeting can have; join another meeting`,
-            );
-          }
-          participant = { name: p.name, role: 'worker', provider: 'attached', model: 'attached' };
-          await meeting.join(participant);
-        }
-        seats.rejoin(participant.name);
-        // A new seat hears the room from its start: the first listen brings the agent up to date.
-        const cursor = 0;
-        conn.agents.set(p.meetingId, { name: participant.name, cursor });
-        return { participant, cursor };
-      });
-    },
-    'agent/speak': async (p, conn) => {
-      const me = agentOf(conn, p.meetingId);
-      const { seats, meeting } = await manager.seats(p.meetingId);
-      await meeting.execute({ type: 'speak', name: me.name, text: p.text });
-      const turn = seats.turnOf(me.name);
-      try {
-        seats.speak(me.name, p.text);
-      } catch (e) {
-        throw new RequestError('conflict', (e as Error).message);
-      }
-      return { messageId: `r${turn?.round ?? meeting.state.rounds.length}-${me.name}` };
-    },
-    'agent/listen': async (p, conn) => {
-      const me = agentOf(conn, p.meetingId);
-      const { seats } = await manager.seats(p.meetingId);
-      const collect = async () => {
-        const state = await manager.state(p.meetingId);
-        const events = await manager.events(p.meetingId, me.cursor);
-        // Nothing awaits from here on: the cursor moves atomically, so two listens on one
-        // connection never deliver the same post twice.
-        const held = heldRound(state, me.name);
-        const judge = state.participants.find((x) => x.role === 'judge')?.name ?? 'judge';
-        const posts: string[] = [];
-        let closed = false;
-        for (const e of events) {
-          if (e.seq <= me.cursor) continue;
-          // In parallel order the round's other contributions wait until this agent has spoken.
-          if (e.type === 'message_posted' && e.kind === 'contribution' && e.round === held && e.from !== me.name) break;
-          me.cursor = e.seq;
-          if (e.type === 'message_posted' && e.from !== me.name) {
-            posts.push(wrapPost({ from: e.from, kind: 'peer', seq: e.seq, text: e.text }));
-          } else if (e.type === 'human_posted') {
-            posts.push(wrapPost({ from: 'human', kind: 'peer', seq: e.seq, text: e.text }));
-          } else if (e.type === 'judge_feedback' && e.text) {
-            posts.push(wrapPost({ from: judge, kind: 'peer', seq: e.seq, text: e.text }));
-          } else if (e.type === 'meeting_closed') closed = true;
-        }
-        return { posts, cursor: me.cursor, turn: seats.turnOf(me.name), closed: closed || state.status === 'closed' };
-      };
-      let result = await collect();
-      const waitMs = p.waitMs ?? 0;
-      if (result.posts.length === 0 && !result.turn && !result.closed && waitMs > 0) {
-        await new Promise<void>((resolve) => {
-          const done = (): void => {
-            clearTimeout(timer);
-            unwatch();
-            unlisten();
-            resolve();
-          };
-          const timer = setTimeout(done, waitMs);
-          const unwatch = seats.watch(done);
-          const unlisten = manager.onEvent((e) => {
-            if (e.meetingId === p.meetingId) done();
-          });
-        });
-        result = await collect();
-      }
-      return result;
-    },
-    'agent/leave': async (p, conn) => {
-      const me = agentOf(conn, p.meetingId);
-      const { seats, meeting } = await manager.seats(p.meetingId);
-      await meeting.execute({ type: 'leave', name: me.name });
-      conn.agents.delete(p.meetingId);
-      // The seat passes now (a pending turn at once, a later one as soon as it is offered), so the
-      // agent sits out the remaining rounds and the room never waits a turn timeout for it.
-      seats.leave(me.name);
-      return {};
-    },
+    ...agentHandlers(manager, conns),
   };
 
   async function handle(conn: Connection, raw: string): Promise<void> {
@@ -585,9 +315,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     connections: () => conns.size,
     close: async () => {
       clearInterval(heartbeat);
-      flushDeltas();
-      unEvent();
-      unDelta();
+      fanout.close();
       for (const conn of conns) conn.ws.close(1001, 'the daemon is shutting down');
       await new Promise<void>((resolve) => http_.close(() => resolve()));
       for (const conn of conns) conn.ws.terminate();

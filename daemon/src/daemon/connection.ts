@@ -1,0 +1,47 @@
+/**
+ * One client connection of the daemon's WebSocket API, and the error a request handler throws
+ * to answer with a protocol error code.
+ */
+import type { WebSocket } from 'ws';
+import type { DaemonEvents, DaemonMethod, ErrorCode, ParamsOf, ResultOf } from '../../../protocol/src';
+
+export class RequestError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Handler<M extends DaemonMethod> = (params: ParamsOf<M>, conn: Connection) => Promise<ResultOf<M>>;
+
+/** One client connection: its subscriptions, its agent identities and its cursors. */
+export class Connection {
+  initialized = false;
+  alive = true;
+  bad = 0;
+  /** meetingId -> last seq sent to this client. */
+  readonly subscriptions = new Map<string, { lastSent: number; pumping: boolean; again: boolean }>();
+  /** meetingId -> identity bound at join, with its own listen cursor. */
+  readonly agents = new Map<string, { name: string; cursor: number }>();
+  /** Set when this connection answers vscode-lm calls. */
+  unregisterLm: (() => void) | undefined;
+
+  constructor(
+    readonly ws: WebSocket,
+    readonly id: number,
+  ) {}
+
+  send(payload: unknown): void {
+    this.sendRaw(JSON.stringify(payload));
+  }
+
+  sendRaw(frame: string): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frame);
+  }
+
+  event<K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]): void {
+    this.send({ kind: 'event', method, params });
+  }
+}

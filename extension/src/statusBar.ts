@@ -1,0 +1,35 @@
+/**
+ * The status bar item: the followed meeting's round (or that it is closed or needs you) and how
+ * much of its token budget is spent; a click shows the room.
+ */
+import * as vscode from 'vscode';
+import { currentRound, fold } from '../../protocol/src';
+import type { DaemonLink } from './daemonLink';
+
+export function meetingStatusBar(
+  link: DaemonLink,
+  activeMeeting: () => string | undefined,
+): { item: vscode.StatusBarItem; update: () => void } {
+  const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
+  status.command = 'roundtable.focusRoom';
+  const update = (): void => {
+    const meetingId = activeMeeting();
+    const events = meetingId ? link.logs.get(meetingId) : undefined;
+    if (!events || events.length === 0) {
+      status.hide();
+      return;
+    }
+    const s = fold(events);
+    const pct = Math.round((s.spokenTokens / s.config.tokenBudget) * 100);
+    const what =
+      s.status === 'closed'
+        ? `closed (${s.closed?.reason ?? '?'})`
+        : s.status === 'awaiting_human'
+          ? 'needs you'
+          : `R${currentRound(s)?.round ?? 0}/${s.config.maxRounds}`;
+    status.text = `$(comment-discussion) Roundtable: ${what} · ${pct}%`;
+    status.tooltip = `${s.topic}\nClick to show the room`;
+    status.show();
+  };
+  return { item: status, update };
+}
