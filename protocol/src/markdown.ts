@@ -6,10 +6,10 @@
  * or close no heading, section, table row, fence, list item or HTML element. The document's own
  * structure is written by the renderers around these calls; only these calls touch event text.
  */
+import { UNSAFE_CHARS } from './text';
 
 /** C0/C1 control characters except tab and newline, plus bidi overrides and zero-width joiners. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+const CONTROL = new RegExp(`[${UNSAFE_CHARS}\\u200b-\\u200f\\ufeff]`, 'g');
 
 function clean(text: string): string {
   return text.replace(/\r\n?/g, '\n').replace(CONTROL, '');

@@ -1,6 +1,6 @@
 /** Renders the room to a terminal as events arrive: who speaks, stance, round, budget. */
 import type { MeetingEvent, MeetingState } from '../../../protocol/src';
-import { initialState, reduce } from '../../../protocol/src';
+import { UNSAFE_CHARS, initialState, reduce } from '../../../protocol/src';
 import type { RunSummary } from './runCommand';
 
 /**
@@ -17,7 +17,7 @@ const CSI = /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?/g;
 const STRING_SEQ =
   /(?:\u001b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\u0007\u001b\u009c\n]*(?:\u0007|\u001b\\|\u009c)?/g;
 const OTHER_ESC = /\u001b[ -/]*[0-~]?/g;
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROLS = new RegExp(`[${UNSAFE_CHARS}]`, 'g');
 /* eslint-enable no-control-regex */
 
 export function terminalSafe(text: string): string {

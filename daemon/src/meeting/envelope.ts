@@ -15,6 +15,8 @@
  * quote-prefixed, so the outer header is always the only authentic one.
  */
 
+import { UNSAFE_CHARS } from '../../../protocol/src';
+
 export type PostKind = 'peer' | 'system';
 
 export interface RoomPost {
@@ -34,8 +36,7 @@ const DEFANGED_HEADER = '(quoted header)';
  * Control characters other than newline and tab are dropped: a carriage return, a vertical tab
  * or a Unicode line/paragraph separator would let a model or terminal start a new, unprefixed line.
  */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = new RegExp(`[${UNSAFE_CHARS}\\u2028\\u2029\\u200e\\u200f]`, 'g');
 
 /** Neutralises control markers so they read as quoted text and no parser or model takes them as real. */
 export function defang(text: string): string {

@@ -3,12 +3,12 @@ import type { ConsensusOption, RoundState } from '../../../../../protocol/src';
 import { workersOf } from '../../../../../protocol/src';
 import { replyCap } from '../../budget';
 import { ballotPrompt, ballotRetryPrompt, proposalPrompt } from '../../prompts';
-import type { ConsensusStep } from '../../steps';
+import type { ModeStep } from '../../steps';
 import { decide, escalationReasons, findConflicts, optionResult } from '../../verdict';
 import { abstainAll, dedupeOptions, parseBallot, parseProposals } from '../../votes';
 import type { StepContext } from '../types';
 
-export async function performConsensus(step: ConsensusStep, run: StepContext): Promise<void> {
+export async function performConsensus(step: ModeStep, run: StepContext): Promise<void> {
   switch (step.kind) {
     case 'propose':
       await Promise.all(step.pending.map((w) => propose(run, w, step.pending.length)));
@@ -23,6 +23,8 @@ export async function performConsensus(step: ConsensusStep, run: StepContext): P
     case 'escalate':
       await run.emit({ type: 'escalated', reasons: step.round.verdict?.reasons ?? [] });
       return;
+    default:
+      throw new Error(`${step.kind} is not a consensus step`);
   }
 }
 

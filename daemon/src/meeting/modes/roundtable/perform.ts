@@ -6,10 +6,10 @@ import { evaluateConsensus } from '../../consensus';
 import { parseJudge } from '../../judge';
 import { judgePrompt, summaryPrompt, workerPrompt } from '../../prompts';
 import { isPass, parseStance } from '../../stance';
-import type { RoundtableStep } from '../../steps';
+import type { ModeStep } from '../../steps';
 import type { StepContext } from '../types';
 
-export async function performRoundtable(step: RoundtableStep, run: StepContext): Promise<void> {
+export async function performRoundtable(step: ModeStep, run: StepContext): Promise<void> {
   switch (step.kind) {
     case 'turns':
       if (run.state.config.order === 'parallel') {
@@ -37,6 +37,8 @@ export async function performRoundtable(step: RoundtableStep, run: StepContext):
       return judge(run, step.round);
     case 'summary':
       return summary(run, step.round);
+    default:
+      throw new Error(`${step.kind} is not a roundtable step`);
   }
 }
 
