@@ -172,6 +172,12 @@ export function workersOf(s: MeetingState): Participant[] {
   return s.participants.filter((p) => p.role === 'worker');
 }
 
+/** The consensus option a person means by its id ("o2") or its label, case-insensitively. */
+export function findOption(s: MeetingState, wanted: string | undefined): ConsensusOption | undefined {
+  const w = wanted?.toLowerCase();
+  return w ? s.options.find((x) => x.id.toLowerCase() === w || x.label.toLowerCase() === w) : undefined;
+}
+
 /** Stance matrix: worker -> round -> cell ('' when the worker was not asked that round). */
 export function stanceMatrix(s: MeetingState): {
   workers: string[];

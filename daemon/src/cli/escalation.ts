@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { MeetingState } from '../../../protocol/src';
+import { findOption } from '../../../protocol/src';
 import { oneLine } from '../meeting/markdown';
 import { terminalSafe } from './printer';
 
@@ -52,9 +53,7 @@ export async function askHuman(
       if (/^d(efer)?$/i.test(line)) return { action: 'defer' };
       const again = /^r(?:ound)?\s+(.+)$/i.exec(line);
       if (again?.[1]) return { action: 'another_round', instruction: again[1] };
-      const o = s.options.find(
-        (x) => x.id.toLowerCase() === line.toLowerCase() || x.label.toLowerCase() === line.toLowerCase(),
-      );
+      const o = findOption(s, line);
       if (o) return { action: 'pick', option: o.id };
       out.write(`"${line}" is not one of ${s.options.map((x) => x.id).join(', ')}, r <instruction> or d\n`);
     }

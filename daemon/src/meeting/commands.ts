@@ -6,7 +6,7 @@
  * caller puts a fresh random id in the command.
  */
 import type { DecisionKind, EventBody, MeetingState, Participant, TerminationReason } from '../../../protocol/src';
-import { currentRound } from '../../../protocol/src';
+import { currentRound, findOption } from '../../../protocol/src';
 import { countTokens } from '../providers/tokens';
 
 export type Command =
@@ -101,8 +101,7 @@ export function decide(command: Command, s: MeetingState): EventBody[] {
       const { action, instruction } = command;
       let option: string | undefined;
       if (action === 'pick') {
-        const wanted = command.option?.toLowerCase();
-        const o = s.options.find((x) => x.id.toLowerCase() === wanted || x.label.toLowerCase() === wanted);
+        const o = findOption(s, command.option);
         if (!o) {
           reject('conflict', `pick one of the options: ${s.options.map((x) => `${x.id} (${x.label})`).join(', ')}`);
         }
