@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DecisionKind, MeetingEvent, MeetingState, StartMeetingParams } from '../../protocol/src';
-import { fold } from '../../protocol/src';
+import { fold, settles } from '../../protocol/src';
 import { DaemonLink, dataDir } from './daemonLink';
 import { DigestPanel, type ReviewActions } from './digestPanel';
 import { LmBridge } from './lmBridge';
@@ -150,7 +150,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
       updateStatus();
       if (e.seq <= (handledUpTo.get(e.meetingId) ?? 0)) return;
       // Minutes are always saved, and the review opens, when a meeting closes or needs the human.
-      if ((e.type === 'digest_ready' || e.type === 'escalated') && !reviewed.has(`${e.meetingId}:${e.seq}`)) {
+      if (settles(e) && !reviewed.has(`${e.meetingId}:${e.seq}`)) {
         reviewed.add(`${e.meetingId}:${e.seq}`);
         void (async () => {
           // At an escalation the report (Status: blocked: votes, matrix, conflicts) is written and

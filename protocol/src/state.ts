@@ -7,12 +7,13 @@ import type {
   Conflict,
   ConsensusLevel,
   ConsensusOption,
+  DecisionKind,
+  Digest,
+  MeetingConfig,
+  MeetingEvent,
+  MeetingMode,
   OptionResult,
   OptionVote,
-  Digest,
-  DecisionKind,
-  MeetingConfig,
-  MeetingMode,
   Participant,
   ProviderConfig,
   Role,
@@ -170,6 +171,11 @@ export function currentRound(s: MeetingState): RoundState | undefined {
 
 export function workersOf(s: MeetingState): Participant[] {
   return s.participants.filter((p) => p.role === 'worker');
+}
+
+/** A meeting has settled for now: its digest is out, or it waits for the human. */
+export function settles(e: MeetingEvent): boolean {
+  return e.type === 'digest_ready' || e.type === 'escalated';
 }
 
 /** The consensus option a person means by its id ("o2") or its label, case-insensitively. */

@@ -12,6 +12,7 @@ import { providerFactory } from '../daemon/daemon';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
 import { evidenceChecker } from '../meeting/evidence';
+import { settles } from '../../../protocol/src';
 import { SqliteStore } from '../store/sqliteStore';
 import { UsageError, parseCli, checkDataDir } from './common';
 import { RoomPrinter } from './printer';
@@ -20,7 +21,6 @@ import {
   EXIT_MINUTES_FAILED,
   escalationMessage,
   followInProcess,
-  settles,
   summarize,
   writeMinutesOrExplain,
   type RunIO,

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeetingParams } from '../../../protocol/src';
-import { checkStartParams, fold } from '../../../protocol/src';
+import { checkStartParams, fold, settles } from '../../../protocol/src';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
 import { loadPanel } from '../panel';
@@ -330,11 +330,6 @@ export async function followInProcess(
   } finally {
     process.off('SIGINT', onSigint);
   }
-}
-
-/** A meeting in the daemon has settled for now: its digest is out, or it waits for the human. */
-export function settles(e: MeetingEvent): boolean {
-  return e.type === 'digest_ready' || e.type === 'escalated';
 }
 
 /** Runs the meeting in the daemon and follows it live, so VS Code windows see it too. */
