@@ -17,3 +17,8 @@ export function slugify(text: string, fallback = 'meeting'): string {
  * and isolates that make text read differently from what it is. Each place adds its own extras.
  */
 export const UNSAFE_CHARS = '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+
+/** Runs of whitespace (newlines included) as one space, trimmed: an error detail fit for one log line. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Participant, ProviderConfig } from '../../../protocol/src';
-import { PROTOCOL_VERSION } from '../../../protocol/src';
+import { PROTOCOL_VERSION, collapseWhitespace } from '../../../protocol/src';
 import { examplesDir } from '../cli/common';
 import { systemClock } from '../meeting/clock';
 import { OpenAIProvider } from '../providers/openai';
@@ -187,7 +187,7 @@ export async function startDaemon(opts: {
       await manager.resumeAll();
     } catch (e) {
       throw new Error(
-        `could not resume the unfinished meetings in ${path.join(dataDir, 'store')} (${oneLine((e as Error).message)}); nothing was changed: fix or move that folder aside, then start again`,
+        `could not resume the unfinished meetings in ${path.join(dataDir, 'store')} (${collapseWhitespace((e as Error).message)}); nothing was changed: fix or move that folder aside, then start again`,
         { cause: e },
       );
     }
@@ -222,8 +222,4 @@ export async function startDaemon(opts: {
     await fs.rm(path.join(dataDir, 'daemon.lock'), { force: true });
     throw e;
   }
-}
-
-function oneLine(s: string): string {
-  return s.replace(/\s+/g, ' ').trim();
 }

@@ -5,6 +5,7 @@
  * API key lives in memory only and never appears in an error message.
  */
 import OpenAI from 'openai';
+import { collapseWhitespace } from '../../../protocol/src';
 import { countPromptTokens, countTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 
@@ -36,10 +37,6 @@ const DEFAULT_KEY = 'not-needed';
 
 function clip(text: string, max = 300): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 function redact(text: string, apiKey?: string): string {
@@ -83,7 +80,7 @@ function serverDetail(body: unknown, message: string, apiKey?: string): string {
   if (isRecord(body) && typeof body.message === 'string') detail = body.message;
   else if (typeof body === 'string') detail = body;
   else detail = message.replace(/^\d{3}\s+/, '');
-  return clip(oneLine(redact(detail, apiKey)));
+  return clip(collapseWhitespace(redact(detail, apiKey)));
 }
 
 function aborted(): ProviderError {
@@ -108,7 +105,7 @@ export function toProviderError(
     );
   }
   if (e instanceof OpenAI.APIConnectionError) {
-    const cause = oneLine(redact(rootCause(e.cause ?? e), ctx.apiKey));
+    const cause = collapseWhitespace(redact(rootCause(e.cause ?? e), ctx.apiKey));
     if (ctx.midStream) {
       return new ProviderError(`the model server at ${baseURL} broke off the reply: ${cause}`, 'server');
     }
@@ -142,7 +139,7 @@ export function toProviderError(
       'bad_request',
     );
   }
-  const cause = clip(oneLine(redact(rootCause(e), ctx.apiKey)));
+  const cause = clip(collapseWhitespace(redact(rootCause(e), ctx.apiKey)));
   if (ctx.midStream) return new ProviderError(`the model server at ${baseURL} broke off the reply: ${cause}`, 'server');
   return new ProviderError(`the call to the model server at ${baseURL} failed: ${cause}`, 'server');
 }
@@ -309,7 +306,9 @@ export async function probeOpenAIServer(baseURL: string, apiKey?: string, timeou
     });
   } catch (e) {
     const timedOut = isRecord(e) && (e.name === 'TimeoutError' || e.name === 'AbortError');
-    const cause = timedOut ? `no answer within ${seconds(timeoutMs)}` : oneLine(redact(rootCause(e), apiKey));
+    const cause = timedOut
+      ? `no answer within ${seconds(timeoutMs)}`
+      : collapseWhitespace(redact(rootCause(e), apiKey));
     throw new ProviderError(`cannot reach the model server at ${base}: ${cause}. Is it running?`, 'unreachable');
   }
   await res.body?.cancel().catch(() => undefined);
