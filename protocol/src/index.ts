@@ -8,3 +8,4 @@ export * from './rpc';
 export * from './text';
 export * from './names';
 export * from './settings';
+export * from './panel';
