@@ -113,6 +113,18 @@ export const PanelSchema = z
       ctx.addIssue({ code: 'custom', message: `${WHOLE}a meeting has at most 1 judge, got ${count('judge')}` });
   });
 
+/** The price of one model, in US dollars per million tokens. */
+export const PriceSchema = z.object({
+  input: z.number().min(0).max(10_000),
+  output: z.number().min(0).max(10_000),
+  /** Price of prompt tokens served from the cache, where the vendor discounts them (default: `input`). */
+  cachedInput: z.number().min(0).max(10_000).optional(),
+});
+export type Price = z.infer<typeof PriceSchema>;
+/** Model id → price; the file behind `--prices FILE` and the `roundtable.prices` setting. */
+export const PricesSchema = z.record(text({ min: 1, max: 200 }), PriceSchema);
+export type Prices = z.infer<typeof PricesSchema>;
+
 /** Limits and policies of a meeting, fixed when it opens. */
 export const MeetingConfigSchema = z.object({
   /** Maximum number of discussion rounds (default 10). */
@@ -140,6 +152,13 @@ export const MeetingConfigSchema = z.object({
   maxOptions: int(2, 20),
   /** Consensus mode: challenge rounds after the first vote (default 2). */
   challengeRounds: int(0, 5),
+  /**
+   * What the token budget caps: `spoken` (default, the seed's rule: what is said in the room) or
+   * `billed` (prompt + completion of every call: what the team pays).
+   */
+  budgetBasis: z.enum(['spoken', 'billed']).optional(),
+  /** Prices known for this meeting's models, so the minutes can show money (USD per million tokens). */
+  prices: PricesSchema.optional(),
 });
 export type MeetingConfig = z.infer<typeof MeetingConfigSchema>;
 
@@ -175,6 +194,8 @@ export const UsageSchema = z.object({
   completionTokens: z.number().int().min(0),
   /** `provider` when the server reported usage, `estimate` when counted locally with a tokenizer. */
   source: z.enum(['provider', 'estimate']),
+  /** Prompt tokens the server served from its prefix cache, where it reports them. */
+  cachedTokens: z.number().int().min(0).optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 

@@ -7,12 +7,13 @@ import type { Ballot, MeetingState, PostedMessage, RoundState, UsageTotals, Verd
 import { currentRound, initialState } from './state';
 
 function addUsage(totals: Record<string, UsageTotals>, key: string, u: Usage): Record<string, UsageTotals> {
-  const t = totals[key] ?? { promptTokens: 0, completionTokens: 0, calls: 0, estimatedCalls: 0 };
+  const t = totals[key] ?? { promptTokens: 0, completionTokens: 0, cachedTokens: 0, calls: 0, estimatedCalls: 0 };
   return {
     ...totals,
     [key]: {
       promptTokens: t.promptTokens + u.promptTokens,
       completionTokens: t.completionTokens + u.completionTokens,
+      cachedTokens: t.cachedTokens + (u.cachedTokens ?? 0),
       calls: t.calls + 1,
       estimatedCalls: t.estimatedCalls + (u.source === 'estimate' ? 1 : 0),
     },

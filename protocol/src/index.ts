@@ -9,3 +9,4 @@ export * from './text';
 export * from './names';
 export * from './settings';
 export * from './panel';
+export * from './billing';

@@ -81,6 +81,8 @@ export interface VerdictState {
 export interface UsageTotals {
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens served from the server's prefix cache (0 where the server does not say). */
+  cachedTokens: number;
   calls: number;
   estimatedCalls: number;
 }
