@@ -10,3 +10,4 @@ export * from './names';
 export * from './settings';
 export * from './panel';
 export * from './billing';
+export * from './labels';
