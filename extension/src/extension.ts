@@ -11,6 +11,7 @@ import { DaemonLink, dataDir } from './daemonLink';
 import { DigestPanel, type ReviewActions } from './digestPanel';
 import { LmBridge } from './lmBridge';
 import { registerMcpServer } from './mcpRegistration';
+import { modelSourceFor } from './modelSource';
 import { stageInGit, workspaceRoot, writeDecisionRecord, writeMinutesFile } from './outputs';
 import { RoomViewProvider } from './roomView';
 import { API_KEY_SECRET, startFlow } from './startFlow';
@@ -28,7 +29,7 @@ export interface RoundtableApi {
 export function activate(context: vscode.ExtensionContext): RoundtableApi {
   const log = vscode.window.createOutputChannel('Roundtable', { log: true });
   const link = new DaemonLink(context.extensionPath, log);
-  const lm = new LmBridge(link, log);
+  const lm = new LmBridge(link, log, modelSourceFor(context, log));
   // Where each meeting's minutes were written, kept across reloads so they are updated in place.
   const minutesFiles = new Map<string, vscode.Uri>(
     Object.entries(context.workspaceState.get<Record<string, string>>('roundtable.minutesFiles') ?? {}).map(

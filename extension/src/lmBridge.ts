@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { LmRequest } from '../../protocol/src';
 import { RpcError } from '../../protocol/src';
 import type { DaemonLink } from './daemonLink';
+import { findModel, type ModelSource } from './modelSource';
 
 type FailKind = 'unreachable' | 'auth' | 'rate_limited' | 'server' | 'bad_request';
 
@@ -37,6 +38,8 @@ export class LmBridge implements vscode.Disposable {
   constructor(
     private readonly link: DaemonLink,
     private readonly log: vscode.LogOutputChannel,
+    /** `vscode.lm`, or the stub models of a test launch (modelSource.ts). */
+    private readonly source: ModelSource,
   ) {
     link.lmHandler = (method, params) => {
       if (method === 'lm/cancel') this.inFlight.get(params.requestId)?.cancel();
@@ -44,20 +47,11 @@ export class LmBridge implements vscode.Disposable {
     };
   }
 
-  /** Picks a model by id, then by family ("gpt-4o"), then by vendor ("copilot"); the first available otherwise. */
-  private async pick(model: string): Promise<vscode.LanguageModelChat | undefined> {
-    for (const selector of [{ id: model }, { family: model }, { vendor: model }]) {
-      const found = await vscode.lm.selectChatModels(selector);
-      if (found[0]) return found[0];
-    }
-    return model === 'auto' || model === 'default' ? (await vscode.lm.selectChatModels())[0] : undefined;
-  }
-
   private async answer(r: LmRequest): Promise<void> {
     const cts = new vscode.CancellationTokenSource();
     this.inFlight.set(r.requestId, cts);
     try {
-      const model = await this.pick(r.model);
+      const model = await findModel(this.source, r.model);
       if (!model) {
         await this.link.request('lm/fail', {
           requestId: r.requestId,
@@ -106,7 +100,7 @@ export class LmBridge implements vscode.Disposable {
   /** Tells the daemon this window answers vscode-lm calls, with the models it can see. */
   async register(): Promise<void> {
     // Register even when no model is available yet: calls then fail with a message that says so.
-    const models = await vscode.lm.selectChatModels().then(
+    const models = await this.source.select().then(
       (m) => m,
       (e: unknown) => {
         this.log.warn(`could not list VS Code language models: ${(e as Error).message}`);

@@ -1,42 +1,20 @@
 /**
- * The "Start Roundtable" flow: topic, mode and options asked for step by step, the panel and
+ * The "Start Roundtable" flow: the panel first (the configured one, or one proposed from the
+ * user's models) and its preflight, then topic, mode and options asked for step by step, the
  * limits taken from the settings, and the meeting started and followed.
  */
 import * as vscode from 'vscode';
-import type { MeetingConfig, Participant, StartMeetingParams } from '../../protocol/src';
-import { checkPanel } from '../../protocol/src';
+import type { MeetingConfig, StartMeetingParams } from '../../protocol/src';
+import { DEFAULT_WORKER_COUNT } from '../../protocol/src';
 import type { DaemonLink } from './daemonLink';
+import { DEMO_NOTICE, DEMO_TOPIC } from './demo';
+import { modelSourceFor } from './modelSource';
+import { choosePanel } from './panelChoice';
+import { describePanel, savePanel } from './panelPicker';
 import { workspaceRoot } from './outputs';
 import { RoomViewProvider } from './roomView';
 
 export const API_KEY_SECRET = 'roundtable.apiKey';
-
-/** The default panel: scripted, so a first meeting needs no key and no server. */
-const DEFAULT_PANEL: Participant[] = [
-  { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
-  { name: 'jude', role: 'judge', provider: 'scripted', model: 'scripted' },
-  {
-    name: 'ada',
-    role: 'worker',
-    provider: 'scripted',
-    model: 'scripted',
-    persona: 'Platform engineer: build speed and tooling.',
-  },
-  {
-    name: 'grace',
-    role: 'worker',
-    provider: 'scripted',
-    model: 'scripted',
-    persona: 'Team lead: ownership and release independence.',
-  },
-  {
-    name: 'linus',
-    role: 'worker',
-    provider: 'scripted',
-    model: 'scripted',
-    persona: 'Security engineer: access control and blast radius.',
-  },
-];
 
 function settings() {
   const c = vscode.workspace.getConfiguration('roundtable');
@@ -46,19 +24,8 @@ function settings() {
     maxRounds: c.get<number>('maxRounds') ?? 10,
     tokenBudget: c.get<number>('tokenBudget') ?? 15_000,
     order: c.get<MeetingConfig['order']>('speakingOrder') ?? 'parallel',
+    workers: c.get<number>('workers') ?? DEFAULT_WORKER_COUNT,
   };
-}
-
-/** The configured panel, or the defaults; a broken setting is reported, not guessed around. */
-function panelFromSettings(): { panel: Participant[]; source: string } {
-  const configured = settings().participants;
-  if (configured.length === 0) return { panel: DEFAULT_PANEL, source: 'default scripted panel' };
-  const checked = checkPanel(configured);
-  if (!checked.ok)
-    throw new Error(
-      `roundtable.participants is invalid: ${checked.error}. Fix it with "Roundtable: Configure Participants".`,
-    );
-  return { panel: checked.value, source: 'roundtable.participants' };
 }
 
 export async function startFlow(
@@ -67,13 +34,23 @@ export async function startFlow(
   log: vscode.LogOutputChannel,
   follow: (meetingId: string, opts: { restored: boolean }) => Promise<void>,
 ): Promise<void> {
-  const topic = await vscode.window.showInputBox({
-    title: 'Start Roundtable (1/3)',
-    prompt: 'What should the room decide or discuss?',
-    placeHolder: 'Should we move the billing service to PostgreSQL?',
-    ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() ? undefined : 'The topic must not be empty'),
-  });
+  const cfg = settings();
+  // Read without prompting; only sent to the daemon when an openai participant needs it.
+  const storedKey = await context.secrets.get(API_KEY_SECRET);
+  const chosen = await choosePanel({ settings: cfg, apiKey: storedKey, models: modelSourceFor(context, log), log });
+  if (!chosen) return;
+  const { panel, source } = chosen;
+  log.info(`panel (${source}): ${describePanel(panel)}`);
+  // The demo's replies are canned and about one topic: it runs on that topic, never on the user's.
+  const topic = chosen.demo
+    ? DEMO_TOPIC
+    : await vscode.window.showInputBox({
+        title: 'Start Roundtable: topic',
+        prompt: 'What should the room decide or discuss?',
+        placeHolder: 'Should we move the billing service to PostgreSQL?',
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() ? undefined : 'The topic must not be empty'),
+      });
   if (!topic?.trim()) return;
   const mode = await vscode.window.showQuickPick(
     [
@@ -88,7 +65,7 @@ export async function startFlow(
         mode: 'consensus' as const,
       },
     ],
-    { title: 'Start Roundtable (2/3): mode', ignoreFocusOut: true },
+    { title: chosen.demo ? `${DEMO_NOTICE}: mode` : 'Start Roundtable: mode', ignoreFocusOut: true },
   );
   if (!mode) return;
   const options: string[] = [];
@@ -109,21 +86,35 @@ export async function startFlow(
     if (options.length === 1)
       throw new Error('A consensus needs at least two options, or none so the workers propose them.');
   }
-  const { panel, source } = panelFromSettings();
-  const cfg = settings();
   const config: Partial<MeetingConfig> = { maxRounds: cfg.maxRounds, tokenBudget: cfg.tokenBudget, order: cfg.order };
+  const summary = `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens`;
   const go = await vscode.window.showQuickPick(
     [
-      {
-        label: '$(play) Start',
-        description: `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens`,
-        start: true,
-      },
-      { label: '$(settings) Change rounds and budget…', start: false },
+      { label: '$(play) Start', description: summary, start: true, save: false },
+      ...(chosen.unsaved
+        ? [
+            {
+              label: '$(save) Save as my panel, then start',
+              description: 'writes roundtable.participants in your user settings',
+              start: true,
+              save: true,
+            },
+          ]
+        : []),
+      { label: '$(settings) Change rounds and budget…', start: false, save: false },
     ],
-    { title: 'Start Roundtable (3/3)', ignoreFocusOut: true },
+    {
+      title: chosen.demo ? `${DEMO_NOTICE}: "${DEMO_TOPIC}"` : 'Start Roundtable: start',
+      ignoreFocusOut: true,
+    },
   );
   if (!go) return;
+  if (go.save) {
+    const target = await savePanel(panel);
+    void vscode.window.showInformationMessage(
+      `Roundtable: panel saved as roundtable.participants in your ${target === vscode.ConfigurationTarget.Global ? 'user' : 'workspace'} settings.`,
+    );
+  }
   if (!go.start) {
     const rounds = await vscode.window.showInputBox({
       prompt: 'Maximum rounds',
@@ -139,7 +130,7 @@ export async function startFlow(
     config.maxRounds = Number(rounds);
     config.tokenBudget = Number(budget);
   }
-  const apiKey = panel.some((p) => p.provider === 'openai') ? await context.secrets.get(API_KEY_SECRET) : undefined;
+  const apiKey = panel.some((p) => p.provider === 'openai') ? storedKey : undefined;
   const params: StartMeetingParams = {
     topic: topic.trim(),
     mode: mode.mode,

@@ -68,7 +68,11 @@ function participant(m: ModelChoice, name: string, role: Participant['role'], pe
  */
 export function proposePanel(
   models: readonly ModelChoice[],
-  opts: { workers?: number } = {},
+  opts: {
+    workers?: number;
+    /** The workers' models as the user picked them (in order; one is seated twice): no proposal. */
+    workerModels?: readonly ModelChoice[];
+  } = {},
 ): Participant[] | undefined {
   if (models.length === 0) return undefined;
   const seats = Math.max(2, Math.min(PANEL_WORKERS.length, opts.workers ?? DEFAULT_WORKER_COUNT));
@@ -76,7 +80,12 @@ export function proposePanel(
   for (const m of models) if (!byFamily.has(m.family)) byFamily.set(m.family, m);
   const distinct = [...byFamily.values()];
   const workerModels: ModelChoice[] = [];
-  for (let i = 0; workerModels.length < seats; i++) {
+  const picked = opts.workerModels?.slice(0, PANEL_WORKERS.length) ?? [];
+  if (picked.length > 0) {
+    workerModels.push(...picked);
+    if (picked.length === 1) workerModels.push(picked[0] as ModelChoice);
+  }
+  for (let i = 0; picked.length === 0 && workerModels.length < seats; i++) {
     const pool = distinct.length >= seats || i < distinct.length ? distinct : models;
     workerModels.push(pool[i % pool.length] as ModelChoice);
   }

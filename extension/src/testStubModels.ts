@@ -1,0 +1,108 @@
+/**
+ * TEST ONLY: stub chat models for launching the extension in code-server, where no Copilot exists
+ * and VS Code 1.100 cannot register a chat model provider without proposed API. Enabled only when
+ * the environment names them at activation:
+ *
+ *   ROUNDTABLE_TEST_LM_MODELS='[{"id":"stub-a","family":"alpha"},{"id":"stub-b","family":"beta"}]'
+ *   ROUNDTABLE_TEST_LM_CALLS=/tmp/calls.jsonl   (optional: one JSON line per call, for the test to read)
+ *
+ * The stubs answer through a small scripted responder, and everything else (the picker, the
+ * preflight, the LmBridge that answers the daemon's vscode-lm calls) runs the normal code.
+ */
+import { appendFileSync } from 'node:fs';
+import * as vscode from 'vscode';
+import type { ChatModel, ModelSource } from './modelSource';
+
+export const STUB_MODELS_ENV = 'ROUNDTABLE_TEST_LM_MODELS';
+export const STUB_CALLS_ENV = 'ROUNDTABLE_TEST_LM_CALLS';
+export const STUB_VENDOR = 'roundtable-test-stub';
+
+interface StubSpec {
+  id: string;
+  family: string;
+  name?: string;
+  /** false = the user refused Roundtable access to this model (tests the consent preflight). */
+  allowed?: boolean;
+}
+
+function parseSpecs(raw: string): StubSpec[] {
+  const v: unknown = JSON.parse(raw);
+  if (!Array.isArray(v)) throw new Error(`${STUB_MODELS_ENV} must be a JSON array`);
+  return v.map((s: unknown, i) => {
+    const o = s as Partial<StubSpec>;
+    if (typeof o?.id !== 'string' || typeof o.family !== 'string')
+      throw new Error(`${STUB_MODELS_ENV}[${i}] needs string "id" and "family"`);
+    return {
+      id: o.id,
+      family: o.family,
+      ...(o.name ? { name: o.name } : {}),
+      ...(o.allowed === false ? { allowed: false } : {}),
+    };
+  });
+}
+
+function textOf(messages: vscode.LanguageModelChatMessage[]): string {
+  return messages
+    .flatMap((m) => m.content)
+    .map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : ''))
+    .join('\n');
+}
+
+/** The scripted responder: agrees in one round, and answers the digest in its format. */
+export function stubReply(model: StubSpec, prompt: string): string {
+  const who = `${model.id} (${model.family})`;
+  if (prompt.includes('CONSENSUS_STATEMENT'))
+    return `CONSENSUS_STATEMENT: The stub panel agreed, speaking through ${who}.\nCONTRIBUTORS: every worker agreed.`;
+  if (prompt.includes('[STANCE: AGREE]'))
+    return `Stub model ${who} has weighed the question and supports going ahead carefully.\n[STANCE: AGREE]`;
+  return `Stub model ${who} notes the discussion so far.`;
+}
+
+/** Word-sized pieces, streamed as a real model's reply is. */
+function streamOf(pieces: string[]): AsyncIterable<string> {
+  return {
+    [Symbol.asyncIterator]: () => {
+      let i = 0;
+      return {
+        next: (): Promise<IteratorResult<string>> =>
+          Promise.resolve(
+            i < pieces.length ? { value: pieces[i++] as string, done: false } : { value: undefined, done: true },
+          ),
+      };
+    },
+  };
+}
+
+function stubModel(spec: StubSpec, callsFile: string | undefined): ChatModel {
+  return {
+    id: spec.id,
+    family: spec.family,
+    vendor: STUB_VENDOR,
+    name: spec.name ?? spec.id,
+    sendRequest: (messages) => {
+      const prompt = textOf(messages);
+      const reply = stubReply(spec, prompt);
+      if (callsFile) appendFileSync(callsFile, `${JSON.stringify({ model: spec.id, promptChars: prompt.length })}\n`);
+      return Promise.resolve({ text: streamOf(reply.match(/\S+\s*|\s+/g) ?? []) });
+    },
+    countTokens: (text) => Promise.resolve(Math.ceil(text.length / 4)),
+  };
+}
+
+/** The stub source when the test environment asks for one; undefined on every normal launch. */
+export function stubModelSourceFromEnv(env: NodeJS.ProcessEnv, log: vscode.LogOutputChannel): ModelSource | undefined {
+  const raw = env[STUB_MODELS_ENV];
+  if (!raw) return undefined;
+  const specs = parseSpecs(raw);
+  const models = specs.map((s) => stubModel(s, env[STUB_CALLS_ENV]));
+  log.warn(`TEST MODE: ${specs.length} stub chat model(s) from ${STUB_MODELS_ENV} replace vscode.lm`);
+  const matches = (m: ChatModel, sel: vscode.LanguageModelChatSelector = {}): boolean =>
+    (sel.id === undefined || sel.id === m.id) &&
+    (sel.family === undefined || sel.family === m.family) &&
+    (sel.vendor === undefined || sel.vendor === m.vendor);
+  return {
+    label: 'Test stub',
+    select: (selector) => Promise.resolve(models.filter((m) => matches(m, selector))),
+    canSendRequest: (m) => (specs.find((s) => s.id === m.id)?.allowed === false ? false : true),
+  };
+}
