@@ -64,12 +64,16 @@ describe('Roundtable in a real VS Code (code-server)', () => {
       return found;
     });
     await palette('Roundtable: Start Roundtable');
-    await page.waitForSelector('.quick-input-widget input', { timeout: 15_000 });
-    await page.keyboard.type('Should we adopt a monorepo for our three services?');
+    // No chat model here: the demo is offered, and it runs on its own canned topic.
+    await until(
+      'the demo offer',
+      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run the demo' }).count()) > 0,
+    );
+    assert.match((await page.textContent('.quick-input-widget')) ?? '', /not an answer to your question/);
     await page.keyboard.press('Enter');
     await until(
       'the mode pick',
-      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Roundtable' }).count()) > 0,
+      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Consensus' }).count()) > 0,
     );
     await page.keyboard.press('Enter');
     await until(
