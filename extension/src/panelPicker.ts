@@ -60,7 +60,7 @@ export async function pickPanel(
   qp.matchOnDescription = true;
   qp.items = items;
   qp.selectedItems = items.filter((i) => i.picked);
-  const hint = `Workers: ${proposed.filter((p) => p.role === 'worker').length} proposed from distinct model families. Change them, then press Enter.`;
+  const hint = `${proposed.filter((p) => p.role === 'worker').length} workers proposed, one per model family: Enter to use them`;
   qp.placeholder = hint;
   try {
     const picked = await new Promise<readonly ModelItem[] | undefined>((resolve) => {

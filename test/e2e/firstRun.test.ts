@@ -41,9 +41,10 @@ describe('first run: a panel from the models the user already has', () => {
     vs = await startVsCode({
       install: 'vsix',
       env: { ROUNDTABLE_TEST_LM_MODELS: JSON.stringify(STUBS), ROUNDTABLE_TEST_LM_CALLS: calls },
-      settings: { 'roundtable.providerBaseUrl': server.baseURL, 'workbench.colorTheme': 'Default Dark Modern' },
+      settings: { 'roundtable.providerBaseUrl': server.baseURL, 'window.autoDetectColorScheme': true },
     });
     page = vs.page;
+    await theme(false);
     userSettings = path.join(path.dirname(vs.workspace), 'user', 'User', 'settings.json');
     await mkdir(SHOTS, { recursive: true });
   });
@@ -66,10 +67,9 @@ describe('first run: a panel from the models the user already has', () => {
     );
   }
 
+  /** Switches the OS colour scheme VS Code follows (window.autoDetectColorScheme), as a person would. */
   async function theme(light: boolean): Promise<void> {
-    const s = JSON.parse(await readFile(userSettings, 'utf8')) as Record<string, unknown>;
-    s['workbench.colorTheme'] = light ? 'Default Light Modern' : 'Default Dark Modern';
-    await writeFile(userSettings, JSON.stringify(s, null, 2));
+    await page.emulateMedia({ colorScheme: light ? 'light' : 'dark' });
     await until(`the ${light ? 'light' : 'dark'} theme`, async () =>
       page.$eval('.monaco-workbench', (e, l) => e.classList.contains(l ? 'vs' : 'vs-dark'), light),
     );
