@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { ModelChoice, Participant } from '../../protocol/src';
-import { PANEL_WORKERS, proposePanel } from '../../protocol/src';
+import { collapseWhitespace, PANEL_WORKERS, proposePanel } from '../../protocol/src';
 
 /** Rows of the picker: a separator per source, then its models. Pure, so it is unit-tested. */
 export type PickerRow = { kind: 'source'; label: string } | { kind: 'model'; model: ModelChoice; picked: boolean };
@@ -29,6 +29,14 @@ export function describePanel(panel: readonly Participant[]): string {
   return panel.map((p) => `${p.name} (${p.role}) on ${p.model}`).join(' · ');
 }
 
+/**
+ * A model name from a server, safe in a quick pick: one line, and no `$(icon)` syntax, which
+ * VS Code would render as an icon (a zero-width space after the `$` keeps it literal).
+ */
+export function pickerText(text: string): string {
+  return collapseWhitespace(text).replace(/\$\(/g, '$\u200b(');
+}
+
 interface ModelItem extends vscode.QuickPickItem {
   model?: ModelChoice;
 }
@@ -45,10 +53,10 @@ export async function pickPanel(
   if (!proposed) return undefined;
   const items: ModelItem[] = pickerRows(models, proposed).map((r) =>
     r.kind === 'source'
-      ? { label: r.label, kind: vscode.QuickPickItemKind.Separator }
+      ? { label: pickerText(r.label), kind: vscode.QuickPickItemKind.Separator }
       : {
-          label: r.model.id,
-          description: `${r.model.family} · ${r.model.source}`,
+          label: pickerText(r.model.id),
+          description: pickerText(`${r.model.family} · ${r.model.source}`),
           picked: r.picked,
           model: r.model,
         },

@@ -6,6 +6,7 @@
  * checks are unit-tested under Node.
  */
 import type { Participant } from '../../protocol/src';
+import { collapseWhitespace } from '../../protocol/src';
 import type { ModelList } from '../../daemon/src/providers/models';
 
 export type PreflightAction = 'Open Settings' | 'Set API Key';
@@ -36,6 +37,15 @@ function names(list: string[]): string {
   return list.join(', ');
 }
 
+/**
+ * A model name as it appears in a notification: one short line, and without `[` `]`, so a name a
+ * server made up cannot become a Markdown link (VS Code renders links, command links too, there).
+ */
+export function shownName(name: string): string {
+  const flat = collapseWhitespace(name).replace(/[[\]]/g, '');
+  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
+}
+
 export async function preflight(panel: readonly Participant[], deps: PreflightDeps): Promise<PreflightProblem[]> {
   const problems: PreflightProblem[] = [];
 
@@ -43,12 +53,12 @@ export async function preflight(panel: readonly Participant[], deps: PreflightDe
     const found = await deps.findVscodeModel(model);
     if (!found) {
       problems.push({
-        message: `${names(who)}: the VS Code model "${model}" is not available: sign in to GitHub Copilot (or another model provider) or pick another model in roundtable.participants.`,
+        message: `${names(who)}: the VS Code model "${shownName(model)}" is not available: sign in to GitHub Copilot (or another model provider) or pick another model in roundtable.participants.`,
         action: 'Open Settings',
       });
     } else if (found.allowed === false) {
       problems.push({
-        message: `${names(who)}: Roundtable is not allowed to use "${found.id}": allow it under Accounts → Manage Language Model Access, then start again.`,
+        message: `${names(who)}: Roundtable is not allowed to use "${shownName(found.id)}": allow it under Accounts → Manage Language Model Access, then start again.`,
       });
     }
   }
@@ -86,9 +96,9 @@ export async function preflight(panel: readonly Participant[], deps: PreflightDe
     if (list.models.length > 0) {
       for (const [model, who] of openai) {
         if (list.models.includes(model)) continue;
-        const has = list.models.slice(0, 5).join(', ') + (list.models.length > 5 ? ', …' : '');
+        const has = list.models.slice(0, 5).map(shownName).join(', ') + (list.models.length > 5 ? ', …' : '');
         problems.push({
-          message: `${names(who)}: the server has no model "${model}" (it has ${has}): fix roundtable.participants or pull the model.`,
+          message: `${names(who)}: the server has no model "${shownName(model)}" (it has ${has}): fix roundtable.participants or pull the model.`,
           action: 'Open Settings',
         });
       }

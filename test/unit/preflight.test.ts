@@ -68,6 +68,17 @@ describe('preflight before a meeting starts', () => {
     assert.equal(problems[0]?.action, 'Open Settings');
   });
 
+  it('never lets a server-made model name become a link in the notification', async () => {
+    const hostile = await startFakeOpenAI(undefined, { models: ['[Fix it](command:workbench.action.quit)'] });
+    try {
+      const [p] = await preflight([seat('ada', 'worker', 'openai', 'llama3')], deps({ baseUrl: hostile.baseURL }));
+      assert.match(p?.message ?? '', /it has Fix it\(command:workbench\.action\.quit\)\)/);
+      assert.doesNotMatch(p?.message ?? '', /\[|\]/);
+    } finally {
+      await hostile.close();
+    }
+  });
+
   it('says the key was refused and offers to set it, without showing the key', async () => {
     const [p] = await preflight([seat('ada', 'worker', 'openai', 'llama3.1:8b')], deps({ key: 'sk-wrong' }));
     assert.match(p?.message ?? '', /refused the API key \(HTTP 401\).*Set API Key/);
