@@ -10,7 +10,7 @@ import type { DaemonLink } from './daemonLink';
 import { DEMO_NOTICE, DEMO_TOPIC } from './demo';
 import { modelSourceFor } from './modelSource';
 import { choosePanel } from './panelChoice';
-import { describePanel, savePanel } from './panelPicker';
+import { describePanel, pickerText, savePanel } from './panelPicker';
 import { workspaceRoot } from './outputs';
 import { RoomViewProvider } from './roomView';
 
@@ -90,7 +90,14 @@ export async function startFlow(
   const summary = `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens`;
   const go = await vscode.window.showQuickPick(
     [
-      { label: '$(play) Start', description: summary, start: true, save: false },
+      {
+        label: '$(play) Start',
+        description: summary,
+        // Who sits where, so the judge and assistant the proposal chose are not a surprise.
+        ...(chosen.unsaved ? { detail: pickerText(describePanel(panel)) } : {}),
+        start: true,
+        save: false,
+      },
       ...(chosen.unsaved
         ? [
             {
