@@ -56,6 +56,8 @@ export interface RunningVsCode {
   page: Page;
   workspace: string;
   home: string;
+  /** The user settings file (VS Code applies edits to it while running). */
+  settingsFile: string;
   log: () => string;
   stop(): Promise<void>;
 }
@@ -67,6 +69,8 @@ export interface RunningVsCode {
 export async function startVsCode(opts: {
   install: 'vsix' | 'unpacked';
   env?: NodeJS.ProcessEnv;
+  /** More user settings (e.g. `workbench.colorTheme`). */
+  settings?: Record<string, unknown>;
 }): Promise<RunningVsCode> {
   const base = await mkdtemp(path.join(tmpdir(), 'rt-e2e-'));
   const userData = path.join(base, 'user');
@@ -85,6 +89,7 @@ export async function startVsCode(opts: {
       'extensions.autoUpdate': false,
       'telemetry.telemetryLevel': 'off',
       'roundtable.dataDir': home,
+      ...opts.settings,
     }),
   );
   await writeFile(path.join(workspace, 'README.md'), '# a project\n');
@@ -165,6 +170,7 @@ export async function startVsCode(opts: {
     page,
     workspace,
     home,
+    settingsFile: path.join(userData, 'User', 'settings.json'),
     log: () => log,
     stop: async () => {
       await browser.close();
