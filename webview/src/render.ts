@@ -144,7 +144,7 @@ function participants(s: MeetingState): TemplateResult {
 function stanceTable(s: MeetingState): TemplateResult | typeof nothing {
   const m = stanceMatrix(s);
   if (m.rounds.length === 0 || s.mode !== 'roundtable') return nothing;
-  return html`<div class="table-scroll" tabindex="0" aria-label="Stances by round">
+  return html`<div class="table-scroll" role="region" tabindex="0" aria-label="Stances by round">
     <table class="stances" data-testid="stances">
       <thead>
         <tr>
@@ -181,7 +181,7 @@ function ballots(s: MeetingState): TemplateResult | typeof nothing {
     ${
       rows.length === 0
         ? nothing
-        : html`<div class="table-scroll" tabindex="0" aria-label="Votes">
+        : html`<div class="table-scroll" role="region" tabindex="0" aria-label="Votes">
             <table class="matrix">
               <thead>
                 <tr>
