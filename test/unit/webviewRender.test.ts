@@ -16,6 +16,7 @@ Object.assign(globalThis, { document: dom.window.document, window: dom.window })
 type RenderModule = typeof import('../../webview/src/render');
 type DigestModule = typeof import('../../webview/src/digestRender');
 let renderRoom: RenderModule['renderRoom'];
+let QUIET_UI: RenderModule['QUIET_UI'];
 let phaseOf: RenderModule['phaseOf'];
 let renderDigestView: DigestModule['renderDigestView'];
 
@@ -73,7 +74,7 @@ let demo: MeetingEvent[];
 let demoScript: { replies: Record<string, unknown> };
 const demoPanel = () => loadPanel(path.join(__dirname, '..', '..', 'examples', 'demo-panel.json'));
 before(async () => {
-  ({ renderRoom, phaseOf } = await import('../../webview/src/render'));
+  ({ renderRoom, phaseOf, QUIET_UI } = await import('../../webview/src/render'));
   ({ renderDigestView } = await import('../../webview/src/digestRender'));
   // A recorded log: the shipped demo meeting, played on the scripted provider.
   demoScript = JSON.parse(
@@ -221,6 +222,36 @@ describe('room view rendering', () => {
     const during = room(last);
     assert.equal(text(during.querySelector('[data-testid="state"]')), 'Final round');
     assert.ok(during.querySelector('.budget-final'));
+  });
+
+  it('asks before cutting, keeps Cut away from Post, and copies a message as written', () => {
+    const running = fold(demo.slice(0, demo.findIndex((e) => e.type === 'round_started') + 1));
+    const calls: string[] = [];
+    const ui = {
+      ...QUIET_UI,
+      onCut: () => calls.push('cut?'),
+      onCutAnswer: (yes: boolean) => calls.push(yes ? 'cut!' : 'kept'),
+      onCopy: (t: string) => calls.push(`copy ${t}`),
+    };
+    const c = dom.window.document.createElement('div');
+    renderRoom(c, running, [], ui);
+    const cut = c.querySelector<HTMLButtonElement>('header #cut');
+    assert.equal(cut?.getAttribute('aria-label'), 'Cut the meeting');
+    cut?.click();
+    assert.deepEqual(calls, ['cut?'], 'the first click only asks');
+    renderRoom(c, running, [], { ...ui, confirmingCut: true });
+    assert.match(text(c.querySelector('.cut-confirm')), /Cut the meeting\? Yes, cut No/);
+    c.querySelector<HTMLButtonElement>('#cut-no')?.click();
+    c.querySelector<HTMLButtonElement>('#cut-yes')?.click();
+    assert.deepEqual(calls.slice(1), ['kept', 'cut!']);
+
+    const closed = dom.window.document.createElement('div');
+    renderRoom(closed, fold(demo), [], ui);
+    assert.equal(closed.querySelector('#cut'), null, 'no Cut once the meeting is over');
+    closed.querySelector<HTMLButtonElement>('[data-message-id="r1-ada"] button.copy')?.click();
+    const raw = demo.find((e) => e.type === 'message_posted' && e.messageId === 'r1-ada');
+    assert.ok(raw?.type === 'message_posted');
+    assert.equal(calls.at(-1), `copy ${raw.text}`);
   });
 
   it('shows an empty room before any meeting', () => {
