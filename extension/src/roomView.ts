@@ -56,12 +56,12 @@ export class RoomViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       script: 'room.js',
       title: 'Roundtable',
       body: `<div class="controls">
-  <div id="connection" role="status"></div>
-  <vscode-textarea id="post-text" rows="2" placeholder="Post to the room (workers see it next round)"></vscode-textarea>
+  <label for="post-text" class="visually-hidden">Post to the room</label>
+  <textarea id="post-text" rows="2" aria-keyshortcuts="Control+Enter Meta+Enter"
+    placeholder="Post to the room (workers see it next round) · Ctrl+Enter posts"></textarea>
   <div class="row">
-    <vscode-button id="post">Post</vscode-button>
-    <vscode-button id="cut" secondary>Cut</vscode-button>
-    <vscode-button id="review" hidden>Review Digest</vscode-button>
+    <button id="post" type="button" title="Post (Ctrl+Enter)">Post</button>
+    <button id="review" type="button" class="secondary" hidden>Review Digest</button>
   </div>
 </div>
 <main id="room"></main>`,
@@ -87,6 +87,9 @@ export class RoomViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           break;
         case 'room/cut':
           await this.actions.cut(msg.reason);
+          break;
+        case 'room/copy':
+          await vscode.env.clipboard.writeText(msg.text);
           break;
         case 'room/review':
           await this.actions.review(msg.meetingId ?? this.meetingId);

@@ -368,6 +368,8 @@ export const FROM_WEBVIEW = {
   'room/ready': z.object({ sinceSeq: int(0, Number.MAX_SAFE_INTEGER), meetingId: meetingIdSchema.optional() }),
   'room/post': z.object({ text: text({ min: 1, max: 20_000 }) }),
   'room/cut': z.object({ reason: text({ max: 500 }).optional() }),
+  /** Copy a message's text (when the webview's own clipboard is not available). */
+  'room/copy': z.object({ text: text({ max: 200_000 }) }),
   /** Opens the digest review for the meeting shown. */
   'room/review': z.object({ meetingId: meetingIdSchema.optional() }),
   /** The digest review panel is ready for its content. */

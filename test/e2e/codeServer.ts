@@ -56,6 +56,8 @@ export interface RunningVsCode {
   page: Page;
   workspace: string;
   home: string;
+  /** The user settings file (VS Code applies edits to it while running). */
+  settingsFile: string;
   log: () => string;
   stop(): Promise<void>;
 }
@@ -67,7 +69,7 @@ export interface RunningVsCode {
 export async function startVsCode(opts: {
   install: 'vsix' | 'unpacked';
   env?: NodeJS.ProcessEnv;
-  /** More user settings (e.g. `roundtable.providerBaseUrl`). */
+  /** More user settings (e.g. `roundtable.providerBaseUrl`, `workbench.colorTheme`). */
   settings?: Record<string, unknown>;
 }): Promise<RunningVsCode> {
   const base = await mkdtemp(path.join(tmpdir(), 'rt-e2e-'));
@@ -168,6 +170,7 @@ export async function startVsCode(opts: {
     page,
     workspace,
     home,
+    settingsFile: path.join(userData, 'User', 'settings.json'),
     log: () => log,
     stop: async () => {
       await browser.close();

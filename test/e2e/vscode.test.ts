@@ -99,7 +99,7 @@ describe('Roundtable in a real VS Code (code-server)', () => {
     const text = (await closed.textContent('.room')) ?? '';
     assert.match(text, /Should we adopt a monorepo/);
     assert.match(text, /ada/);
-    assert.match(text, /Ended: consensus_full/);
+    assert.match(text, /Ended: Full consensus/);
     const stances = (await closed.textContent('[data-testid="stances"]')) ?? '';
     assert.match(stances, /DISAGREE/, 'the stance matrix shows grace’s first-round DISAGREE');
     assert.match(stances, /AGREE/);

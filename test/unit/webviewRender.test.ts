@@ -3,51 +3,118 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { JSDOM } from 'jsdom';
-import type { MeetingEvent } from '../../protocol/src';
-import { fold } from '../../protocol/src';
-import { renderDigestView } from '../../webview/src/digestRender';
-import { phaseOf, renderRoom } from '../../webview/src/render';
+import type { MeetingEvent, MeetingState, MessageDelta } from '../../protocol/src';
+import { evolve, fold } from '../../protocol/src';
+import type { ChatProvider, ChatRequest, ChatResult } from '../../daemon/src/providers/types';
 import { loadPanel } from '../../daemon/src/panel';
-import { panel, runMeeting, turns } from '../fakes/meetings';
+import { LiveMessages } from '../../webview/src/live';
+import { ballot, panel, runMeeting, turns } from '../fakes/meetings';
+
+// lit renders into the global document: one jsdom window for the whole file, set up before lit loads.
+const dom = new JSDOM('<!DOCTYPE html><body></body>');
+Object.assign(globalThis, { document: dom.window.document, window: dom.window });
+type RenderModule = typeof import('../../webview/src/render');
+type DigestModule = typeof import('../../webview/src/digestRender');
+let renderRoom: RenderModule['renderRoom'];
+let QUIET_UI: RenderModule['QUIET_UI'];
+let phaseOf: RenderModule['phaseOf'];
+let renderDigestView: DigestModule['renderDigestView'];
 
 const doc = () => new JSDOM('<!DOCTYPE html><body></body>').window.document;
-const text = (n: Element | null | undefined) => n?.textContent ?? '';
+const text = (n: Element | null | undefined) => n?.textContent?.replace(/\s+/g, ' ').trim() ?? '';
+
+/** Renders like the webview does, into a fresh container. */
+function room(s: MeetingState, live: LiveMessages = new LiveMessages()): HTMLElement {
+  const c = dom.window.document.createElement('div');
+  dom.window.document.body.append(c);
+  renderRoom(c, s, live.list());
+  return c;
+}
+
+type Item = { event: MeetingEvent } | { delta: MessageDelta };
+
+/** Plays a meeting, recording events and live chunks interleaved as the daemon sends them. */
+async function record(opts: Parameters<typeof runMeeting>[0], watch?: (i: Item) => void): Promise<Item[]> {
+  const stream: Item[] = [];
+  const push = (i: Item): void => {
+    stream.push(i);
+    watch?.(i);
+  };
+  await runMeeting({
+    ...opts,
+    deps: { ...opts.deps, onEvent: (event) => push({ event }), onDelta: (delta) => push({ delta }) },
+  });
+  return stream;
+}
+
+/**
+ * Feeds a recorded stream to the room as the webview does (fold + live chunks), rendering after
+ * each item into one container. Returns the container and every live kind that was shown.
+ */
+function replay(stream: Item[], check?: (c: HTMLElement) => void): { c: HTMLElement; shown: Set<string> } {
+  const c = dom.window.document.createElement('div');
+  dom.window.document.body.append(c);
+  const live = new LiveMessages();
+  let s = fold([]);
+  const shown = new Set<string>();
+  for (const item of stream) {
+    if ('event' in item) {
+      s = evolve(s, item.event);
+      live.settle(item.event);
+    } else live.delta(item.delta, s);
+    renderRoom(c, s, live.list());
+    for (const el of c.querySelectorAll('.message.streaming'))
+      shown.add([...el.classList].find((k) => k.startsWith('kind-'))?.slice(5) ?? '?');
+    check?.(c);
+  }
+  return { c, shown };
+}
 
 let demo: MeetingEvent[];
+let demoScript: { replies: Record<string, unknown> };
+const demoPanel = () => loadPanel(path.join(__dirname, '..', '..', 'examples', 'demo-panel.json'));
 before(async () => {
+  ({ renderRoom, phaseOf, QUIET_UI } = await import('../../webview/src/render'));
+  ({ renderDigestView } = await import('../../webview/src/digestRender'));
   // A recorded log: the shipped demo meeting, played on the scripted provider.
-  const script = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'examples', 'demo-script.json'), 'utf8')) as {
-    replies: Record<string, unknown>;
-  };
+  demoScript = JSON.parse(
+    readFileSync(path.join(__dirname, '..', '..', 'examples', 'demo-script.json'), 'utf8'),
+  ) as typeof demoScript;
   const { events } = await runMeeting({
     topic: 'Should we adopt a monorepo for our three services?',
-    participants: loadPanel(path.join(__dirname, '..', '..', 'examples', 'demo-panel.json')),
-    script: { replies: script.replies },
+    participants: demoPanel(),
+    script: { replies: demoScript.replies },
   });
   demo = events;
 });
 
 describe('room view rendering', () => {
-  it('shows the topic, state, round, budget, participants and every message of a recorded meeting', () => {
-    const d = doc();
-    const room = renderRoom(d, fold(demo), new Map());
-    assert.equal(text(room.querySelector('.topic')), 'Should we adopt a monorepo for our three services?');
-    assert.equal(text(room.querySelector('[data-testid="state"]')), 'Closed: consensus_full');
-    assert.equal(text(room.querySelector('[data-testid="round"]')), 'Round 3 of 10');
-    const budget = room.querySelector('[data-testid="budget"]');
-    assert.equal(budget?.getAttribute('aria-valuenow'), String(Math.round((fold(demo).spokenTokens / 15000) * 100)));
-    assert.match(text(budget), /\/ 15,000 tokens/);
-    assert.equal(room.querySelectorAll('.participant').length, 5);
-    assert.match(text(room.querySelector('.participant.role-judge')), /jude judge · scripted:scripted/);
+  it('shows the topic, state, round, budget, bill, participants and every message of a recorded meeting', () => {
+    const c = room(fold(demo));
+    assert.equal(text(c.querySelector('.topic')), 'Should we adopt a monorepo for our three services?');
+    assert.equal(text(c.querySelector('[data-testid="state"]')), 'Closed: Full consensus');
+    assert.equal(text(c.querySelector('[data-testid="round"]')), 'Round 3 of 10');
+    const spoken = fold(demo).spokenTokens;
+    const meter = c.querySelector('[data-testid="budget"] [role="meter"]');
+    assert.equal(meter?.getAttribute('aria-valuenow'), String(Math.round((spoken / 15000) * 100)));
+    assert.equal(meter?.getAttribute('aria-label'), `Spoken ${spoken.toLocaleString('en-US')} of 15,000 tokens`);
+    assert.match(text(c.querySelector('[data-testid="budget"]')), /\/ 15,000 tokens/);
+    assert.match(text(c.querySelector('[data-testid="bill"]')), /^billed [\d,]+ tokens/);
+    assert.equal(c.querySelectorAll('.participant').length, 5);
+    assert.match(text(c.querySelector('.participant.role-judge')), /jude judge · scripted:scripted/);
     const posted = demo.filter((e) => e.type === 'message_posted').length;
-    assert.equal(room.querySelectorAll('[data-testid="messages"] .message').length, posted);
-    assert.match(text(room.querySelector('[data-testid="judge"]')), /Round 1: @grace/);
-    assert.match(text(room.querySelector('[data-testid="digest"]')), /^TOPIC: Should we adopt/);
+    const judged = demo.filter((e) => e.type === 'judge_feedback' && (e.text || e.converged)).length;
+    assert.equal(c.querySelectorAll('[data-testid="messages"] .message').length, posted + judged);
+    assert.equal(c.querySelector('[data-testid="messages"]')?.getAttribute('aria-live'), 'polite');
+    assert.match(text(c.querySelector('[data-testid="judge"]')), /@grace/);
+    assert.match(text(c.querySelector('[data-testid="digest"]')), /^TOPIC: Should we adopt/);
+    assert.match(text(c.querySelector('[data-testid="closed"]')), /Ended: Full consensus/);
+    assert.doesNotMatch(text(c), /consensus_full/);
   });
 
   it('fills the stance matrix agent × round from the log', () => {
-    const table = renderRoom(doc(), fold(demo), new Map()).querySelector('[data-testid="stances"]');
-    const rows = [...(table?.querySelectorAll('tbody tr') ?? [])].map((r) => [...r.children].map((c) => c.textContent));
+    const table = room(fold(demo)).querySelector('[data-testid="stances"]');
+    const rows = [...(table?.querySelectorAll('tbody tr') ?? [])].map((r) => [...r.children].map((x) => text(x)));
     assert.deepEqual(rows, [
       ['ada', 'AGREE', 'AGREE', 'AGREE'],
       ['grace', 'DISAGREE', 'NEUTRAL', 'AGREE'],
@@ -56,18 +123,85 @@ describe('room view rendering', () => {
     assert.ok(table?.querySelector('td.stance-DISAGREE'));
   });
 
-  it('renders the log as of any cursor: a prefix shows a running meeting, with streaming text', () => {
-    const upTo = demo.findIndex((e) => e.type === 'round_started') + 2;
-    const s = fold(demo.slice(0, upTo));
-    const live = new Map([['r1-grace', { from: 'grace', round: 1, text: 'My concern is rel' }]]);
-    const room = renderRoom(doc(), s, live);
-    assert.equal(phaseOf(s), 'running');
-    assert.equal(text(room.querySelector('[data-testid="state"]')), 'Running');
-    assert.equal(text(room.querySelector('.message.streaming .message-body')), 'My concern is rel');
-    assert.equal(room.querySelector('[data-testid="closed"]'), null);
+  it('strips the stance marker from the text and shows the parsed stance as a badge', () => {
+    const c = room(fold(demo));
+    const ada = c.querySelector('[data-message-id="r1-ada"]');
+    assert.doesNotMatch(text(ada?.querySelector('.message-body')), /STANCE/);
+    assert.equal(text(ada?.querySelector('.stance-badge')), 'AGREE');
+    assert.ok(ada?.querySelector('.stance-badge.stance-AGREE'));
+    const grace = c.querySelector('[data-message-id="r1-grace"] .stance-badge.stance-DISAGREE');
+    assert.equal(text(grace), 'DISAGREE');
   });
 
-  it('shows the final-round state once the budget passes 80%', async () => {
+  it('renders agent Markdown, keeps raw HTML as text and only follows http(s) links', async () => {
+    const hostile = [
+      '**Bold claim** with `code`',
+      '<img src=x onerror="alert(1)"><script>alert(2)</script>',
+      '[bad](javascript:alert(3)) [good](https://example.com/a) ![pic](https://example.com/p.png)',
+      '[STANCE: AGREE]',
+    ].join('\n\n');
+    const { events } = await runMeeting({
+      config: { maxRounds: 1 },
+      script: { replies: { ada: [hostile], grace: turns(1, 'AGREE'), linus: turns(1, 'AGREE') } },
+    });
+    const body = room(fold(events)).querySelector('[data-message-id="r1-ada"] .message-body');
+    assert.equal(text(body?.querySelector('strong')), 'Bold claim');
+    assert.equal(text(body?.querySelector('code')), 'code');
+    assert.equal(body?.querySelector('img'), null);
+    assert.equal(body?.querySelector('script'), null);
+    assert.match(text(body), /<img src=x onerror="alert\(1\)"><script>alert\(2\)<\/script>/);
+    // The image is not loaded: it stays a plain link a person may click.
+    const links = [...(body?.querySelectorAll('a') ?? [])].map((a) => a.getAttribute('href'));
+    assert.deepEqual(links, ['https://example.com/a', 'https://example.com/p.png']);
+    assert.doesNotMatch(text(body), /STANCE/);
+  });
+
+  it('leaves a selection, the element and an opened section in place when the next chunk arrives', () => {
+    const upTo = demo.findIndex((e) => e.type === 'round_started' && e.round === 2);
+    const s = fold(demo.slice(0, upTo + 1));
+    const live = new LiveMessages();
+    const chunk = (t: string): MessageDelta => ({
+      meetingId: s.meetingId,
+      messageId: 'r2-ada',
+      from: 'ada',
+      round: 2,
+      text: t,
+    });
+    live.delta(chunk('Still '), s);
+    const c = dom.window.document.createElement('div');
+    dom.window.document.body.append(c);
+    renderRoom(c, s, live.list());
+    const article = c.querySelector('[data-message-id="r1-grace"]');
+    const textNode = article?.querySelector('.message-body p')?.firstChild;
+    assert.ok(textNode && textNode.nodeType === dom.window.Node.TEXT_NODE);
+    const range = dom.window.document.createRange();
+    range.setStart(textNode, 0);
+    range.setEnd(textNode, 10);
+    const sel = dom.window.getSelection();
+    sel?.removeAllRanges();
+    sel?.addRange(range);
+    const selected = sel?.toString();
+    c.querySelector('[data-testid="summary"]')?.setAttribute('open', '');
+
+    live.delta(chunk('agree.'), s);
+    renderRoom(c, s, live.list());
+    assert.equal(text(c.querySelector('.message.streaming .message-body')), 'Still agree.');
+    assert.equal(c.querySelector('[data-message-id="r1-grace"]'), article, 'the same element, not a new one');
+    assert.ok(textNode.isConnected);
+    assert.equal(sel?.rangeCount, 1);
+    assert.equal(sel?.toString(), selected);
+    assert.ok(c.querySelector('[data-testid="summary"]')?.hasAttribute('open'), 'the rolling summary stays open');
+
+    // The live entry becomes the posted message in the same element.
+    const streaming = c.querySelector('[data-message-id="r2-ada"]');
+    const s2 = fold(demo.slice(0, demo.findIndex((e) => e.type === 'message_posted' && e.messageId === 'r2-ada') + 1));
+    for (const e of demo.slice(upTo + 1, s2.lastSeq)) live.settle(e);
+    renderRoom(c, s2, live.list());
+    assert.equal(c.querySelector('[data-message-id="r2-ada"]'), streaming);
+    assert.equal(c.querySelector('.message.streaming'), null);
+  });
+
+  it('says "Final round" only once the announced final round runs, not in the round that crosses 80%', async () => {
     const long = (st: string) => Array.from({ length: 10 }, (_, i) => `${'word '.repeat(60)}${i}\n[STANCE: ${st}]`);
     const { events } = await runMeeting({
       config: { tokenBudget: 1000 },
@@ -75,28 +209,136 @@ describe('room view rendering', () => {
       script: { replies: { ada: long('AGREE'), grace: long('DISAGREE') } },
     });
     const warned = events.findIndex((e) => e.type === 'budget_warning');
-    const s = fold(events.slice(0, warned + 2));
-    assert.equal(phaseOf(s), 'final_round');
-    const room = renderRoom(doc(), s, new Map());
-    assert.ok(room.querySelector('.budget-final'));
-    assert.match(text(room.querySelector('[data-testid="budget"]')), /final round/);
-    assert.match(text(room.querySelector('[data-testid="messages"]')), /Final round — make it count/);
+    const crossing = fold(events.slice(0, warned + 2));
+    assert.equal(phaseOf(crossing), 'running');
+    const before = room(crossing);
+    assert.equal(text(before.querySelector('[data-testid="state"]')), 'Running');
+    assert.match(text(before.querySelector('[data-testid="budget"]')), /round \d+ is the last/);
+    assert.match(text(before.querySelector('[data-testid="messages"]')), /Final round — make it count/);
+    const next = events.findIndex((e, i) => i > warned && e.type === 'round_started');
+    assert.ok(next > 0, 'the announced final round starts');
+    const last = fold(events.slice(0, next + 1));
+    assert.equal(phaseOf(last), 'final_round');
+    const during = room(last);
+    assert.equal(text(during.querySelector('[data-testid="state"]')), 'Final round');
+    assert.ok(during.querySelector('.budget-final'));
   });
 
-  it('never turns agent text into markup', async () => {
-    const hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script> [STANCE: AGREE]';
-    const { events } = await runMeeting({
-      config: { maxRounds: 1 },
-      script: { replies: { ada: [hostile], grace: turns(1, 'AGREE'), linus: turns(1, 'AGREE') } },
-    });
-    const room = renderRoom(doc(), fold(events), new Map());
-    assert.equal(room.querySelector('img'), null);
-    assert.equal(room.querySelector('script'), null);
-    assert.match(text(room), /<img src=x onerror="alert\(1\)">/);
+  it('asks before cutting, keeps Cut away from Post, and copies a message as written', () => {
+    const running = fold(demo.slice(0, demo.findIndex((e) => e.type === 'round_started') + 1));
+    const calls: string[] = [];
+    const ui = {
+      ...QUIET_UI,
+      onCut: () => calls.push('cut?'),
+      onCutAnswer: (yes: boolean) => calls.push(yes ? 'cut!' : 'kept'),
+      onCopy: (t: string) => calls.push(`copy ${t}`),
+    };
+    const c = dom.window.document.createElement('div');
+    renderRoom(c, running, [], ui);
+    const cut = c.querySelector<HTMLButtonElement>('header #cut');
+    assert.equal(cut?.getAttribute('aria-label'), 'Cut the meeting');
+    cut?.click();
+    assert.deepEqual(calls, ['cut?'], 'the first click only asks');
+    renderRoom(c, running, [], { ...ui, confirmingCut: true });
+    assert.match(text(c.querySelector('.cut-confirm')), /Cut the meeting\? Yes, cut No/);
+    c.querySelector<HTMLButtonElement>('#cut-no')?.click();
+    c.querySelector<HTMLButtonElement>('#cut-yes')?.click();
+    assert.deepEqual(calls.slice(1), ['kept', 'cut!']);
+
+    const closed = dom.window.document.createElement('div');
+    renderRoom(closed, fold(demo), [], ui);
+    assert.equal(closed.querySelector('#cut'), null, 'no Cut once the meeting is over');
+    closed.querySelector<HTMLButtonElement>('[data-message-id="r1-ada"] button.copy')?.click();
+    const raw = demo.find((e) => e.type === 'message_posted' && e.messageId === 'r1-ada');
+    assert.ok(raw?.type === 'message_posted');
+    assert.equal(calls.at(-1), `copy ${raw.text}`);
   });
 
   it('shows an empty room before any meeting', () => {
-    assert.match(text(renderRoom(doc(), fold([]), new Map())), /Start Roundtable/);
+    assert.match(text(room(fold([]))), /Start Roundtable/);
+  });
+});
+
+describe('live text in the room', () => {
+  it('a roundtable: briefing, turns, judge, summary and digest are shown while written, none left after close', async () => {
+    const stream = await record({ participants: demoPanel(), script: { replies: demoScript.replies } });
+    const judgeReplies = (demoScript.replies.jude as string[]).map((t) => t.replace(/\s+/g, ' ').trim());
+    const { c, shown } = replay(stream, (c) => {
+      for (const el of c.querySelectorAll('.message.streaming.kind-judge')) {
+        const t = text(el.querySelector('.message-body'));
+        assert.ok(
+          judgeReplies.some((r) => r.startsWith(t)),
+          `the judge's live text is one round's reply, not several: ${t}`,
+        );
+      }
+      for (const el of c.querySelectorAll('.message.streaming.kind-summary'))
+        assert.ok((text(el).match(/Positions after round/g) ?? []).length <= 1, 'one summary at a time');
+    });
+    for (const k of ['briefing', 'turn', 'judge', 'summary', 'digest']) assert.ok(shown.has(k), `${k} was shown live`);
+    assert.ok(c.querySelector('[data-testid="closed"]'));
+    assert.equal(c.querySelectorAll('.message.streaming').length, 0);
+    assert.doesNotMatch(text(c), /writing|CONSENSUS_STATEMENT/);
+  });
+
+  it('a consensus vote: proposals and ballots are shown while written, none left after close', async () => {
+    const vote = ballot(['O1', 'accept', 0.9], ['O2', 'reject', 0.8]);
+    const stream = await record({
+      mode: 'consensus',
+      participants: panel(['ada', 'grace'], false),
+      deps: { checkEvidence: () => Promise.resolve('exists') },
+      script: {
+        replies: {
+          ada: [JSON.stringify({ options: ['Monorepo', 'Polyrepo'] }), vote, vote],
+          grace: [JSON.stringify({ options: ['Monorepo', 'Polyrepo'] }), vote, vote],
+        },
+      },
+    });
+    const { c, shown } = replay(stream);
+    for (const k of ['proposal', 'ballot', 'digest']) assert.ok(shown.has(k), `${k} was shown live`);
+    assert.equal(c.querySelectorAll('.message.streaming').length, 0);
+  });
+
+  it('a cut mid-turn and a failed turn leave nothing being written, even with a chunk arriving late', async () => {
+    let failed: () => void = () => undefined;
+    const graceFailed = new Promise<void>((r) => (failed = r));
+    const hanging: ChatProvider = {
+      id: 'hanging',
+      chat(req: ChatRequest): Promise<ChatResult> {
+        if (req.meta.purpose !== 'turn')
+          return Promise.resolve({ text: 'ok', usage: { promptTokens: 1, completionTokens: 1, source: 'estimate' } });
+        if (req.meta.participant === 'grace') {
+          req.onDelta?.('half a thought');
+          return Promise.reject(new Error('the server went away'));
+        }
+        req.onDelta?.('I am still ');
+        return new Promise((_, reject) =>
+          req.signal.addEventListener('abort', () => {
+            req.onDelta?.('late chunk'); // a chunk that was in flight when the cut landed
+            reject(new Error('aborted'));
+          }),
+        );
+      },
+    };
+    const stream = await record(
+      {
+        participants: panel(['ada', 'grace'], false),
+        provider: hanging,
+        script: {},
+        during: async (m) => {
+          await graceFailed;
+          await m.cut();
+        },
+      },
+      (i) => {
+        if ('event' in i && i.event.type === 'turn_failed') failed();
+      },
+    );
+    const { c, shown } = replay(stream);
+    assert.ok(shown.has('turn'));
+    assert.ok(stream.some((i) => 'event' in i && i.event.type === 'turn_failed'));
+    assert.equal(text(c.querySelector('[data-testid="state"]')), 'Closed: Cut');
+    assert.equal(c.querySelectorAll('.message.streaming').length, 0);
+    assert.doesNotMatch(text(c), /late chunk|half a thought/);
   });
 });
 
@@ -155,8 +397,8 @@ describe('digest review rendering', () => {
       ['O1', 'O2'],
     );
     for (const id of ['#pick', '#resolve-another', '#defer']) assert.ok(view.querySelector(id), id);
-    const room = renderRoom(doc(), s, new Map());
-    assert.equal(text(room.querySelector('[data-testid="state"]')), 'Awaiting your decision');
-    assert.match(text(room.querySelector('[data-testid="escalation"]')), /Needs your decision/);
+    const c = room(s);
+    assert.equal(text(c.querySelector('[data-testid="state"]')), 'Awaiting your decision');
+    assert.match(text(c.querySelector('[data-testid="escalation"]')), /Needs your decision/);
   });
 });

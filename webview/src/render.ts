@@ -1,48 +1,36 @@
 /**
- * Rendering of the room view, from the folded meeting state. Pure DOM building so it can be
- * tested in jsdom on recorded logs. Everything an agent wrote goes in through textContent, never
- * as markup: a model cannot inject HTML or script into the view.
+ * The room view, from the folded meeting state plus the calls being written. lit templates: each
+ * update touches only what changed, so a selection, an opened section and the scroll position
+ * survive the next chunk. Agent text goes in as escaped text or through the HTML-free Markdown
+ * renderer, never as markup: a model cannot inject HTML or script into the view.
  */
-import type { MeetingState, PostedMessage, StanceCell } from '../../protocol/src';
-import { currentRound, finalStances, stanceMatrix, workersOf } from '../../protocol/src';
+import { html, nothing, render, type TemplateResult } from 'lit';
+import { unsafeHTML } from 'lit/directives/unsafe-html.js';
+import type { MeetingState, StanceCell } from '../../protocol/src';
+import {
+  billOf,
+  currentRound,
+  finalStances,
+  formatBill,
+  stanceMatrix,
+  terminationLabel,
+  workersOf,
+} from '../../protocol/src';
+import { visibleLive, type LiveEntry } from './live';
+import { MarkdownCache } from './markdown';
+import { timelineOf, timelineTemplate } from './timeline';
 
-type Attrs = Record<string, string | undefined>;
-
-export function el<K extends keyof HTMLElementTagNameMap>(
-  doc: Document,
-  tag: K,
-  attrs?: Attrs,
-  ...children: (Node | string | null | undefined)[]
-): HTMLElementTagNameMap[K];
-export function el(
-  doc: Document,
-  tag: string,
-  attrs?: Attrs,
-  ...children: (Node | string | null | undefined)[]
-): HTMLElement;
-export function el(
-  doc: Document,
-  tag: string,
-  attrs: Attrs = {},
-  ...children: (Node | string | null | undefined)[]
-): HTMLElement {
-  const node = doc.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) node.setAttribute(k, v);
-  for (const c of children) {
-    if (c === null || c === undefined) continue;
-    node.append(typeof c === 'string' ? doc.createTextNode(c) : c);
-  }
-  return node;
-}
+export { el } from './dom';
 
 export type MeetingPhase = 'empty' | 'running' | 'final_round' | 'awaiting_human' | 'closed';
 
+/** The final round is the round announced as final (or planned so) once it has started, not the one crossing 80%. */
 export function phaseOf(s: MeetingState): MeetingPhase {
   if (!s.meetingId) return 'empty';
   if (s.status === 'closed') return 'closed';
   if (s.status === 'awaiting_human') return 'awaiting_human';
   const r = currentRound(s);
-  if (r?.final || s.finalRound !== undefined) return 'final_round';
+  if (r?.final || (r && s.finalRound !== undefined && r.round >= s.finalRound)) return 'final_round';
   return 'running';
 }
 
@@ -57,284 +45,254 @@ export function phaseLabel(s: MeetingState): string {
     case 'awaiting_human':
       return 'Awaiting your decision';
     case 'closed':
-      return `Closed: ${s.closed?.reason ?? '?'}${s.closed?.detail ? ` (${s.closed.detail})` : ''}`;
+      return s.closed ? `Closed: ${terminationLabel(s.closed.reason)}` : 'Closed';
   }
 }
 
-function header(doc: Document, s: MeetingState): HTMLElement {
+/** What the room's chrome (outside the log) needs: the Cut confirmation, handlers, the connection line. */
+export interface RoomUi {
+  confirmingCut: boolean;
+  /** A quiet line about the daemon connection, or an error to show ('' = nothing). */
+  notice: { text: string; error: boolean };
+  /** Messages that arrived while the reader was scrolled up. */
+  unseen: number;
+  onCut: () => void;
+  onCutAnswer: (yes: boolean) => void;
+  onCopy: (text: string) => void;
+  onJumpToLatest: () => void;
+}
+
+const noop = (): void => undefined;
+export const QUIET_UI: RoomUi = {
+  confirmingCut: false,
+  notice: { text: '', error: false },
+  unseen: 0,
+  onCut: noop,
+  onCutAnswer: noop,
+  onCopy: noop,
+  onJumpToLatest: noop,
+};
+
+const n = (v: number): string => v.toLocaleString('en-US');
+
+function cutControl(s: MeetingState, ui: RoomUi): TemplateResult | typeof nothing {
+  const phase = phaseOf(s);
+  if (phase !== 'running' && phase !== 'final_round') return nothing;
+  if (!ui.confirmingCut)
+    return html`<button class="cut secondary" id="cut" type="button" aria-label="Cut the meeting" @click=${ui.onCut}>
+      Cut…
+    </button>`;
+  return html`<span class="cut-confirm" role="group" aria-label="Confirm cut">
+    Cut the meeting?
+    <button class="secondary" id="cut-yes" type="button" @click=${() => ui.onCutAnswer(true)}>Yes, cut</button>
+    <button class="secondary" id="cut-no" type="button" @click=${() => ui.onCutAnswer(false)}>No</button>
+  </span>`;
+}
+
+function header(s: MeetingState, ui: RoomUi): TemplateResult {
   const r = currentRound(s);
-  return el(
-    doc,
-    'header',
-    { class: 'room-header' },
-    el(doc, 'h2', { class: 'topic', title: s.topic }, s.topic),
-    el(
-      doc,
-      'div',
-      { class: 'meta' },
-      el(doc, 'vscode-badge', { class: `state state-${phaseOf(s)}`, 'data-testid': 'state' }, phaseLabel(s)),
-      el(doc, 'span', { class: 'round', 'data-testid': 'round' }, `Round ${r?.round ?? 0} of ${s.config.maxRounds}`),
-      el(doc, 'span', { class: 'mode' }, s.mode),
-    ),
-  );
+  return html`<header class="room-header">
+    <h2 class="topic" title=${s.topic}>${s.topic}</h2>
+    <div class="meta">
+      <span class="state state-${phaseOf(s)}" data-testid="state">${phaseLabel(s)}</span>
+      <span class="round" data-testid="round">Round ${r?.round ?? 0} of ${s.config.maxRounds}</span>
+      <span class="mode">${s.mode}</span>
+      ${cutControl(s, ui)}
+    </div>
+  </header>`;
 }
 
-/** Budget meter with the 80% mark; `final` once the final round was announced. */
-function budget(doc: Document, s: MeetingState): HTMLElement {
+/** Budget meter with the 80% mark, and the billed figure next to it. */
+function budget(s: MeetingState): TemplateResult {
   const pct = Math.min(100, Math.round((s.spokenTokens / s.config.tokenBudget) * 100));
-  const cls = pct >= 100 ? 'exhausted' : s.finalRound !== undefined || pct >= 80 ? 'final' : 'ok';
-  return el(
-    doc,
-    'div',
-    {
-      class: `budget budget-${cls}`,
-      'data-testid': 'budget',
-      role: 'meter',
-      'aria-valuemin': '0',
-      'aria-valuemax': '100',
-      'aria-valuenow': String(pct),
-    },
-    el(
-      doc,
-      'div',
-      { class: 'budget-bar' },
-      el(doc, 'div', { class: 'budget-fill', style: `width:${pct}%` }),
-      el(doc, 'div', { class: 'budget-mark', title: '80%: final round' }),
-    ),
-    el(
-      doc,
-      'span',
-      { class: 'budget-label' },
-      `${s.spokenTokens.toLocaleString('en-US')} / ${s.config.tokenBudget.toLocaleString('en-US')} tokens (${pct}%)${cls === 'final' ? ' · final round' : ''}`,
-    ),
-  );
+  const r = currentRound(s)?.round ?? 0;
+  const announced = s.finalRound !== undefined;
+  const cls = pct >= 100 ? 'exhausted' : announced ? 'final' : 'ok';
+  const note = !announced ? '' : r >= (s.finalRound ?? 0) ? ' · final round' : ` · round ${s.finalRound} is the last`;
+  const bill = billOf(s);
+  const cost = bill.costUsd !== undefined ? ` · $${bill.costUsd.toFixed(bill.costUsd >= 1 ? 2 : 4)}` : '';
+  return html`<div class="budget budget-${cls}" data-testid="budget">
+    <div
+      class="budget-bar"
+      role="meter"
+      aria-label="Spoken ${n(s.spokenTokens)} of ${n(s.config.tokenBudget)} tokens"
+      aria-valuemin="0"
+      aria-valuemax="100"
+      aria-valuenow=${String(pct)}
+    >
+      <div class="budget-fill" style="width:${pct}%"></div>
+      <div class="budget-mark" title="80%: the final round is announced"></div>
+    </div>
+    <span class="budget-label">${n(s.spokenTokens)} / ${n(s.config.tokenBudget)} tokens (${pct}%)${note}</span>
+    <span class="bill" data-testid="bill" title=${formatBill(s, bill)}
+      >billed ${n(bill.totalTokens)} tokens${cost}</span
+    >
+  </div>`;
 }
 
-function participants(doc: Document, s: MeetingState): HTMLElement {
-  return el(
-    doc,
-    'ul',
-    { class: 'participants', 'data-testid': 'participants' },
-    ...s.participants.map((p) =>
-      el(
-        doc,
-        'li',
-        { class: `participant role-${p.role}` },
-        el(doc, 'strong', {}, p.name),
-        ` ${p.role} · ${p.provider}:${p.model}`,
-      ),
-    ),
-  );
+function participants(s: MeetingState): TemplateResult {
+  return html`<ul class="participants" data-testid="participants" aria-label="Participants">
+    ${s.participants.map(
+      (p) =>
+        html`<li class="participant role-${p.role}">
+          <strong>${p.name}</strong> ${p.role} · ${p.provider}:${p.model}
+        </li>`,
+    )}
+  </ul>`;
 }
 
-export function stanceTable(doc: Document, s: MeetingState): HTMLElement | null {
+function stanceTable(s: MeetingState): TemplateResult | typeof nothing {
   const m = stanceMatrix(s);
-  if (m.rounds.length === 0 || s.mode !== 'roundtable') return null;
-  return el(
-    doc,
-    'table',
-    { class: 'stances', 'data-testid': 'stances' },
-    el(
-      doc,
-      'thead',
-      {},
-      el(doc, 'tr', {}, el(doc, 'th', {}, 'Agent'), ...m.rounds.map((r) => el(doc, 'th', {}, `R${r}`))),
-    ),
-    el(
-      doc,
-      'tbody',
-      {},
-      ...m.workers.map((w) =>
-        el(
-          doc,
-          'tr',
-          {},
-          el(doc, 'th', {}, w),
-          ...m.rounds.map((r) => {
-            const c: StanceCell | '' = m.cells[w]?.[r] ?? '';
-            return el(doc, 'td', { class: `stance stance-${c || 'none'}`, title: c }, c ? c : '·');
-          }),
-        ),
-      ),
-    ),
-  );
+  if (m.rounds.length === 0 || s.mode !== 'roundtable') return nothing;
+  return html`<div class="table-scroll" role="region" tabindex="0" aria-label="Stances by round">
+    <table class="stances" data-testid="stances">
+      <thead>
+        <tr>
+          <th>Agent</th>
+          ${m.rounds.map((r) => html`<th>R${r}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${m.workers.map(
+          (w) =>
+            html`<tr>
+              <th>${w}</th>
+              ${m.rounds.map((r) => {
+                const c: StanceCell | '' = m.cells[w]?.[r] ?? '';
+                return html`<td class="stance stance-${c || 'none'}" title=${c}>${c || '·'}</td>`;
+              })}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
 }
 
-function message(doc: Document, s: MeetingState, m: PostedMessage): HTMLElement {
-  const stance = m.kind === 'contribution' ? s.rounds.find((r) => r.round === m.round)?.stances[m.from] : undefined;
-  return el(
-    doc,
-    'article',
-    { class: `message role-${m.role} kind-${m.kind}`, 'data-message-id': m.messageId },
-    el(
-      doc,
-      'div',
-      { class: 'message-head' },
-      el(doc, 'strong', { class: 'from' }, m.from),
-      el(doc, 'span', { class: 'role' }, m.kind === 'contribution' ? `round ${m.round}` : m.kind),
-      stance ? el(doc, 'vscode-badge', { class: `stance stance-${stance.stance}` }, stance.stance) : null,
-    ),
-    el(doc, 'div', { class: 'message-body' }, m.text),
-  );
-}
-
-function ballots(doc: Document, s: MeetingState): HTMLElement | null {
-  if (s.mode !== 'consensus' || s.options.length === 0) return null;
+function ballots(s: MeetingState): TemplateResult | typeof nothing {
+  if (s.mode !== 'consensus' || s.options.length === 0) return nothing;
   const last = [...s.rounds].reverse().find((r) => Object.keys(r.ballots).length > 0);
   const rows = Object.entries(last?.ballots ?? {});
-  return el(
-    doc,
-    'section',
-    { class: 'consensus', 'data-testid': 'ballots' },
-    el(doc, 'h3', {}, `Options and votes${last ? ` (round ${last.round})` : ''}`),
-    el(
-      doc,
-      'ul',
-      { class: 'options' },
-      ...s.options.map((o) => el(doc, 'li', {}, el(doc, 'strong', {}, o.id), ` ${o.label}`)),
-    ),
-    rows.length === 0
-      ? null
-      : el(
-          doc,
-          'table',
-          { class: 'matrix' },
-          el(
-            doc,
-            'thead',
-            {},
-            el(doc, 'tr', {}, el(doc, 'th', {}, 'Worker'), ...s.options.map((o) => el(doc, 'th', {}, o.id))),
-          ),
-          el(
-            doc,
-            'tbody',
-            {},
-            ...rows.map(([w, b]) =>
-              el(
-                doc,
-                'tr',
-                { class: b.valid ? '' : 'invalid' },
-                el(doc, 'th', {}, b.valid ? w : `${w} (invalid)`),
-                ...s.options.map((o) => {
-                  const v = b.votes.find((x) => x.option === o.id);
-                  return el(
-                    doc,
-                    'td',
-                    { class: `vote vote-${v?.vote ?? 'none'}` },
-                    v ? `${v.vote} ${v.confidence.toFixed(2)}` : '—',
-                  );
-                }),
-              ),
-            ),
-          ),
-        ),
-    last?.verdict
-      ? el(
-          doc,
-          'p',
-          { class: 'verdict', 'data-testid': 'verdict' },
-          `${last.verdict.results.map((r) => `${r.option}: ${r.verdict}`).join(' · ')} — agreement ${Math.round(last.verdict.actualConsensus * 100)}% of ${Math.round(last.verdict.consensusThreshold * 100)}%${last.verdict.decision ? ` — decision ${last.verdict.decision}` : ''}`,
-        )
-      : null,
-    s.escalation
-      ? el(
-          doc,
-          'p',
-          { class: 'escalation', 'data-testid': 'escalation' },
-          `Needs your decision: ${s.escalation.reasons.join('; ')}`,
-        )
-      : null,
-  );
+  const v = last?.verdict;
+  return html`<section class="consensus" data-testid="ballots">
+    <h3>Options and votes${last ? ` (round ${last.round})` : ''}</h3>
+    <ul class="options">
+      ${s.options.map((o) => html`<li><strong>${o.id}</strong> ${o.label}</li>`)}
+    </ul>
+    ${
+      rows.length === 0
+        ? nothing
+        : html`<div class="table-scroll" role="region" tabindex="0" aria-label="Votes">
+            <table class="matrix">
+              <thead>
+                <tr>
+                  <th>Worker</th>
+                  ${s.options.map((o) => html`<th>${o.id}</th>`)}
+                </tr>
+              </thead>
+              <tbody>
+                ${rows.map(
+                  ([w, b]) =>
+                    html`<tr class=${b.valid ? '' : 'invalid'}>
+                      <th>${b.valid ? w : `${w} (invalid)`}</th>
+                      ${s.options.map((o) => {
+                        const vote = b.votes.find((x) => x.option === o.id);
+                        return html`<td class="vote vote-${vote?.vote ?? 'none'}">
+                          ${vote ? `${vote.vote} ${vote.confidence.toFixed(2)}` : '—'}
+                        </td>`;
+                      })}
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+    }
+    ${
+      v
+        ? html`<p class="verdict" data-testid="verdict">
+            ${v.results.map((r) => `${r.option}: ${r.verdict}`).join(' · ')} — agreement
+            ${Math.round(v.actualConsensus * 100)}% of
+            ${Math.round(v.consensusThreshold * 100)}%${v.decision ? ` — decision ${v.decision}` : ''}
+          </p>`
+        : nothing
+    }
+    ${
+      s.escalation
+        ? html`<p class="escalation" data-testid="escalation">
+            Needs your decision: ${s.escalation.reasons.join('; ')}
+          </p>`
+        : nothing
+    }
+  </section>`;
 }
 
-/** The whole room below the header controls. `live` holds messages being written (from deltas). */
-export function renderRoom(
-  doc: Document,
-  s: MeetingState,
-  live: Map<string, { from: string; round: number; text: string }>,
-): HTMLElement {
-  if (!s.meetingId) {
-    return el(
-      doc,
-      'div',
-      { class: 'empty', 'data-testid': 'empty' },
-      'No meeting yet. Run "Roundtable: Start Roundtable" from the command palette.',
-    );
-  }
-  const judges = s.rounds.filter((r) => r.judge?.text || r.judge?.converged);
+function closedSection(s: MeetingState): TemplateResult | typeof nothing {
+  if (!s.closed) return nothing;
   const finals = finalStances(s);
-  const root = el(
-    doc,
-    'div',
-    { class: 'room' },
-    header(doc, s),
-    budget(doc, s),
-    participants(doc, s),
-    stanceTable(doc, s),
-    ballots(doc, s),
-    el(doc, 'section', { class: 'messages', 'data-testid': 'messages' }, ...s.messages.map((m) => message(doc, s, m))),
-    ...[...live.entries()].map(([id, m]) =>
-      el(
-        doc,
-        'article',
-        { class: 'message streaming', 'data-message-id': id },
-        el(
-          doc,
-          'div',
-          { class: 'message-head' },
-          el(doc, 'strong', { class: 'from' }, m.from),
-          el(doc, 'span', { class: 'role' }, 'writing…'),
-        ),
-        el(doc, 'div', { class: 'message-body' }, m.text),
-      ),
-    ),
-    judges.length > 0
-      ? el(
-          doc,
-          'section',
-          { class: 'judge', 'data-testid': 'judge' },
-          el(doc, 'h3', {}, 'Judge'),
-          ...judges.map((r) =>
-            el(
-              doc,
-              'p',
-              {},
-              el(doc, 'strong', {}, `Round ${r.round}: `),
-              r.judge?.converged ? `CONVERGED — ${r.judge.converged}` : (r.judge?.text ?? ''),
-            ),
-          ),
-        )
-      : null,
-    s.summary
-      ? el(
-          doc,
-          'vscode-collapsible',
-          { title: 'Rolling summary', class: 'summary', 'data-testid': 'summary' },
-          el(doc, 'div', { class: 'summary-body' }, s.summary),
-        )
-      : null,
-    s.closed
-      ? el(
-          doc,
-          'section',
-          { class: 'closed', 'data-testid': 'closed' },
-          el(doc, 'p', {}, `Ended: ${s.closed.reason}${s.closed.detail ? ` — ${s.closed.detail}` : ''}`),
-          s.mode === 'roundtable'
-            ? el(
-                doc,
-                'p',
-                {},
-                `Final stances: ${workersOf(s)
-                  .map((w) => `${w.name} ${finals[w.name] ?? '—'}`)
-                  .join(', ')}`,
-              )
-            : null,
-          s.digest ? el(doc, 'pre', { class: 'digest', 'data-testid': 'digest' }, s.digest.text) : null,
-          s.decision
-            ? el(doc, 'p', { class: 'decision', 'data-testid': 'decision' }, `Decision: ${s.decision.decision}`)
-            : null,
-        )
-      : null,
-  );
-  return root;
+  return html`<section class="closed" data-testid="closed">
+    <p>Ended: ${terminationLabel(s.closed.reason)}${s.closed.detail ? ` — ${s.closed.detail}` : ''}</p>
+    ${
+      s.mode === 'roundtable'
+        ? html`<p>
+            Final stances:
+            ${workersOf(s).map(
+              (w, i) =>
+                html`${i ? ', ' : ''}${w.name}
+                  <span class="stance stance-${finals[w.name] ?? 'none'}">${finals[w.name] ?? '—'}</span>`,
+            )}
+          </p>`
+        : nothing
+    }
+    ${s.digest ? html`<pre class="digest" data-testid="digest">${s.digest.text}</pre>` : nothing}
+    ${s.decision ? html`<p class="decision" data-testid="decision">Decision: ${s.decision.decision}</p>` : nothing}
+  </section>`;
+}
+
+export function roomTemplate(
+  s: MeetingState,
+  live: readonly LiveEntry[],
+  ui: RoomUi,
+  md: MarkdownCache,
+): TemplateResult {
+  const notice = ui.notice.text
+    ? html`<p class="notice ${ui.notice.error ? 'error' : 'quiet'}" role="status">${ui.notice.text}</p>`
+    : nothing;
+  if (!s.meetingId)
+    return html`${notice}
+      <div class="empty" data-testid="empty">
+        No meeting yet. Run "Roundtable: Start Roundtable" from the command palette.
+      </div>`;
+  const entries = timelineOf(s, visibleLive(s, live));
+  return html`${notice}
+    <div class="room">
+      ${header(s, ui)} ${budget(s)} ${participants(s)} ${stanceTable(s)} ${ballots(s)}
+      ${
+        s.summary
+          ? html`<vscode-collapsible title="Rolling summary" class="summary" data-testid="summary">
+              <div class="summary-body md">${unsafeHTML(md.html('summary', s.summary))}</div>
+            </vscode-collapsible>`
+          : nothing
+      }
+      ${timelineTemplate(entries, md, { copy: ui.onCopy })} ${closedSection(s)}
+      ${
+        ui.unseen > 0
+          ? html`<button class="jump" type="button" data-testid="new-messages" @click=${ui.onJumpToLatest}>
+              ${ui.unseen === 1 ? '1 new message' : `${ui.unseen} new messages`} ↓
+            </button>`
+          : nothing
+      }
+    </div>`;
+}
+
+const caches = new WeakMap<HTMLElement, MarkdownCache>();
+
+/** Renders (or updates) the room into `container`. */
+export function renderRoom(
+  container: HTMLElement,
+  s: MeetingState,
+  live: readonly LiveEntry[],
+  ui: RoomUi = QUIET_UI,
+): void {
+  let md = caches.get(container);
+  if (!md) caches.set(container, (md = new MarkdownCache()));
+  render(roomTemplate(s, live, ui, md), container);
 }

@@ -2,15 +2,14 @@
  * Browser side of the room view. Talks only to the extension through postMessage (never to the
  * daemon, so no token ever reaches this code). It keeps the meeting's log in the webview state,
  * so after being hidden or a window reload it asks only for what comes after its cursor and
- * shows exactly the log, nothing lost or doubled.
+ * shows exactly the log, nothing lost or doubled. Renders are coalesced to one per frame and are
+ * incremental (lit), so a storm of chunks neither thrashes nor wipes a selection.
  */
-import '@vscode-elements/elements/dist/vscode-badge/index.js';
-import '@vscode-elements/elements/dist/vscode-button/index.js';
-import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
-import type { MeetingEvent, MessageDelta } from '../../protocol/src';
-import { checkToWebview, fold } from '../../protocol/src';
-import { phaseOf, renderRoom } from './render';
+import type { MeetingEvent, MeetingState } from '../../protocol/src';
+import { checkToWebview, evolve, fold } from '../../protocol/src';
+import { LiveMessages } from './live';
+import { phaseOf, renderRoom, type RoomUi } from './render';
 import { vscodeApi } from './vscodeApi';
 
 interface Saved {
@@ -20,40 +19,73 @@ interface Saved {
 
 const api = vscodeApi<Saved>();
 let saved: Saved = api.getState() ?? { meetingId: null, events: [] };
-const live = new Map<string, { from: string; round: number; text: string }>();
-let connection = '';
+let state: MeetingState = fold(saved.events);
+const live = new LiveMessages();
 
 const roomEl = document.getElementById('room') as HTMLElement;
-const statusEl = document.getElementById('connection') as HTMLElement;
-const postBox = document.getElementById('post-text') as HTMLTextAreaElement & { value: string };
-const postButton = document.getElementById('post') as HTMLElement;
-const cutButton = document.getElementById('cut') as HTMLElement;
-const reviewButton = document.getElementById('review') as HTMLElement;
+const postBox = document.getElementById('post-text') as HTMLTextAreaElement;
+const postButton = document.getElementById('post') as HTMLButtonElement;
+const reviewButton = document.getElementById('review') as HTMLButtonElement;
+const scroller = document.scrollingElement ?? document.documentElement;
+
+/** Being disconnected for less than this is a normal start or a reconnect, not worth a line. */
+const CONNECTION_GRACE_MS = 3000;
+let connectionNotice = '';
+let connectionTimer: ReturnType<typeof setTimeout> | undefined;
+let errorNotice = '';
+let shownCount = 0;
+
+const ui: RoomUi = {
+  confirmingCut: false,
+  notice: { text: '', error: false },
+  unseen: 0,
+  onCut: () => {
+    ui.confirmingCut = true;
+    scheduleRender();
+    requestAnimationFrame(() => document.getElementById('cut-no')?.focus());
+  },
+  onCutAnswer: (yes) => {
+    ui.confirmingCut = false;
+    errorNotice = '';
+    if (yes) api.postMessage({ type: 'room/cut' });
+    scheduleRender();
+  },
+  onCopy: (text) => {
+    const viaExtension = (): void => api.postMessage({ type: 'room/copy', text });
+    if (navigator.clipboard?.writeText) navigator.clipboard.writeText(text).catch(viaExtension);
+    else viaExtension();
+  },
+  onJumpToLatest: () => {
+    scroller.scrollTop = scroller.scrollHeight;
+  },
+};
+
+/** Near the bottom: new messages keep the view there. */
+function atBottom(): boolean {
+  return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
+}
+let stick = true;
+window.addEventListener('scroll', () => {
+  stick = atBottom();
+  if (stick && ui.unseen) {
+    ui.unseen = 0;
+    scheduleRender();
+  }
+});
 
 function render(): void {
-  const s = fold(saved.events);
-  roomEl.replaceChildren(renderRoom(document, s, live));
+  const s = state;
+  ui.notice = errorNotice ? { text: errorNotice, error: true } : { text: connectionNotice, error: false };
+  const count = s.messages.length;
+  if (!stick && count > shownCount) ui.unseen += count - shownCount;
+  shownCount = count;
+  renderRoom(roomEl, s, live.list(), ui);
   const phase = phaseOf(s);
   const running = phase === 'running' || phase === 'final_round';
-  cutButton.toggleAttribute('disabled', !running);
-  postButton.toggleAttribute('disabled', !running);
+  postButton.disabled = !running;
+  postBox.disabled = !running;
   reviewButton.hidden = !(s.digest || s.status === 'awaiting_human');
-  statusEl.textContent = connection;
-}
-
-function apply(e: MeetingEvent): void {
-  if (e.meetingId !== saved.meetingId || e.seq !== saved.events.length + 1) return;
-  saved.events.push(e);
-  if (e.type === 'message_posted') live.delete(e.messageId);
-  if (e.type === 'stance_recorded' || e.type === 'turn_failed') live.delete(`r${e.round}-${e.participant}`);
-  api.setState(saved);
-}
-
-function delta(d: MessageDelta): void {
-  if (d.meetingId !== saved.meetingId) return;
-  const m = live.get(d.messageId) ?? { from: d.from, round: d.round, text: '' };
-  m.text += d.text;
-  live.set(d.messageId, m);
+  if (stick) scroller.scrollTop = scroller.scrollHeight;
 }
 
 let frame = 0;
@@ -65,6 +97,25 @@ function scheduleRender(): void {
   });
 }
 
+function apply(e: MeetingEvent): void {
+  if (e.meetingId !== saved.meetingId || e.seq !== saved.events.length + 1) return;
+  saved.events.push(e);
+  state = evolve(state, e);
+  live.settle(e);
+  api.setState(saved);
+}
+
+function setConnection(text: string): void {
+  clearTimeout(connectionTimer);
+  connectionTimer = undefined;
+  if (!text) connectionNotice = '';
+  else
+    connectionTimer = setTimeout(() => {
+      connectionNotice = text;
+      scheduleRender();
+    }, CONNECTION_GRACE_MS);
+}
+
 window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   // The extension is trusted, but every message is still checked against the protocol's schema.
   const checked = checkToWebview(ev.data);
@@ -73,28 +124,47 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   if (msg.type === 'room/reset') {
     if (msg.meetingId !== saved.meetingId) {
       saved = { meetingId: msg.meetingId, events: [] };
+      state = fold([]);
       live.clear();
+      ui.confirmingCut = false;
+      ui.unseen = 0;
+      shownCount = 0;
+      stick = true;
       api.setState(saved);
     }
   } else if (msg.type === 'room/event') {
     apply(msg.event);
   } else if (msg.type === 'room/delta') {
-    delta(msg.delta);
+    if (msg.delta.meetingId === saved.meetingId) live.delta(msg.delta, state);
   } else if (msg.type === 'room/connection') {
-    connection = msg.state === 'connected' ? '' : `Daemon ${msg.state}${msg.message ? `: ${msg.message}` : ''}`;
+    setConnection(
+      msg.state === 'connected'
+        ? ''
+        : msg.state === 'connecting'
+          ? 'Reconnecting to the Roundtable daemon…'
+          : `Not connected to the Roundtable daemon${msg.message ? `: ${msg.message}` : ''}`,
+    );
+    if (msg.state === 'connected') errorNotice = '';
   } else if (msg.type === 'room/error') {
-    connection = msg.message;
+    errorNotice = msg.message;
   }
   scheduleRender();
 });
 
-postButton.addEventListener('click', () => {
+function post(): void {
   const text = postBox.value.trim();
-  if (!text) return;
+  if (!text || postButton.disabled) return;
+  errorNotice = '';
   api.postMessage({ type: 'room/post', text });
   postBox.value = '';
+}
+postButton.addEventListener('click', post);
+postBox.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+    e.preventDefault();
+    post();
+  }
 });
-cutButton.addEventListener('click', () => api.postMessage({ type: 'room/cut' }));
 reviewButton.addEventListener('click', () =>
   api.postMessage({ type: 'room/review', ...(saved.meetingId ? { meetingId: saved.meetingId } : {}) }),
 );

@@ -1,0 +1,201 @@
+/**
+ * The room as a person sees it in a real VS Code (code-server + the packaged .vsix): after a
+ * scripted meeting nothing is left "writing…", the stance colours read at 4.5:1 or better on the
+ * actual background in the light, dark and high-contrast default themes, and a 250 px sidebar has
+ * no horizontal scrollbar. Screenshots go to test/.tmp/e2e-screenshots/room-*.png.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { CODE_SERVER, ROOT, VSIX, frameWith, startVsCode, until, type RunningVsCode } from './codeServer';
+
+const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
+const SIDEBAR = '[id="workbench.parts.sidebar"]';
+
+/**
+ * Runs in the webview: the contrast of each stance colour against the background actually behind
+ * the text (the first opaque ancestor, else the sidebar colour a webview view shows through).
+ * A string, so the test runner's transpiler adds no helpers the page does not have.
+ */
+const CONTRAST = `(() => {
+  const parse = (c) => {
+    const m = /rgba?\\(([^)]+)\\)/.exec(c);
+    if (!m) throw new Error('unexpected colour ' + c);
+    const [r, g, b, a] = m[1].split(/[\\s,/]+/).filter(Boolean).map(Number);
+    return [r, g, b, a === undefined ? 1 : a];
+  };
+  const over = (fg, bg) => [0, 1, 2].map((i) => fg[i] * fg[3] + bg[i] * (1 - fg[3]));
+  const lum = (c) => {
+    const [r, g, b] = c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const probe = document.createElement('div');
+  document.body.append(probe);
+  probe.style.backgroundColor = 'var(--vscode-sideBar-background, var(--vscode-editor-background))';
+  const viewBg = parse(getComputedStyle(probe).backgroundColor);
+  probe.remove();
+  const backgroundOf = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c[3] > 0) return over(c, viewBg);
+    }
+    return viewBg.slice(0, 3);
+  };
+  const host = document.querySelector('.room');
+  const out = {};
+  for (const stance of ['AGREE', 'DISAGREE', 'NEUTRAL', 'UNKNOWN']) {
+    const real = document.querySelector('.stance-badge.stance-' + stance + ', td.stance-' + stance);
+    const el = real || Object.assign(document.createElement('span'), { className: 'stance stance-' + stance, textContent: stance });
+    if (!real) host.append(el);
+    const bg = backgroundOf(el);
+    const fg = over(parse(getComputedStyle(el).color), bg);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+    out[stance] = { ratio: Math.round(((hi + 0.05) / (lo + 0.05)) * 100) / 100, real: !!real, fg: fg.map(Math.round).join(','), bg: bg.map(Math.round).join(',') };
+    if (!real) el.remove();
+  }
+  return out;
+})()`;
+
+for (const [theme, bodyClass, shot] of [
+  ['Default Light Modern', 'vscode-light', 'room-light.png'],
+  ['Default Dark Modern', 'vscode-dark', 'room-dark.png'],
+  ['Default High Contrast', 'vscode-high-contrast', 'room-hc.png'],
+] as const) {
+  describe(`the room in a real VS Code, ${theme}`, () => {
+    let vs: RunningVsCode;
+    let page: Page;
+
+    before(async () => {
+      assert.ok(existsSync(CODE_SERVER), 'code-server is installed by test/e2e/setup.sh');
+      assert.ok(existsSync(VSIX), 'the extension is packaged by `npm run package`');
+      vs = await startVsCode({ install: 'vsix', settings: { 'workbench.colorTheme': theme } });
+      page = vs.page;
+      await mkdir(SHOTS, { recursive: true });
+    });
+
+    after(async () => {
+      await vs?.stop();
+      console.log(`e2e screenshots: ${SHOTS}`);
+    });
+
+    async function palette(command: string): Promise<void> {
+      await page.keyboard.press('Control+Shift+P');
+      await page.waitForSelector('.quick-input-widget:not([style*="display: none"]) input', { timeout: 15_000 });
+      await page.keyboard.type(command);
+      await until(
+        `"${command}" in the palette`,
+        async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: command }).count()) > 0,
+        30_000,
+      );
+      await page.keyboard.press('Enter');
+    }
+
+    async function room(): Promise<Frame> {
+      return until('the room view', () => frameWith(page, '.room'), 30_000);
+    }
+
+    let f: Frame;
+
+    it('runs a scripted meeting and leaves no "writing…" entry once it closed and the digest is in', async () => {
+      await until('the Roundtable commands', async () => {
+        await page.keyboard.press('Control+Shift+P');
+        await page.waitForSelector('.quick-input-widget input', { timeout: 5_000 });
+        await page.keyboard.type('Roundtable: Start');
+        const found =
+          (await page
+            .locator('.quick-input-list .monaco-list-row', { hasText: 'Roundtable: Start Roundtable' })
+            .count()) > 0;
+        await page.keyboard.press('Escape');
+        return found;
+      });
+      await palette('Roundtable: Start Roundtable');
+      await page.waitForSelector('.quick-input-widget input', { timeout: 15_000 });
+      await page.keyboard.type('Should we adopt a monorepo for our three services?');
+      await page.keyboard.press('Enter');
+      for (const pick of ['Roundtable', 'Start']) {
+        await until(
+          `the ${pick} pick`,
+          async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).count()) > 0,
+        );
+        await page.keyboard.press('Enter');
+      }
+      const done = await until(
+        'the digest in the closed room',
+        async () => {
+          const frame = await frameWith(page, '[data-testid="digest"]');
+          return frame && (await frame.$('[data-testid="closed"]')) ? frame : undefined;
+        },
+        240_000,
+      );
+      assert.equal((await done.$$('.message.streaming')).length, 0, 'no streaming entry after close');
+      const text = (await done.textContent('.room')) ?? '';
+      assert.doesNotMatch(text, /writing…|CONSENSUS_STATEMENT/);
+      assert.match(text, /Ended: Full consensus/);
+      assert.equal(await done.getAttribute('[data-testid="messages"]', 'aria-live'), 'polite');
+      assert.match(
+        (await done.getAttribute('[data-testid="budget"] [role="meter"]', 'aria-label')) ?? '',
+        /^Spoken [\d,]+ of 15,000 tokens$/,
+      );
+      // Back to the room: the digest review opened in the editor.
+      await palette('Roundtable: Show Room');
+      f = await until(
+        `the room in ${theme}`,
+        async () => {
+          const frame = await room();
+          return (await frame.evaluate(`document.body.classList.contains(${JSON.stringify(bodyClass)})`))
+            ? frame
+            : undefined;
+        },
+        30_000,
+      );
+    });
+
+    it('reads the stance colours at 4.5:1 or better', async () => {
+      await f.evaluate('window.scrollTo(0, 0)');
+      const ratios =
+        await f.evaluate<Record<string, { ratio: number; real: boolean; fg: string; bg: string }>>(CONTRAST);
+      console.log(theme, JSON.stringify(ratios));
+      assert.ok(ratios.AGREE?.real && ratios.DISAGREE?.real, 'the meeting shows AGREE and DISAGREE stances');
+      for (const [stance, r] of Object.entries(ratios))
+        assert.ok(r.ratio >= 4.5, `${stance} in ${theme}: ${r.ratio}:1 (rgb ${r.fg} on ${r.bg})`);
+      await page.locator(SIDEBAR).screenshot({ path: path.join(SHOTS, shot) });
+    });
+
+    if (bodyClass === 'vscode-dark')
+      it('has no horizontal scrollbar in a 250 px sidebar', async () => {
+        const box = await page.locator(SIDEBAR).boundingBox();
+        assert.ok(box, 'the sidebar is shown');
+        // Drag the sash on the sidebar's right edge, as a person resizes it.
+        const edge = box.x + box.width;
+        const sashes = await page.locator('.monaco-sash.vertical').all();
+        let grip: { x: number; y: number } | undefined;
+        for (const sash of sashes) {
+          const b = await sash.boundingBox();
+          if (b && b.height > 100 && Math.abs(b.x + b.width / 2 - edge) <= 4)
+            grip = { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+        }
+        assert.ok(grip, 'the sidebar has a sash to drag');
+        await page.mouse.move(grip.x, grip.y);
+        await page.mouse.down();
+        await page.mouse.move(grip.x - 20, grip.y, { steps: 4 });
+        await page.mouse.move(box.x + 250, grip.y, { steps: 8 });
+        await page.mouse.up();
+        const width = (await page.locator(SIDEBAR).boundingBox())?.width ?? 0;
+        assert.ok(Math.abs(width - 250) <= 4, `the sidebar is 250 px wide (is ${width})`);
+        await f.evaluate('window.scrollTo(0, 0)');
+        const overflow = await f.evaluate<{ scroll: number; client: number }>(
+          '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+        );
+        assert.ok(
+          overflow.scroll <= overflow.client,
+          `no horizontal overflow (${overflow.scroll} > ${overflow.client})`,
+        );
+        await page.locator(SIDEBAR).screenshot({ path: path.join(SHOTS, 'room-narrow.png') });
+        await f.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+        await page.locator(SIDEBAR).screenshot({ path: path.join(SHOTS, 'room-narrow-end.png') });
+      });
+  });
+}

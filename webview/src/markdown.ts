@@ -1,0 +1,43 @@
+/**
+ * Agent text as Markdown, safely: markdown-it with raw HTML off (every `<` an agent writes comes
+ * out escaped), no images (nothing is fetched because a model wrote a URL), and links only to
+ * http(s) — VS Code opens those outside the webview, and only when a person clicks.
+ */
+import MarkdownIt from 'markdown-it';
+
+const md = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: true });
+md.disable(['image']);
+md.validateLink = (url: string) => /^https?:\/\//i.test(url.trim());
+const defaultLinkOpen =
+  md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
+  const t = tokens[idx];
+  t?.attrSet('rel', 'noopener noreferrer');
+  t?.attrSet('title', t.attrGet('href') ?? '');
+  return defaultLinkOpen(tokens, idx, options, env, self);
+};
+
+/** Safe HTML for an agent's Markdown. */
+export function markdownHtml(text: string): string {
+  return md.render(text);
+}
+
+const STANCE_MARKER = /[ \t]*\[\s*STANCE\s*:[^\]\n]*\]/gi;
+
+/** The body without its `[STANCE: X]` marker(s): the stance is shown as a badge instead. */
+export function stripStance(text: string): string {
+  return text.replace(STANCE_MARKER, '').trimEnd();
+}
+
+/** Renders each distinct text once: an unchanged message costs nothing on the next frame. */
+export class MarkdownCache {
+  private readonly cache = new Map<string, { text: string; html: string }>();
+
+  html(key: string, text: string): string {
+    const hit = this.cache.get(key);
+    if (hit?.text === text) return hit.html;
+    const html = markdownHtml(text);
+    this.cache.set(key, { text, html });
+    return html;
+  }
+}

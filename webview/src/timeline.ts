@@ -1,0 +1,148 @@
+/**
+ * The room's message list: posted messages, each round's judge feedback, and the calls being
+ * written, as one keyed list (lit `repeat`, key = message id). A call's live entry has the key of
+ * the message it turns into, so the same element is updated in place when it is posted; every
+ * other element is left alone, so a selection, a scroll position or focus survives each chunk.
+ * Agent text is Markdown rendered by markdown-it with raw HTML off (see markdown.ts).
+ */
+import { html, nothing, type TemplateResult } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
+import { unsafeHTML } from 'lit/directives/unsafe-html.js';
+import type { MeetingState, PostedMessage, StanceCell } from '../../protocol/src';
+import { judgeKey, type LiveEntry } from './live';
+import { stripStance, type MarkdownCache } from './markdown';
+
+export interface Entry {
+  key: string;
+  from: string;
+  role: string;
+  kind: string;
+  label: string;
+  /** What is shown (stance marker stripped from contributions). */
+  text: string;
+  /** What Copy copies: the text as the agent wrote it. */
+  raw: string;
+  streaming: boolean;
+  stance?: StanceCell;
+}
+
+const LIVE_LABEL: Record<LiveEntry['purpose'], (round: number) => string> = {
+  turn: (r) => `round ${r} · writing…`,
+  ballot: (r) => `round ${r} · voting…`,
+  proposal: () => 'proposing options…',
+  briefing: () => 'opening the meeting…',
+  judge: (r) => `judging round ${r}…`,
+  summary: (r) => `summarising round ${r}…`,
+  digest: () => 'writing the digest…',
+};
+
+function fromMessage(s: MeetingState, m: PostedMessage): Entry {
+  const contribution = m.kind === 'contribution';
+  const stance = contribution ? s.rounds.find((r) => r.round === m.round)?.stances[m.from]?.stance : undefined;
+  return {
+    key: m.messageId,
+    from: m.from,
+    role: m.role,
+    kind: m.kind,
+    label: contribution ? `round ${m.round}` : m.kind === 'human' ? 'you' : m.kind,
+    text: contribution ? stripStance(m.text) : m.text,
+    raw: m.text,
+    streaming: false,
+    ...(stance ? { stance } : {}),
+  };
+}
+
+/** Posted messages with each round's judge feedback after that round's messages, then the live calls. */
+export function timelineOf(s: MeetingState, live: readonly LiveEntry[]): Entry[] {
+  const judge = s.participants.find((p) => p.role === 'judge')?.name ?? 'judge';
+  const judged = s.rounds.filter((r) => r.judge && (r.judge.text || r.judge.converged));
+  const out: Entry[] = [];
+  let next = 0;
+  const flushJudges = (beforeRound: number): void => {
+    while (next < judged.length && (judged[next]?.round ?? 0) < beforeRound) {
+      const r = judged[next++];
+      if (!r?.judge) continue;
+      const text = r.judge.converged ? `**Converged:** ${r.judge.converged}` : r.judge.text;
+      out.push({
+        key: judgeKey(judge, r.round),
+        from: judge,
+        role: 'judge',
+        kind: 'judge',
+        label: `judge · round ${r.round}`,
+        text,
+        raw: r.judge.converged ? `CONVERGED: ${r.judge.converged}` : r.judge.text,
+        streaming: false,
+      });
+    }
+  };
+  for (const m of s.messages) {
+    flushJudges(m.round);
+    out.push(fromMessage(s, m));
+  }
+  flushJudges(Infinity);
+  for (const x of live) {
+    const role = s.participants.find((p) => p.name === x.from)?.role ?? 'worker';
+    out.push({
+      key: x.key,
+      from: x.from,
+      role,
+      kind: x.purpose,
+      label: LIVE_LABEL[x.purpose](x.round),
+      text: x.text,
+      raw: x.text,
+      streaming: true,
+    });
+  }
+  return out;
+}
+
+export interface TimelineHandlers {
+  copy(text: string): void;
+}
+
+function entryTemplate(e: Entry, md: MarkdownCache, on: TimelineHandlers): TemplateResult {
+  return html`<article
+    class="message role-${e.role} kind-${e.kind} ${e.streaming ? 'streaming' : ''}"
+    data-message-id=${e.key}
+    data-testid=${e.kind === 'judge' ? 'judge' : nothing}
+    aria-busy=${e.streaming ? 'true' : 'false'}
+  >
+    <div class="message-head">
+      <strong class="from">${e.from}</strong>
+      <span class="role">${e.label}</span>
+      ${
+        e.stance
+          ? html`<span class="stance-badge stance stance-${e.stance}" title="Stance: ${e.stance}">${e.stance}</span>`
+          : nothing
+      }
+      ${
+        e.streaming
+          ? nothing
+          : html`<button
+              class="copy"
+              type="button"
+              title="Copy the text"
+              aria-label="Copy the message from ${e.from}"
+              @click=${() => on.copy(e.raw)}
+            >
+              Copy
+            </button>`
+      }
+    </div>
+    ${
+      e.streaming
+        ? html`<div class="message-body plain">${e.text}</div>`
+        : html`<div class="message-body md">${unsafeHTML(md.html(e.key, e.text))}</div>`
+    }
+  </article>`;
+}
+
+export function timelineTemplate(entries: readonly Entry[], md: MarkdownCache, on: TimelineHandlers): TemplateResult {
+  return html`<section class="messages" data-testid="messages" aria-live="polite" aria-label="Messages">
+    ${repeat(
+      entries,
+      (e) => e.key,
+      (e) => entryTemplate(e, md, on),
+    )}
+  </section>`;
+}
