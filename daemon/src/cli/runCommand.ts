@@ -26,7 +26,7 @@ import { evidenceChecker } from '../meeting/evidence';
 import { newMeetingId } from '../daemon/ids';
 import { UsageError, examplesDir, parseCli, checkDataDir } from './common';
 import { RoomPrinter } from './printer';
-import { DEMO_HINT, choosePanel, parseModelsFlag, type ProviderFlag } from './panelChoice';
+import { DEMO_HINT, choosePanel, parseModelsFlag } from './panelChoice';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 import { EXIT_AWAITING_HUMAN, askHuman, escalationMessage } from './escalation';
 
