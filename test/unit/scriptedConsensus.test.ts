@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import type { EventBody } from '../../protocol/src';
 import { ballotPrompt, proposalPrompt } from '../../daemon/src/meeting/prompts';
 import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
 import { ScriptedProvider, loadScript, parseScript } from '../../daemon/src/providers/scripted';
