@@ -10,12 +10,16 @@ const demo = loadScript(path.join(__dirname, '..', '..', 'examples', 'demo-scrip
 
 function voting(labels: string[]) {
   const options = labels.map((label, i) => ({ id: `O${i + 1}`, label }));
-  const s = given(...opened({ mode: 'consensus' }), { type: 'options_set', options, source: 'user' }, {
-    type: 'round_started',
-    round: 1,
-    speakers: ['ada', 'grace'],
-    final: false,
-  });
+  const s = given(
+    ...opened({ mode: 'consensus' }),
+    { type: 'options_set', options, source: 'user' },
+    {
+      type: 'round_started',
+      round: 1,
+      speakers: ['ada', 'grace'],
+      final: false,
+    },
+  );
   return { s, options };
 }
 
