@@ -182,4 +182,4 @@ export async function choosePanel(input: PanelChoiceInput, deps: PanelChoiceDeps
 
 /** The stderr line when no model was found and the scripted demo runs instead. */
 export const DEMO_HINT =
-  'no model found — point Roundtable at one with ROUNDTABLE_BASE_URL=http://HOST:PORT/v1 (or --base-url), --provider openai --model NAME with OPENAI_API_KEY, or start Ollama (ollama serve; ollama pull llama3.1)';
+  'No model found — point Roundtable at one with ROUNDTABLE_BASE_URL=http://HOST:PORT/v1 (or --base-url), --provider openai --model NAME with OPENAI_API_KEY, or start Ollama (ollama serve; ollama pull llama3.1)';
