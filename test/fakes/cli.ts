@@ -29,7 +29,16 @@ export function cli(
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd ?? ROOT,
       // A home with no daemon in it, unless the test gives one: runs stay in-process and isolated.
-      env: { ...process.env, ROUNDTABLE_API_KEY: '', OPENAI_API_KEY: '', ROUNDTABLE_HOME: NO_DAEMON_HOME, ...opts.env },
+      // No local servers probed (unless the test names some): what runs on this machine's ports
+      // must not decide which panel a test gets.
+      env: {
+        ...process.env,
+        ROUNDTABLE_API_KEY: '',
+        OPENAI_API_KEY: '',
+        ROUNDTABLE_HOME: NO_DAEMON_HOME,
+        ROUNDTABLE_PROBE_SERVERS: '',
+        ...opts.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

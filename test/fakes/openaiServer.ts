@@ -360,3 +360,12 @@ export async function startFakeOpenAI(
       })),
   };
 }
+
+/** A loopback port nothing listens on (bound, then released): a server that is down. */
+export async function closedPort(): Promise<number> {
+  const s = http.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}

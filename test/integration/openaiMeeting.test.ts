@@ -38,7 +38,7 @@ const openaiPanel = (models: string[]): Participant[] => [
 describe('whole meetings against a loopback OpenAI-compatible server', () => {
   let fake: FakeOpenAI;
   before(async () => {
-    fake = await startFakeOpenAI(roomResponder);
+    fake = await startFakeOpenAI(roomResponder, { models: ['llama3.1', 'qwen2.5'] });
     ensureBuilt();
   });
   after(() => fake.close());

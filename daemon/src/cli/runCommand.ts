@@ -7,7 +7,6 @@ import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeeti
 import { checkStartParams, fold, settles } from '../../../protocol/src';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
-import { loadPanel } from '../panel';
 import {
   connectDaemon,
   defaultDataDir,
@@ -16,8 +15,10 @@ import {
   watchMeeting,
   type FoundDaemon,
 } from '../../../client/src';
-import { OpenAIProvider, probeOpenAIServer } from '../providers/openai';
-import { ScriptedProvider, loadScript, type Script } from '../providers/scripted';
+import { listModels } from '../providers/models';
+import { OpenAIProvider } from '../providers/openai';
+import { preflightPanel } from '../providers/preflight';
+import { CANNED_NOTE, ScriptedProvider, ignoresTopic, loadScript, type Script } from '../providers/scripted';
 import type { ChatProvider } from '../providers/types';
 import { SqliteStore } from '../store/sqliteStore';
 import type { EventStore } from '../store/types';
@@ -25,6 +26,7 @@ import { evidenceChecker } from '../meeting/evidence';
 import { newMeetingId } from '../daemon/ids';
 import { UsageError, examplesDir, parseCli, checkDataDir } from './common';
 import { RoomPrinter } from './printer';
+import { DEMO_HINT, choosePanel, parseModelsFlag } from './panelChoice';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 import { EXIT_AWAITING_HUMAN, askHuman, escalationMessage } from './escalation';
 
@@ -37,11 +39,15 @@ export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
   --mode MODE             roundtable (default) | consensus: structured votes on options
   --option TEXT           an option to vote on (consensus; repeat it; none = the workers propose)
   --threshold N           consensus: weighted agreement needed without the human, 0-1 (default 0.8)
-  --participants FILE     panel JSON (default: the demo panel)
-  --provider NAME         scripted | openai: answer for every participant with this provider
+  --participants FILE     panel JSON (default: a panel built from the server's models, or the demo panel)
+  --provider NAME         auto (default) | scripted | openai. auto: $ROUNDTABLE_BASE_URL, --base-url or an
+                          API key means openai; else the first local server with models (Ollama, LM Studio,
+                          vLLM); else the scripted demo (canned replies that ignore the topic)
   --base-url URL          OpenAI-compatible server (default $ROUNDTABLE_BASE_URL or https://api.openai.com/v1)
-  --model NAME            model for every participant (with --provider openai)
-  --script FILE           replies for the scripted provider (default: the demo script)
+  --model NAME            model for every participant (default: chosen from the server's model list)
+  --models A,B,C          one model per worker, in order (2 to 6; the number of workers)
+  --script FILE           replies for the scripted provider (default: the demo script;
+                          examples/demo-split-script.json shows a consensus that escalates)
   --max-rounds N          default 10
   --budget N              token budget for everything spoken (default 15000)
   --order ORDER           parallel | sequential | shuffle (default parallel)
@@ -66,6 +72,9 @@ interface RunOptions {
   baseURL: string;
   apiKey: string | undefined;
   scriptFile: string;
+  /** Lines for stderr before the meeting starts: what auto chose, or that the demo runs. */
+  notices: string[];
+  demoFallback: boolean;
 }
 
 function positiveInt(v: string | undefined, flag: string): number | undefined {
@@ -76,7 +85,7 @@ function positiveInt(v: string | undefined, flag: string): number | undefined {
   return Number(v);
 }
 
-export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions | 'help' {
+export async function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): Promise<RunOptions | 'help'> {
   const { values } = parseCli({
     args: argv,
     allowPositionals: false,
@@ -86,6 +95,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
       provider: { type: 'string' },
       'base-url': { type: 'string' },
       model: { type: 'string' },
+      models: { type: 'string' },
       script: { type: 'string' },
       'max-rounds': { type: 'string' },
       budget: { type: 'string' },
@@ -107,28 +117,28 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
   const topic = values.topic?.trim();
   if (!topic) throw new UsageError('--topic is required and must not be empty');
 
-  const provider = values.provider;
-  if (provider !== undefined && provider !== 'scripted' && provider !== 'openai') {
-    throw new UsageError(`--provider must be scripted or openai, got "${provider}"`);
+  const provider = values.provider ?? 'auto';
+  if (provider !== 'auto' && provider !== 'scripted' && provider !== 'openai') {
+    throw new UsageError(`--provider must be auto, scripted or openai, got "${provider}"`);
   }
   const order = values.order;
   if (order !== undefined && order !== 'parallel' && order !== 'sequential' && order !== 'shuffle') {
     throw new UsageError(`--order must be parallel, sequential or shuffle, got "${order}"`);
   }
-  const baseURL = values['base-url'] ?? env.ROUNDTABLE_BASE_URL ?? 'https://api.openai.com/v1';
-  if (!/^https?:\/\/[^\s]+$/.test(baseURL)) throw new UsageError(`--base-url must be an http(s) URL, got "${baseURL}"`);
-
-  let participants: Participant[];
-  try {
-    participants = loadPanel(values.participants ?? path.join(examplesDir(), 'demo-panel.json'));
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (provider) participants = participants.map((p) => ({ ...p, provider }));
-  if (values.model) participants = participants.map((p) => ({ ...p, model: values.model as string }));
-  if (provider === 'openai' && !values.model && participants.some((p) => p.model === 'scripted')) {
-    throw new UsageError('--provider openai needs --model NAME (or a participants file that names each model)');
-  }
+  const givenURL = values['base-url'] ?? (env.ROUNDTABLE_BASE_URL || undefined);
+  if (givenURL !== undefined && !/^https?:\/\/[^\s]+$/.test(givenURL))
+    throw new UsageError(`--base-url must be an http(s) URL, got "${givenURL}"`);
+  const choice = await choosePanel({
+    provider: provider,
+    env,
+    script: values.script !== undefined,
+    ...(values.participants ? { participantsFile: values.participants } : {}),
+    ...(values.model ? { model: values.model } : {}),
+    ...(values.models !== undefined ? { models: parseModelsFlag(values.models) } : {}),
+    ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+  });
+  const participants: Participant[] = choice.participants;
+  const baseURL = choice.baseURL;
 
   const config: Partial<MeetingConfig> = {};
   const maxRounds = positiveInt(values['max-rounds'], '--max-rounds');
@@ -161,18 +171,22 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
       throw new UsageError(`--threshold must be a number above 0 and at most 1, got "${values.threshold}"`);
     config.consensusThreshold = t;
   }
+  const scriptFile = values.script ?? path.join(examplesDir(), 'demo-script.json');
+  // The shipped demo's ballots cite the demo's own files (examples/): its evidence is checked there.
+  const shippedDemo =
+    participants.every((p) => p.provider === 'scripted') &&
+    path.dirname(path.resolve(scriptFile)) === path.resolve(examplesDir());
   const checked = checkStartParams({
     topic,
     mode,
     participants,
     config,
     ...(options ? { options } : {}),
-    workspace: process.cwd(),
+    workspace: shippedDemo ? examplesDir() : process.cwd(),
   });
   if (!checked.ok) throw new UsageError(checked.error);
 
   if (values.daemon && values['no-daemon']) throw new UsageError('--daemon and --no-daemon cannot be used together');
-  const scriptFile = values.script ?? path.join(examplesDir(), 'demo-script.json');
   return {
     params: checked.value,
     daemon: values.daemon ? 'yes' : values['no-daemon'] ? 'no' : 'auto',
@@ -180,8 +194,10 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
     outDir: path.resolve(values.out ?? path.join('docs', 'roundtable')),
     json: values.json ?? false,
     baseURL,
-    apiKey: env.ROUNDTABLE_API_KEY ?? env.OPENAI_API_KEY,
+    apiKey: env.ROUNDTABLE_API_KEY || env.OPENAI_API_KEY || undefined,
     scriptFile,
+    notices: choice.notice ? [choice.notice] : [],
+    demoFallback: choice.demoFallback,
   };
 }
 
@@ -196,18 +212,18 @@ async function preflight(opts: RunOptions): Promise<{ script?: Script }> {
       throw new UsageError((e as Error).message);
     }
   }
-  if (kinds.has('openai')) {
-    try {
-      await probeOpenAIServer(opts.baseURL, opts.apiKey);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-  }
   if (kinds.has('vscode-lm') || kinds.has('attached')) {
     throw new UsageError(
       'vscode-lm and attached participants are answered through the daemon by VS Code or an attached agent: start the meeting from the extension',
     );
   }
+  const problems = await preflightPanel(opts.params.participants, {
+    baseUrl: opts.baseURL,
+    listModels,
+    ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+  });
+  // One line each (main prefixes the first with "roundtable: ").
+  if (problems.length > 0) throw new UsageError(problems.join('\nroundtable: '));
   return out;
 }
 
@@ -244,12 +260,15 @@ export function summarize(s: MeetingState, minutesPath: string): RunSummary {
 }
 
 export async function runCommand(argv: string[], io: RunIO): Promise<number> {
-  const opts = parseRunArgs(argv, io.env);
+  const opts = await parseRunArgs(argv, io.env);
   if (opts === 'help') {
     io.stdout.write(`${RUN_USAGE}\n`);
     return 0;
   }
   const { script } = await preflight(opts);
+  const canned = ignoresTopic({ ...opts.params, providers: script ? { script } : {} });
+  const notices = [...opts.notices, ...(canned ? [`${CANNED_NOTE}.${opts.demoFallback ? ` ${DEMO_HINT}` : ''}`] : [])];
+  for (const line of notices) io.stderr.write(`roundtable: ${line}\n`);
   const roomOut = opts.json ? io.stderr : io.stdout;
   const printer = new RoomPrinter(roomOut, io.isTTY && !opts.json);
   if (opts.daemon !== 'no') {

@@ -11,6 +11,7 @@ import { renderBallot } from './prompts';
 import { writeTemp } from './atomicFile';
 import { appendManifest, manifestFileFor, replaceFile } from './manifest';
 import { renderConsensusReport } from './report';
+import { CANNED_NOTE, ignoresTopic } from '../providers/scripted';
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -19,12 +20,16 @@ function iso(ms: number | undefined): string {
 export function renderMinutes(events: MeetingEvent[]): string {
   const s: MeetingState = fold(events);
   const out: string[] = [];
+  // Canned replies on another topic are never presented as an answer to it: said under the title.
+  const canned = ignoresTopic(s) ? [`> **${CANNED_NOTE}.**`, ''] : [];
   if (s.mode === 'consensus') {
     // The consensus report leads; the meeting record follows it.
-    out.push(renderConsensusReport(s), '---', '');
+    const report = renderConsensusReport(s).split('\n');
+    report.splice(2, 0, ...canned);
+    out.push(report.join('\n'), '---', '');
     out.push(`## Meeting record`, '');
   } else {
-    out.push(heading(1, `Roundtable minutes: ${s.topic.split('\n')[0] ?? ''}`), '');
+    out.push(heading(1, `Roundtable minutes: ${s.topic.split('\n')[0] ?? ''}`), '', ...canned);
   }
   out.push(`- **Meeting:** ${codeSpan(s.meetingId)}`);
   out.push(`- **Mode:** ${s.mode}`);

@@ -9,7 +9,9 @@
  *     "ada":   ["text of ada's 1st turn", { "text": "2nd turn", "delayMs": 300 }],
  *     "judge": ["", "CONVERGED: everyone agrees"],
  *     "sam":   { "briefing": ["..."], "summary": ["..."], "digest": ["..."] }
- *   }
+ *   },
+ *   "topic": "the question these replies were written for",   // optional; see `ignoresTopic`
+ *   "proposals": {...}, "ballots": {...}   // optional consensus replies, see scriptedConsensus.ts
  * }
  * A participant's replies are either one list (used in order, whatever the call's purpose) or an
  * object keyed by purpose (briefing, turn, judge, summary, digest). Without a scripted reply the
@@ -21,6 +23,7 @@ import type { CallPurpose } from '../../../protocol/src';
 import { isRecord } from '../../../protocol/src';
 import { countPromptTokens, countTokens, truncateToTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
+import { consensusReply, parseConsensusSections, type ConsensusScript } from './scriptedConsensus';
 
 /**
  * The one topic the embedded demo script (examples/demo-script.json) answers: its replies are
@@ -33,7 +36,9 @@ export interface ScriptedReply {
   delayMs?: number;
 }
 
-export interface Script {
+export interface Script extends ConsensusScript {
+  /** The question the replies were written for: a meeting on any other topic gets canned replies. */
+  topic?: string;
   defaultDelayMs?: number;
   /**
    * How usage is reported: `tokenizer` (default) counts with the real tokenizer; `approximate`
@@ -43,6 +48,9 @@ export interface Script {
   onExhausted?: 'pass' | 'repeat' | 'error';
   replies: Record<string, ScriptedReply[] | Partial<Record<CallPurpose, ScriptedReply[]>>>;
 }
+
+/** Said wherever canned replies meet another topic: the CLI, the minutes, the digest. */
+export const CANNED_NOTE = 'Scripted demo: canned replies that ignore the topic';
 
 const PURPOSES: readonly CallPurpose[] = ['briefing', 'turn', 'judge', 'summary', 'digest'];
 
@@ -63,7 +71,11 @@ function checkReplies(v: unknown, where: string): ScriptedReply[] {
 /** Validates a parsed script, with a message that names the offending entry. */
 export function parseScript(v: unknown): Script {
   if (!isRecord(v) || !isRecord(v.replies)) throw new Error('a script must be an object with a "replies" object');
-  const script: Script = { replies: {} };
+  const script: Script = { replies: {}, ...parseConsensusSections(v) };
+  if (v.topic !== undefined) {
+    if (typeof v.topic !== 'string' || !v.topic.trim()) throw new Error('topic must be a non-empty text');
+    script.topic = v.topic;
+  }
   if (v.defaultDelayMs !== undefined) {
     if (typeof v.defaultDelayMs !== 'number' || v.defaultDelayMs < 0) {
       throw new Error('defaultDelayMs must be a non-negative number');
@@ -235,6 +247,21 @@ export class ScriptedProvider implements ChatProvider {
 
   private next(req: ChatRequest): ScriptedReply {
     const { participant, purpose } = req.meta;
+    // Proposals and ballots come from their own sections, so one script serves both modes.
+    const voted = consensusReply(this.script, req);
+    if (voted !== undefined) return { text: voted };
+    // On another topic, the assistant's canned briefing and digest would read as an answer to it:
+    // the topic-aware fallbacks speak instead, and the digest says the replies are canned.
+    const topic = this.script.topic?.trim();
+    if (topic && topic !== req.meta.topic.trim() && purpose !== 'turn' && purpose !== 'judge') {
+      const text = fallback(req);
+      return {
+        text:
+          purpose === 'digest'
+            ? text.replace(/^CONSENSUS_STATEMENT: .*$/m, `CONSENSUS_STATEMENT: ${CANNED_NOTE}.`)
+            : text,
+      };
+    }
     const entry = this.script.replies[participant];
     let list: ScriptedReply[] | undefined;
     let key = participant;
@@ -265,4 +292,20 @@ export class ScriptedProvider implements ChatProvider {
     const key = Array.isArray(entry) || !entry ? participant : `${participant}/${purpose}`;
     this.cursors.set(key, (this.cursors.get(key) ?? 0) + count);
   }
+}
+
+/**
+ * True when a meeting's scripted replies were written for another question: the panel has a
+ * scripted participant and the script logged with the meeting names a topic that is not the
+ * meeting's. Such replies are never presented as an answer.
+ */
+export function ignoresTopic(s: {
+  topic: string;
+  participants: readonly { provider: string }[];
+  providers?: { script?: unknown };
+}): boolean {
+  if (!s.participants.some((p) => p.provider === 'scripted')) return false;
+  const script = s.providers?.script;
+  const topic = isRecord(script) ? script.topic : undefined;
+  return typeof topic === 'string' && topic.trim() !== s.topic.trim();
 }
