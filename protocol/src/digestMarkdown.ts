@@ -41,7 +41,6 @@ export function chosenOption(s: MeetingState): string | undefined {
 export function digestMarkdown(s: MeetingState): string {
   const d = s.digest?.digest;
   if (!d) return '';
-  const option = s.mode === 'consensus' ? chosenOption(s) : undefined;
   const standing = [
     consensusLevelLabel(d.consensus),
     `confidence ${d.confidence.toFixed(2)}`,
@@ -50,7 +49,8 @@ export function digestMarkdown(s: MeetingState): string {
   ].join(' · ');
   const section = (key: DigestSection, body: string) => `## ${DIGEST_SECTIONS[key]}\n\n${body.trim() || '—'}\n`;
   return [
-    section('outcome', paragraph(option ? `${option}. ${d.consensusStatement}` : d.consensusStatement)),
+    // A consensus meeting's statement already names the option decided (or that none was).
+    section('outcome', paragraph(d.consensusStatement)),
     section('dissent', paragraph(d.dissent)),
     section('contributions', paragraph(d.contributors)),
     section('standing', standing),
