@@ -62,7 +62,7 @@ export function decisionRecord(input: DecisionRecordInput): string {
   const considered =
     s.mode === 'consensus' && s.options.length > 0
       ? s.options.map((o) => item(inline(o.label)))
-      : [item(outcome || 'The position the room reached'), '* Keep the current approach (the dissent below)'];
+      : [item(outcome || 'The position the room reached'), '* No change for now'];
   const link = linkTarget(minutesLink);
   return [
     '---',
