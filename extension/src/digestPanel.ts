@@ -142,7 +142,9 @@ export class DigestPanel {
         const file = DigestPanel.files.get(this.meetingId)?.[msg.file];
         if (!file)
           throw new Error(`The ${msg.file === 'minutes' ? 'minutes were' : 'decision record was'} not written.`);
-        await vscode.window.showTextDocument(file, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+        // The group right of the review (not "Beside" the active group, which may be that one already).
+        const viewColumn = ((this.panel.viewColumn ?? vscode.ViewColumn.One) + 1) as vscode.ViewColumn;
+        await vscode.window.showTextDocument(file, { preview: false, viewColumn });
       } else if (msg.type === 'digest/decide')
         await this.actions.decide(this.meetingId, msg.decision, msg.digestText, msg.instruction);
       else if (msg.type === 'digest/resolve') {

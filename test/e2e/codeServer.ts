@@ -56,8 +56,6 @@ export interface RunningVsCode {
   page: Page;
   workspace: string;
   home: string;
-  /** The user settings.json (VS Code applies an edit of it at once). */
-  settingsFile: string;
   log: () => string;
   stop(): Promise<void>;
 }
@@ -170,7 +168,6 @@ export async function startVsCode(opts: {
     page,
     workspace,
     home,
-    settingsFile: path.join(userData, 'User', 'settings.json'),
     log: () => log,
     stop: async () => {
       await browser.close();

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
@@ -52,6 +52,7 @@ describe('the digest review in a real VS Code (code-server)', () => {
     vs = await startVsCode({
       install: 'vsix',
       settings: {
+        'workbench.colorTheme': 'Default Light Modern',
         'roundtable.providerBaseUrl': fake.baseURL,
         'roundtable.maxRounds': 2,
         'roundtable.participants': [
@@ -85,12 +86,26 @@ describe('the digest review in a real VS Code (code-server)', () => {
     await page.keyboard.press('Enter');
   }
 
-  /** Sets workbench.colorTheme in the user settings, as a person would, and waits for it to apply. */
-  async function theme(name: string): Promise<void> {
-    const settings = JSON.parse(await readFile(vs.settingsFile, 'utf8')) as Record<string, unknown>;
-    await writeFile(vs.settingsFile, JSON.stringify({ ...settings, 'workbench.colorTheme': name }));
-    const want = /High Contrast/.test(name) ? 'hc-black' : /Light/.test(name) ? 'vs' : 'vs-dark';
-    await until(`the ${name} theme`, async () =>
+  /**
+   * Picks a workbench.colorTheme with the theme picker (Ctrl+K Ctrl+T), as a person would; the
+   * picker lists "Dark Modern" with its id "Default Dark Modern" beside it. (An edit of
+   * settings.json is not picked up by code-server while it runs.)
+   */
+  async function theme(id: string, label: string): Promise<void> {
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+T');
+    await until(
+      'the theme picker',
+      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: id }).count()) > 0,
+    );
+    await page.keyboard.type(label);
+    await until(
+      `${label} alone in the picker`,
+      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: id }).count()) === 1,
+    );
+    await page.keyboard.press('Enter');
+    const want = /High Contrast/.test(id) ? 'hc-black' : /Light/.test(id) ? 'vs' : 'vs-dark';
+    await until(`the ${id} theme`, async () =>
       ((await page.getAttribute('.monaco-workbench', 'class')) ?? '').split(/\s+/).includes(want),
     );
   }
@@ -208,11 +223,11 @@ describe('the digest review in a real VS Code (code-server)', () => {
   });
 
   it('reads well in dark and high-contrast themes too', async () => {
-    for (const [name, file] of [
-      ['Default Dark Modern', 'review-decided-dark.png'],
-      ['Default High Contrast', 'review-decided-hc.png'],
+    for (const [id, label, file] of [
+      ['Default Dark Modern', 'Dark Modern', 'review-decided-dark.png'],
+      ['Default High Contrast', 'Dark High Contrast', 'review-decided-hc.png'],
     ] as const) {
-      await theme(name);
+      await theme(id, label);
       await reviewFrame('[data-testid="decided"]');
       await page.screenshot({ path: path.join(SHOTS, file) });
     }
