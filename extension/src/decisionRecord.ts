@@ -41,6 +41,28 @@ function linkTarget(rel: string): string {
   return `<${encodeURI(rel.replace(/[<>\n\r]/g, ''))}>`;
 }
 
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+const rounds = (n: number) => `${n} round${n === 1 ? '' : 's'}`;
+
+/** The "because …" of the outcome statement, from what settled the meeting (escaped where it holds text). */
+function reasonFor(s: MeetingState, decidedBy: string): string {
+  const d = s.digest?.digest;
+  const verdict = [...s.rounds].reverse().find((r) => r.verdict)?.verdict;
+  const picked = [...s.resolutions].reverse().find((r) => r.action === 'pick');
+  if (s.mode === 'consensus' && picked && verdict)
+    return `${inline(decidedBy)} picked it when the panel's vote could not settle the question (best weighted agreement ${pct(verdict.actualConsensus)}, threshold ${pct(verdict.consensusThreshold)}) after ${rounds(s.rounds.length)}`;
+  if (s.mode === 'consensus' && verdict?.decision)
+    return `the panel's vote accepted it with ${pct(verdict.actualConsensus)} weighted agreement (threshold ${pct(verdict.consensusThreshold)}) after ${rounds(s.rounds.length)}`;
+  return [
+    d ? `the panel reached ${consensusLevelLabel(d.consensus).toLowerCase()}` : 'the panel discussed it',
+    d ? `(confidence ${d.confidence.toFixed(2)})` : '',
+    `after ${rounds(s.rounds.length)}`,
+    s.closed ? `and the meeting ended with “${terminationLabel(s.closed.reason)}”` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
 /** MADR 4.0 decision record text. */
 export function decisionRecord(input: DecisionRecordInput): string {
   const { state: s, digestText, minutesLink, decidedBy } = input;
@@ -51,14 +73,7 @@ export function decisionRecord(input: DecisionRecordInput): string {
   const option = s.mode === 'consensus' ? chosenOption(s) : undefined;
   const outcome = option ? inline(option) : markdownLine(sections.outcome ?? '') || inline(d?.consensusStatement ?? '');
   const lastVerdict = [...s.rounds].reverse().find((r) => r.verdict)?.verdict;
-  const because = [
-    d ? `the panel reached ${consensusLevelLabel(d.consensus).toLowerCase()}` : 'the panel discussed it',
-    d ? `(confidence ${d.confidence.toFixed(2)})` : '',
-    `after ${s.rounds.length} round${s.rounds.length === 1 ? '' : 's'}`,
-    s.closed ? `and the meeting ended with “${terminationLabel(s.closed.reason)}”` : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
+  const because = reasonFor(s, decidedBy);
   const considered =
     s.mode === 'consensus' && s.options.length > 0
       ? s.options.map((o) => item(inline(o.label)))

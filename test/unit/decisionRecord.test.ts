@@ -13,7 +13,7 @@ import { fold } from '../../protocol/src';
 import { digestMarkdown } from '../../protocol/src/digestMarkdown';
 import { decisionRecord } from '../../extension/src/decisionRecord';
 import { loadPanel } from '../../daemon/src/panel';
-import { runMeeting } from '../fakes/meetings';
+import { ballot, panel, runMeeting } from '../fakes/meetings';
 
 const md = new MarkdownIt({ html: true });
 
@@ -180,5 +180,38 @@ describe('the MADR decision record', () => {
         'the outcome follows its heading',
       );
     }
+  });
+
+  it('names the option a consensus meeting settled on, with the votes as decision drivers', async () => {
+    const split = {
+      replies: {
+        ada: Array<string>(3).fill(ballot(['O1', 'accept', 0.7, ['src/db.ts']], ['O2', 'reject', 0.7])),
+        grace: Array<string>(3).fill(ballot(['O1', 'reject', 0.7, ['BENCH.md']], ['O2', 'accept', 0.7])),
+        linus: Array<string>(3).fill(ballot(['O1', 'abstain', 0], ['O2', 'abstain', 0])),
+      },
+    };
+    const c = await runMeeting({
+      mode: 'consensus',
+      options: ['PostgreSQL', 'SQLite'],
+      participants: panel(['ada', 'grace', 'linus'], false),
+      script: split,
+    });
+    assert.equal(c.state.status, 'awaiting_human', 'the split vote escalates');
+    await c.meeting.resolve('pick', { option: 'O2' });
+    await c.meeting.run();
+    const s = fold(await c.store.load(c.meeting.id));
+    const doc = decisionRecord({
+      state: s,
+      digestText: digestMarkdown(s),
+      minutesLink: 'm.md',
+      decidedBy: 'Grace Hopper',
+    });
+    const { body } = frontMatter(doc);
+    assert.match(
+      body,
+      /^Chosen option: "SQLite", because Grace Hopper picked it when the panel's vote could not settle the question \(best weighted agreement \d+%, threshold \d+%\)/m,
+    );
+    assert.match(body, /## Considered Options\n\n\* PostgreSQL\n\* SQLite\n/);
+    assert.deepEqual(headings(body).slice(1, 3), ['h2 Context and Problem Statement', 'h2 Decision Drivers']);
   });
 });
