@@ -6,7 +6,7 @@
  */
 import type { ConsensusLevel } from './domain';
 import { terminationLabel } from './labels';
-import { paragraph } from './markdown';
+import { editableParagraph, paragraph } from './markdown';
 import type { MeetingState } from './state';
 
 export const DIGEST_SECTIONS = {
@@ -50,9 +50,9 @@ export function digestMarkdown(s: MeetingState): string {
   const section = (key: DigestSection, body: string) => `## ${DIGEST_SECTIONS[key]}\n\n${body.trim() || '—'}\n`;
   return [
     // A consensus meeting's statement already names the option decided (or that none was).
-    section('outcome', paragraph(d.consensusStatement)),
-    section('dissent', paragraph(d.dissent)),
-    section('contributions', paragraph(d.contributors)),
+    section('outcome', editableParagraph(d.consensusStatement)),
+    section('dissent', editableParagraph(d.dissent)),
+    section('contributions', editableParagraph(d.contributors)),
     section('standing', standing),
   ].join('\n');
 }

@@ -72,6 +72,18 @@ export function paragraph(text: string): string {
     .join('\n');
 }
 
+/**
+ * Like `paragraph`, but HTML is left as typed: for Markdown a person reads and edits in the review,
+ * whose renderer shows HTML as text (markdown-it with `html: false`). Any document built from it
+ * passes it through `markdownBody`, which escapes `<` again.
+ */
+export function editableParagraph(text: string): string {
+  return clean(text)
+    .split('\n')
+    .map((l) => lineStart(inlineMarks(l.replace(/\t/g, ' '))).trimEnd())
+    .join('\n');
+}
+
 /** Quotes text as a Markdown blockquote; nothing inside can close the quote or open a block. */
 export function quote(text: string): string {
   return paragraph(text)

@@ -78,7 +78,11 @@ describe('the digest review', () => {
     const s = fold(demo);
     const hostile = '<img src=x onerror=alert(1)>\n## Injected\n<script>alert(1)</script>[x](javascript:alert(1))';
     s.digest = s.digest && { ...s.digest, digest: { ...s.digest.digest, consensusStatement: hostile } };
-    const rendered = renderDigestView(doc(), s).querySelector('[data-testid="digest-rendered"]');
+    const view = renderDigestView(doc(), s);
+    const rendered = view.querySelector('[data-testid="digest-rendered"]');
+    const markdown = (view.querySelector('#digest-text') as HTMLTextAreaElement).value;
+    assert.ok(markdown.includes('<img src=x onerror=alert(1)>'), 'the Markdown shows the text as the model wrote it');
+    assert.doesNotMatch(markdown, /^## Injected/m, 'but cannot add a section');
     assert.equal(rendered?.querySelectorAll('img, script, a').length, 0);
     assert.equal(rendered?.querySelectorAll('h2').length, 4, 'no section added');
     assert.match(text(rendered), /<img src=x onerror=alert\(1\)>/);
