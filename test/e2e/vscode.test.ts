@@ -109,12 +109,12 @@ describe('Roundtable in a real VS Code (code-server)', () => {
 
   it('opens the digest review, and Accept writes minutes and a decision record, staged in git', async () => {
     const review = await until('the digest review panel', () => frameWith(page, '[data-testid="accept"]'), 60_000);
+    await review.click('#edit-toggle');
     const digest = await review.inputValue('#digest-text');
     // The digest is reviewed as Markdown sections (rendered; Edit shows the Markdown).
     for (const section of ['## Outcome', '## Dissent', '## Contributions', '## Standing'])
       assert.ok(digest.includes(section), section);
     await page.screenshot({ path: path.join(SHOTS, 'digest-review.png') });
-    await review.click('#edit-toggle');
     await review.fill('#digest-text', `${digest}\nREVIEWER NOTE: start with the billing service.`);
     await review.click('#accept');
 

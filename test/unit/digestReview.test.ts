@@ -130,4 +130,17 @@ describe('the digest review', () => {
     assert.equal(reviewed.querySelector('[data-testid="decided"]'), null);
     assert.match((reviewed.querySelector('#digest-text') as HTMLTextAreaElement).value, /^## Outcome/);
   });
+
+  it('offers no Accept for a failed meeting', () => {
+    const s = fold(demo);
+    s.closed = { reason: 'error', detail: 'every worker failed: connection refused' };
+    const view = renderDigestView(doc(), s);
+    assert.equal(
+      text(view.querySelector('[data-testid="outcome"]')),
+      'Failed after 3 rounds — every worker failed: connection refused',
+    );
+    assert.equal(view.querySelector('#accept'), null);
+    assert.match(text(view.querySelector('[data-testid="failed"]')), /no outcome to accept/);
+    assert.ok(view.querySelector('#reject'));
+  });
 });

@@ -237,13 +237,24 @@ export function renderDigestView(doc: Document, s: MeetingState, ctx: ReviewCont
       ),
     );
   } else if (s.digest && !decided) {
+    // A failed meeting decided nothing: there is nothing to accept, only to reject or run again.
+    const failed = s.closed?.reason === 'error';
+    if (failed)
+      root.append(
+        el(
+          doc,
+          'p',
+          { class: 'failed-note', 'data-testid': 'failed' },
+          'The meeting failed, so there is no outcome to accept. Reject it, or run another round once the cause is fixed.',
+        ),
+      );
     root.append(
       el(
         doc,
         'div',
         { class: 'actions' },
-        el(doc, 'vscode-button', { id: 'accept', 'data-testid': 'accept' }, 'Accept'),
-        el(doc, 'vscode-button', { id: 'reject', secondary: '' }, 'Reject'),
+        failed ? null : el(doc, 'vscode-button', { id: 'accept', 'data-testid': 'accept' }, 'Accept'),
+        el(doc, 'vscode-button', { id: 'reject', ...(failed ? {} : { secondary: '' }) }, 'Reject'),
       ),
       instructionBox(doc),
       el(
