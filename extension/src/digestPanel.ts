@@ -1,13 +1,16 @@
 /**
- * The review panel: the digest (editable) and, for consensus meetings, the voting matrix, verdict
- * and conflicts. Accept / Reject / Run Another Round; Pick / Another Round / Defer when a
- * consensus meeting waits for the human.
+ * The review panel: the digest (rendered, editable as Markdown) and, for consensus meetings, the
+ * voting matrix, verdict and conflicts. Accept / Reject / Run Another Round; Pick / Another Round /
+ * Defer when a consensus meeting waits for the human. It opens without taking focus (the person may
+ * be typing elsewhere), shows progress until the digest is written, links to the files the meeting
+ * wrote, and is read-only once decided.
  */
 import * as vscode from 'vscode';
-import type { DecisionKind } from '../../protocol/src';
+import type { DecisionKind, ToWebview } from '../../protocol/src';
 import { checkFromWebview } from '../../protocol/src';
 import type { DaemonLink } from './daemonLink';
 import { webviewHtml } from './html';
+import { humanName } from './outputs';
 
 export interface ReviewActions {
   decide(meetingId: string, decision: DecisionKind, digestText: string, instruction?: string): Promise<void>;
@@ -18,9 +21,27 @@ export interface ReviewActions {
   ): Promise<void>;
 }
 
+/** Files a meeting wrote into the workspace, for the review's links. */
+export interface MeetingFiles {
+  minutes?: vscode.Uri;
+  decision?: vscode.Uri;
+}
+
 export class DigestPanel {
   private static current: DigestPanel | undefined;
+  /** Per meeting, the files written so far (a panel opened later still links to them). */
+  private static readonly files = new Map<string, MeetingFiles>();
   private readonly disposables: vscode.Disposable[] = [];
+  private decidedBy: string | undefined;
+
+  /**
+   * Records files a meeting wrote (minutes, decision record) and shows their links in its review if
+   * that is open. Call after writing each file.
+   */
+  static filesWritten(meetingId: string, files: MeetingFiles): void {
+    DigestPanel.files.set(meetingId, { ...DigestPanel.files.get(meetingId), ...files });
+    if (DigestPanel.current?.meetingId === meetingId) DigestPanel.current.postFiles();
+  }
 
   static show(
     extensionUri: vscode.Uri,
@@ -30,7 +51,7 @@ export class DigestPanel {
     log: vscode.LogOutputChannel,
   ): DigestPanel {
     if (DigestPanel.current && DigestPanel.current.meetingId === meetingId) {
-      DigestPanel.current.panel.reveal(vscode.ViewColumn.Active);
+      DigestPanel.current.panel.reveal(undefined, true);
       DigestPanel.current.refresh();
       return DigestPanel.current;
     }
@@ -38,7 +59,7 @@ export class DigestPanel {
     const panel = vscode.window.createWebviewPanel(
       'roundtable.digest',
       'Roundtable: Review Digest',
-      vscode.ViewColumn.Active,
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: true },
       {
         enableScripts: true,
         retainContextWhenHidden: true,
@@ -48,6 +69,7 @@ export class DigestPanel {
         ],
       },
     );
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'roundtable.svg');
     DigestPanel.current = new DigestPanel(panel, extensionUri, link, meetingId, actions, log);
     return DigestPanel.current;
   }
@@ -64,6 +86,7 @@ export class DigestPanel {
       script: 'digest.js',
       title: 'Review Digest',
       body: '<main id="digest"></main>',
+      styles: ['room.css', 'digest.css'],
     });
     panel.webview.onDidReceiveMessage((raw: unknown) => void this.onMessage(raw), undefined, this.disposables);
     this.disposables.push(
@@ -73,7 +96,10 @@ export class DigestPanel {
           (e.type === 'digest_ready' ||
             e.type === 'escalated' ||
             e.type === 'decision_recorded' ||
-            e.type === 'meeting_closed')
+            e.type === 'meeting_closed' ||
+            e.type === 'close_requested' ||
+            e.type === 'human_resolved' ||
+            e.type === 'round_started')
         )
           this.refresh();
       }),
@@ -82,10 +108,23 @@ export class DigestPanel {
       if (DigestPanel.current === this) DigestPanel.current = undefined;
       for (const d of this.disposables) d.dispose();
     });
+    void humanName().then((name) => {
+      this.decidedBy = name;
+      this.postFiles();
+    });
   }
 
   refresh(): void {
     void this.panel.webview.postMessage({ type: 'digest/show', events: this.link.logs.get(this.meetingId) ?? [] });
+  }
+
+  private postFiles(): void {
+    const files = DigestPanel.files.get(this.meetingId);
+    const msg: ToWebview['digest/files'] & { type: 'digest/files' } = { type: 'digest/files' };
+    if (files?.minutes) msg.minutes = vscode.workspace.asRelativePath(files.minutes);
+    if (files?.decision) msg.decision = vscode.workspace.asRelativePath(files.decision);
+    if (this.decidedBy) msg.decidedBy = this.decidedBy;
+    void this.panel.webview.postMessage(msg);
   }
 
   private async onMessage(raw: unknown): Promise<void> {
@@ -96,8 +135,17 @@ export class DigestPanel {
     }
     const msg = checked.value;
     try {
-      if (msg.type === 'digest/ready') this.refresh();
-      else if (msg.type === 'digest/decide')
+      if (msg.type === 'digest/ready') {
+        this.refresh();
+        this.postFiles();
+      } else if (msg.type === 'digest/open') {
+        const file = DigestPanel.files.get(this.meetingId)?.[msg.file];
+        if (!file)
+          throw new Error(`The ${msg.file === 'minutes' ? 'minutes were' : 'decision record was'} not written.`);
+        // The group right of the review (not "Beside" the active group, which may be that one already).
+        const viewColumn = ((this.panel.viewColumn ?? vscode.ViewColumn.One) + 1) as vscode.ViewColumn;
+        await vscode.window.showTextDocument(file, { preview: false, viewColumn });
+      } else if (msg.type === 'digest/decide')
         await this.actions.decide(this.meetingId, msg.decision, msg.digestText, msg.instruction);
       else if (msg.type === 'digest/resolve') {
         await this.actions.resolve(this.meetingId, msg.action, {

@@ -58,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     const file = await writeMinutesFile(rendered, minutesFiles.get(meetingId));
     if (file) {
       minutesFiles.set(meetingId, file);
+      DigestPanel.filesWritten(meetingId, { minutes: file });
       await context.workspaceState.update(
         'roundtable.minutesFiles',
         Object.fromEntries([...minutesFiles].map(([k, v]) => [k, v.toString()])),
@@ -86,9 +87,15 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
         const s = fold(link.logs.get(meetingId) ?? []);
         const record = await writeDecisionRecord(s, digestText, minutes);
         if (record) written.push(record);
+        if (record) DigestPanel.filesWritten(meetingId, { decision: record });
       }
       const staged = written.length > 0 && (await stageInGit(written, log));
-      for (const f of written) await vscode.window.showTextDocument(f, { preview: false });
+      for (const f of written)
+        await vscode.window.showTextDocument(f, {
+          preview: false,
+          viewColumn: vscode.ViewColumn.Beside,
+          preserveFocus: true,
+        });
       void vscode.window.showInformationMessage(
         `Decision ${decision}: ${written.map((f) => vscode.workspace.asRelativePath(f)).join(' and ')} written${staged ? ' and staged in git' : ''}.`,
       );
@@ -150,6 +157,8 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
       if (e.meetingId !== activeMeeting) return;
       updateStatus();
       if (e.seq <= (handledUpTo.get(e.meetingId) ?? 0)) return;
+      // The review opens as the meeting closes and shows progress while the digest is written.
+      if (e.type === 'meeting_closed') void review(e.meetingId).catch((err: unknown) => showError(log, err));
       // Minutes are always saved, and the review opens, when a meeting closes or needs the human.
       if (settles(e) && !reviewed.has(`${e.meetingId}:${e.seq}`)) {
         reviewed.add(`${e.meetingId}:${e.seq}`);

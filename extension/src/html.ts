@@ -9,7 +9,12 @@ import * as vscode from 'vscode';
 export function webviewHtml(
   webview: vscode.Webview,
   extensionUri: vscode.Uri,
-  opts: { script: string; title: string; body: string },
+  opts: {
+    script: string;
+    title: string;
+    body: string;
+    /** Stylesheets in media/; room.css when not given. */ styles?: string[];
+  },
 ): string {
   const nonce = randomBytes(16).toString('base64');
   const asset = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
@@ -26,7 +31,7 @@ export function webviewHtml(
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${asset('media', 'room.css')}">
+${(opts.styles ?? ['room.css']).map((f) => `<link rel="stylesheet" href="${asset('media', f)}">`).join('\n')}
 <title>${opts.title}</title>
 </head>
 <body>

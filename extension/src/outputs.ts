@@ -4,6 +4,8 @@
  * extension when the workspace is a repository. Nothing is written in an untrusted workspace
  * without asking.
  */
+import { execFile } from 'node:child_process';
+import { userInfo } from 'node:os';
 import * as vscode from 'vscode';
 import type { MeetingState } from '../../protocol/src';
 import { slugify } from '../../protocol/src';
@@ -82,7 +84,25 @@ export async function writeMinutesFile(
   return target;
 }
 
-/** Writes `docs/decisions/NNNN-<slug>.md` with the next free number. */
+/**
+ * The person deciding, for the record's `decision-makers` and the review's "Decided … by": git's
+ * user.name in the workspace, else the OS user, else "you". Never throws.
+ */
+export async function humanName(cwd = workspaceRoot()?.fsPath): Promise<string> {
+  const fromGit = await new Promise<string>((resolve) =>
+    execFile('git', ['config', 'user.name'], { cwd, timeout: 3_000 }, (err, stdout) =>
+      resolve(err ? '' : stdout.trim()),
+    ),
+  );
+  if (fromGit) return fromGit.slice(0, 200);
+  try {
+    return userInfo().username || 'you';
+  } catch {
+    return 'you';
+  }
+}
+
+/** Writes `docs/decisions/NNNN-<slug>.md` (MADR 4.0) with the next free number. */
 export async function writeDecisionRecord(
   s: MeetingState,
   digestText: string,
@@ -101,7 +121,8 @@ export async function writeDecisionRecord(
   const number = highest + 1;
   const target = vscode.Uri.joinPath(dir, `${String(number).padStart(4, '0')}-${slugify(s.topic, 'decision')}.md`);
   const rel = relativeLink(target, minutes);
-  await vscode.workspace.fs.writeFile(target, encoder.encode(decisionRecord(s, number, digestText, rel)));
+  const record = decisionRecord({ state: s, digestText, minutesLink: rel, decidedBy: await humanName(root.fsPath) });
+  await vscode.workspace.fs.writeFile(target, encoder.encode(record));
   return target;
 }
 

@@ -72,6 +72,18 @@ export function paragraph(text: string): string {
     .join('\n');
 }
 
+/**
+ * Like `paragraph`, but HTML is left as typed: for Markdown a person reads and edits in the review,
+ * whose renderer shows HTML as text (markdown-it with `html: false`). Any document built from it
+ * passes it through `markdownBody`, which escapes `<` again.
+ */
+export function editableParagraph(text: string): string {
+  return clean(text)
+    .split('\n')
+    .map((l) => lineStart(inlineMarks(l.replace(/\t/g, ' '))).trimEnd())
+    .join('\n');
+}
+
 /** Quotes text as a Markdown blockquote; nothing inside can close the quote or open a block. */
 export function quote(text: string): string {
   return paragraph(text)
@@ -127,4 +139,53 @@ export function withoutMeeting(manifest: string, meetingId: string): string {
     }
   });
   return kept.length > 0 ? `${kept.join('\n')}\n` : '';
+}
+
+/**
+ * Markdown a person wrote or edited (a reviewed digest section), made safe to place in a document
+ * under a heading the document owns: control characters dropped, HTML shown as text (`<` as
+ * `&lt;`; an entity the text already holds stays one), and a line
+ * that would open a heading, a setext underline, a thematic break or a fence that swallows the
+ * rest of the document is escaped. Emphasis, lists and links the person wrote keep working.
+ */
+export function markdownBody(text: string): string {
+  return clean(text)
+    .split('\n')
+    .map((l) => {
+      const t = l.replace(/\t/g, '    ').replace(/</g, '&lt;').trimEnd();
+      return /^ {0,3}(#|=+$|(-\s*){3,}$|(\*\s*){3,}$|(_\s*){3,}$|```|~~~)/.test(t) ? `\\${t.trimStart()}` : t;
+    })
+    .join('\n')
+    .trim();
+}
+
+/** A line of Markdown that must not open a block where it stands (a list item's text): its first mark escaped. */
+export function lineSafe(line: string): string {
+  return lineStart(line);
+}
+
+/** Markdown folded onto one line (an outcome after "Chosen option:"): nothing in it can open a block. */
+export function markdownLine(text: string): string {
+  return markdownBody(text)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
+}
+
+/**
+ * A YAML double-quoted scalar for a front-matter value: one line (controls dropped, newlines
+ * folded), `"` and `\` escaped, and the characters YAML 1.1 reads as line breaks (NEL, U+2028/9)
+ * folded too, so no value can end the front matter or add a key.
+ */
+export function yamlString(text: string): string {
+  const body = clean(text)
+    .replace(/[\n\t\u0085\u2028\u2029]+/g, ' ')
+    .trim();
+  // `<`, `>`, `&`, `[`, `]` as \u escapes too: a renderer that shows front matter as Markdown
+  // (no YAML support) must find no HTML, link or image in a value.
+  return `"${body
+    .replace(/\\/g, '\\\\')
+    .replace(/"/g, '\\"')
+    .replace(/[<>&[\]]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
 }

@@ -359,6 +359,15 @@ export const TO_WEBVIEW = {
   'digest/show': z.object({ events: z.array(MeetingEventSchema) }),
   /** The digest review: a failure to show in the panel. */
   'digest/error': z.object({ message: z.string() }),
+  /**
+   * The digest review: the files the meeting wrote (workspace-relative, for links) and who decides
+   * (git user.name or the OS user), shown in "Decided: accepted by … on …".
+   */
+  'digest/files': z.object({
+    minutes: z.string().optional(),
+    decision: z.string().optional(),
+    decidedBy: z.string().optional(),
+  }),
 } as const;
 export type ToWebview = { [K in keyof typeof TO_WEBVIEW]: z.output<(typeof TO_WEBVIEW)[K]> };
 
@@ -385,6 +394,8 @@ export const FROM_WEBVIEW = {
       if (p.decision === 'another_round' && !p.instruction)
         ctx.addIssue({ code: 'custom', message: `${WHOLE}another round needs an instruction` });
     }),
+  /** Digest review: open one of the files the meeting wrote (the extension knows where). */
+  'digest/open': z.object({ file: z.enum(['minutes', 'decision']) }),
   /** Digest review of an escalated consensus meeting. */
   'digest/resolve': z
     .object({

@@ -69,7 +69,7 @@ export interface RunningVsCode {
 export async function startVsCode(opts: {
   install: 'vsix' | 'unpacked';
   env?: NodeJS.ProcessEnv;
-  /** More user settings (e.g. `roundtable.providerBaseUrl`, `workbench.colorTheme`). */
+  /** More user settings (a panel, a base URL, a theme). */
   settings?: Record<string, unknown>;
 }): Promise<RunningVsCode> {
   const base = await mkdtemp(path.join(tmpdir(), 'rt-e2e-'));

@@ -113,10 +113,11 @@ describe('Roundtable in a real VS Code (code-server)', () => {
 
   it('opens the digest review, and Accept writes minutes and a decision record, staged in git', async () => {
     const review = await until('the digest review panel', () => frameWith(page, '[data-testid="accept"]'), 60_000);
+    await review.click('#edit-toggle');
     const digest = await review.inputValue('#digest-text');
-    assert.match(digest, /^TOPIC: Should we adopt a monorepo for our three services\?/);
-    for (const field of ['CONSENSUS:', 'DISSENT:', 'CONTRIBUTORS:', 'CONFIDENCE:', 'TOKEN COST:'])
-      assert.ok(digest.includes(field), field);
+    // The digest is reviewed as Markdown sections (rendered; Edit shows the Markdown).
+    for (const section of ['## Outcome', '## Dissent', '## Contributions', '## Standing'])
+      assert.ok(digest.includes(section), section);
     await page.screenshot({ path: path.join(SHOTS, 'digest-review.png') });
     await review.fill('#digest-text', `${digest}\nREVIEWER NOTE: start with the billing service.`);
     await review.click('#accept');
@@ -143,7 +144,7 @@ describe('Roundtable in a real VS Code (code-server)', () => {
       assert.ok(minutes.includes(h), h);
     const adr = await readFile(path.join(decisionsDir, record), 'utf8');
     for (const h of [
-      '- Status: accepted',
+      'status: "accepted"',
       '## Context and Problem Statement',
       '## Decision Outcome',
       '## Consequences',

@@ -16,6 +16,7 @@ import { renderDigest } from '../../daemon/src/meeting/digest';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
 import { MANIFEST_KEYS, manifestLine } from '../../daemon/src/meeting/manifest';
 import { decisionRecord } from '../../extension/src/decisionRecord';
+import { digestMarkdown } from '../../protocol/src/digestMarkdown';
 import { ballot, panel, runMeeting, turns } from '../fakes/meetings';
 
 const PIECES = [
@@ -187,7 +188,17 @@ function documents(events: MeetingEvent[]): Record<string, string> {
   // The digest is plain text (six labelled lines, checked below); as Markdown it lives in the
   // minutes' and the MADR record's code blocks, which are checked here.
   const docs: Record<string, string> = { minutes: renderMinutes(events) };
-  docs.madr = decisionRecord(s, 7, s.digest?.text ?? renderDigest({ ...benignDigest }), '../roundtable/minutes.md');
+  // The record is written from the digest as the review shows it (Markdown built from the event text).
+  const reviewed = s.digest ? digestMarkdown(s) : renderDigest({ ...benignDigest });
+  const madr = decisionRecord({
+    state: s,
+    digestText: reviewed,
+    minutesLink: '../roundtable/minutes.md',
+    decidedBy: 'Ada Lovelace',
+  });
+  // The front matter lists each distinct model once, so its length follows the text; its grammar
+  // is checked line by line (and for HTML) in decisionRecord.test.ts. The body is checked here.
+  docs.madr = madr.slice(madr.indexOf('\n---\n', 3) + 5);
   return docs;
 }
 

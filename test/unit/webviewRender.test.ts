@@ -346,7 +346,7 @@ describe('digest review rendering', () => {
   it('offers the editable digest with Accept, Reject and Another Round', () => {
     const view = renderDigestView(doc(), fold(demo));
     const area = view.querySelector('#digest-text') as HTMLTextAreaElement;
-    assert.match(area.value, /^TOPIC: .*\nCONSENSUS: FULL/);
+    assert.match(area.value, /^## Outcome\n/);
     for (const id of ['#accept', '#reject', '#another', '#instruction']) assert.ok(view.querySelector(id), id);
   });
 

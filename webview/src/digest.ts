@@ -1,26 +1,58 @@
 /**
- * Browser side of the digest review: the digest (editable), and for consensus meetings the voting
- * matrix, verdict and conflicts. Accept, Reject or Run Another Round; for an escalated consensus
- * meeting, Pick an option, Another Round or Defer.
+ * Browser side of the digest review: the digest rendered (Edit shows its Markdown), and for
+ * consensus meetings the voting matrix, verdict and conflicts. Accept, Reject or Run Another Round;
+ * for an escalated consensus meeting, Pick an option, Another Round or Defer. The person's edits
+ * survive the panel re-rendering on a new event; links open the files the meeting wrote.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
-import '@vscode-elements/elements/dist/vscode-textarea/index.js';
-import '@vscode-elements/elements/dist/vscode-single-select/index.js';
-import '@vscode-elements/elements/dist/vscode-option/index.js';
-import type { MeetingEvent } from '../../protocol/src';
+import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
+import type { MeetingEvent, ToWebview } from '../../protocol/src';
 import { checkToWebview, fold } from '../../protocol/src';
-import { renderDigestView } from './digestRender';
+import { renderDigestView, reviewMarkdown, type ReviewContext } from './digestRender';
 import { vscodeApi } from './vscodeApi';
 
-const api = vscodeApi<{ events: MeetingEvent[] }>();
-const root = document.getElementById('digest') as HTMLElement;
+interface Saved {
+  events: MeetingEvent[];
+  files?: ToWebview['digest/files'];
+  /** The draft and the digest it was made from: a new digest (another round) drops it. */
+  draft?: { base: string; text: string };
+  editing?: boolean;
+}
 
-function show(events: MeetingEvent[]): void {
-  const s = fold(events);
-  root.replaceChildren(renderDigestView(document, s));
-  const text = () => (document.getElementById('digest-text') as HTMLTextAreaElement | null)?.value ?? '';
+const api = vscodeApi<Saved>();
+const root = document.getElementById('digest') as HTMLElement;
+let saved: Saved = api.getState() ?? { events: [] };
+
+function save(patch: Partial<Saved>): void {
+  saved = { ...saved, ...patch };
+  api.setState(saved);
+}
+
+function textArea(): HTMLTextAreaElement | null {
+  return document.getElementById('digest-text') as HTMLTextAreaElement | null;
+}
+
+function show(): void {
+  const s = fold(saved.events);
+  const base = reviewMarkdown(s);
+  const draft = saved.draft && saved.draft.base === base ? saved.draft.text : undefined;
+  const ctx: ReviewContext = { editing: saved.editing === true };
+  if (saved.files) {
+    ctx.files = saved.files;
+    if (saved.files.decidedBy) ctx.decidedBy = saved.files.decidedBy;
+  }
+  if (draft !== undefined) ctx.draft = draft;
+  root.replaceChildren(renderDigestView(document, s, ctx));
+
+  textArea()?.addEventListener('input', () => save({ draft: { base, text: textArea()?.value ?? '' } }));
+  const text = () => textArea()?.value ?? '';
   const instruction = () => (document.getElementById('instruction') as HTMLTextAreaElement | null)?.value.trim() ?? '';
   const on = (id: string, fn: () => void) => document.getElementById(id)?.addEventListener('click', fn);
+  on('edit-toggle', () => {
+    save({ editing: !saved.editing, draft: { base, text: text() } });
+    show();
+    if (saved.editing) textArea()?.focus();
+  });
   on('accept', () => api.postMessage({ type: 'digest/decide', decision: 'accepted', digestText: text() }));
   on('reject', () => api.postMessage({ type: 'digest/decide', decision: 'rejected', digestText: text() }));
   on('another', () => {
@@ -41,6 +73,12 @@ function show(events: MeetingEvent[]): void {
     api.postMessage({ type: 'digest/resolve', action: 'another_round', instruction: instruction() });
   });
   on('defer', () => api.postMessage({ type: 'digest/resolve', action: 'defer' }));
+  for (const a of root.querySelectorAll<HTMLElement>('[data-open]'))
+    a.addEventListener('click', (ev) => {
+      ev.preventDefault();
+      const file = a.dataset.open;
+      if (file === 'minutes' || file === 'decision') api.postMessage({ type: 'digest/open', file });
+    });
 }
 
 function showError(message: string): void {
@@ -53,13 +91,16 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   if (!checked.ok) return;
   const msg = checked.value;
   if (msg.type === 'digest/show') {
-    api.setState({ events: msg.events });
-    show(msg.events);
+    save({ events: msg.events });
+    show();
+  } else if (msg.type === 'digest/files') {
+    const { type: _type, ...files } = msg;
+    save({ files });
+    show();
   } else if (msg.type === 'digest/error') {
     showError(msg.message);
   }
 });
 
-const saved = api.getState();
-if (saved) show(saved.events);
+if (saved.events.length > 0) show();
 api.postMessage({ type: 'digest/ready' });

@@ -1,107 +1,221 @@
-/** Rendering of the digest review panel from the folded meeting state (tested in jsdom). */
+/**
+ * Rendering of the digest review panel from the folded meeting state (tested in jsdom): the
+ * outcome in words, the digest as rendered Markdown (editable as Markdown until decided), the
+ * consensus matrix, verdict and conflicts, links to the files the meeting wrote, and the actions
+ * while a decision is open. After a decision the panel is read-only and says who decided when.
+ */
 import type { MeetingState } from '../../protocol/src';
+import { terminationLabel } from '../../protocol/src';
+import { digestMarkdown } from '../../protocol/src/digestMarkdown';
+import { renderMarkdown } from './markdown';
 import { el } from './render';
 
-export function renderDigestView(doc: Document, s: MeetingState): HTMLElement {
-  const last = [...s.rounds].reverse().find((r) => r.verdict);
-  const awaiting = s.status === 'awaiting_human';
-  const root = el(doc, 'div', { class: 'review' }, el(doc, 'h2', {}, `Review: ${s.topic}`));
-  if (s.closed)
-    root.append(
-      el(doc, 'p', { class: 'ended' }, `Ended: ${s.closed.reason}${s.closed.detail ? ` — ${s.closed.detail}` : ''}`),
-    );
-  if (s.digest) {
-    const area = el(doc, 'textarea', {
-      id: 'digest-text',
-      rows: '12',
-      'data-testid': 'digest-text',
-      'aria-label': 'Digest (editable)',
-    });
-    area.value = s.decision?.digestText ?? s.digest.text;
-    area.textContent = area.value;
-    root.append(el(doc, 'h3', {}, 'Digest'), area);
-  }
-  if (s.mode === 'consensus' && last?.verdict) {
-    const v = last.verdict;
-    root.append(
-      el(doc, 'h3', {}, 'Voting matrix'),
+/** What the panel knows besides the log: the files written, who decides, the person's draft. */
+export interface ReviewContext {
+  files?: { minutes?: string; decision?: string };
+  decidedBy?: string;
+  /** The digest Markdown as the person is editing it (kept across re-renders). */
+  draft?: string;
+  /** Show the Markdown editor instead of the rendered digest. */
+  editing?: boolean;
+}
+
+/** A decision that ends the review (another round reopens it: the next digest is reviewed again). */
+export function finalDecision(s: MeetingState): MeetingState['decision'] | undefined {
+  return s.decision && s.decision.decision !== 'another_round' ? s.decision : undefined;
+}
+
+/** The Markdown the editor starts from: what was accepted, else the digest as written. */
+export function reviewMarkdown(s: MeetingState): string {
+  return finalDecision(s)?.digestText ?? digestMarkdown(s);
+}
+
+const DECIDED: Record<string, string> = { accepted: 'accepted', rejected: 'rejected' };
+
+function outcomeLine(doc: Document, s: MeetingState): HTMLElement | undefined {
+  if (!s.closed) return undefined;
+  const rounds = `${s.rounds.length} round${s.rounds.length === 1 ? '' : 's'}`;
+  const detail = s.closed.reason === 'error' && s.closed.detail ? ` — ${s.closed.detail}` : '';
+  return el(
+    doc,
+    'p',
+    { class: `outcome outcome-${s.closed.reason === 'error' ? 'failed' : 'ok'}`, 'data-testid': 'outcome' },
+    `${terminationLabel(s.closed.reason)} after ${rounds}${detail}`,
+  );
+}
+
+function progress(doc: Document, text: string): HTMLElement {
+  return el(
+    doc,
+    'p',
+    { class: 'progress', role: 'status', 'aria-live': 'polite', 'data-testid': 'progress' },
+    el(doc, 'vscode-progress-ring', { 'aria-hidden': 'true' }),
+    el(doc, 'span', {}, text),
+  );
+}
+
+function digestSection(doc: Document, s: MeetingState, ctx: ReviewContext, readOnly: boolean): HTMLElement {
+  const text = readOnly ? reviewMarkdown(s) : (ctx.draft ?? reviewMarkdown(s));
+  const editing = !readOnly && ctx.editing === true;
+  const area = el(doc, 'textarea', {
+    id: 'digest-text',
+    rows: '16',
+    'data-testid': 'digest-text',
+    'aria-label': 'Digest (Markdown)',
+    ...(editing ? {} : { hidden: '' }),
+    ...(readOnly ? { readonly: '' } : {}),
+  });
+  area.value = text;
+  area.textContent = text;
+  const head = el(doc, 'div', { class: 'section-head' }, el(doc, 'h3', {}, 'Digest'));
+  if (!readOnly)
+    head.append(
       el(
         doc,
-        'table',
-        { class: 'matrix', 'data-testid': 'matrix' },
+        'vscode-button',
+        { id: 'edit-toggle', secondary: '', 'data-testid': 'edit-toggle', 'aria-pressed': String(editing) },
+        editing ? 'Preview' : 'Edit',
+      ),
+    );
+  const rendered = renderMarkdown(doc, text, { 'data-testid': 'digest-rendered', id: 'digest-rendered' });
+  if (editing) rendered.hidden = true;
+  return el(doc, 'section', { class: 'digest-review' }, head, rendered, area);
+}
+
+function consensusSection(doc: Document, s: MeetingState): HTMLElement[] {
+  const last = [...s.rounds].reverse().find((r) => r.verdict);
+  if (s.mode !== 'consensus' || !last?.verdict) return [];
+  const v = last.verdict;
+  const label = (id: string) => s.options.find((o) => o.id === id)?.label ?? id;
+  const matrix = el(
+    doc,
+    'table',
+    { class: 'matrix', 'data-testid': 'matrix' },
+    el(
+      doc,
+      'thead',
+      {},
+      el(doc, 'tr', {}, el(doc, 'th', {}, 'Worker'), ...s.options.map((o) => el(doc, 'th', { title: o.label }, o.id))),
+    ),
+    el(
+      doc,
+      'tbody',
+      {},
+      ...Object.entries(last.ballots).map(([w, b]) =>
         el(
           doc,
-          'thead',
+          'tr',
           {},
-          el(
-            doc,
-            'tr',
-            {},
-            el(doc, 'th', {}, 'Worker'),
-            ...s.options.map((o) => el(doc, 'th', { title: o.label }, o.id)),
-          ),
+          el(doc, 'th', {}, b.valid ? w : `${w} (invalid: ${b.invalidReason ?? '?'})`),
+          ...s.options.map((o) => {
+            const x = b.votes.find((y) => y.option === o.id);
+            return el(
+              doc,
+              'td',
+              { class: `vote-${x?.vote ?? 'none'}` },
+              x ? `${x.vote} (${x.confidence.toFixed(2)})` : '—',
+            );
+          }),
         ),
+      ),
+    ),
+  );
+  return [
+    el(doc, 'h3', {}, 'Voting matrix'),
+    el(doc, 'div', { class: 'matrix-scroll' }, matrix),
+    el(doc, 'h3', {}, 'Verdict'),
+    el(
+      doc,
+      'ul',
+      { 'data-testid': 'verdicts' },
+      ...v.results.map((r) =>
         el(
           doc,
-          'tbody',
+          'li',
           {},
-          ...Object.entries(last.ballots).map(([w, b]) =>
+          `${r.option} ${label(r.option)}: ${r.verdict}, weighted acceptance ${Math.round(r.weightedAccept * 100)}%`,
+        ),
+      ),
+    ),
+    el(
+      doc,
+      'p',
+      {},
+      `Agreement ${Math.round(v.actualConsensus * 100)}% (threshold ${Math.round(v.consensusThreshold * 100)}%)${v.decision ? ` — decided for ${v.decision} ${label(v.decision)}` : ''}`,
+    ),
+    el(doc, 'h3', {}, 'Conflicts'),
+    v.conflicts.length === 0
+      ? el(doc, 'p', {}, 'None.')
+      : el(
+          doc,
+          'ul',
+          { 'data-testid': 'conflicts' },
+          ...v.conflicts.map((c) =>
             el(
               doc,
-              'tr',
+              'li',
               {},
-              el(doc, 'th', {}, b.valid ? w : `${w} (invalid: ${b.invalidReason ?? '?'})`),
-              ...s.options.map((o) => {
-                const x = b.votes.find((y) => y.option === o.id);
-                return el(
-                  doc,
-                  'td',
-                  { class: `vote-${x?.vote ?? 'none'}` },
-                  x ? `${x.vote} (${x.confidence.toFixed(2)})` : '—',
-                );
-              }),
+              `${c.conflictId} ${c.severity} ${c.conflictType}: ${c.positions.map((p) => `${p.worker} ${p.vote} ${p.option} (${p.confidence.toFixed(2)})`).join('; ')} — ${c.resolution}`,
             ),
           ),
         ),
-      ),
-      el(doc, 'h3', {}, 'Verdict'),
+  ];
+}
+
+function filesLine(doc: Document, files: ReviewContext['files']): HTMLElement | undefined {
+  const links: HTMLElement[] = [];
+  const link = (key: 'minutes' | 'decision', title: string) => {
+    const file = files?.[key];
+    if (!file) return;
+    links.push(
       el(
         doc,
-        'ul',
-        { 'data-testid': 'verdicts' },
-        ...v.results.map((r) =>
-          el(
-            doc,
-            'li',
-            {},
-            `${r.option} ${s.options.find((o) => o.id === r.option)?.label ?? ''}: ${r.verdict}, weighted acceptance ${Math.round(r.weightedAccept * 100)}%`,
-          ),
-        ),
+        'li',
+        {},
+        `${title}: `,
+        el(doc, 'a', { href: '#', 'data-open': key, 'data-testid': `open-${key}`, title: `Open ${file}` }, file),
       ),
+    );
+  };
+  link('minutes', 'Minutes');
+  link('decision', 'Decision record');
+  return links.length > 0 ? el(doc, 'ul', { class: 'files', 'data-testid': 'files' }, ...links) : undefined;
+}
+
+function instructionBox(doc: Document): HTMLElement {
+  return el(doc, 'textarea', {
+    id: 'instruction',
+    rows: '3',
+    placeholder: 'Instruction for another round',
+    'aria-label': 'Instruction for another round',
+  });
+}
+
+export function renderDigestView(doc: Document, s: MeetingState, ctx: ReviewContext = {}): HTMLElement {
+  const decided = finalDecision(s);
+  const awaiting = s.status === 'awaiting_human';
+  const root = el(doc, 'div', { class: 'review' }, el(doc, 'h2', {}, `Review: ${s.topic}`));
+  const outcome = outcomeLine(doc, s);
+  if (outcome) root.append(outcome);
+  if (decided) {
+    const on = new Date(decided.at).toISOString().slice(0, 10);
+    root.append(
       el(
         doc,
         'p',
-        {},
-        `Agreement ${Math.round(v.actualConsensus * 100)}% (threshold ${Math.round(v.consensusThreshold * 100)}%)${v.decision ? ` — decision ${v.decision}` : ''}`,
+        { class: `decided decided-${decided.decision}`, 'data-testid': 'decided' },
+        `Decided: ${DECIDED[decided.decision] ?? decided.decision}${ctx.decidedBy ? ` by ${ctx.decidedBy}` : ''} on ${on}`,
       ),
-      el(doc, 'h3', {}, 'Conflicts'),
-      v.conflicts.length === 0
-        ? el(doc, 'p', {}, 'None.')
-        : el(
-            doc,
-            'ul',
-            { 'data-testid': 'conflicts' },
-            ...v.conflicts.map((c) =>
-              el(
-                doc,
-                'li',
-                {},
-                `${c.conflictId} ${c.severity} ${c.conflictType}: ${c.positions.map((p) => `${p.worker} ${p.vote} ${p.option} (${p.confidence.toFixed(2)})`).join('; ')} — ${c.resolution}`,
-              ),
-            ),
-          ),
     );
   }
+  const files = filesLine(doc, ctx.files);
+  if (files) root.append(files);
+
+  if (s.digest || decided) root.append(digestSection(doc, s, ctx, Boolean(decided)));
+  else if (s.status === 'closed') root.append(progress(doc, 'Writing the digest…'));
+  else if (s.closeRequest) root.append(progress(doc, 'Closing the meeting…'));
+  root.append(...consensusSection(doc, s));
+
   if (awaiting) {
     const select = el(
       doc,
@@ -112,30 +226,54 @@ export function renderDigestView(doc: Document, s: MeetingState): HTMLElement {
     root.append(
       el(doc, 'h3', {}, 'Your decision is needed'),
       el(doc, 'p', { 'data-testid': 'reasons' }, s.escalation?.reasons.join('; ') ?? ''),
-      select,
-      el(doc, 'vscode-button', { id: 'pick' }, 'Pick this option'),
-      el(doc, 'textarea', { id: 'instruction', rows: '3', placeholder: 'Instruction for another round' }),
-      el(doc, 'vscode-button', { id: 'resolve-another', secondary: '' }, 'Run Another Round'),
-      el(doc, 'vscode-button', { id: 'defer', secondary: '' }, 'Defer'),
+      el(doc, 'div', { class: 'actions' }, select, el(doc, 'vscode-button', { id: 'pick' }, 'Pick this option')),
+      instructionBox(doc),
+      el(
+        doc,
+        'div',
+        { class: 'actions' },
+        el(doc, 'vscode-button', { id: 'resolve-another', secondary: '' }, 'Run Another Round'),
+        el(doc, 'vscode-button', { id: 'defer', secondary: '' }, 'Defer'),
+      ),
     );
-  } else if (s.digest && !s.decision) {
+  } else if (s.digest && !decided) {
+    // A failed meeting decided nothing: there is nothing to accept, only to reject or run again.
+    const failed = s.closed?.reason === 'error';
+    if (failed)
+      root.append(
+        el(
+          doc,
+          'p',
+          { class: 'failed-note', 'data-testid': 'failed' },
+          'The meeting failed, so there is no outcome to accept. Reject it, or run another round once the cause is fixed.',
+        ),
+      );
     root.append(
       el(
         doc,
         'div',
         { class: 'actions' },
-        el(doc, 'vscode-button', { id: 'accept', 'data-testid': 'accept' }, 'Accept'),
-        el(doc, 'vscode-button', { id: 'reject', secondary: '' }, 'Reject'),
+        failed ? null : el(doc, 'vscode-button', { id: 'accept', 'data-testid': 'accept' }, 'Accept'),
+        el(doc, 'vscode-button', { id: 'reject', ...(failed ? {} : { secondary: '' }) }, 'Reject'),
       ),
-      el(doc, 'textarea', { id: 'instruction', rows: '3', placeholder: 'Instruction for another round' }),
-      el(doc, 'vscode-button', { id: 'another', secondary: '' }, 'Run Another Round'),
+      instructionBox(doc),
+      el(
+        doc,
+        'div',
+        { class: 'actions' },
+        el(doc, 'vscode-button', { id: 'another', secondary: '' }, 'Run Another Round'),
+      ),
     );
-  } else if (s.decision) {
+  } else if (!decided && s.status !== 'closed' && !s.closeRequest) {
+    const again = s.decision?.decision === 'another_round';
     root.append(
-      el(doc, 'p', { class: 'decided', 'data-testid': 'decided' }, `Decision recorded: ${s.decision.decision}`),
+      progress(
+        doc,
+        again
+          ? 'Another round is running with your instruction; the new digest shows here when it ends.'
+          : 'The meeting is still running; the review fills in when it closes or needs you.',
+      ),
     );
-  } else {
-    root.append(el(doc, 'p', {}, 'The meeting is still running; the review opens when it closes or needs you.'));
   }
   root.append(el(doc, 'p', { id: 'error', class: 'error', role: 'alert' }));
   return root;

@@ -1,13 +1,14 @@
 /**
- * Agent text as Markdown, safely: markdown-it with raw HTML off (every `<` an agent writes comes
- * out escaped), no images (nothing is fetched because a model wrote a URL), and links only to
- * http(s) — VS Code opens those outside the webview, and only when a person clicks.
+ * Markdown for the webviews (the room's agent text and the digest review), safely: markdown-it
+ * with raw HTML off (every `<` an agent writes comes out escaped), no images (nothing is fetched
+ * because a model wrote a URL), and links only to http(s) and mailto (no `javascript:`, no
+ * `command:` URIs) — VS Code opens those outside the webview, and only when a person clicks.
  */
 import MarkdownIt from 'markdown-it';
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: true });
 md.disable(['image']);
-md.validateLink = (url: string) => /^https?:\/\//i.test(url.trim());
+md.validateLink = (url: string) => /^(https?:\/\/|mailto:)/i.test(url.trim());
 const defaultLinkOpen =
   md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
 md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
@@ -20,6 +21,16 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
 /** Safe HTML for an agent's Markdown. */
 export function markdownHtml(text: string): string {
   return md.render(text);
+}
+
+/** The Markdown rendered into a new `<div class="markdown">`. */
+export function renderMarkdown(doc: Document, text: string, attrs: Record<string, string> = {}): HTMLElement {
+  const box = doc.createElement('div');
+  box.className = 'markdown';
+  for (const [k, v] of Object.entries(attrs)) box.setAttribute(k, v);
+  // Safe: markdown-it escapes every character of the source it does not turn into its own tags.
+  box.innerHTML = markdownHtml(text);
+  return box;
 }
 
 const STANCE_MARKER = /[ \t]*\[\s*STANCE\s*:[^\]\n]*\]/gi;

@@ -1,0 +1,235 @@
+/**
+ * The digest review in a real VS Code (code-server with the packaged .vsix, driven in Chromium),
+ * as a person sees it: the review opens as the meeting closes and says the digest is being
+ * written (the fake model server holds the digest until the test has seen that), then shows the
+ * outcome in words and the digest as sections; Edit shows the Markdown; Accept writes a MADR
+ * record with front matter, and the review turns read-only with who decided and links that open
+ * the minutes and the record. Screenshots in light, dark and high-contrast themes.
+ * The panel answers through a real OpenAI-compatible server on 127.0.0.1 (test/fakes/openaiServer.ts).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { startFakeOpenAI, type ChatBody, type FakeOpenAI } from '../fakes/openaiServer';
+import { CODE_SERVER, ROOT, VSIX, frameWith, startVsCode, until, type RunningVsCode } from './codeServer';
+
+const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
+const TOPIC = 'Should we adopt a monorepo for our three services?';
+const DIGEST = [
+  'CONSENSUS_STATEMENT: Adopt a monorepo for api, billing and web, migrating one service at a time.',
+  'CONTRIBUTORS: ada argued for atomic cross-service changes; grace asked for path-scoped CI <b>first</b>.',
+  'DISSENT: grace wants per-service deploy secrets before billing moves.',
+].join('\n');
+
+const all = (b: ChatBody) => (b.messages ?? []).map((m) => m.content).join('\n');
+
+describe('the digest review in a real VS Code (code-server)', () => {
+  let vs: RunningVsCode;
+  let page: Page;
+  let fake: FakeOpenAI;
+  let releaseDigest: () => void = () => undefined;
+  const digestAsked = new Promise<void>((asked) => {
+    const held = new Promise<void>((r) => (releaseDigest = r));
+    void startFakeOpenAI(async (body) => {
+      if (body.model === 'chair-model' && all(body).includes('CONSENSUS_STATEMENT')) {
+        asked();
+        await held; // the digest is "being written" until the test has seen the progress line
+        return { text: DIGEST };
+      }
+      if (body.model === 'chair-model') return { text: 'Welcome. Decide on the monorepo; say where you stand.' };
+      return { text: `I support a monorepo, migrated one service at a time. [STANCE: AGREE]` };
+    }).then((f) => (fake = f));
+  });
+
+  before(async () => {
+    assert.ok(existsSync(CODE_SERVER), 'code-server is installed by test/e2e/setup.sh');
+    assert.ok(existsSync(VSIX), 'the extension is packaged by `npm run package`');
+    await until('the fake model server', () => fake);
+    vs = await startVsCode({
+      install: 'vsix',
+      settings: {
+        'workbench.colorTheme': 'Default Light Modern',
+        'roundtable.providerBaseUrl': fake.baseURL,
+        'roundtable.maxRounds': 2,
+        'roundtable.participants': [
+          { name: 'chair', role: 'assistant', provider: 'openai', model: 'chair-model' },
+          { name: 'ada', role: 'worker', provider: 'openai', model: 'model-a' },
+          { name: 'grace', role: 'worker', provider: 'openai', model: 'model-b' },
+        ],
+      },
+    });
+    page = vs.page;
+    execFileSync('git', ['config', 'user.name', 'Test Person'], { cwd: vs.workspace });
+    await mkdir(SHOTS, { recursive: true });
+  });
+
+  after(async () => {
+    releaseDigest();
+    await vs?.stop();
+    await fake?.close();
+    console.log(`e2e screenshots: ${SHOTS}`);
+  });
+
+  async function palette(command: string, pick = command): Promise<void> {
+    await page.keyboard.press('Control+Shift+P');
+    await page.waitForSelector('.quick-input-widget:not([style*="display: none"]) input', { timeout: 15_000 });
+    await page.keyboard.type(command);
+    await until(
+      `"${pick}" in the palette`,
+      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).count()) > 0,
+      30_000,
+    );
+    await page.keyboard.press('Enter');
+  }
+
+  /**
+   * Picks a workbench.colorTheme with the theme picker (Ctrl+K Ctrl+T), as a person would; the
+   * picker lists "Dark Modern" with its id "Default Dark Modern" beside it. (An edit of
+   * settings.json is not picked up by code-server while it runs.)
+   */
+  async function theme(id: string, label: string): Promise<void> {
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+T');
+    await until(
+      'the theme picker',
+      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: id }).count()) > 0,
+    );
+    await page.keyboard.type(label);
+    await until(
+      `${label} alone in the picker`,
+      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: id }).count()) === 1,
+    );
+    await page.keyboard.press('Enter');
+    const want = /High Contrast/.test(id) ? 'hc-black' : /Light/.test(id) ? 'vs' : 'vs-dark';
+    await until(`the ${id} theme`, async () =>
+      ((await page.getAttribute('.monaco-workbench', 'class')) ?? '').split(/\s+/).includes(want),
+    );
+  }
+
+  const reviewFrame = (selector: string, timeoutMs = 60_000): Promise<Frame> =>
+    until(`the review showing ${selector}`, () => frameWith(page, `.review ${selector}`), timeoutMs);
+
+  it('opens the review as the meeting closes, with a progress line and without taking focus', async () => {
+    await until('the Roundtable commands', async () => {
+      await page.keyboard.press('Control+Shift+P');
+      await page.waitForSelector('.quick-input-widget input', { timeout: 5_000 });
+      await page.keyboard.type('Roundtable: Start');
+      const found =
+        (await page
+          .locator('.quick-input-list .monaco-list-row', { hasText: 'Roundtable: Start Roundtable' })
+          .count()) > 0;
+      await page.keyboard.press('Escape');
+      return found;
+    });
+    await palette('Roundtable: Start Roundtable');
+    await page.waitForSelector('.quick-input-widget input', { timeout: 15_000 });
+    await page.keyboard.type(TOPIC);
+    await page.keyboard.press('Enter');
+    await until(
+      'the mode pick',
+      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Roundtable' }).count()) > 0,
+    );
+    await page.keyboard.press('Enter');
+    await until(
+      'the start pick',
+      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start' }).count()) > 0,
+    );
+    await page.keyboard.press('Enter');
+
+    await digestAsked;
+    const review = await reviewFrame('[data-testid="progress"]', 90_000);
+    assert.equal((await review.textContent('[data-testid="progress"]'))?.trim(), 'Writing the digest…');
+    assert.equal(await review.$('#accept'), null, 'nothing to accept before the digest');
+    const focusInEditor = await page.evaluate(
+      () => document.querySelector('.part.editor')?.contains(document.activeElement) ?? false,
+    );
+    assert.equal(focusInEditor, false, 'the review did not take the focus from the room');
+    await page.screenshot({ path: path.join(SHOTS, 'review-writing.png') });
+    releaseDigest();
+  });
+
+  it('shows the outcome in words and the digest as sections, editable as Markdown', async () => {
+    const review = await reviewFrame('[data-testid="accept"]');
+    const outcome = (await review.textContent('[data-testid="outcome"]')) ?? '';
+    assert.match(outcome, /^(Full consensus|Majority consensus|Round limit reached) after \d rounds?$/);
+    assert.doesNotMatch((await review.textContent('.review')) ?? '', /consensus_full|Ended:/);
+    const sections = await review.$$eval('[data-testid="digest-rendered"] h2', (hs) => hs.map((h) => h.textContent));
+    assert.deepEqual(sections, ['Outcome', 'Dissent', 'Contributions', 'Standing']);
+    assert.match((await review.textContent('[data-testid="digest-rendered"]')) ?? '', /<b>first<\/b>/);
+    assert.equal(await review.$('[data-testid="digest-rendered"] b'), null, 'model HTML is shown as text');
+    await until('the minutes link', () => review.$('[data-testid="open-minutes"]'));
+    await page.screenshot({ path: path.join(SHOTS, 'review-pending-light.png') });
+
+    await review.click('#edit-toggle');
+    assert.equal(await review.isVisible('#digest-text'), true);
+    const markdown = await review.inputValue('#digest-text');
+    assert.match(markdown, /^## Outcome\n\nAdopt a monorepo for api/);
+    await review.fill('#digest-text', `${markdown}\nREVIEWER NOTE: start with the billing service.`);
+    await page.screenshot({ path: path.join(SHOTS, 'review-editing.png') });
+  });
+
+  it('Accept writes a MADR record with front matter; the review turns read-only with links to both files', async () => {
+    const review = await reviewFrame('[data-testid="accept"]');
+    await review.click('#accept');
+    const decisions = path.join(vs.workspace, 'docs', 'decisions');
+    const record = await until('the decision record', async () =>
+      (await readdir(decisions).catch(() => [])).find((f) => /^0001-.*\.md$/.test(f)),
+    );
+    const adr = await readFile(path.join(decisions, record), 'utf8');
+    assert.match(adr, /^---\nstatus: "accepted"\ndate: "\d{4}-\d\d-\d\d"\ndecision-makers:\n {2}- "Test Person"\n/);
+    for (const line of [
+      '  - "chair-model"',
+      '  - "model-a"',
+      'consulted:',
+      '  - "ada (worker, model-a)"',
+      '## Context and Problem Statement',
+      '## Considered Options',
+      '## Decision Outcome',
+      'Chosen option: "Adopt a monorepo for api, billing and web',
+      '## More Information',
+      'REVIEWER NOTE: start with the billing service.',
+    ])
+      assert.ok(adr.includes(line), `the record has ${line}`);
+    assert.doesNotMatch(adr, /Decision Outcome: FULL|Deciders: the team/);
+
+    const decided = await reviewFrame('[data-testid="decided"]');
+    assert.match(
+      (await decided.textContent('[data-testid="decided"]')) ?? '',
+      /^Decided: accepted by Test Person on \d{4}-\d\d-\d\d$/,
+    );
+    for (const id of ['#accept', '#reject', '#another', '#edit-toggle'])
+      assert.equal(await decided.$(id), null, `${id} is gone`);
+    const minutesLink = (await decided.textContent('[data-testid="open-minutes"]')) ?? '';
+    const recordLink = (await decided.textContent('[data-testid="open-decision"]')) ?? '';
+    assert.match(minutesLink, /^docs\/roundtable\/.+\.md$/);
+    assert.equal(recordLink, `docs/decisions/${record}`);
+
+    await decided.click('[data-testid="open-minutes"]');
+    const minutesName = path.basename(minutesLink);
+    await until(
+      'the minutes in the editor',
+      async () => (await page.locator('.tab.active', { hasText: minutesName }).count()) > 0,
+    );
+    await decided.click('[data-testid="open-decision"]');
+    await until(
+      'the record in the editor',
+      async () => (await page.locator('.tab.active', { hasText: record }).count()) > 0,
+    );
+    await page.screenshot({ path: path.join(SHOTS, 'review-decided-light.png') });
+  });
+
+  it('reads well in dark and high-contrast themes too', async () => {
+    for (const [id, label, file] of [
+      ['Default Dark Modern', 'Dark Modern', 'review-decided-dark.png'],
+      ['Default High Contrast', 'Dark High Contrast', 'review-decided-hc.png'],
+    ] as const) {
+      await theme(id, label);
+      await reviewFrame('[data-testid="decided"]');
+      await page.screenshot({ path: path.join(SHOTS, file) });
+    }
+  });
+});
