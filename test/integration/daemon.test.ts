@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import type { LmRequest, MeetingEvent, StartMeetingParams } from '../../protocol/src';
+import type { LmRequest, MeetingEvent, Participant, StartMeetingParams } from '../../protocol/src';
 import { PROTOCOL_VERSION, RpcError, fold } from '../../protocol/src';
 import { connectDaemon } from '../../client/src';
 import { rawText } from '../../client/src/rawData';
@@ -272,6 +272,25 @@ describe('daemon: meetings over the socket', () => {
     await f.conn.rpc.request('meeting/resolve', { meetingId, action: 'pick', option: 'O1' });
     await f.until((ev) => ev.some((e) => e.type === 'digest_ready'));
     assert.equal(fold(f.events).closed?.reason, 'human_decided');
+    await f.conn.close();
+  });
+
+  it('runs the shipped demo panel in consensus mode to a verdict, its evidence checked in the demo’s own files', async () => {
+    const f = await Follower.connect(d.port, d.token);
+    const demoPanel = (
+      JSON.parse(readFileSync(path.join('examples', 'demo-panel.json'), 'utf8')) as { participants: Participant[] }
+    ).participants;
+    const { meetingId } = await f.conn.rpc.request('meeting/start', {
+      topic: 'Which queue should the billing service use?',
+      mode: 'consensus',
+      options: ['RabbitMQ', 'Kafka'],
+      participants: demoPanel,
+      workspace: await tempDataDir(),
+    });
+    await f.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
+    await f.until((ev) => ev.some((e) => e.type === 'digest_ready' || e.type === 'escalated'));
+    const s = fold(f.events);
+    assert.equal(s.closed?.reason, 'verdict_reached', `the demo escalated: ${JSON.stringify(s.escalation)}`);
     await f.conn.close();
   });
 

@@ -21,6 +21,7 @@ import { AttachedSeats } from '../providers/attached';
 import type { ChatProvider } from '../providers/types';
 import type { EventStore } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
+import { examplesDir } from '../cli/common';
 import type { KeyedLimiter } from './limiter';
 
 export interface ManagerOptions {
@@ -120,14 +121,18 @@ export class MeetingManager {
     if (this.stopping) throw new Conflict('the daemon is shutting down');
     const seats = new AttachedSeats();
     const meetingId = this.opts.newId();
-    const { apiKey, ...logged } = params;
+    const { apiKey, ...asked } = params;
+    // The shipped demo's ballots cite the demo's own files (examples/): its evidence is checked there,
+    // as the CLI does, so a demo consensus from the extension reaches its verdict too.
+    const demo = params.participants.every((p) => p.provider === 'scripted') && params.providers?.script === undefined;
+    const logged = demo ? { ...asked, workspace: examplesDir() } : asked;
     let lookup: (p: Participant) => ChatProvider;
     try {
       lookup = this.opts.providers(params.providers, apiKey);
     } catch (e) {
       throw new BadRequest((e as Error).message);
     }
-    const meeting = await Meeting.open(this.depsFor(seats, lookup, params.workspace), meetingId, logged);
+    const meeting = await Meeting.open(this.depsFor(seats, lookup, logged.workspace), meetingId, logged);
     const live: Live = { meeting, seats };
     this.live.set(meetingId, live);
     this.drive(live);
