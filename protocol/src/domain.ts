@@ -222,6 +222,21 @@ export const DigestSchema = z.object({
   tokenBudget: z.number(),
   /** Why the meeting ended. */
   terminatedBy: TerminationReasonSchema,
+  /** What the budget caps (absent in digests written before it existed: spoken). */
+  budgetBasis: z.enum(['spoken', 'billed']).optional(),
+  /** What the calls billed, from the servers' usage (absent in digests written before it existed). */
+  billed: z
+    .object({
+      promptTokens: z.number().int().min(0),
+      completionTokens: z.number().int().min(0),
+      cachedTokens: z.number().int().min(0),
+      totalTokens: z.number().int().min(0),
+      calls: z.number().int().min(0),
+      costUsd: z.number().min(0).optional(),
+      vscodeRequests: z.number().int().min(0).optional(),
+      unpricedModels: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 export type Digest = z.infer<typeof DigestSchema>;
 

@@ -1,6 +1,6 @@
 /** Renders the room to a terminal as events arrive: who speaks, stance, round, budget. */
 import type { MeetingEvent, MeetingState } from '../../../protocol/src';
-import { UNSAFE_CHARS, initialState, reduce } from '../../../protocol/src';
+import { UNSAFE_CHARS, formatBill, initialState, reduce } from '../../../protocol/src';
 import type { RunSummary } from './runCommand';
 
 /**
@@ -199,6 +199,9 @@ export class RoomPrinter {
     this.line(this.c('1', 'DIGEST'));
     this.line(terminalSafe(summary.digest));
     this.line();
+    // Both figures, named: spoken against the budget and what the calls billed (the printer's
+    // state was folded from terminal-safe events, so model names in it are clean).
+    this.line(`Tokens: ${formatBill(this.s)}`);
     this.line(`Minutes: ${terminalSafe(summary.minutesPath)}`);
   }
 }
