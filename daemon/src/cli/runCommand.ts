@@ -27,6 +27,16 @@ import { UsageError, examplesDir, parseCli, checkDataDir } from './common';
 import { RoomPrinter } from './printer';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 import { EXIT_AWAITING_HUMAN, askHuman, escalationMessage } from './escalation';
+import {
+  BILL_OPTIONS,
+  BILL_USAGE,
+  billJson,
+  billingConfig,
+  formatEstimate,
+  type BilledJson,
+  type CostJson,
+} from './bill';
+import { estimateMeeting } from '../meeting/estimate';
 
 export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 export { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
@@ -52,6 +62,7 @@ export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
   --daemon                run in the local daemon (started if none is running), so VS Code shows it live
   --no-daemon             run in this process even when a daemon is running
   --data-dir DIR          the daemon's data dir (default $ROUNDTABLE_HOME or ~/.roundtable)
+${BILL_USAGE}
   -h, --help              show this help
 
 The API key for --provider openai is read from ROUNDTABLE_API_KEY or OPENAI_API_KEY; it is never written anywhere.`;
@@ -66,6 +77,8 @@ interface RunOptions {
   baseURL: string;
   apiKey: string | undefined;
   scriptFile: string;
+  /** `--estimate`: print what the meeting is expected to cost and start nothing. */
+  estimate: boolean;
 }
 
 function positiveInt(v: string | undefined, flag: string): number | undefined {
@@ -101,6 +114,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
       mode: { type: 'string' },
       option: { type: 'string', multiple: true },
       threshold: { type: 'string' },
+      ...BILL_OPTIONS,
     },
   });
   if (values.help) return 'help';
@@ -161,6 +175,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
       throw new UsageError(`--threshold must be a number above 0 and at most 1, got "${values.threshold}"`);
     config.consensusThreshold = t;
   }
+  Object.assign(config, billingConfig(values));
   const checked = checkStartParams({
     topic,
     mode,
@@ -182,6 +197,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
     baseURL,
     apiKey: env.ROUNDTABLE_API_KEY ?? env.OPENAI_API_KEY,
     scriptFile,
+    estimate: values.estimate ?? false,
   };
 }
 
@@ -223,7 +239,8 @@ export interface RunSummary {
   detail?: string;
   consensus: string;
   rounds: number;
-  tokens: { spoken: number; budget: number; prompt: number; completion: number };
+  tokens: { spoken: number; budget: number; prompt: number; completion: number; billed: BilledJson };
+  cost?: CostJson;
   minutesPath: string;
   digest: string;
 }
@@ -237,16 +254,30 @@ export function summarize(s: MeetingState, minutesPath: string): RunSummary {
     ...(s.closed?.detail ? { detail: s.closed.detail } : {}),
     consensus: s.digest?.digest.consensus ?? 'NONE',
     rounds: s.rounds.length,
-    tokens: { spoken: s.spokenTokens, budget: s.config.tokenBudget, prompt, completion },
+    ...billedSummary(s, { spoken: s.spokenTokens, budget: s.config.tokenBudget, prompt, completion }),
     minutesPath,
     digest: s.digest?.text ?? '',
   };
+}
+
+function billedSummary(
+  s: MeetingState,
+  tokens: Omit<RunSummary['tokens'], 'billed'>,
+): Pick<RunSummary, 'tokens' | 'cost'> {
+  const { billed, cost } = billJson(s);
+  return { tokens: { ...tokens, billed }, ...(cost ? { cost } : {}) };
 }
 
 export async function runCommand(argv: string[], io: RunIO): Promise<number> {
   const opts = parseRunArgs(argv, io.env);
   if (opts === 'help') {
     io.stdout.write(`${RUN_USAGE}\n`);
+    return 0;
+  }
+  if (opts.estimate) {
+    // Before the preflight: no server is asked, no meeting opened, nothing written.
+    const e = estimateMeeting(opts.params);
+    io.stdout.write(`${opts.json ? JSON.stringify(e) : formatEstimate(e)}\n`);
     return 0;
   }
   const { script } = await preflight(opts);

@@ -37,7 +37,10 @@ export interface DigestCall {
 }
 
 /** Both figures for the digest's TOKEN COST: spoken against the budget and billed, the digest's own call included. */
-function costFields(s: MeetingState, call?: DigestCall): Pick<Digest, 'tokensUsed' | 'tokenBudget' | 'budgetBasis' | 'billed'> {
+function costFields(
+  s: MeetingState,
+  call?: DigestCall,
+): Pick<Digest, 'tokensUsed' | 'tokenBudget' | 'budgetBasis' | 'billed'> {
   const f = billFigures(s, billOf(s));
   const billed = { ...f.billed };
   if (call) {

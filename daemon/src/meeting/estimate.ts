@@ -127,7 +127,11 @@ class PaperMeeting {
     const budgeted = purpose !== 'summary' && purpose !== 'digest' && this.budgetApplies;
     const left = this.state.config.tokenBudget - this.spent();
     const completion = budgeted ? planMaxTokens(cap, left, share) : cap;
-    const usage = { promptTokens: promptTokens(messages, this.memo), completionTokens: completion, source: 'estimate' as const };
+    const usage = {
+      promptTokens: promptTokens(messages, this.memo),
+      completionTokens: completion,
+      source: 'estimate' as const,
+    };
     part.calls++;
     part.promptTokens += usage.promptTokens;
     part.completionTokens += usage.completionTokens;

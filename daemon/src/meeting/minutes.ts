@@ -153,7 +153,10 @@ function tokenAccounting(s: MeetingState, bill: ReturnType<typeof billOf>): stri
   for (const [name, l] of Object.entries(bill.byParticipant))
     out.push(`| ${cell(name)} | ${cell(l.model)} | ${figures(l)} | ${l.estimatedCalls} |`);
   out.push(`| **total** | | ${figures(bill)} | ${bill.estimatedCalls} |`, '');
-  out.push('| Role | Calls | Prompt | Completion | Cached | Total | Cost |', '| --- | --- | --- | --- | --- | --- | --- |');
+  out.push(
+    '| Role | Calls | Prompt | Completion | Cached | Total | Cost |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  );
   for (const [role, l] of Object.entries(bill.byRole)) {
     // Roles have no model of their own: their cost is the sum over the participants holding them.
     const cost = Object.values(s.participants)
