@@ -265,6 +265,7 @@ function roundtableRound(m: PaperMeeting, round: number, final: boolean): void {
   const n = m.call(a, 'summary', summaryPrompt(m.state, a, after), replyCap(m.state, 'summary'), part);
   const text = filler(n);
   m.emit({ type: 'summary_updated', round, text, tokens: countTokens(text) }, part);
+  m.checkBudget(part);
 }
 
 /** Placeholder options: the ones given, or as many as the workers may propose. */
