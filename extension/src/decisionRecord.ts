@@ -4,6 +4,7 @@
  * Markdown builder.
  */
 import type { MeetingState } from '../../protocol/src';
+import { formatBill } from '../../protocol/src';
 import { codeBlock, codeSpan, heading, inline, paragraph } from '../../protocol/src/markdown';
 
 /** MADR-style decision record text. Every field from the meeting or the edited digest is escaped. */
@@ -36,7 +37,8 @@ export function decisionRecord(s: MeetingState, number: number, digestText: stri
     '',
     `- Dissent to keep in mind: ${inline(dissent)}`,
     ...(contributors ? [`- Arguments made: ${inline(contributors)}`] : []),
-    `- Token cost: ${s.digest ? `${s.digest.digest.tokensUsed} / ${s.digest.digest.tokenBudget}` : '—'}`,
+    // Both figures, named: spoken against the budget and what the calls billed (money where priced).
+    `- Token cost: ${s.digest ? inline(formatBill(s)) : '—'}`,
     '',
     '## Digest as accepted',
     '',

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { MeetingConfig, Participant, StartMeetingParams } from '../../protocol/src';
 import { checkPanel } from '../../protocol/src';
+import { billingConfig } from './billingSettings';
 import type { DaemonLink } from './daemonLink';
 import { workspaceRoot } from './outputs';
 import { RoomViewProvider } from './roomView';
@@ -46,6 +47,7 @@ function settings() {
     maxRounds: c.get<number>('maxRounds') ?? 10,
     tokenBudget: c.get<number>('tokenBudget') ?? 15_000,
     order: c.get<MeetingConfig['order']>('speakingOrder') ?? 'parallel',
+    billing: billingConfig({ prices: c.get<unknown>('prices'), budgetBasis: c.get<unknown>('budgetBasis') }),
   };
 }
 
@@ -111,7 +113,12 @@ export async function startFlow(
   }
   const { panel, source } = panelFromSettings();
   const cfg = settings();
-  const config: Partial<MeetingConfig> = { maxRounds: cfg.maxRounds, tokenBudget: cfg.tokenBudget, order: cfg.order };
+  const config: Partial<MeetingConfig> = {
+    maxRounds: cfg.maxRounds,
+    tokenBudget: cfg.tokenBudget,
+    order: cfg.order,
+    ...cfg.billing,
+  };
   const go = await vscode.window.showQuickPick(
     [
       {
