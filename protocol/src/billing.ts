@@ -4,7 +4,7 @@
  * language models count premium requests), and money where prices are known. One definition for
  * the digest, the minutes, the decision record, the room's meter, the status bar and `--json`.
  */
-import type { Price, ProviderKind } from './domain';
+import type { MeetingEstimate, Price, ProviderKind } from './domain';
 import type { MeetingState, UsageTotals } from './state';
 
 export interface BillLine {
@@ -173,4 +173,20 @@ export function formatBillShort(s: MeetingState, bill: Bill = billOf(s)): string
     `${billed} billed`,
     ...(bill.costUsd !== undefined ? [formatUsd(bill.costUsd)] : []),
   ].join(' · ');
+}
+
+/**
+ * An estimate in one line, for a start flow: "about 44,166 billed tokens in 17 calls over 3 rounds
+ * · $0.0412 (budget stops it after round 7: 30,120 tokens)".
+ */
+export function formatEstimateShort(e: MeetingEstimate): string {
+  const a = e.allRounds;
+  const parts = [`about ${n(a.totalTokens)} billed tokens in ${n(a.calls)} calls over ${a.rounds} rounds`];
+  if (e.vscodeRequests) parts.push(`${n(e.vscodeRequests)} VS Code model requests`);
+  if (a.costUsd !== undefined) parts.push(formatUsd(a.costUsd));
+  const line = parts.join(' · ');
+  const cut = e.budgetCut;
+  return cut
+    ? `${line} (the ${n(e.budget)}-token ${e.budgetBasis} budget stops it after round ${cut.rounds}: about ${n(cut.totalTokens)} tokens${cut.costUsd !== undefined ? `, ${formatUsd(cut.costUsd)}` : ''})`
+    : line;
 }

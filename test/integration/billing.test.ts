@@ -5,7 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MeetingConfig, StartMeetingParams } from '../../protocol/src';
-import { billOf, billedTokensOf } from '../../protocol/src';
+import { MeetingEstimateSchema, RpcError, billOf, billedTokensOf } from '../../protocol/src';
+import { connectDaemon } from '../../client/src';
+import { startDaemon } from '../../daemon/src/daemon/daemon';
+import { tempDataDir } from '../fakes/daemon';
 import { BRIEFING_MAX_TOKENS, DIGEST_MAX_TOKENS, JUDGE_MAX_TOKENS } from '../../daemon/src/meeting/budget';
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { truncateToTokens } from '../../daemon/src/providers/tokens';
@@ -138,5 +141,30 @@ describe('estimate', () => {
     // A billed basis stops it sooner: prompts count too.
     const billed = estimateMeeting({ ...params, config: { ...params.config, budgetBasis: 'billed' } });
     assert.ok((billed.budgetCut?.rounds ?? 99) < e.budgetCut.rounds);
+  });
+});
+
+describe('daemon: meeting/estimate', () => {
+  it('answers the estimate for meeting/start params, and starts nothing', async () => {
+    const d = await startDaemon({ dataDir: await tempDataDir(), port: 0, log: () => undefined });
+    const conn = await connectDaemon(d.port, d.token);
+    try {
+      const params: StartMeetingParams = {
+        topic: 'Adopt a monorepo?',
+        mode: 'roundtable',
+        participants: panel(),
+        config: { maxRounds: 3, prices: { scripted: { input: 1, output: 4 } } },
+      };
+      const e = await conn.rpc.request('meeting/estimate', params);
+      assert.ok(MeetingEstimateSchema.safeParse(e).success);
+      assert.deepEqual(e, estimateMeeting(params));
+      assert.equal(e.rounds.length, 3);
+      assert.ok((e.allRounds.costUsd ?? 0) > 0);
+      assert.deepEqual((await conn.rpc.request('meeting/list', {})).meetings, []);
+      await assert.rejects(conn.rpc.request('meeting/estimate', { ...params, topic: '' }), RpcError);
+    } finally {
+      await conn.close();
+      await d.stop();
+    }
   });
 });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBody } from '../../protocol/src';
-import { billOf, costOf, formatBill, formatBillShort } from '../../protocol/src';
+import { billOf, costOf, formatBill, formatBillShort, formatEstimateShort } from '../../protocol/src';
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { billingConfig } from '../../extension/src/billingSettings';
@@ -96,5 +96,19 @@ describe('estimate', () => {
       `${delta} more prompt tokens, ${perCall} x ${calls} calls expected`,
     );
     assert.equal(long.allRounds.completionTokens, short.allRounds.completionTokens);
+  });
+
+  it('fits in one line for a start flow, saying where the budget stops the meeting', () => {
+    const e = estimateMeeting({
+      topic: 'Adopt a monorepo?',
+      mode: 'roundtable',
+      participants: panel(),
+      config: { maxRounds: 10, tokenBudget: 5000 },
+    });
+    assert.ok(e.budgetCut);
+    assert.equal(
+      formatEstimateShort(e),
+      `about ${e.allRounds.totalTokens.toLocaleString('en-US')} billed tokens in ${e.allRounds.calls} calls over 10 rounds (the 5,000-token spoken budget stops it after round ${e.budgetCut.rounds}: about ${e.budgetCut.totalTokens.toLocaleString('en-US')} tokens)`,
+    );
   });
 });
