@@ -148,7 +148,7 @@ export function formatBillFigures(f: BillFigures): string {
   const billedBudget = f.basis === 'billed';
   const parts = [
     billedBudget ? `spoken ${n(f.spoken)}` : `spoken ${n(f.spoken)} / ${n(f.budget)} budget`,
-    `billed ${n(b.totalTokens)}${billedBudget ? ` / ${n(f.budget)} budget` : ''} tokens (${n(b.promptTokens)} prompt, ${n(b.completionTokens)} completion, ${n(b.cachedTokens)} cached) in ${n(b.calls)} calls`,
+    `billed ${n(b.totalTokens)}${billedBudget ? ` / ${n(f.budget)} budget` : ''} tokens (${n(b.promptTokens)} prompt, ${n(b.completionTokens)} completion, ${n(b.cachedTokens)} cached) in ${n(b.calls)} call${b.calls === 1 ? '' : 's'}`,
   ];
   if (f.vscodeRequests) parts.push(`${n(f.vscodeRequests)} VS Code model requests`);
   if (b.costUsd !== undefined)

@@ -6,7 +6,8 @@ import { billOf, costOf, formatBill, formatBillShort, formatEstimateShort } from
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { billingConfig } from '../../extension/src/billingSettings';
-import { given, opened } from '../fakes/given';
+import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { given, logOf, opened } from '../fakes/given';
 import { panel } from '../fakes/meetings';
 
 const usage = (participant: string, promptTokens: number, completionTokens: number, cachedTokens = 0): EventBody => ({
@@ -28,7 +29,7 @@ describe('the bill', () => {
     const billed = given(...opened({ config: { budgetBasis: 'billed' } }), usage('ada', 1000, 100));
     assert.equal(
       formatBill(billed),
-      'spoken 2 · billed 1,100 / 15,000 budget tokens (1,000 prompt, 100 completion, 0 cached) in 1 calls',
+      'spoken 2 · billed 1,100 / 15,000 budget tokens (1,000 prompt, 100 completion, 0 cached) in 1 call',
     );
     assert.equal(formatBillShort(billed), '2 spoken · 1,100/15,000 billed');
   });
@@ -60,6 +61,36 @@ describe('the bill', () => {
     assert.equal(bill.costUsd, 2.8);
     assert.deepEqual(bill.unpricedModels, ['other']);
     assert.match(formatBill(s), / · \$2\.80 \+ unpriced \(other\)$/);
+  });
+});
+
+describe('the minutes bill', () => {
+  it('counts VS Code model requests and shows money per participant and role where priced', () => {
+    const bodies = opened().map((b) =>
+      b.type === 'meeting_opened'
+        ? {
+            ...b,
+            config: { ...b.config, prices: { 'gpt-4o': { input: 2.5, output: 10 } } },
+            participants: b.participants.map((p) =>
+              p.name === 'ada'
+                ? { ...p, provider: 'openai' as const, model: 'gpt-4o' }
+                : { ...p, provider: 'vscode-lm' as const, model: 'copilot-gpt' },
+            ),
+          }
+        : b,
+    );
+    const md = renderMinutes(
+      logOf([...bodies, usage('ada', 400_000, 100_000, 200_000), usage('sam', 300, 30), usage('grace', 500, 50)]),
+    );
+    assert.match(md, /\| ada \| gpt-4o \| 1 \| 400,000 \| 100,000 \| 200,000 \| 500,000 \| \$2\.00 \| 0 \|/);
+    assert.match(md, /\| grace \| copilot-gpt \| 1 \| 500 \| 50 \| 0 \| 550 \| — \| 0 \|/);
+    assert.match(md, /\| worker \| 2 \| 400,500 \| 100,050 \| 200,000 \| 500,550 \| \$2\.00 \|/);
+    assert.match(md, /VS Code language model requests: 2 \(what Copilot counts as premium requests\)\./);
+    assert.match(md, /No price known for `copilot-gpt`: the cost above leaves them out\./);
+    assert.match(
+      md,
+      /- \*\*Bill:\*\* spoken 2 \/ 15,000 budget · billed 500,880 tokens .* · 2 VS Code model requests · \$2\.00 \+ unpriced \(copilot-gpt\)/,
+    );
   });
 });
 
