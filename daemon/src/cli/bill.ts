@@ -4,8 +4,16 @@
  * printed before anything starts).
  */
 import { readFileSync } from 'node:fs';
-import type { EstimateLine, MeetingConfig, MeetingEstimate, MeetingState, Prices } from '../../../protocol/src';
+import type {
+  EstimateLine,
+  MeetingConfig,
+  MeetingEstimate,
+  MeetingState,
+  Prices,
+  StartMeetingParams,
+} from '../../../protocol/src';
 import { PricesSchema, billOf, formatUsd } from '../../../protocol/src';
+import { estimateMeeting } from '../meeting/estimate';
 import { UsageError } from './common';
 
 export const BILL_USAGE = `  --prices FILE           JSON: model → {"input": $, "output": $, "cachedInput"?: $} per million tokens (money in the bill)
@@ -142,4 +150,11 @@ export function formatEstimate(e: MeetingEstimate): string {
   if (e.vscodeRequests) out.push(`VS Code language model requests: about ${n(e.vscodeRequests)}.`);
   if (e.unpricedModels.length) out.push(`No price for ${e.unpricedModels.join(', ')}: the cost leaves them out.`);
   return out.join('\n');
+}
+
+/** `--estimate`: the estimate on stdout (JSON with `--json`), exit 0; nothing is started. */
+export function printEstimate(params: StartMeetingParams, json: boolean, out: NodeJS.WritableStream): number {
+  const e = estimateMeeting(params);
+  out.write(`${json ? JSON.stringify(e) : formatEstimate(e)}\n`);
+  return 0;
 }

@@ -32,11 +32,10 @@ import {
   BILL_USAGE,
   billJson,
   billingConfig,
-  formatEstimate,
+  printEstimate,
   type BilledJson,
   type CostJson,
 } from './bill';
-import { estimateMeeting } from '../meeting/estimate';
 
 export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 export { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
@@ -248,24 +247,18 @@ export interface RunSummary {
 export function summarize(s: MeetingState, minutesPath: string): RunSummary {
   const prompt = Object.values(s.usageByParticipant).reduce((n, u) => n + u.promptTokens, 0);
   const completion = Object.values(s.usageByParticipant).reduce((n, u) => n + u.completionTokens, 0);
+  const { billed, cost } = billJson(s);
   return {
     meetingId: s.meetingId,
     terminatedBy: s.closed?.reason ?? 'error',
     ...(s.closed?.detail ? { detail: s.closed.detail } : {}),
     consensus: s.digest?.digest.consensus ?? 'NONE',
     rounds: s.rounds.length,
-    ...billedSummary(s, { spoken: s.spokenTokens, budget: s.config.tokenBudget, prompt, completion }),
+    tokens: { spoken: s.spokenTokens, budget: s.config.tokenBudget, prompt, completion, billed },
+    ...(cost ? { cost } : {}),
     minutesPath,
     digest: s.digest?.text ?? '',
   };
-}
-
-function billedSummary(
-  s: MeetingState,
-  tokens: Omit<RunSummary['tokens'], 'billed'>,
-): Pick<RunSummary, 'tokens' | 'cost'> {
-  const { billed, cost } = billJson(s);
-  return { tokens: { ...tokens, billed }, ...(cost ? { cost } : {}) };
 }
 
 export async function runCommand(argv: string[], io: RunIO): Promise<number> {
@@ -274,12 +267,8 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
     io.stdout.write(`${RUN_USAGE}\n`);
     return 0;
   }
-  if (opts.estimate) {
-    // Before the preflight: no server is asked, no meeting opened, nothing written.
-    const e = estimateMeeting(opts.params);
-    io.stdout.write(`${opts.json ? JSON.stringify(e) : formatEstimate(e)}\n`);
-    return 0;
-  }
+  // Before the preflight: no server is asked, no meeting opened, nothing written.
+  if (opts.estimate) return printEstimate(opts.params, opts.json, io.stdout);
   const { script } = await preflight(opts);
   const roomOut = opts.json ? io.stderr : io.stdout;
   const printer = new RoomPrinter(roomOut, io.isTTY && !opts.json);
