@@ -74,49 +74,55 @@ function words(n: number, seed: string): string {
 }
 
 describe('estimate', () => {
-  it('is within 10% of what a 3-round meeting whose replies fill their caps bills, with the same calls', async () => {
-    const config: Partial<MeetingConfig> = { maxRounds: 3, replyMaxTokens: 200, summaryMaxTokens: 200 };
-    const turn = (stance: string) =>
-      Array.from({ length: 3 }, (_, i) => `${words(190, `worker ${i}`)}\n[STANCE: ${stance}]`);
-    const script = {
-      replies: {
-        ada: turn('AGREE'),
-        grace: turn('DISAGREE'),
-        linus: turn('NEUTRAL'),
-        jude: { judge: [1, 2, 3].map((i) => `@grace: ${words(JUDGE_MAX_TOKENS - 5, `round ${i}`)}`) },
-        sam: {
-          briefing: [words(BRIEFING_MAX_TOKENS, 'welcome')],
-          summary: [1, 2, 3].map((i) => words(200, `summary ${i}`)),
-          digest: [words(DIGEST_MAX_TOKENS, 'digest')],
+  // 3 rounds are all built; at 7, rounds 4-6 are copies of round 3 and the last is built.
+  for (const rounds of [3, 7]) {
+    it(`is within 10% of what a ${rounds}-round meeting whose replies fill their caps bills, with the same calls`, async () => {
+      const config: Partial<MeetingConfig> = { maxRounds: rounds, replyMaxTokens: 200, summaryMaxTokens: 200 };
+      const each = (f: (i: number) => string) => Array.from({ length: rounds }, (_, i) => f(i));
+      const turn = (stance: string) => each((i) => `${words(190, `worker ${i}`)}\n[STANCE: ${stance}]`);
+      const script = {
+        replies: {
+          ada: turn('AGREE'),
+          grace: turn('DISAGREE'),
+          linus: turn('NEUTRAL'),
+          jude: { judge: each((i) => `@grace: ${words(JUDGE_MAX_TOKENS - 5, `round ${i}`)}`) },
+          sam: {
+            briefing: [words(BRIEFING_MAX_TOKENS, 'welcome')],
+            summary: each((i) => words(200, `summary ${i}`)),
+            digest: [words(DIGEST_MAX_TOKENS, 'digest')],
+          },
         },
-      },
-    };
-    const params: StartMeetingParams = {
-      topic: 'Should we move billing from MySQL to PostgreSQL?',
-      mode: 'roundtable',
-      participants: panel(),
-      config,
-    };
-    const estimate = estimateMeeting(params);
-    const { state } = await runMeeting({ script, topic: params.topic, config });
-    const bill = billOf(state);
-    assert.equal(state.rounds.length, 3);
-    console.log(
-      `estimate ${estimate.allRounds.totalTokens} billed tokens in ${estimate.allRounds.calls} calls; ` +
-        `meeting billed ${bill.totalTokens} in ${bill.calls} calls`,
-    );
-    assert.equal(estimate.allRounds.calls, bill.calls);
-    assert.equal(estimate.allRounds.rounds, 3);
-    assert.equal(estimate.rounds.length, 3);
-    const error = Math.abs(estimate.allRounds.totalTokens - bill.totalTokens) / bill.totalTokens;
-    assert.ok(error <= 0.1, `off by ${(error * 100).toFixed(1)}%`);
-    // The parts add up to the total.
-    const parts = [estimate.opening, ...estimate.rounds, estimate.closing];
-    assert.equal(
-      parts.reduce((n, p) => n + p.totalTokens, 0),
-      estimate.allRounds.totalTokens,
-    );
-  });
+      };
+      const params: StartMeetingParams = {
+        topic: 'Should we move billing from MySQL to PostgreSQL?',
+        mode: 'roundtable',
+        participants: panel(),
+        config,
+      };
+      const estimate = estimateMeeting(params);
+      const { state } = await runMeeting({ script, topic: params.topic, config });
+      const bill = billOf(state);
+      assert.equal(state.rounds.length, rounds);
+      console.log(
+        `${rounds} rounds: estimate ${estimate.allRounds.totalTokens} billed tokens in ${estimate.allRounds.calls} calls; ` +
+          `meeting billed ${bill.totalTokens} in ${bill.calls} calls`,
+      );
+      assert.equal(estimate.allRounds.calls, bill.calls);
+      assert.equal(estimate.allRounds.rounds, rounds);
+      assert.deepEqual(
+        estimate.rounds.map((r) => r.round),
+        Array.from({ length: rounds }, (_, i) => i + 1),
+      );
+      const error = Math.abs(estimate.allRounds.totalTokens - bill.totalTokens) / bill.totalTokens;
+      assert.ok(error <= 0.1, `off by ${(error * 100).toFixed(1)}%`);
+      // The parts add up to the total.
+      const parts = [estimate.opening, ...estimate.rounds, estimate.closing];
+      assert.equal(
+        parts.reduce((n, p) => n + p.totalTokens, 0),
+        estimate.allRounds.totalTokens,
+      );
+    });
+  }
 
   it('says where the budget would stop the meeting, and the money when prices are known', () => {
     const params: StartMeetingParams = {

@@ -17,19 +17,10 @@ import type {
   Participant,
   StartMeetingParams,
 } from '../../../protocol/src';
-import {
-  DEFAULT_CONFIG,
-  billOf,
-  billedTokensOf,
-  costOf,
-  currentRound,
-  evolve,
-  initialState,
-  workersOf,
-} from '../../../protocol/src';
+import { DEFAULT_CONFIG, billOf, costOf, currentRound, evolve, initialState, workersOf } from '../../../protocol/src';
 import type { ChatMessage } from '../providers/types';
 import { countPromptTokens, countTokens, truncateToTokens } from '../providers/tokens';
-import { BUDGET_WARNING_RATIO, FINAL_ROUND_ANNOUNCEMENT, planMaxTokens, replyCap } from './budget';
+import { BUDGET_WARNING_RATIO, replyCap } from './budget';
 import { speakingOrder } from './order';
 import {
   ballotPrompt,
@@ -68,31 +59,28 @@ function promptTokens(messages: ChatMessage[], memo: Map<string, number>): numbe
   return n;
 }
 
-interface Part {
-  calls: number;
+/** One call of the meeting on paper. `round` 0 is the opening, -1 the closing digest. */
+interface CallRecord {
+  round: number;
   promptTokens: number;
   completionTokens: number;
+  /** What the reply added to the room's spoken tokens. */
   spokenTokens: number;
-  costUsd: number;
+  costUsd?: number;
+  vscodeLm: boolean;
 }
 
-const newPart = (): Part => ({ calls: 0, promptTokens: 0, completionTokens: 0, spokenTokens: 0, costUsd: 0 });
-
-/** The meeting on paper: the state the engine would fold, and what each part of it cost. */
+/** The meeting on paper: the state the engine would fold, and every call it would make. */
 class PaperMeeting {
   state: MeetingState;
   private seq = 0;
-  readonly opening = newPart();
-  readonly rounds = new Map<number, Part>();
-  readonly closing = newPart();
-  /** Set once the budget would cut the meeting. */
-  cut = false;
+  readonly calls: CallRecord[] = [];
+  /** The round the calls being made count for (0: the opening, -1: the closing). */
+  label = 0;
 
   constructor(
     params: StartMeetingParams,
     config: MeetingConfig,
-    /** false: every round runs, whatever the budget says. */
-    private readonly budgetApplies: boolean,
     private readonly memo: Map<string, number>,
   ) {
     this.state = evolve(
@@ -112,68 +100,32 @@ class PaperMeeting {
     return { ...body, meetingId: 'estimate', seq: ++this.seq, at: 0 };
   }
 
-  emit(body: EventBody, part: Part): void {
+  /** Folds an event; what it speaks is put on the call that produced it. */
+  emit(body: EventBody): void {
     const before = this.state.spokenTokens;
     this.state = evolve(this.state, this.event(body));
-    part.spokenTokens += this.state.spokenTokens - before;
+    const last = this.calls.at(-1);
+    if (last) last.spokenTokens += this.state.spokenTokens - before;
   }
 
-  private spent(): number {
-    return this.state.config.budgetBasis === 'billed' ? billedTokensOf(this.state) : this.state.spokenTokens;
-  }
-
-  /** One call: its prompt counted as the tokenizer counts it, its reply as long as it may be. */
-  call(p: Participant, purpose: CallPurpose, messages: ChatMessage[], cap: number, part: Part, share = 1): number {
-    const budgeted = purpose !== 'summary' && purpose !== 'digest' && this.budgetApplies;
-    const left = this.state.config.tokenBudget - this.spent();
-    const completion = budgeted ? planMaxTokens(cap, left, share) : cap;
+  /** One call: its prompt counted as the tokenizer counts it, its reply as long as its cap. */
+  call(p: Participant, purpose: CallPurpose, messages: ChatMessage[], cap: number): number {
     const usage = {
       promptTokens: promptTokens(messages, this.memo),
-      completionTokens: completion,
+      completionTokens: cap,
       source: 'estimate' as const,
     };
-    part.calls++;
-    part.promptTokens += usage.promptTokens;
-    part.completionTokens += usage.completionTokens;
     const price = this.state.config.prices?.[p.model];
-    if (price) part.costUsd += costOf({ ...usage, cachedTokens: 0 }, price);
-    this.emit({ type: 'usage_recorded', participant: p.name, role: p.role, purpose, usage }, part);
-    return completion;
-  }
-
-  /** The runner's budget rules after something was spoken: final round at 80%, cut at 100%. */
-  checkBudget(part: Part): void {
-    if (!this.budgetApplies || this.cut) return;
-    const budget = this.state.config.tokenBudget;
-    const spent = this.spent();
-    if (spent >= budget) {
-      this.cut = true;
-      return;
-    }
-    if (spent >= budget * BUDGET_WARNING_RATIO && this.state.finalRound === undefined) {
-      const finalRound = (currentRound(this.state)?.round ?? 0) + 1;
-      this.emit({ type: 'budget_warning', spent, budget, finalRound }, part);
-      const a = assistantOf(this.state);
-      this.emit(
-        {
-          type: 'message_posted',
-          messageId: `announcement-${a.name}-${finalRound}`,
-          from: a.name,
-          role: a.role,
-          round: currentRound(this.state)?.round ?? 0,
-          kind: 'announcement',
-          text: FINAL_ROUND_ANNOUNCEMENT,
-          tokens: countTokens(FINAL_ROUND_ANNOUNCEMENT),
-        },
-        part,
-      );
-    }
-  }
-
-  part(round: number): Part {
-    let p = this.rounds.get(round);
-    if (!p) this.rounds.set(round, (p = newPart()));
-    return p;
+    this.calls.push({
+      round: this.label,
+      promptTokens: usage.promptTokens,
+      completionTokens: cap,
+      spokenTokens: 0,
+      ...(price ? { costUsd: costOf({ ...usage, cachedTokens: 0 }, price) } : {}),
+      vscodeLm: p.provider === 'vscode-lm',
+    });
+    this.emit({ type: 'usage_recorded', participant: p.name, role: p.role, purpose, usage });
+    return cap;
   }
 }
 
@@ -192,80 +144,63 @@ function startRound(m: PaperMeeting, round: number, final: boolean): string[] {
     round,
     currentRound(s)?.speakers.at(-1),
   );
-  m.emit({ type: 'round_started', round, speakers, final }, m.part(round));
+  m.emit({ type: 'round_started', round, speakers, final });
   return speakers;
 }
 
 function briefing(m: PaperMeeting): void {
   const a = assistantOf(m.state);
-  const n = m.call(a, 'briefing', briefingPrompt(m.state, a), replyCap(m.state, 'briefing'), m.opening);
-  const text = filler(n);
-  m.emit(
-    {
-      type: 'message_posted',
-      messageId: `briefing-${a.name}`,
-      from: a.name,
-      role: a.role,
-      round: 0,
-      kind: 'briefing',
-      text,
-      tokens: countTokens(text),
-    },
-    m.opening,
-  );
-  m.checkBudget(m.opening);
+  const text = filler(m.call(a, 'briefing', briefingPrompt(m.state, a), replyCap(m.state, 'briefing')));
+  m.emit({
+    type: 'message_posted',
+    messageId: `briefing-${a.name}`,
+    from: a.name,
+    role: a.role,
+    round: 0,
+    kind: 'briefing',
+    text,
+    tokens: countTokens(text),
+  });
 }
 
 const STANCE = '\n[STANCE: NEUTRAL]';
 
 function roundtableRound(m: PaperMeeting, round: number, final: boolean): void {
-  const part = m.part(round);
   const speakers = startRound(m, round, final);
   const parallel = m.state.config.order === 'parallel';
   const cap = replyCap(m.state, 'turn');
   // Parallel turns are all asked from the state at the round's start; sequential ones see the earlier replies.
   const asked = parallel ? m.state : undefined;
   for (const name of speakers) {
-    if (m.cut) return;
     const s = asked ?? m.state;
     const me = s.participants.find((p) => p.name === name);
     const r = currentRound(s);
     if (!me || !r) continue;
-    const n = m.call(me, 'turn', workerPrompt(s, me, r), cap, part, parallel ? speakers.length : 1);
+    const n = m.call(me, 'turn', workerPrompt(s, me, r), cap);
     const text = `${filler(Math.max(0, n - countTokens(STANCE)))}${STANCE}`;
-    m.emit(
-      {
-        type: 'message_posted',
-        messageId: `r${round}-${name}`,
-        from: name,
-        role: me.role,
-        round,
-        kind: 'contribution',
-        text,
-        tokens: countTokens(text),
-      },
-      part,
-    );
-    m.emit({ type: 'stance_recorded', round, participant: name, stance: 'NEUTRAL', passed: false }, part);
-    m.checkBudget(part);
+    m.emit({
+      type: 'message_posted',
+      messageId: `r${round}-${name}`,
+      from: name,
+      role: me.role,
+      round,
+      kind: 'contribution',
+      text,
+      tokens: countTokens(text),
+    });
+    m.emit({ type: 'stance_recorded', round, participant: name, stance: 'NEUTRAL', passed: false });
   }
-  if (m.cut) return;
   const judge = m.state.participants.find((p) => p.role === 'judge');
   const r = currentRound(m.state);
   if (judge && r) {
-    const n = m.call(judge, 'judge', judgePrompt(m.state, judge, r), replyCap(m.state, 'judge'), part);
-    const text = filler(n);
-    m.emit({ type: 'judge_feedback', round, text, corrections: [], tokens: countTokens(text) }, part);
-    m.checkBudget(part);
-    if (m.cut) return;
+    const text = filler(m.call(judge, 'judge', judgePrompt(m.state, judge, r), replyCap(m.state, 'judge')));
+    m.emit({ type: 'judge_feedback', round, text, corrections: [], tokens: countTokens(text) });
   }
   const a = assistantOf(m.state);
   const after = currentRound(m.state);
   if (!after) return;
-  const n = m.call(a, 'summary', summaryPrompt(m.state, a, after), replyCap(m.state, 'summary'), part);
-  const text = filler(n);
-  m.emit({ type: 'summary_updated', round, text, tokens: countTokens(text) }, part);
-  m.checkBudget(part);
+  const text = filler(m.call(a, 'summary', summaryPrompt(m.state, a, after), replyCap(m.state, 'summary')));
+  m.emit({ type: 'summary_updated', round, text, tokens: countTokens(text) });
 }
 
 /** Placeholder options: the ones given, or as many as the workers may propose. */
@@ -273,30 +208,27 @@ function consensusOptions(m: PaperMeeting): void {
   const s = m.state;
   let labels = s.requestedOptions ?? [];
   if (labels.length === 0) {
-    const workers = workersOf(s);
     const cap = replyCap(s, 'turn');
-    for (const w of workers) {
-      const n = m.call(w, 'turn', proposalPrompt(m.state, w), cap, m.opening, workers.length);
-      m.emit({ type: 'options_proposed', worker: w.name, options: [filler(Math.min(n, 20))] }, m.opening);
+    for (const w of workersOf(s)) {
+      const n = m.call(w, 'turn', proposalPrompt(m.state, w), cap);
+      m.emit({ type: 'options_proposed', worker: w.name, options: [filler(Math.min(n, 20))] });
     }
     labels = Array.from({ length: s.config.maxOptions }, (_, i) => `Option ${i + 1}: ${filler(12)}`);
   }
   const options: ConsensusOption[] = labels.map((label, i) => ({ id: `O${i + 1}`, label }));
-  m.emit({ type: 'options_set', options, source: s.requestedOptions?.length ? 'user' : 'proposed' }, m.opening);
+  m.emit({ type: 'options_set', options, source: s.requestedOptions?.length ? 'user' : 'proposed' });
 }
 
 function consensusRound(m: PaperMeeting, round: number, final: boolean): void {
-  const part = m.part(round);
   const speakers = startRound(m, round, final);
   const asked = m.state;
   const cap = replyCap(asked, 'ballot');
   const perOption = Math.max(1, Math.floor(cap / Math.max(1, asked.options.length)) - 25);
   for (const name of speakers) {
-    if (m.cut) return;
     const me = asked.participants.find((p) => p.name === name);
     const r = currentRound(asked);
     if (!me || !r) continue;
-    const n = m.call(me, 'turn', ballotPrompt(asked, me, r), cap, part, speakers.length);
+    const n = m.call(me, 'turn', ballotPrompt(asked, me, r), cap);
     const votes: OptionVote[] = asked.options.map((o) => ({
       option: o.id,
       vote: 'abstain',
@@ -304,62 +236,78 @@ function consensusRound(m: PaperMeeting, round: number, final: boolean): void {
       rationale: filler(Math.min(perOption, n)),
       evidence: [],
     }));
-    m.emit({ type: 'ballot_recorded', round, worker: name, votes, valid: true, retried: false, tokens: n }, part);
-    m.checkBudget(part);
+    m.emit({ type: 'ballot_recorded', round, worker: name, votes, valid: true, retried: false, tokens: n });
   }
 }
 
-function digest(m: PaperMeeting): void {
-  const a = assistantOf(m.state);
-  m.call(a, 'digest', digestPrompt(m.state, a), replyCap(m.state, 'digest'), m.closing);
-}
+/**
+ * From this round on, every round looks the same on paper (each sees a previous round, summary
+ * and judge at their caps): later rounds are copied rather than built again, so an estimate of a
+ * 100-round meeting costs what a 4-round one does. The last round is built (it is the final one).
+ */
+const STEADY_ROUND = 3;
 
-function play(
-  params: StartMeetingParams,
-  config: MeetingConfig,
-  budgetApplies: boolean,
-  memo: Map<string, number>,
-): PaperMeeting {
-  const m = new PaperMeeting(params, config, budgetApplies, memo);
+/** Plays the whole meeting, every round run, whatever the budget. */
+function play(params: StartMeetingParams, config: MeetingConfig): PaperMeeting {
+  const m = new PaperMeeting(params, config, new Map());
   briefing(m);
   const consensus = params.mode === 'consensus';
-  if (consensus && !m.cut) consensusOptions(m);
+  if (consensus) consensusOptions(m);
   const last = consensus ? 1 + config.challengeRounds : config.maxRounds;
-  for (let round = 1; round <= last && !m.cut; round++) {
-    const finalRound = m.state.finalRound;
-    const final = round >= last || finalRound === round;
-    if (consensus) consensusRound(m, round, final);
-    else roundtableRound(m, round, final);
-    if (finalRound !== undefined && round >= finalRound) break;
-    if (m.state.finalRound !== undefined && round >= m.state.finalRound) break;
+  const playRound = (n: number, label: number) => {
+    m.label = label;
+    if (consensus) consensusRound(m, n, label === last);
+    else roundtableRound(m, n, label === last);
+  };
+  const copying = last > STEADY_ROUND + 1;
+  for (let round = 1; round <= (copying ? STEADY_ROUND : last); round++) playRound(round, round);
+  if (copying) {
+    const steady = m.calls.filter((c) => c.round === STEADY_ROUND);
+    for (let round = STEADY_ROUND + 1; round < last; round++) m.calls.push(...steady.map((c) => ({ ...c, round })));
+    // Built as the round after the steady one (its prompts differ from round `last`'s only in the
+    // round's number), counted as the last.
+    playRound(STEADY_ROUND + 1, last);
   }
-  digest(m);
+  m.label = -1;
+  const a = assistantOf(m.state);
+  m.call(a, 'digest', digestPrompt(m.state, a), replyCap(m.state, 'digest'));
   return m;
 }
 
-function lineOf(parts: Part[], priced: boolean): EstimateLine {
-  const sum = parts.reduce(
-    (a, p) => ({
-      calls: a.calls + p.calls,
-      promptTokens: a.promptTokens + p.promptTokens,
-      completionTokens: a.completionTokens + p.completionTokens,
-      spokenTokens: a.spokenTokens + p.spokenTokens,
-      costUsd: a.costUsd + p.costUsd,
-    }),
-    newPart(),
-  );
-  return {
-    calls: sum.calls,
-    promptTokens: sum.promptTokens,
-    completionTokens: sum.completionTokens,
-    totalTokens: sum.promptTokens + sum.completionTokens,
-    spokenTokens: sum.spokenTokens,
-    ...(priced ? { costUsd: sum.costUsd } : {}),
-  };
+/**
+ * Where the budget would stop the meeting, by the runner's rules applied after each call: the
+ * round after the one that reaches 80% is the last, reaching 100% cuts at once. `undefined` when
+ * every round fits. (Replies near the end are planned shorter than their cap: an upper figure.)
+ */
+function budgetStop(calls: CallRecord[], config: MeetingConfig): { calls: CallRecord[]; rounds: number } | undefined {
+  const budget = config.tokenBudget;
+  const billed = config.budgetBasis === 'billed';
+  let spent = 0;
+  let finalRound: number | undefined;
+  const out: CallRecord[] = [];
+  for (const c of calls) {
+    if (c.round < 0) break;
+    if (finalRound !== undefined && c.round > finalRound) return { calls: out, rounds: finalRound };
+    out.push(c);
+    spent += billed ? c.promptTokens + c.completionTokens : c.spokenTokens;
+    if (spent >= budget) return { calls: out, rounds: c.round };
+    if (spent >= budget * BUDGET_WARNING_RATIO && finalRound === undefined) finalRound = c.round + 1;
+  }
+  return undefined;
 }
 
-function totalOf(m: PaperMeeting, priced: boolean): EstimateLine & { rounds: number } {
-  return { ...lineOf([m.opening, ...m.rounds.values(), m.closing], priced), rounds: m.state.rounds.length };
+function lineOf(calls: CallRecord[], priced: boolean): EstimateLine {
+  const l = { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, spokenTokens: 0, costUsd: 0 };
+  for (const c of calls) {
+    l.calls++;
+    l.promptTokens += c.promptTokens;
+    l.completionTokens += c.completionTokens;
+    l.totalTokens += c.promptTokens + c.completionTokens;
+    l.spokenTokens += c.spokenTokens;
+    l.costUsd += c.costUsd ?? 0;
+  }
+  const { costUsd, ...tokens } = l;
+  return priced ? { ...tokens, costUsd } : tokens;
 }
 
 /**
@@ -368,25 +316,31 @@ function totalOf(m: PaperMeeting, priced: boolean): EstimateLine & { rounds: num
  */
 export function estimateMeeting(params: StartMeetingParams): MeetingEstimate {
   const config: MeetingConfig = { ...DEFAULT_CONFIG, ...params.config };
-  const memo = new Map<string, number>();
-  const full = play(params, config, false, memo);
-  const withBudget = play(params, config, true, memo);
-  const bill = billOf(full.state);
+  const m = play(params, config);
   const priced = Object.keys(config.prices ?? {}).length > 0;
-  const all = totalOf(full, priced);
-  const cut = totalOf(withBudget, priced);
-  const budgetStops = withBudget.cut || cut.rounds < all.rounds;
-  const lm = bill.requestsByProvider['vscode-lm'];
+  const closing = m.calls.filter((c) => c.round < 0);
+  const roundNumbers = [...new Set(m.calls.map((c) => c.round).filter((r) => r > 0))];
+  const stop = budgetStop(m.calls, config);
+  const lm = m.calls.filter((c) => c.vscodeLm).length;
   return {
     mode: params.mode,
     budget: config.tokenBudget,
     budgetBasis: config.budgetBasis ?? 'spoken',
-    opening: lineOf([full.opening], priced),
-    rounds: [...full.rounds.entries()].map(([round, p]) => ({ round, ...lineOf([p], priced) })),
-    closing: lineOf([full.closing], priced),
-    allRounds: all,
-    ...(budgetStops ? { budgetCut: cut } : {}),
+    opening: lineOf(
+      m.calls.filter((c) => c.round === 0),
+      priced,
+    ),
+    rounds: roundNumbers.map((round) => ({
+      round,
+      ...lineOf(
+        m.calls.filter((c) => c.round === round),
+        priced,
+      ),
+    })),
+    closing: lineOf(closing, priced),
+    allRounds: { ...lineOf(m.calls, priced), rounds: roundNumbers.length },
+    ...(stop ? { budgetCut: { ...lineOf([...stop.calls, ...closing], priced), rounds: stop.rounds } } : {}),
     ...(lm ? { vscodeRequests: lm } : {}),
-    unpricedModels: priced ? bill.unpricedModels : [],
+    unpricedModels: priced ? billOf(m.state).unpricedModels : [],
   };
 }
