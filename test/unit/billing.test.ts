@@ -6,6 +6,7 @@ import { billOf, costOf, formatBill, formatBillShort, formatEstimateShort } from
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { billingConfig } from '../../extension/src/billingSettings';
+import { estimateLine } from '../../extension/src/estimate';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
 import { given, logOf, opened } from '../fakes/given';
 import { panel } from '../fakes/meetings';
@@ -141,5 +142,34 @@ describe('estimate', () => {
       formatEstimateShort(e),
       `about ${e.allRounds.totalTokens.toLocaleString('en-US')} billed tokens in ${e.allRounds.calls} calls over 10 rounds (the 5,000-token spoken budget stops it after round ${e.budgetCut.rounds}: about ${e.budgetCut.totalTokens.toLocaleString('en-US')} tokens)`,
     );
+  });
+});
+
+describe('the start flow estimate', () => {
+  it('asks the daemon without the API key and shows one line; nothing when the daemon cannot say', async () => {
+    const params = {
+      topic: 'Adopt a monorepo?',
+      mode: 'roundtable' as const,
+      participants: panel(),
+      apiKey: 'sk-secret',
+    };
+    const sent: unknown[] = [];
+    const link = {
+      request: (method: string, p: unknown) => {
+        sent.push([method, p]);
+        return Promise.resolve(estimateMeeting(p as typeof params));
+      },
+    } as unknown as Parameters<typeof estimateLine>[0];
+    const line = await estimateLine(link, params);
+    assert.match(
+      line ?? '',
+      /^about [\d,]+ billed tokens in 52 calls over 10 rounds \(the 15,000-token spoken budget stops it after round \d+: about [\d,]+ tokens\)$/,
+    );
+    assert.equal((sent[0] as [string])[0], 'meeting/estimate');
+    assert.ok(!JSON.stringify(sent).includes('sk-secret'), 'the key is not sent');
+    const down = { request: () => Promise.reject(new Error('daemon gone')) } as unknown as Parameters<
+      typeof estimateLine
+    >[0];
+    assert.equal(await estimateLine(down, params), undefined);
   });
 });
