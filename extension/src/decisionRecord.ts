@@ -5,7 +5,7 @@
  * escaping Markdown builder, so no model text can end the front matter or add a heading.
  */
 import type { MeetingState } from '../../protocol/src';
-import { terminationLabel } from '../../protocol/src';
+import { formatBill, terminationLabel } from '../../protocol/src';
 import { chosenOption, consensusLevelLabel, digestSections } from '../../protocol/src/digestMarkdown';
 import {
   codeBlock,
@@ -117,7 +117,8 @@ export function decisionRecord(input: DecisionRecordInput): string {
       (c) => `* Bad, because ${inline(`${c.conflictType} (${c.severity}): ${c.resolution}`)}`,
     ),
     ...(d
-      ? [`* Cost: ${d.tokensUsed.toLocaleString('en-US')} of ${d.tokenBudget.toLocaleString('en-US')} tokens.`]
+      ? // Both figures, named: spoken against the budget and what the calls billed (money where priced).
+        [`* Cost: ${inline(formatBill(s))}.`]
       : []),
     '',
     '## More Information',

@@ -6,8 +6,10 @@
 import * as vscode from 'vscode';
 import type { MeetingConfig, StartMeetingParams } from '../../protocol/src';
 import { DEFAULT_WORKER_COUNT } from '../../protocol/src';
+import { billingConfig } from './billingSettings';
 import type { DaemonLink } from './daemonLink';
 import { DEMO_NOTICE, DEMO_TOPIC } from './demo';
+import { estimateLine } from './estimate';
 import { modelSourceFor } from './modelSource';
 import { choosePanel } from './panelChoice';
 import { describePanel, pickerText, savePanel } from './panelPicker';
@@ -25,6 +27,7 @@ function settings() {
     tokenBudget: c.get<number>('tokenBudget') ?? 15_000,
     order: c.get<MeetingConfig['order']>('speakingOrder') ?? 'parallel',
     workers: c.get<number>('workers') ?? DEFAULT_WORKER_COUNT,
+    billing: billingConfig({ prices: c.get<unknown>('prices'), budgetBasis: c.get<unknown>('budgetBasis') }),
   };
 }
 
@@ -86,15 +89,39 @@ export async function startFlow(
     if (options.length === 1)
       throw new Error('A consensus needs at least two options, or none so the workers propose them.');
   }
-  const config: Partial<MeetingConfig> = { maxRounds: cfg.maxRounds, tokenBudget: cfg.tokenBudget, order: cfg.order };
+  const config: Partial<MeetingConfig> = {
+    maxRounds: cfg.maxRounds,
+    tokenBudget: cfg.tokenBudget,
+    order: cfg.order,
+    ...cfg.billing,
+  };
   const summary = `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens`;
+  const apiKey = panel.some((p) => p.provider === 'openai') ? storedKey : undefined;
+  const paramsWith = (c: Partial<MeetingConfig>): StartMeetingParams => ({
+    topic: topic.trim(),
+    mode: mode.mode,
+    participants: panel,
+    config: c,
+    ...(options.length ? { options } : {}),
+    ...(cfg.baseUrl ? { providers: { baseURL: cfg.baseUrl } } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    ...(workspaceRoot() ? { workspace: (workspaceRoot() as vscode.Uri).fsPath } : {}),
+  });
+  // The expected bill before the user confirms, so nobody is surprised by it.
+  const estimate = await estimateLine(link, paramsWith(config));
   const go = await vscode.window.showQuickPick(
     [
       {
         label: '$(play) Start',
         description: summary,
         // Who sits where, so the judge and assistant the proposal chose are not a surprise.
-        ...(chosen.unsaved ? { detail: pickerText(describePanel(panel)) } : {}),
+        ...(chosen.unsaved || estimate
+          ? {
+              detail: [estimate, chosen.unsaved ? pickerText(describePanel(panel)) : undefined]
+                .filter(Boolean)
+                .join(' · '),
+            }
+          : {}),
         start: true,
         save: false,
       },
@@ -137,17 +164,7 @@ export async function startFlow(
     config.maxRounds = Number(rounds);
     config.tokenBudget = Number(budget);
   }
-  const apiKey = panel.some((p) => p.provider === 'openai') ? storedKey : undefined;
-  const params: StartMeetingParams = {
-    topic: topic.trim(),
-    mode: mode.mode,
-    participants: panel,
-    config,
-    ...(options.length ? { options } : {}),
-    ...(cfg.baseUrl ? { providers: { baseURL: cfg.baseUrl } } : {}),
-    ...(apiKey ? { apiKey } : {}),
-    ...(workspaceRoot() ? { workspace: (workspaceRoot() as vscode.Uri).fsPath } : {}),
-  };
+  const params = paramsWith(config);
   const { meetingId } = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Roundtable: starting the meeting…' },
     () => link.request('meeting/start', params),

@@ -1,9 +1,10 @@
 /**
- * The status bar item: the followed meeting's round (or that it is closed or needs you) and how
- * much of its token budget is spent; a click shows the room.
+ * The status bar item: the followed meeting's round (or that it is closed or needs you), its
+ * spoken tokens against the budget and what its calls billed (the whole bill in the tooltip); a
+ * click shows the room.
  */
 import * as vscode from 'vscode';
-import { currentRound, fold } from '../../protocol/src';
+import { billOf, currentRound, fold, formatBill, formatBillShort } from '../../protocol/src';
 import type { DaemonLink } from './daemonLink';
 
 export function meetingStatusBar(
@@ -20,15 +21,15 @@ export function meetingStatusBar(
       return;
     }
     const s = fold(events);
-    const pct = Math.round((s.spokenTokens / s.config.tokenBudget) * 100);
+    const bill = billOf(s);
     const what =
       s.status === 'closed'
         ? `closed (${s.closed?.reason ?? '?'})`
         : s.status === 'awaiting_human'
           ? 'needs you'
           : `R${currentRound(s)?.round ?? 0}/${s.config.maxRounds}`;
-    status.text = `$(comment-discussion) Roundtable: ${what} · ${pct}%`;
-    status.tooltip = `${s.topic}\nClick to show the room`;
+    status.text = `$(comment-discussion) Roundtable: ${what} · ${formatBillShort(s, bill)}`;
+    status.tooltip = `${s.topic}\n${formatBill(s, bill)}\nClick to show the room`;
     status.show();
   };
   return { item: status, update };

@@ -4,7 +4,7 @@
  * language models count premium requests), and money where prices are known. One definition for
  * the digest, the minutes, the decision record, the room's meter, the status bar and `--json`.
  */
-import type { Price, ProviderKind } from './domain';
+import type { MeetingEstimate, Price, ProviderKind } from './domain';
 import type { MeetingState, UsageTotals } from './state';
 
 export interface BillLine {
@@ -75,6 +75,18 @@ function sum(lines: BillLine[]): BillLine {
   return out;
 }
 
+/** Prompt + completion tokens of every call so far: what `budgetBasis: 'billed'` measures. */
+export function billedTokensOf(s: Pick<MeetingState, 'usageByParticipant'>): number {
+  let n = 0;
+  for (const t of Object.values(s.usageByParticipant)) n += t.promptTokens + t.completionTokens;
+  return n;
+}
+
+/** What the meeting's budget measures, by its basis. */
+export function budgetSpentOf(s: MeetingState): number {
+  return s.config.budgetBasis === 'billed' ? billedTokensOf(s) : s.spokenTokens;
+}
+
 /** The bill of a meeting from its state (prices from the meeting's config). */
 export function billOf(s: MeetingState): Bill {
   const prices = s.config.prices ?? {};
@@ -103,20 +115,78 @@ export function formatUsd(v: number): string {
   return `$${v >= 1 ? v.toFixed(2) : v >= 0.01 ? v.toFixed(3) : v.toFixed(4)}`;
 }
 
-/**
- * One line naming both figures: "spoken 601 / 15,000 budget · billed 9,040 tokens (8,120 prompt,
- * 920 completion, 0 cached) in 23 calls · 12 VS Code requests · $0.0041".
- */
-export function formatBill(s: MeetingState, bill: Bill = billOf(s)): string {
-  const parts = [
-    `spoken ${n(s.spokenTokens)} / ${n(s.config.tokenBudget)} budget`,
-    `billed ${n(bill.totalTokens)} tokens (${n(bill.promptTokens)} prompt, ${n(bill.completionTokens)} completion, ${n(bill.cachedTokens)} cached) in ${n(bill.calls)} calls`,
-  ];
+/** The figures one bill line names: spoken against the budget (or billed, by the basis) and billed. */
+export interface BillFigures {
+  spoken: number;
+  budget: number;
+  basis: 'spoken' | 'billed';
+  billed: Pick<BillLine, 'promptTokens' | 'completionTokens' | 'cachedTokens' | 'totalTokens' | 'calls' | 'costUsd'>;
+  /** Requests made to VS Code's language models (Copilot's premium requests). */
+  vscodeRequests?: number;
+  unpricedModels?: string[];
+}
+
+export function billFigures(s: MeetingState, bill: Bill = billOf(s)): BillFigures {
   const lm = bill.requestsByProvider['vscode-lm'];
-  if (lm) parts.push(`${n(lm)} VS Code model requests`);
-  if (bill.costUsd !== undefined)
+  return {
+    spoken: s.spokenTokens,
+    budget: s.config.tokenBudget,
+    basis: s.config.budgetBasis ?? 'spoken',
+    billed: bill,
+    ...(lm ? { vscodeRequests: lm } : {}),
+    ...(bill.unpricedModels.length ? { unpricedModels: bill.unpricedModels } : {}),
+  };
+}
+
+/**
+ * One line naming both figures, the budget next to the one it caps: "spoken 601 / 15,000 budget ·
+ * billed 9,040 tokens (8,120 prompt, 920 completion, 0 cached) in 23 calls · 12 VS Code model
+ * requests · $0.0041" (with `budgetBasis: 'billed'`: "spoken 601 · billed 9,040 / 15,000 budget …").
+ */
+export function formatBillFigures(f: BillFigures): string {
+  const b = f.billed;
+  const billedBudget = f.basis === 'billed';
+  const parts = [
+    billedBudget ? `spoken ${n(f.spoken)}` : `spoken ${n(f.spoken)} / ${n(f.budget)} budget`,
+    `billed ${n(b.totalTokens)}${billedBudget ? ` / ${n(f.budget)} budget` : ''} tokens (${n(b.promptTokens)} prompt, ${n(b.completionTokens)} completion, ${n(b.cachedTokens)} cached) in ${n(b.calls)} call${b.calls === 1 ? '' : 's'}`,
+  ];
+  if (f.vscodeRequests) parts.push(`${n(f.vscodeRequests)} VS Code model requests`);
+  if (b.costUsd !== undefined)
     parts.push(
-      `${formatUsd(bill.costUsd)}${bill.unpricedModels.length ? ` + unpriced (${bill.unpricedModels.join(', ')})` : ''}`,
+      `${formatUsd(b.costUsd)}${f.unpricedModels?.length ? ` + unpriced (${f.unpricedModels.join(', ')})` : ''}`,
     );
   return parts.join(' · ');
+}
+
+/** `formatBillFigures` of a meeting's state. */
+export function formatBill(s: MeetingState, bill: Bill = billOf(s)): string {
+  return formatBillFigures(billFigures(s, bill));
+}
+
+/** The short form for a status bar: "601/15,000 spoken · 9,040 billed · $0.0041". */
+export function formatBillShort(s: MeetingState, bill: Bill = billOf(s)): string {
+  const basis = s.config.budgetBasis ?? 'spoken';
+  const spoken = basis === 'spoken' ? `${n(s.spokenTokens)}/${n(s.config.tokenBudget)}` : n(s.spokenTokens);
+  const billed = basis === 'billed' ? `${n(bill.totalTokens)}/${n(s.config.tokenBudget)}` : n(bill.totalTokens);
+  return [
+    `${spoken} spoken`,
+    `${billed} billed`,
+    ...(bill.costUsd !== undefined ? [formatUsd(bill.costUsd)] : []),
+  ].join(' · ');
+}
+
+/**
+ * An estimate in one line, for a start flow: "about 44,166 billed tokens in 17 calls over 3 rounds
+ * · $0.0412 (budget stops it after round 7: 30,120 tokens)".
+ */
+export function formatEstimateShort(e: MeetingEstimate): string {
+  const a = e.allRounds;
+  const parts = [`about ${n(a.totalTokens)} billed tokens in ${n(a.calls)} calls over ${a.rounds} rounds`];
+  if (e.vscodeRequests) parts.push(`${n(e.vscodeRequests)} VS Code model requests`);
+  if (a.costUsd !== undefined) parts.push(formatUsd(a.costUsd));
+  const line = parts.join(' · ');
+  const cut = e.budgetCut;
+  return cut
+    ? `${line} (the ${n(e.budget)}-token ${e.budgetBasis} budget stops it after round ${cut.rounds}: about ${n(cut.totalTokens)} tokens${cut.costUsd !== undefined ? `, ${formatUsd(cut.costUsd)}` : ''})`
+    : line;
 }

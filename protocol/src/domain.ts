@@ -222,8 +222,61 @@ export const DigestSchema = z.object({
   tokenBudget: z.number(),
   /** Why the meeting ended. */
   terminatedBy: TerminationReasonSchema,
+  /** What the budget caps (absent in digests written before it existed: spoken). */
+  budgetBasis: z.enum(['spoken', 'billed']).optional(),
+  /** What the calls billed, from the servers' usage (absent in digests written before it existed). */
+  billed: z
+    .object({
+      promptTokens: z.number().int().min(0),
+      completionTokens: z.number().int().min(0),
+      cachedTokens: z.number().int().min(0),
+      totalTokens: z.number().int().min(0),
+      calls: z.number().int().min(0),
+      costUsd: z.number().min(0).optional(),
+      vscodeRequests: z.number().int().min(0).optional(),
+      unpricedModels: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 export type Digest = z.infer<typeof DigestSchema>;
+
+/** Calls and tokens of one part of an estimated meeting (an opening, a round, the close, a total). */
+export const EstimateLineSchema = z.object({
+  calls: z.number().int().min(0),
+  promptTokens: z.number().int().min(0),
+  completionTokens: z.number().int().min(0),
+  /** prompt + completion: what the servers would bill. */
+  totalTokens: z.number().int().min(0),
+  /** What would be spoken in the room (what a `spoken` budget caps). */
+  spokenTokens: z.number().int().min(0),
+  /** US dollars, when every model's price is known (a lower bound otherwise, see `unpricedModels`). */
+  costUsd: z.number().min(0).optional(),
+});
+export type EstimateLine = z.infer<typeof EstimateLineSchema>;
+
+/**
+ * What a meeting is expected to cost before it starts: built from the prompts the engine would
+ * send, with every reply as long as its cap (an upper figure for models that answer shorter).
+ */
+export const MeetingEstimateSchema = z.object({
+  mode: MeetingModeSchema,
+  budget: z.number(),
+  budgetBasis: z.enum(['spoken', 'billed']),
+  /** Briefing (and, in consensus mode, the workers' proposals). */
+  opening: EstimateLineSchema,
+  /** Each round if every round runs (roundtable: up to maxRounds; consensus: the vote and its challenge rounds). */
+  rounds: z.array(EstimateLineSchema.extend({ round: z.number().int().min(1) })),
+  /** The closing digest. */
+  closing: EstimateLineSchema,
+  /** Every round run. */
+  allRounds: EstimateLineSchema.extend({ rounds: z.number().int().min(0) }),
+  /** Set when the budget would end the meeting before its last round: where it would stop. */
+  budgetCut: EstimateLineSchema.extend({ rounds: z.number().int().min(0) }).optional(),
+  /** Requests to VS Code's language models in the full run (Copilot's premium requests). */
+  vscodeRequests: z.number().int().min(0).optional(),
+  unpricedModels: z.array(z.string()),
+});
+export type MeetingEstimate = z.infer<typeof MeetingEstimateSchema>;
 
 /** One option of a consensus meeting. */
 export const ConsensusOptionSchema = z.object({

@@ -8,6 +8,7 @@ import {
   ConfigOverridesSchema,
   DecisionKindSchema,
   MessageDeltaSchema,
+  MeetingEstimateSchema,
   MeetingEventSchema,
   MeetingModeSchema,
   NameSchema,
@@ -183,6 +184,11 @@ export const DAEMON_REQUESTS = {
     'First message of every connection; a protocol version mismatch is refused.',
   ),
   'meeting/start': method(StartMeetingParamsSchema, z.object({ meetingId: z.string() }), 'Opens and runs a meeting.'),
+  'meeting/estimate': method(
+    StartMeetingParamsSchema,
+    MeetingEstimateSchema,
+    'Expected calls and billed tokens of a meeting, from the prompts it would send; starts nothing.',
+  ),
   'meeting/list': method(empty, z.object({ meetings: z.array(MeetingSummarySchema) }), 'Every meeting in the store.'),
   'meeting/get': method(
     meetingRef.extend({

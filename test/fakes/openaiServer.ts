@@ -31,6 +31,8 @@ export interface Behaviour {
   /** Token counts reported in `usage` (default: about one token per four characters). */
   promptTokens?: number;
   completionTokens?: number;
+  /** Prompt tokens reported as served from the cache (`usage.prompt_tokens_details.cached_tokens`; absent by default). */
+  cachedTokens?: number;
   /** `finish_reason` of the last choice chunk (default `stop`). */
   finishReason?: 'stop' | 'length' | 'content_filter';
   /** Answer with this HTTP status (>= 400) and `errorBody` instead of a completion. */
@@ -189,6 +191,7 @@ export async function startFakeOpenAI(
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
+      ...(b.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: b.cachedTokens } } : {}),
     };
     const finishReason = b.finishReason ?? 'stop';
 

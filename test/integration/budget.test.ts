@@ -59,7 +59,10 @@ describe('budget and reply caps against a server that ignores max_tokens', () =>
     assert.equal(state.closed?.reason, 'budget_exhausted');
     assert.equal(state.closed?.detail, `${state.spokenTokens} of ${budget} tokens spoken`);
     const n = (x: number) => x.toLocaleString('en-US');
-    assert.ok(state.digest?.text.includes(`TOKEN COST: ${n(state.spokenTokens)} / ${n(budget)}`), state.digest?.text);
+    assert.ok(
+      state.digest?.text.includes(`TOKEN COST: spoken ${n(state.spokenTokens)} / ${n(budget)} budget · billed `),
+      state.digest?.text,
+    );
     // Parallel calls were planned to share what was left.
     const workerAsks = fake.requests.filter((r) => !['chair', 'judge'].includes(r.body.model ?? ''));
     assert.ok(

@@ -48,8 +48,15 @@ describe('roundtable meetings on the scripted provider', () => {
     assert.equal(digest?.tokensUsed, state.spokenTokens);
     assert.match(
       state.digest?.text ?? '',
-      /^TOPIC: Should we adopt a monorepo\?\nCONSENSUS: FULL — adopt the monorepo\nDISSENT: none in the stance record: every worker ended on AGREE\nCONTRIBUTORS: ada proposed atomic commits, grace countered with release coupling\nCONFIDENCE: 1\.00\nTOKEN COST: \d+ \/ 15,000$/,
+      /^TOPIC: Should we adopt a monorepo\?\nCONSENSUS: FULL — adopt the monorepo\nDISSENT: none in the stance record: every worker ended on AGREE\nCONTRIBUTORS: ada proposed atomic commits, grace countered with release coupling\nCONFIDENCE: 1\.00\nTOKEN COST: spoken \d+ \/ 15,000 budget · billed [\d,]+ tokens \([\d,]+ prompt, [\d,]+ completion, 0 cached\) in \d+ calls$/,
     );
+    // The digest's billed figure is every call's usage, its own call included.
+    const billed = eventsOfType(events, 'usage_recorded').reduce(
+      (n, e) => n + e.usage.promptTokens + e.usage.completionTokens,
+      0,
+    );
+    assert.equal(digest?.billed?.totalTokens, billed);
+    assert.equal(digest?.billed?.calls, eventsOfType(events, 'usage_recorded').length);
     assert.deepEqual(stanceMatrix(state).cells.grace, { 1: 'DISAGREE', 2: 'AGREE' });
   });
 

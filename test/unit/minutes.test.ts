@@ -46,7 +46,32 @@ describe('minutes', () => {
     assert.match(md, /\*\*Judge notes:\*\*\n\n> @grace: no evidence given/);
     assert.match(md, /Rolling summary/);
     assert.match(md, /\| ada \| AGREE \| AGREE \|/);
-    assert.match(md, /TOKEN COST: \d+ \/ 15,000/);
+    // Both figures, named: spoken against the budget and what the calls billed.
+    assert.match(
+      md,
+      /TOKEN COST: spoken \d+ \/ 15,000 budget · billed [\d,]+ tokens \([\d,]+ prompt, [\d,]+ completion, 0 cached\) in 12 calls/,
+    );
+  });
+
+  it('bill every call per participant and role, and the totals are the usage the log recorded', async () => {
+    const events = await demoEvents();
+    const md = renderMinutes(events);
+    let prompt = 0;
+    let completion = 0;
+    for (const e of events) {
+      if (e.type !== 'usage_recorded') continue;
+      prompt += e.usage.promptTokens;
+      completion += e.usage.completionTokens;
+    }
+    const n = (v: number) => v.toLocaleString('en-US');
+    assert.ok(prompt > 0 && completion > 0);
+    assert.ok(
+      md.includes(`| **total** | | 12 | ${n(prompt)} | ${n(completion)} | 0 | ${n(prompt + completion)} | — | 12 |`),
+      md.slice(md.indexOf('## Token accounting')),
+    );
+    assert.match(md, /\| Role \| Calls \| Prompt \| Completion \| Cached \| Total \| Cost \|/);
+    assert.match(md, /\| worker \| 6 \| [\d,]+ \| [\d,]+ \| 0 \| [\d,]+ \| — \|/);
+    assert.ok(md.includes(`Billed (prompt + completion of every call): ${n(prompt + completion)}.`));
   });
 
   it('render the same bytes from the same events', async () => {

@@ -78,6 +78,12 @@ describe('OpenAIProvider against a real OpenAI-compatible server', () => {
     assert.deepEqual(r.usage, { promptTokens: 42, completionTokens: 7, source: 'provider' });
   });
 
+  it('records the cached prompt tokens the server reports', async () => {
+    fake.enqueue({ text: 'short answer', promptTokens: 1200, completionTokens: 7, cachedTokens: 1024 });
+    const r = await new OpenAIProvider({ baseURL: fake.baseURL }).chat(req());
+    assert.deepEqual(r.usage, { promptTokens: 1200, completionTokens: 7, source: 'provider', cachedTokens: 1024 });
+  });
+
   it('counts usage with the tokenizer when the server sends no usage chunk', async () => {
     fake.enqueue({ text: 'hello world, no usage here', usage: false });
     const r = await new OpenAIProvider({ baseURL: fake.baseURL }).chat(req());

@@ -61,7 +61,13 @@ describe('model text printed to a terminal', () => {
       terminatedBy: 'converged',
       consensus: 'NONE',
       rounds: 1,
-      tokens: { spoken: 1, budget: 1, prompt: 1, completion: 1 },
+      tokens: {
+        spoken: 1,
+        budget: 1,
+        prompt: 1,
+        completion: 1,
+        billed: { prompt: 1, completion: 1, cached: 0, total: 2, calls: 1, perParticipant: {} },
+      },
       minutesPath: 'x.md',
       digest: evil,
     });

@@ -1,6 +1,6 @@
 /** Renders the room to a terminal as events arrive: who speaks, stance, round, budget. */
 import type { MeetingEvent, MeetingState } from '../../../protocol/src';
-import { UNSAFE_CHARS, initialState, reduce } from '../../../protocol/src';
+import { UNSAFE_CHARS, budgetSpentOf, formatBill, initialState, reduce } from '../../../protocol/src';
 import type { RunSummary } from './runCommand';
 
 /**
@@ -73,8 +73,10 @@ export class RoomPrinter {
   }
 
   private budget(): string {
-    const pct = Math.round((this.s.spokenTokens / this.s.config.tokenBudget) * 100);
-    return `${this.s.spokenTokens.toLocaleString('en-US')}/${this.s.config.tokenBudget.toLocaleString('en-US')} tokens (${pct}%)`;
+    // The figure the budget caps, named (spoken by default, billed with --budget-basis billed).
+    const spent = budgetSpentOf(this.s);
+    const pct = Math.round((spent / this.s.config.tokenBudget) * 100);
+    return `${spent.toLocaleString('en-US')}/${this.s.config.tokenBudget.toLocaleString('en-US')} tokens ${this.s.config.budgetBasis ?? 'spoken'} (${pct}%)`;
   }
 
   event(raw: MeetingEvent): void {
@@ -199,6 +201,9 @@ export class RoomPrinter {
     this.line(this.c('1', 'DIGEST'));
     this.line(terminalSafe(summary.digest));
     this.line();
+    // Both figures, named: spoken against the budget and what the calls billed (the printer's
+    // state was folded from terminal-safe events, so model names in it are clean).
+    this.line(`Tokens: ${formatBill(this.s)}`);
     this.line(`Minutes: ${terminalSafe(summary.minutesPath)}`);
   }
 }

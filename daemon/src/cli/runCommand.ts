@@ -29,6 +29,15 @@ import { RoomPrinter } from './printer';
 import { DEMO_HINT, choosePanel, parseModelsFlag } from './panelChoice';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 import { EXIT_AWAITING_HUMAN, askHuman, escalationMessage } from './escalation';
+import {
+  BILL_OPTIONS,
+  BILL_USAGE,
+  billJson,
+  billingConfig,
+  printEstimate,
+  type BilledJson,
+  type CostJson,
+} from './bill';
 
 export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 export { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
@@ -58,6 +67,7 @@ export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
   --daemon                run in the local daemon (started if none is running), so VS Code shows it live
   --no-daemon             run in this process even when a daemon is running
   --data-dir DIR          the daemon's data dir (default $ROUNDTABLE_HOME or ~/.roundtable)
+${BILL_USAGE}
   -h, --help              show this help
 
 The API key for --provider openai is read from ROUNDTABLE_API_KEY or OPENAI_API_KEY; it is never written anywhere.`;
@@ -75,6 +85,8 @@ interface RunOptions {
   /** Lines for stderr before the meeting starts: what auto chose, or that the demo runs. */
   notices: string[];
   demoFallback: boolean;
+  /** `--estimate`: print what the meeting is expected to cost and start nothing. */
+  estimate: boolean;
 }
 
 function positiveInt(v: string | undefined, flag: string): number | undefined {
@@ -111,6 +123,7 @@ export async function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): Prom
       mode: { type: 'string' },
       option: { type: 'string', multiple: true },
       threshold: { type: 'string' },
+      ...BILL_OPTIONS,
     },
   });
   if (values.help) return 'help';
@@ -176,6 +189,7 @@ export async function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): Prom
   const shippedDemo =
     participants.every((p) => p.provider === 'scripted') &&
     path.dirname(path.resolve(scriptFile)) === path.resolve(examplesDir());
+  Object.assign(config, billingConfig(values));
   const checked = checkStartParams({
     topic,
     mode,
@@ -198,6 +212,7 @@ export async function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): Prom
     scriptFile,
     notices: choice.notice ? [choice.notice] : [],
     demoFallback: choice.demoFallback,
+    estimate: values.estimate ?? false,
   };
 }
 
@@ -239,7 +254,8 @@ export interface RunSummary {
   detail?: string;
   consensus: string;
   rounds: number;
-  tokens: { spoken: number; budget: number; prompt: number; completion: number };
+  tokens: { spoken: number; budget: number; prompt: number; completion: number; billed: BilledJson };
+  cost?: CostJson;
   minutesPath: string;
   digest: string;
 }
@@ -247,13 +263,15 @@ export interface RunSummary {
 export function summarize(s: MeetingState, minutesPath: string): RunSummary {
   const prompt = Object.values(s.usageByParticipant).reduce((n, u) => n + u.promptTokens, 0);
   const completion = Object.values(s.usageByParticipant).reduce((n, u) => n + u.completionTokens, 0);
+  const { billed, cost } = billJson(s);
   return {
     meetingId: s.meetingId,
     terminatedBy: s.closed?.reason ?? 'error',
     ...(s.closed?.detail ? { detail: s.closed.detail } : {}),
     consensus: s.digest?.digest.consensus ?? 'NONE',
     rounds: s.rounds.length,
-    tokens: { spoken: s.spokenTokens, budget: s.config.tokenBudget, prompt, completion },
+    tokens: { spoken: s.spokenTokens, budget: s.config.tokenBudget, prompt, completion, billed },
+    ...(cost ? { cost } : {}),
     minutesPath,
     digest: s.digest?.text ?? '',
   };
@@ -265,6 +283,8 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
     io.stdout.write(`${RUN_USAGE}\n`);
     return 0;
   }
+  // Before the preflight: no server is asked, no meeting opened, nothing written.
+  if (opts.estimate) return printEstimate(opts.params, opts.json, io.stdout);
   const { script } = await preflight(opts);
   const canned = ignoresTopic({ ...opts.params, providers: script ? { script } : {} });
   const notices = [...opts.notices, ...(canned ? [`${CANNED_NOTE}.${opts.demoFallback ? ` ${DEMO_HINT}` : ''}`] : [])];

@@ -2,7 +2,8 @@
  * Budget rules. The token budget is a hard ceiling on what is spoken in the room: each call's
  * `max_tokens` is planned from what is left (parallel calls share it), a reply is fitted into
  * what is left when it is recorded, and every call has a reply cap enforced on the text whatever
- * the server does. One number for spent/budget: the state's `spokenTokens`.
+ * the server does. One number for spent/budget: the state's `spokenTokens`, or with
+ * `budgetBasis: 'billed'` the billed tokens of every call (`billedTokensOf`) for the 80% / 100% rules.
  */
 import type { CallPurpose, MeetingState } from '../../../protocol/src';
 import { countTokens, truncateToTokens } from '../providers/tokens';
@@ -85,6 +86,6 @@ export function budgetVerdict(s: MeetingState, spent: number): BudgetVerdict {
 }
 
 /** The closing detail of a meeting cut by its budget (the same figures the state shows). */
-export function budgetDetail(spent: number, budget: number): string {
-  return `${spent} of ${budget} tokens spoken`;
+export function budgetDetail(spent: number, budget: number, basis: 'spoken' | 'billed' = 'spoken'): string {
+  return `${spent} of ${budget} tokens ${basis}`;
 }

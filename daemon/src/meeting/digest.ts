@@ -3,8 +3,8 @@
  * only the narrative (statement, contributors, dissent) comes from the Assistant, and each of
  * those has a computed fallback so the digest is complete even when the Assistant fails.
  */
-import type { ConsensusLevel, Digest, MeetingState, StanceCell } from '../../../protocol/src';
-import { finalStances, workersOf } from '../../../protocol/src';
+import type { ConsensusLevel, Digest, MeetingState, Participant, StanceCell, Usage } from '../../../protocol/src';
+import { billFigures, billOf, costOf, finalStances, formatBillFigures, workersOf } from '../../../protocol/src';
 import { oneLine } from './markdown';
 
 export interface DigestNarrative {
@@ -28,6 +28,48 @@ export function parseDigestReply(text: string): DigestNarrative {
   if (contributors) out.contributors = contributors;
   if (dissent) out.dissent = dissent;
   return out;
+}
+
+/** The digest's own call, billed after the state it is built from was taken. */
+export interface DigestCall {
+  participant: Participant;
+  usage: Usage;
+}
+
+/** Both figures for the digest's TOKEN COST: spoken against the budget and billed, the digest's own call included. */
+function costFields(
+  s: MeetingState,
+  call?: DigestCall,
+): Pick<Digest, 'tokensUsed' | 'tokenBudget' | 'budgetBasis' | 'billed'> {
+  const f = billFigures(s, billOf(s));
+  const billed = { ...f.billed };
+  if (call) {
+    const u = { ...call.usage, cachedTokens: call.usage.cachedTokens ?? 0 };
+    billed.promptTokens += u.promptTokens;
+    billed.completionTokens += u.completionTokens;
+    billed.cachedTokens += u.cachedTokens;
+    billed.totalTokens += u.promptTokens + u.completionTokens;
+    billed.calls += 1;
+    const price = s.config.prices?.[call.participant.model];
+    if (price) billed.costUsd = (billed.costUsd ?? 0) + costOf(u, price);
+  }
+  return {
+    tokensUsed: s.spokenTokens,
+    tokenBudget: s.config.tokenBudget,
+    budgetBasis: f.basis,
+    billed: {
+      promptTokens: billed.promptTokens,
+      completionTokens: billed.completionTokens,
+      cachedTokens: billed.cachedTokens,
+      totalTokens: billed.totalTokens,
+      calls: billed.calls,
+      ...(billed.costUsd !== undefined ? { costUsd: billed.costUsd } : {}),
+      ...(f.vscodeRequests || call?.participant.provider === 'vscode-lm'
+        ? { vscodeRequests: (f.vscodeRequests ?? 0) + (call?.participant.provider === 'vscode-lm' ? 1 : 0) }
+        : {}),
+      ...(f.unpricedModels ? { unpricedModels: f.unpricedModels } : {}),
+    },
+  };
 }
 
 function lastConsensus(s: MeetingState): ConsensusLevel {
@@ -97,7 +139,7 @@ export function consensusOutcome(s: MeetingState): {
   return out;
 }
 
-function consensusDigest(s: MeetingState, narrative: DigestNarrative): Digest {
+function consensusDigest(s: MeetingState, narrative: DigestNarrative, call?: DigestCall): Digest {
   const o = consensusOutcome(s);
   const last = [...s.rounds].reverse().find((r) => r.verdict);
   const verdictOf = (id: string) => last?.verdict?.results.find((r) => r.option === id)?.verdict ?? '—';
@@ -119,14 +161,13 @@ function consensusDigest(s: MeetingState, narrative: DigestNarrative): Digest {
     dissent: holdouts.length > 0 ? holdouts.join('; ') : 'none: every worker accepted the decision',
     contributors: narrative.contributors ?? computedContributors(s),
     confidence: Math.round(o.actualConsensus * 100) / 100,
-    tokensUsed: s.spokenTokens,
-    tokenBudget: s.config.tokenBudget,
+    ...costFields(s, call),
     terminatedBy: s.closed?.reason ?? 'error',
   };
 }
 
-export function buildDigest(s: MeetingState, narrative: DigestNarrative): Digest {
-  if (s.mode === 'consensus') return consensusDigest(s, narrative);
+export function buildDigest(s: MeetingState, narrative: DigestNarrative, call?: DigestCall): Digest {
+  if (s.mode === 'consensus') return consensusDigest(s, narrative, call);
   const dissentComputed = computedDissent(s);
   const dissent =
     narrative.dissent && !/^none\.?$/i.test(narrative.dissent.trim())
@@ -139,8 +180,7 @@ export function buildDigest(s: MeetingState, narrative: DigestNarrative): Digest
     dissent,
     contributors: narrative.contributors ?? computedContributors(s),
     confidence: confidenceOf(s),
-    tokensUsed: s.spokenTokens,
-    tokenBudget: s.config.tokenBudget,
+    ...costFields(s, call),
     terminatedBy: s.closed?.reason ?? 'error',
   };
 }
@@ -153,6 +193,19 @@ export function renderDigest(d: Digest): string {
     `DISSENT: ${oneLine(d.dissent)}`,
     `CONTRIBUTORS: ${oneLine(d.contributors)}`,
     `CONFIDENCE: ${d.confidence.toFixed(2)}`,
-    `TOKEN COST: ${d.tokensUsed.toLocaleString('en-US')} / ${d.tokenBudget.toLocaleString('en-US')}`,
+    `TOKEN COST: ${tokenCost(d)}`,
   ].join('\n');
+}
+
+/** Both figures, named (a digest from before billing was recorded keeps its old "spoken / budget" form). */
+function tokenCost(d: Digest): string {
+  if (!d.billed) return `${d.tokensUsed.toLocaleString('en-US')} / ${d.tokenBudget.toLocaleString('en-US')}`;
+  return formatBillFigures({
+    spoken: d.tokensUsed,
+    budget: d.tokenBudget,
+    basis: d.budgetBasis ?? 'spoken',
+    billed: d.billed,
+    ...(d.billed.vscodeRequests ? { vscodeRequests: d.billed.vscodeRequests } : {}),
+    ...(d.billed.unpricedModels ? { unpricedModels: d.billed.unpricedModels } : {}),
+  });
 }

@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingEvent, MeetingState, PostedMessage } from '../../../protocol/src';
-import { fold, slugify, stanceMatrix } from '../../../protocol/src';
+import { billOf, fold, formatBill, formatUsd, slugify, stanceMatrix, type BillLine } from '../../../protocol/src';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
 import { renderBallot } from './prompts';
 import { writeTemp } from './atomicFile';
@@ -43,9 +43,11 @@ export function renderMinutes(events: MeetingEvent[]): string {
     `- **Consensus:** ${lastConsensus ? `${lastConsensus.level} (${lastConsensus.agree} agree, ${lastConsensus.disagree} disagree, ${lastConsensus.neutral} neutral of ${lastConsensus.voters})` : 'not evaluated'}`,
   );
   out.push(`- **Rounds:** ${s.rounds.length} of at most ${s.config.maxRounds} (${s.config.order} order)`);
+  const bill = billOf(s);
   out.push(
     `- **Tokens spoken:** ${s.spokenTokens.toLocaleString('en-US')} / ${s.config.tokenBudget.toLocaleString('en-US')}`,
   );
+  out.push(`- **Bill:** ${inline(formatBill(s, bill))}`);
   if (s.mode !== 'consensus') out.push('', '## Topic', '', quote(s.topic), '');
   else out.push('');
 
@@ -130,25 +132,56 @@ export function renderMinutes(events: MeetingEvent[]): string {
     if (s.decision.instruction) out.push(quote(s.decision.instruction), '');
   }
 
-  out.push(
+  out.push(...tokenAccounting(s, bill));
+  return out.join('\n');
+}
+
+const n = (v: number): string => v.toLocaleString('en-US');
+const money = (l: BillLine): string => (l.costUsd === undefined ? '—' : formatUsd(l.costUsd));
+const figures = (l: BillLine): string =>
+  `${l.calls} | ${n(l.promptTokens)} | ${n(l.completionTokens)} | ${n(l.cachedTokens)} | ${n(l.totalTokens)} | ${money(l)}`;
+
+/**
+ * What every call billed (the servers' usage), per participant and per role, next to the spoken
+ * budget; money where a price is known, and the requests made to VS Code's models.
+ */
+function tokenAccounting(s: MeetingState, bill: ReturnType<typeof billOf>): string[] {
+  const out = [
     '## Token accounting',
     '',
-    '| Participant | Calls | Prompt tokens | Completion tokens | Estimated calls |',
-    '| --- | --- | --- | --- | --- |',
+    `Spoken (what the budget${(s.config.budgetBasis ?? 'spoken') === 'spoken' ? ' caps' : ' does not cap here'}): ${n(s.spokenTokens)} of ${n(s.config.tokenBudget)}. ` +
+      `Billed (prompt + completion of every call${s.config.budgetBasis === 'billed' ? ', what the budget caps' : ''}): ${n(bill.totalTokens)}.`,
+    '',
+    '| Participant | Model | Calls | Prompt | Completion | Cached | Total | Cost | Estimated calls |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const [name, l] of Object.entries(bill.byParticipant))
+    out.push(`| ${cell(name)} | ${cell(l.model)} | ${figures(l)} | ${l.estimatedCalls} |`);
+  out.push(`| **total** | | ${figures(bill)} | ${bill.estimatedCalls} |`, '');
+  out.push(
+    '| Role | Calls | Prompt | Completion | Cached | Total | Cost |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
   );
-  let prompt = 0;
-  let completion = 0;
-  for (const [name, u] of Object.entries(s.usageByParticipant)) {
-    prompt += u.promptTokens;
-    completion += u.completionTokens;
-    out.push(`| ${cell(name)} | ${u.calls} | ${u.promptTokens} | ${u.completionTokens} | ${u.estimatedCalls} |`);
+  for (const [role, l] of Object.entries(bill.byRole)) {
+    // Roles have no model of their own: their cost is the sum over the participants holding them.
+    const cost = Object.values(s.participants)
+      .filter((p) => p.role === role)
+      .map((p) => bill.byParticipant[p.name]?.costUsd)
+      .filter((c): c is number => c !== undefined);
+    const priced: BillLine = cost.length ? { ...l, costUsd: cost.reduce((a, b) => a + b, 0) } : l;
+    out.push(`| ${cell(role)} | ${figures(priced)} |`);
   }
-  out.push(`| **total** | | **${prompt}** | **${completion}** | |`, '');
-  out.push('| Role | Calls | Prompt tokens | Completion tokens |', '| --- | --- | --- | --- |');
-  for (const [role, u] of Object.entries(s.usageByRole))
-    out.push(`| ${cell(role)} | ${u.calls} | ${u.promptTokens} | ${u.completionTokens} |`);
   out.push('');
-  return out.join('\n');
+  const lm = bill.requestsByProvider['vscode-lm'];
+  if (lm) out.push(`VS Code language model requests: ${n(lm)} (what Copilot counts as premium requests).`, '');
+  if (bill.estimatedCalls > 0)
+    out.push(
+      `${bill.estimatedCalls} call${bill.estimatedCalls === 1 ? '' : 's'} reported no usage: counted locally with a tokenizer.`,
+      '',
+    );
+  if (bill.costUsd !== undefined && bill.unpricedModels.length > 0)
+    out.push(`No price known for ${bill.unpricedModels.map(codeSpan).join(', ')}: the cost above leaves them out.`, '');
+  return out;
 }
 
 /**

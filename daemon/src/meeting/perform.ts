@@ -76,7 +76,11 @@ export async function performStep(step: Step, run: StepContext & RunnerClockInfo
               signal: new AbortController().signal,
             })
           : undefined;
-      const digest = buildDigest(s, r?.ok ? parseDigestReply(r.result.text) : {});
+      const digest = buildDigest(
+        s,
+        r?.ok ? parseDigestReply(r.result.text) : {},
+        r?.ok ? { participant: assistant, usage: r.result.usage } : undefined,
+      );
       await run.emit({ type: 'digest_ready', digest, text: renderDigest(digest) });
       return;
     }

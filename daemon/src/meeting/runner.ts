@@ -4,7 +4,7 @@
  * so a reply is recorded once, within the budget, and never after a cut.
  */
 import type { EventBody, MeetingEvent, MeetingState, Participant, TerminationReason } from '../../../protocol/src';
-import { currentRound, evolve, fold, spokenTokensOf } from '../../../protocol/src';
+import { billedTokensOf, currentRound, evolve, fold, spokenTokensOf } from '../../../protocol/src';
 import { countTokens } from '../providers/tokens';
 import {
   FINAL_ROUND_ANNOUNCEMENT,
@@ -26,6 +26,8 @@ export class Runner implements StepContext, RunnerClockInfo {
   private appendChain: Promise<unknown> = Promise.resolve();
   /** Tokens of events handed to the store but not folded yet: spent, though the state lags. */
   private inFlightTokens = 0;
+  /** Billed tokens (prompt + completion) of usage handed to the store but not folded yet. */
+  private inFlightBilled = 0;
   private meetingAbort = new AbortController();
   /** Set the moment a cut is asked for, before it is logged: no reply is recorded after it. */
   private cutting = false;
@@ -57,6 +59,15 @@ export class Runner implements StepContext, RunnerClockInfo {
   /** Spoken so far, counting what is on its way to the store. */
   spent(): number {
     return this.current.spokenTokens + this.inFlightTokens;
+  }
+
+  /**
+   * What the budget's 80% / 100% rules and call planning measure: spoken tokens (the default), or
+   * with `budgetBasis: 'billed'` every call's prompt + completion, so a team can cap what it pays.
+   */
+  budgetSpent(): number {
+    if (this.current.config.budgetBasis !== 'billed') return this.spent();
+    return billedTokensOf(this.current) + this.inFlightBilled;
   }
 
   /** Resolves once every append under way (and a cut being logged) is folded into the state. */
@@ -119,7 +130,7 @@ export class Runner implements StepContext, RunnerClockInfo {
     const s = this.current;
     // Summary and digest are not spoken into the room: only their cap bounds them.
     const budgeted = req.purpose !== 'summary' && req.purpose !== 'digest';
-    const left = s.config.tokenBudget - this.spent();
+    const left = s.config.tokenBudget - this.budgetSpent();
     const maxTokens = budgeted ? planMaxTokens(req.cap, left, req.share) : req.cap;
     const r = await callModel(this.deps, {
       participant: req.participant,
@@ -157,9 +168,10 @@ export class Runner implements StepContext, RunnerClockInfo {
    * meeting is cut at once.
    */
   async checkBudget(): Promise<void> {
-    const budget = this.current.config.tokenBudget;
-    const verdict = budgetVerdict(this.current, this.spent());
-    if (verdict === 'exhausted') return this.cut('budget_exhausted', budgetDetail(this.spent(), budget));
+    const { tokenBudget: budget, budgetBasis } = this.current.config;
+    const verdict = budgetVerdict(this.current, this.budgetSpent());
+    if (verdict === 'exhausted')
+      return this.cut('budget_exhausted', budgetDetail(this.budgetSpent(), budget, budgetBasis));
     // Parallel turns may cross the mark together: the first one announces, the others wait for it.
     if (verdict === 'final_round' && !this.warning) this.warning = this.announceFinalRound();
     await this.warning;
@@ -171,7 +183,7 @@ export class Runner implements StepContext, RunnerClockInfo {
     const r = currentRound(s);
     const finalRound = r ? r.round + 1 : 1;
     const a = this.assistant();
-    await this.emit({ type: 'budget_warning', spent: this.spent(), budget, finalRound });
+    await this.emit({ type: 'budget_warning', spent: this.budgetSpent(), budget, finalRound });
     const spoken = this.fit(FINAL_ROUND_ANNOUNCEMENT);
     if (spoken && spoken.text === FINAL_ROUND_ANNOUNCEMENT) {
       await this.emit({
@@ -185,7 +197,8 @@ export class Runner implements StepContext, RunnerClockInfo {
         tokens: countTokens(spoken.text),
       });
     }
-    if (this.spent() >= budget) await this.cut('budget_exhausted', budgetDetail(this.spent(), budget));
+    if (this.budgetSpent() >= budget)
+      await this.cut('budget_exhausted', budgetDetail(this.budgetSpent(), budget, s.config.budgetBasis));
   }
 
   emit(body: EventBody): Promise<void> {
@@ -198,11 +211,16 @@ export class Runner implements StepContext, RunnerClockInfo {
    */
   append(meetingId: string, body: EventBody): Promise<void> {
     const tokens = spokenTokensOf(body);
+    const billed = body.type === 'usage_recorded' ? body.usage.promptTokens + body.usage.completionTokens : 0;
     this.inFlightTokens += tokens;
+    this.inFlightBilled += billed;
     const stored = this.deps.store.append(meetingId, body);
     let counted = true;
     const uncount = (): void => {
-      if (counted) this.inFlightTokens -= tokens;
+      if (counted) {
+        this.inFlightTokens -= tokens;
+        this.inFlightBilled -= billed;
+      }
       counted = false;
     };
     const next = this.appendChain

@@ -249,10 +249,13 @@ export class OpenAIProvider implements ChatProvider {
           req.onDelta?.(piece);
         }
         if (chunk.usage) {
+          // Servers with a prefix cache (OpenAI, vLLM, some others) say how much of the prompt it served.
+          const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
           usage = {
             promptTokens: chunk.usage.prompt_tokens,
             completionTokens: chunk.usage.completion_tokens,
             source: 'provider',
+            ...(typeof cached === 'number' && cached >= 0 ? { cachedTokens: Math.floor(cached) } : {}),
           };
         }
       }

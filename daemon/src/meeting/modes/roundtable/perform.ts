@@ -137,4 +137,7 @@ async function summary(run: StepContext, round: RoundState): Promise<void> {
   // The cap is enforced by the call, not trusted to the model: prompt size per round stays flat.
   const text = r.ok ? r.result.text.trim() : s.summary;
   await run.emit({ type: 'summary_updated', round: round.round, text, tokens: countTokens(text) });
+  // Nothing is spoken here, but with a billed budget basis the summary's call counts: a round must
+  // not start past the ceiling.
+  await run.checkBudget();
 }

@@ -1,0 +1,160 @@
+/**
+ * The bill from the terminal: `--prices FILE` and `--budget-basis` into the meeting's config,
+ * `tokens.billed` and `cost` in `--json`, and `--estimate` (what the meeting is expected to cost,
+ * printed before anything starts).
+ */
+import { readFileSync } from 'node:fs';
+import type {
+  EstimateLine,
+  MeetingConfig,
+  MeetingEstimate,
+  MeetingState,
+  Prices,
+  StartMeetingParams,
+} from '../../../protocol/src';
+import { PricesSchema, billOf, formatUsd } from '../../../protocol/src';
+import { estimateMeeting } from '../meeting/estimate';
+import { UsageError } from './common';
+
+export const BILL_USAGE = `  --prices FILE           JSON: model → {"input": $, "output": $, "cachedInput"?: $} per million tokens (money in the bill)
+  --budget-basis BASIS    spoken (default: what is said in the room) | billed (prompt + completion of every call)
+  --estimate              print the expected calls, tokens and cost of this meeting, then exit without starting it`;
+
+/** The flags of this module, as parseCli declares them. */
+export const BILL_OPTIONS = {
+  prices: { type: 'string' },
+  'budget-basis': { type: 'string' },
+  estimate: { type: 'boolean' },
+} as const;
+
+/** Reads and checks a prices file; anything wrong is one line saying what to fix. */
+export function loadPrices(file: string): Prices {
+  let raw: string;
+  try {
+    raw = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(
+      `--prices: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'}): give a JSON file`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new UsageError(`--prices: ${file} is not valid JSON: give {"<model>": {"input": 2.5, "output": 10}}`);
+  }
+  const r = PricesSchema.safeParse(json);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const where = issue?.path.length ? issue.path.join('.') : 'the file';
+    throw new UsageError(
+      `--prices: ${file}: ${where}: ${issue?.message ?? 'invalid'} (expected {"<model>": {"input": $, "output": $, "cachedInput"?: $}} in US dollars per million tokens)`,
+    );
+  }
+  return r.data;
+}
+
+/** The config fields the billing flags set (prices, budget basis). */
+export function billingConfig(values: { prices?: string; 'budget-basis'?: string }): Partial<MeetingConfig> {
+  const out: Partial<MeetingConfig> = {};
+  const basis = values['budget-basis'];
+  if (basis !== undefined) {
+    if (basis !== 'spoken' && basis !== 'billed')
+      throw new UsageError(`--budget-basis must be spoken or billed, got "${basis}"`);
+    out.budgetBasis = basis;
+  }
+  if (values.prices !== undefined) out.prices = loadPrices(values.prices);
+  return out;
+}
+
+export interface BilledJson {
+  prompt: number;
+  completion: number;
+  cached: number;
+  total: number;
+  calls: number;
+  perParticipant: Record<
+    string,
+    {
+      model: string;
+      provider: string;
+      prompt: number;
+      completion: number;
+      cached: number;
+      total: number;
+      calls: number;
+      costUsd?: number;
+    }
+  >;
+}
+
+export interface CostJson {
+  usd: number;
+  /** Models billed without a known price: `usd` leaves them out. */
+  unpricedModels: string[];
+}
+
+/** `tokens.billed` and `cost` of `--json`: the servers' usage summed, money when prices were given. */
+export function billJson(s: MeetingState): { billed: BilledJson; cost?: CostJson } {
+  const bill = billOf(s);
+  const perParticipant: BilledJson['perParticipant'] = {};
+  for (const [name, l] of Object.entries(bill.byParticipant)) {
+    perParticipant[name] = {
+      model: l.model,
+      provider: l.provider,
+      prompt: l.promptTokens,
+      completion: l.completionTokens,
+      cached: l.cachedTokens,
+      total: l.totalTokens,
+      calls: l.calls,
+      ...(l.costUsd !== undefined ? { costUsd: l.costUsd } : {}),
+    };
+  }
+  const priced = s.config.prices !== undefined && Object.keys(s.config.prices).length > 0;
+  return {
+    billed: {
+      prompt: bill.promptTokens,
+      completion: bill.completionTokens,
+      cached: bill.cachedTokens,
+      total: bill.totalTokens,
+      calls: bill.calls,
+      perParticipant,
+    },
+    ...(priced ? { cost: { usd: bill.costUsd ?? 0, unpricedModels: bill.unpricedModels } } : {}),
+  };
+}
+
+const n = (v: number): string => v.toLocaleString('en-US');
+
+function row(label: string, l: EstimateLine): string {
+  return `  ${label.padEnd(14)}${String(l.calls).padStart(6)}${n(l.promptTokens).padStart(12)}${n(l.completionTokens).padStart(12)}${n(l.totalTokens).padStart(12)}${n(l.spokenTokens).padStart(10)}${l.costUsd !== undefined ? formatUsd(l.costUsd).padStart(11) : ''}`;
+}
+
+/** The estimate as the terminal shows it: a table per round, the total, and where the budget would stop it. */
+export function formatEstimate(e: MeetingEstimate): string {
+  const priced = e.allRounds.costUsd !== undefined;
+  const out = [
+    `Estimate (${e.mode}; every reply as long as its cap, so an upper figure for models that answer shorter):`,
+    `  ${''.padEnd(14)}${'calls'.padStart(6)}${'prompt'.padStart(12)}${'completion'.padStart(12)}${'billed'.padStart(12)}${'spoken'.padStart(10)}${priced ? 'cost'.padStart(11) : ''}`,
+    row('opening', e.opening),
+    ...e.rounds.map((r) => row(`round ${r.round}`, r)),
+    row('digest', e.closing),
+    row(`all ${e.allRounds.rounds} rounds`, e.allRounds),
+  ];
+  const basis = e.budgetBasis === 'billed' ? 'billed' : 'spoken';
+  if (e.budgetCut)
+    out.push(
+      `Budget ${n(e.budget)} ${basis} tokens: the meeting would stop after round ${e.budgetCut.rounds}, having billed about ${n(e.budgetCut.totalTokens)} tokens in ${e.budgetCut.calls} calls${e.budgetCut.costUsd !== undefined ? ` (${formatUsd(e.budgetCut.costUsd)})` : ''}.`,
+    );
+  else out.push(`Budget ${n(e.budget)} ${basis} tokens: every round fits.`);
+  if (e.vscodeRequests) out.push(`VS Code language model requests: about ${n(e.vscodeRequests)}.`);
+  if (e.unpricedModels.length) out.push(`No price for ${e.unpricedModels.join(', ')}: the cost leaves them out.`);
+  return out.join('\n');
+}
+
+/** `--estimate`: the estimate on stdout (JSON with `--json`), exit 0; nothing is started. */
+export function printEstimate(params: StartMeetingParams, json: boolean, out: NodeJS.WritableStream): number {
+  const e = estimateMeeting(params);
+  out.write(`${json ? JSON.stringify(e) : formatEstimate(e)}\n`);
+  return 0;
+}

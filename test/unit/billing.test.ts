@@ -1,0 +1,175 @@
+/** The bill's pieces that need no meeting: settings, one-line formats, money, and the estimate's link to the prompts. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { EventBody } from '../../protocol/src';
+import { billOf, costOf, formatBill, formatBillShort, formatEstimateShort } from '../../protocol/src';
+import { estimateMeeting } from '../../daemon/src/meeting/estimate';
+import { countTokens } from '../../daemon/src/providers/tokens';
+import { billingConfig } from '../../extension/src/billingSettings';
+import { estimateLine } from '../../extension/src/estimate';
+import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { given, logOf, opened } from '../fakes/given';
+import { panel } from '../fakes/meetings';
+
+const usage = (participant: string, promptTokens: number, completionTokens: number, cachedTokens = 0): EventBody => ({
+  type: 'usage_recorded',
+  participant,
+  role: participant === 'sam' ? 'assistant' : 'worker',
+  purpose: 'turn',
+  usage: { promptTokens, completionTokens, source: 'provider', cachedTokens },
+});
+
+describe('the bill', () => {
+  it('names both figures, with the budget next to the one it caps', () => {
+    const spoken = given(...opened(), usage('ada', 1000, 100, 400), usage('sam', 500, 50));
+    assert.equal(
+      formatBill(spoken),
+      'spoken 2 / 15,000 budget · billed 1,650 tokens (1,500 prompt, 150 completion, 400 cached) in 2 calls',
+    );
+    assert.equal(formatBillShort(spoken), '2/15,000 spoken · 1,650 billed');
+    const billed = given(...opened({ config: { budgetBasis: 'billed' } }), usage('ada', 1000, 100));
+    assert.equal(
+      formatBill(billed),
+      'spoken 2 · billed 1,100 / 15,000 budget tokens (1,000 prompt, 100 completion, 0 cached) in 1 call',
+    );
+    assert.equal(formatBillShort(billed), '2 spoken · 1,100/15,000 billed');
+  });
+
+  it('prices cached prompt tokens at the cached price, and says which models have no price', () => {
+    assert.equal(
+      costOf(
+        { promptTokens: 1_000_000, completionTokens: 0, cachedTokens: 400_000 },
+        { input: 2, output: 8, cachedInput: 0.5 },
+      ),
+      1.2 + 0.2,
+    );
+    const seats = opened().map((b) =>
+      b.type === 'meeting_opened'
+        ? {
+            ...b,
+            config: { ...b.config, prices: { big: { input: 2, output: 8 } } },
+            participants: b.participants.map((p) => ({
+              ...p,
+              provider: 'openai' as const,
+              model: p.name === 'ada' ? 'big' : 'other',
+            })),
+          }
+        : b,
+    );
+    const s = given(...seats, usage('ada', 1_000_000, 100_000), usage('sam', 10, 10));
+    const bill = billOf(s);
+    assert.equal(bill.byParticipant.ada?.costUsd, 2 + 0.8);
+    assert.equal(bill.costUsd, 2.8);
+    assert.deepEqual(bill.unpricedModels, ['other']);
+    assert.match(formatBill(s), / · \$2\.80 \+ unpriced \(other\)$/);
+  });
+});
+
+describe('the minutes bill', () => {
+  it('counts VS Code model requests and shows money per participant and role where priced', () => {
+    const bodies = opened().map((b) =>
+      b.type === 'meeting_opened'
+        ? {
+            ...b,
+            config: { ...b.config, prices: { 'gpt-4o': { input: 2.5, output: 10 } } },
+            participants: b.participants.map((p) =>
+              p.name === 'ada'
+                ? { ...p, provider: 'openai' as const, model: 'gpt-4o' }
+                : { ...p, provider: 'vscode-lm' as const, model: 'copilot-gpt' },
+            ),
+          }
+        : b,
+    );
+    const md = renderMinutes(
+      logOf([...bodies, usage('ada', 400_000, 100_000, 200_000), usage('sam', 300, 30), usage('grace', 500, 50)]),
+    );
+    assert.match(md, /\| ada \| gpt-4o \| 1 \| 400,000 \| 100,000 \| 200,000 \| 500,000 \| \$2\.00 \| 0 \|/);
+    assert.match(md, /\| grace \| copilot-gpt \| 1 \| 500 \| 50 \| 0 \| 550 \| — \| 0 \|/);
+    assert.match(md, /\| worker \| 2 \| 400,500 \| 100,050 \| 200,000 \| 500,550 \| \$2\.00 \|/);
+    assert.match(md, /VS Code language model requests: 2 \(what Copilot counts as premium requests\)\./);
+    assert.match(md, /No price known for `copilot-gpt`: the cost above leaves them out\./);
+    assert.match(
+      md,
+      /- \*\*Bill:\*\* spoken 2 \/ 15,000 budget · billed 500,880 tokens .* · 2 VS Code model requests · \$2\.00 \+ unpriced \(copilot-gpt\)/,
+    );
+  });
+});
+
+describe('billing settings', () => {
+  it('turn prices and the basis into meeting config, and a broken price into one line saying where', () => {
+    assert.deepEqual(billingConfig({ prices: { m: { input: 1, output: 2 } }, budgetBasis: 'billed' }), {
+      budgetBasis: 'billed',
+      prices: { m: { input: 1, output: 2 } },
+    });
+    assert.deepEqual(billingConfig({ prices: {}, budgetBasis: 'spoken' }), { budgetBasis: 'spoken' });
+    assert.throws(
+      () => billingConfig({ prices: { m: { input: -1, output: 2 } } }),
+      /^Error: roundtable\.prices\.m\.input is invalid: [^\n]+$/,
+    );
+    assert.throws(
+      () => billingConfig({ budgetBasis: 'dollars' }),
+      /roundtable\.budgetBasis must be "spoken" or "billed"/,
+    );
+  });
+});
+
+describe('estimate', () => {
+  it('follows the prompts: a longer topic costs its tokens once in every call', () => {
+    const base = { mode: 'roundtable' as const, participants: panel(), config: { maxRounds: 2 } };
+    const short = estimateMeeting({ ...base, topic: 'Adopt a monorepo?' });
+    const extra = ' Consider the deploy pipeline, the ownership of shared code and the cost of CI.'.repeat(20);
+    const long = estimateMeeting({ ...base, topic: `Adopt a monorepo?${extra}` });
+    const calls = short.allRounds.calls;
+    assert.equal(long.allRounds.calls, calls);
+    const delta = long.allRounds.promptTokens - short.allRounds.promptTokens;
+    const perCall = countTokens(extra);
+    assert.ok(
+      Math.abs(delta - perCall * calls) <= calls * 2,
+      `${delta} more prompt tokens, ${perCall} x ${calls} calls expected`,
+    );
+    assert.equal(long.allRounds.completionTokens, short.allRounds.completionTokens);
+  });
+
+  it('fits in one line for a start flow, saying where the budget stops the meeting', () => {
+    const e = estimateMeeting({
+      topic: 'Adopt a monorepo?',
+      mode: 'roundtable',
+      participants: panel(),
+      config: { maxRounds: 10, tokenBudget: 5000 },
+    });
+    assert.ok(e.budgetCut);
+    assert.equal(
+      formatEstimateShort(e),
+      `about ${e.allRounds.totalTokens.toLocaleString('en-US')} billed tokens in ${e.allRounds.calls} calls over 10 rounds (the 5,000-token spoken budget stops it after round ${e.budgetCut.rounds}: about ${e.budgetCut.totalTokens.toLocaleString('en-US')} tokens)`,
+    );
+  });
+});
+
+describe('the start flow estimate', () => {
+  it('asks the daemon without the API key and shows one line; nothing when the daemon cannot say', async () => {
+    const params = {
+      topic: 'Adopt a monorepo?',
+      mode: 'roundtable' as const,
+      participants: panel(),
+      apiKey: 'sk-secret',
+    };
+    const sent: unknown[] = [];
+    const link = {
+      request: (method: string, p: unknown) => {
+        sent.push([method, p]);
+        return Promise.resolve(estimateMeeting(p as typeof params));
+      },
+    } as unknown as Parameters<typeof estimateLine>[0];
+    const line = await estimateLine(link, params);
+    assert.match(
+      line ?? '',
+      /^about [\d,]+ billed tokens in 52 calls over 10 rounds \(the 15,000-token spoken budget stops it after round \d+: about [\d,]+ tokens\)$/,
+    );
+    assert.equal((sent[0] as [string])[0], 'meeting/estimate');
+    assert.ok(!JSON.stringify(sent).includes('sk-secret'), 'the key is not sent');
+    const down = { request: () => Promise.reject(new Error('daemon gone')) } as unknown as Parameters<
+      typeof estimateLine
+    >[0];
+    assert.equal(await estimateLine(down, params), undefined);
+  });
+});
