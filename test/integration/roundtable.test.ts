@@ -48,8 +48,11 @@ describe('roundtable meetings on the scripted provider', () => {
     assert.equal(digest?.tokensUsed, state.spokenTokens);
     assert.match(
       state.digest?.text ?? '',
-      /^TOPIC: Should we adopt a monorepo\?\nCONSENSUS: FULL — adopt the monorepo\nDISSENT: none in the stance record: every worker ended on AGREE\nCONTRIBUTORS: ada proposed atomic commits, grace countered with release coupling\nCONFIDENCE: 1\.00\nTOKEN COST: \d+ \/ 15,000$/,
+      /^TOPIC: Should we adopt a monorepo\?\nCONSENSUS: FULL — adopt the monorepo\nDISSENT: none in the stance record: every worker ended on AGREE\nCONTRIBUTORS: ada proposed atomic commits, grace countered with release coupling\nCONFIDENCE: 1\.00\nTOKEN COST: \d+ \/ 15,000\nDebate changed the outcome: yes \(round 1 majority: no majority; final: AGREE\) · rounds after the first cost ([\d,]+) billed tokens$/,
     );
+    // Round 1 split ada and grace; the debate brought them to AGREE, and its later rounds were billed.
+    const later = /cost ([\d,]+) billed/.exec(state.digest?.text ?? '')?.[1] ?? '0';
+    assert.ok(Number(later.replace(/,/g, '')) > 0);
     assert.deepEqual(stanceMatrix(state).cells.grace, { 1: 'DISAGREE', 2: 'AGREE' });
   });
 

@@ -6,6 +6,7 @@
 import type { ConsensusLevel, Digest, MeetingState, StanceCell } from '../../../protocol/src';
 import { finalStances, workersOf } from '../../../protocol/src';
 import { oneLine } from './markdown';
+import { debateLine, debateMetrics } from './debateMetrics';
 
 export interface DigestNarrative {
   consensusStatement?: string;
@@ -122,6 +123,7 @@ function consensusDigest(s: MeetingState, narrative: DigestNarrative): Digest {
     tokensUsed: s.spokenTokens,
     tokenBudget: s.config.tokenBudget,
     terminatedBy: s.closed?.reason ?? 'error',
+    debate: debateLine(debateMetrics(s)),
   };
 }
 
@@ -142,6 +144,7 @@ export function buildDigest(s: MeetingState, narrative: DigestNarrative): Digest
     tokensUsed: s.spokenTokens,
     tokenBudget: s.config.tokenBudget,
     terminatedBy: s.closed?.reason ?? 'error',
+    debate: debateLine(debateMetrics(s)),
   };
 }
 
@@ -154,5 +157,6 @@ export function renderDigest(d: Digest): string {
     `CONTRIBUTORS: ${oneLine(d.contributors)}`,
     `CONFIDENCE: ${d.confidence.toFixed(2)}`,
     `TOKEN COST: ${d.tokensUsed.toLocaleString('en-US')} / ${d.tokenBudget.toLocaleString('en-US')}`,
+    ...(d.debate ? [oneLine(d.debate)] : []),
   ].join('\n');
 }

@@ -11,6 +11,7 @@ import { renderBallot } from './prompts';
 import { writeTemp } from './atomicFile';
 import { appendManifest, manifestFileFor, replaceFile } from './manifest';
 import { renderConsensusReport } from './report';
+import { debateMinutes } from './debateMetrics';
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -119,6 +120,7 @@ export function renderMinutes(events: MeetingEvent[]): string {
     out.push('');
   }
 
+  if (s.rounds.length > 0) out.push(...debateMinutes(s));
   if (s.digest) out.push('## Digest', '', codeBlock(s.digest.text, 'text'), '');
   if (s.decision) {
     out.push('## Decision', '', `**${s.decision.decision}** on ${iso(s.decision.at)}`, '');
