@@ -64,7 +64,9 @@ function strictMajority(values: string[], voters: number): string {
 }
 
 function words(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]{4,}/gu) ?? []);
+  // The stance marker is the position, not an argument.
+  const argument = text.replace(/\[\s*(stance|pass)\b[^\]]*\]/gi, '');
+  return new Set(argument.toLowerCase().match(/[\p{L}\p{N}]{4,}/gu) ?? []);
 }
 
 function round1Ballots(s: MeetingState): string {
