@@ -7,7 +7,8 @@
  *   the truth + 1 or + 2 (chosen by another hash), so two erring models agree on a wrong answer
  *   about half of the time;
  * - in a roundtable round after the first, a worker adopts the answer more than half of the answers
- *   it can see (its own and the others' in the previous round) agree on, else keeps its own;
+ *   it can see (its own and the others' in the previous round) agree on, else keeps its own
+ *   (stance NEUTRAL in round 1, then AGREE when there was such a majority, DISAGREE when not);
  * - every reply is billed exactly `PROMPT_TOKENS` + `COMPLETION_TOKENS`.
  */
 import { createHash } from 'node:crypto';
@@ -41,6 +42,8 @@ export interface EvalServer {
   chatCalls(): number;
   /** Chat completions that were independent answers (not meeting calls). */
   independentCalls(): number;
+  /** Chat completions that were roundtable worker turns. */
+  workerTurns(): number;
 }
 
 function strictMajority(xs: number[]): number | undefined {
@@ -55,13 +58,17 @@ function reply(body: ChatBody, rates: Record<string, number>): string {
   if (/the assistant who chairs|meeting's assistant/.test(system) || !expr) return 'Noted.';
   if (/^You are .*, the judge/.test(system)) return '[CLEAN]';
   let answer = modelAnswer(expr, body.model ?? '', rates);
+  // Round 1 has no room position yet: NEUTRAL, so the meeting goes on to a second round.
+  let stance = 'NEUTRAL';
   const peersAt = user.indexOf('Contributions of the others in round');
   if (peersAt >= 0) {
     const seen = [...user.slice(peersAt).matchAll(/ANSWER:\s*(-?\d+)/g)].map((m) => Number(m[1]));
-    answer = strictMajority([answer, ...seen]) ?? answer;
+    const majority = strictMajority([answer, ...seen]);
+    answer = majority ?? answer;
+    stance = majority === undefined ? 'DISAGREE' : 'AGREE';
   }
-  const stance = /a worker in a structured roundtable/.test(system) ? '\n[STANCE: AGREE]' : '';
-  return `I compute ${expr} step by step.\nANSWER: ${answer}${stance}`;
+  const marker = /a worker in a structured roundtable/.test(system) ? `\n[STANCE: ${stance}]` : '';
+  return `I compute ${expr} step by step.\nANSWER: ${answer}${marker}`;
 }
 
 export async function startEvalServer(rates: Record<string, number>): Promise<EvalServer> {
@@ -75,5 +82,7 @@ export async function startEvalServer(rates: Record<string, number>): Promise<Ev
     chatCalls: () => chats().length,
     independentCalls: () =>
       chats().filter((r) => r.body.messages?.[0]?.content.startsWith('You answer questions exactly')).length,
+    workerTurns: () =>
+      chats().filter((r) => /a worker in a structured roundtable/.test(r.body.messages?.[0]?.content ?? '')).length,
   };
 }

@@ -60,6 +60,7 @@ describe('roundtable eval', () => {
     const key: RunKey = { set: 'arithmetic', seed: 7, models: MODELS, rounds: 2 };
     const calls0 = server.chatCalls();
     const indep0 = server.independentCalls();
+    const turns0 = server.workerTurns();
     const { results } = await runEval({
       setup: setup(),
       key,
@@ -81,7 +82,7 @@ describe('roundtable eval', () => {
     assert.equal(by.majority?.billedTokensTotal, 30 * 3 * PER_CALL);
     const meetingCalls = server.chatCalls() - calls0 - 30 * 3;
     assert.equal(by.roundtable?.billedTokensTotal, meetingCalls * PER_CALL, 'every meeting call is billed');
-    assert.ok(meetingCalls >= 30 * 3, 'each meeting asked every worker at least once');
+    assert.equal(server.workerTurns() - turns0, 30 * 3 * 2, 'every meeting ran its two rounds');
   });
 
   it('CLI: prints the three-way table, writes eval-results.json, and a resumed run asks only what is left', async () => {
