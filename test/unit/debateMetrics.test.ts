@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Participant } from '../../protocol/src';
 import { debateMetrics } from '../../daemon/src/meeting/debateMetrics';
 import { JUDGE_ANTI_CONFORMITY, WORKER_ANTI_CONFORMITY } from '../../daemon/src/meeting/antiConformity';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { evidenceChecker } from '../../daemon/src/meeting/evidence';
 import { judgePrompt, workerPrompt } from '../../daemon/src/meeting/prompts';
-import { eventsOfType, runMeeting } from '../fakes/meetings';
+import { ballot, eventsOfType, panel, runMeeting } from '../fakes/meetings';
 
 const SAME = 'Atomic commits across services matter most.';
 
@@ -96,6 +100,35 @@ describe('debate metrics of a meeting', () => {
       state.digest?.text ?? '',
       /\nDebate changed the outcome: yes \(round 1 majority: no majority; final: DISAGREE\)/,
     );
+  });
+
+  it('consensus: the plain majority of round-1 ballots against the decision, in the digest and the minutes', async () => {
+    const workspace = mkdtempSync(path.join(tmpdir(), 'rt-debate-ws-'));
+    writeFileSync(path.join(workspace, 'BENCH.md'), '# numbers\n');
+    const { state, events } = await runMeeting({
+      deps: { checkEvidence: evidenceChecker(workspace) },
+      mode: 'consensus',
+      topic: 'Which database should the billing service use?',
+      options: ['PostgreSQL', 'SQLite'],
+      participants: panel(['ada', 'grace', 'linus'], false),
+      script: {
+        replies: {
+          ada: [ballot(['O1', 'accept', 0.9, ['BENCH.md']], ['O2', 'reject', 0.8])],
+          grace: [ballot(['O1', 'accept', 0.9, ['BENCH.md']], ['O2', 'reject', 0.7])],
+          linus: [ballot(['O1', 'accept', 0.8], ['O2', 'abstain', 0])],
+        },
+      },
+    });
+    const m = debateMetrics(state);
+    assert.equal(state.closed?.reason, 'verdict_reached');
+    assert.equal(m.round1Majority, 'O1');
+    assert.equal(m.finalOutcome, 'O1');
+    assert.equal(m.changedOutcome, false);
+    assert.match(
+      state.digest?.text ?? '',
+      /\nDebate changed the outcome: no \(round 1 majority: O1; final: O1\) · rounds after the first cost 0 billed tokens$/,
+    );
+    assert.match(renderMinutes(events), /Plain majority of round 1 ballots:\*\* O1 · \*\*final outcome:\*\* O1/);
   });
 
   it('a one-round meeting cannot have changed anything and cost nothing after round 1', async () => {
