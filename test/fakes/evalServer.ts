@@ -7,8 +7,10 @@
  *   the truth + 1 or + 2 (chosen by another hash), so two erring models agree on a wrong answer
  *   about half of the time;
  * - in a roundtable round after the first, a worker adopts the answer more than half of the answers
- *   it can see (its own and the others' in the previous round) agree on, else keeps its own
- *   (stance NEUTRAL in round 1, then AGREE when there was such a majority, DISAGREE when not);
+ *   it can see (its own and the others' in the previous round) agree on, else the answer of the
+ *   model whose name sorts first (stance NEUTRAL in round 1, then AGREE when there was a majority,
+ *   DISAGREE when not); so after two rounds the panel answers the round-1 majority, or the first
+ *   model's answer where round 1 had none;
  * - every reply is billed exactly `PROMPT_TOKENS` + `COMPLETION_TOKENS`.
  */
 import { createHash } from 'node:crypto';
@@ -62,9 +64,14 @@ function reply(body: ChatBody, rates: Record<string, number>): string {
   let stance = 'NEUTRAL';
   const peersAt = user.indexOf('Contributions of the others in round');
   if (peersAt >= 0) {
-    const seen = [...user.slice(peersAt).matchAll(/ANSWER:\s*(-?\d+)/g)].map((m) => Number(m[1]));
-    const majority = strictMajority([answer, ...seen]);
-    answer = majority ?? answer;
+    // Each quoted post: its envelope header names the seat (w<k>-<model>), its body the answer.
+    const peers = [...user.slice(peersAt).matchAll(/from=w\d+-([A-Za-z0-9_-]+) [^\n]*\n((?:\|[^\n]*\n?)*)/g)].map(
+      (m) => ({ model: m[1] ?? '', answer: Number(/ANSWER:\s*(-?\d+)/.exec(m[2] ?? '')?.[1]) }),
+    );
+    const all = [{ model: body.model ?? '', answer }, ...peers];
+    const majority = strictMajority(all.map((p) => p.answer));
+    // No majority: everyone defers to the model whose name sorts first (a conformist panel).
+    answer = majority ?? [...all].sort((a, b) => a.model.localeCompare(b.model))[0]?.answer ?? answer;
     stance = majority === undefined ? 'DISAGREE' : 'AGREE';
   }
   const marker = /a worker in a structured roundtable/.test(system) ? `\n[STANCE: ${stance}]` : '';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
-import { arithmeticSet } from '../../daemon/src/eval/questions';
+import { arithmeticSet, loadJsonlSet } from '../../daemon/src/eval/questions';
 import { checkpointPathFor, runEval, type RunKey } from '../../daemon/src/eval/harness';
 import { wilson95 } from '../../daemon/src/eval/wilson';
 import { cli, ensureBuilt } from '../fakes/cli';
@@ -26,12 +26,19 @@ const PER_CALL = PROMPT_TOKENS + COMPLETION_TOKENS;
 function expected(exprs: string[]) {
   let single = 0;
   let majority = 0;
+  let noMajority = 0;
+  let fixed = 0;
   for (const e of exprs) {
     const answers = MODELS.map((m) => modelAnswer(e, m, RATES));
     if (answers[0] === truth(e)) single++;
     if (answers.filter((a) => a === truth(e)).length >= 2) majority++;
+    if (new Set(answers).size === 3) {
+      // Round 1 had no majority; in round 2 everyone defers to m1.
+      noMajority++;
+      if (answers[0] === truth(e)) fixed++;
+    }
   }
-  return { single, majority };
+  return { single, majority, roundtable: majority + fixed, debate: { changed: noMajority, fixed, broken: 0 } };
 }
 
 async function tmp(): Promise<string> {
@@ -73,8 +80,10 @@ describe('roundtable eval', () => {
     const by = Object.fromEntries(results.systems.map((s) => [s.name, s]));
     assert.equal(by.single?.correct, want.single);
     assert.equal(by.majority?.correct, want.majority);
-    // The fake's workers adopt a visible majority: the debate can only keep the vote's outcome.
-    assert.equal(by.roundtable?.correct, want.majority);
+    // The fake's workers adopt a visible majority, else defer to m1: the debate fixes only where m1 was right.
+    assert.equal(by.roundtable?.correct, want.roundtable);
+    assert.deepEqual(results.debate, want.debate);
+    assert.ok(want.debate.changed > 0, 'the set has questions where round 1 had no majority');
     assert.notEqual(want.single, want.majority, 'the rates are chosen so that voting changes the score');
     assert.deepEqual(by.majority?.ci95, wilson95(want.majority, 30));
     assert.equal(server.independentCalls() - indep0, 30 * 3, 'one independent call per model and question');
@@ -147,7 +156,13 @@ describe('roundtable eval', () => {
     const [single, majority, roundtable] = json.systems;
     assert.equal(single?.correct, want.single);
     assert.equal(majority?.correct, want.majority);
-    assert.equal(roundtable?.correct, want.majority);
+    assert.equal(roundtable?.correct, want.roundtable);
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `differs from its own round-1 majority on ${want.debate.changed} of 40 questions \\(fixed ${want.debate.fixed}, broke 0\\)`,
+      ),
+    );
     for (const s of json.systems) {
       assert.equal(s.accuracy, s.correct / 40);
       assert.deepEqual(s.ci95, wilson95(s.correct, 40));
@@ -157,6 +172,47 @@ describe('roundtable eval', () => {
     assert.equal(single?.billedTokens, PER_CALL);
     assert.equal(majority?.billedTokens, 3 * PER_CALL);
     assert.ok(existsSync(checkpointPathFor(out)));
+  });
+
+  it('a JSONL set is checked numerically, and a checkpoint of another run is refused', async () => {
+    const dir = await tmp();
+    const file = path.join(dir, 'set.jsonl');
+    const exprs = arithmeticSet(12, 99).map((q) => q.question);
+    // Answers written as a person would: with a thousands separator or a decimal point.
+    await writeFile(
+      file,
+      exprs
+        .map((e, i) =>
+          JSON.stringify({ id: `q${i}`, question: `What is ${e}?`, answer: i % 2 ? `${truth(e)}.0` : truth(e) }),
+        )
+        .join('\n'),
+    );
+    const key: RunKey = { set: file, seed: null, models: MODELS, rounds: 2 };
+    const checkpoint = path.join(dir, 'c.jsonl');
+    const { results } = await runEval({
+      setup: setup(),
+      key,
+      questions: loadJsonlSet(file),
+      concurrency: 2,
+      checkpoint,
+      resume: false,
+    });
+    const want = expected(exprs);
+    assert.deepEqual(
+      results.systems.map((x) => x.correct),
+      [want.single, want.majority, want.roundtable],
+    );
+    await assert.rejects(
+      runEval({
+        setup: setup(),
+        key: { ...key, rounds: 3 },
+        questions: loadJsonlSet(file),
+        concurrency: 1,
+        checkpoint,
+        resume: true,
+      }),
+      /belongs to another run .*run without --resume to start over/,
+    );
   });
 
   it('CLI: a bad line of a JSONL set is one error naming the line, exit 2', async () => {

@@ -4,7 +4,7 @@
  * aggregates accuracy (95% Wilson interval), billed tokens and wall time per question.
  */
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { isCorrect, type Question } from './questions';
+import { answerKey, isCorrect, type Question } from './questions';
 import {
   SYSTEMS,
   independentAnswers,
@@ -28,6 +28,18 @@ export interface QuestionRecord {
   id: string;
   expected: string;
   results: Record<SystemName, SystemAnswer & { correct: boolean }>;
+  /** The roundtable's answer after its independent round 1 alone, and whether that was right. */
+  round1?: { answer?: string; correct: boolean };
+}
+
+/** What the rounds after the first did to the roundtable's answers. */
+export interface DebateEffect {
+  /** Questions whose answer differs from the round-1 majority's. */
+  changed: number;
+  /** Round 1 wrong, final right. */
+  fixed: number;
+  /** Round 1 right, final wrong: talked out of a right answer. */
+  broken: number;
 }
 
 export interface SystemSummary {
@@ -52,6 +64,8 @@ export interface EvalResults {
   models: string[];
   rounds: number;
   systems: SystemSummary[];
+  /** The roundtable against its own round 1 (questions answered before this was recorded are left out). */
+  debate: DebateEffect;
 }
 
 export function checkpointPathFor(outFile: string): string {
@@ -101,9 +115,13 @@ export interface HarnessOptions {
 
 async function answerAll(setup: PanelSetup, q: Question): Promise<QuestionRecord> {
   const { single, majority } = await independentAnswers(setup, q);
-  const { state: _state, ...roundtable } = await roundtableOn(setup, q);
+  const { state: _state, round1Answer, ...roundtable } = await roundtableOn(setup, q);
   const score = (a: SystemAnswer) => ({ ...a, correct: isCorrect(a.answer, q.answer) });
   return {
+    round1: {
+      ...(round1Answer !== undefined ? { answer: round1Answer } : {}),
+      correct: isCorrect(round1Answer, q.answer),
+    },
     id: q.id,
     expected: q.answer,
     results: { single: score(single), majority: score(majority), roundtable: score(roundtable) },
@@ -161,7 +179,18 @@ export function summarize(key: RunKey, records: QuestionRecord[]): EvalResults {
       wallMsTotal: ms,
     };
   });
-  return { set: key.set, n, seed: key.seed, models: key.models, rounds: key.rounds, systems };
+  const debate: DebateEffect = { changed: 0, fixed: 0, broken: 0 };
+  for (const r of records) {
+    if (!r.round1) continue;
+    const before = r.round1.answer;
+    const after = r.results.roundtable.answer;
+    const same =
+      before !== undefined && after !== undefined ? answerKey(before) === answerKey(after) : before === after;
+    if (!same) debate.changed++;
+    if (!r.round1.correct && r.results.roundtable.correct) debate.fixed++;
+    if (r.round1.correct && !r.results.roundtable.correct) debate.broken++;
+  }
+  return { set: key.set, n, seed: key.seed, models: key.models, rounds: key.rounds, systems, debate };
 }
 
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
@@ -178,5 +207,7 @@ export function renderTable(r: EvalResults): string {
     '| System | What | Correct | Accuracy | 95% CI (Wilson) | Billed tokens / question | Wall ms / question |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
+    '',
+    `Debate: the roundtable's answer differs from its own round-1 majority on ${r.debate.changed} of ${r.n} questions (fixed ${r.debate.fixed}, broke ${r.debate.broken}).`,
   ].join('\n');
 }

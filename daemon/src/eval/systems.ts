@@ -105,11 +105,12 @@ export function roundtablePanel(models: string[]): Participant[] {
  * The roundtable's answer: for each worker its latest `ANSWER:` marker over the rounds (a worker
  * that passed or failed later keeps its last stated answer), then the same strict majority as the
  * majority vote. A worker that never gave a marker counts as a voter without an answer.
+ * `upToRound` 1 gives what the independent round 1 alone would have answered.
  */
-export function roundtableAnswer(s: MeetingState): string | undefined {
+export function roundtableAnswer(s: MeetingState, upToRound = Infinity): string | undefined {
   const latest = workersOf(s).map((w) => {
     let a: string | undefined;
-    for (const r of s.rounds) {
+    for (const r of s.rounds.filter((x) => x.round <= upToRound)) {
       const m = r.contributions[w.name];
       const parsed = m ? parseAnswer(m.text) : undefined;
       if (parsed !== undefined) a = parsed;
@@ -120,7 +121,10 @@ export function roundtableAnswer(s: MeetingState): string | undefined {
 }
 
 /** Runs one roundtable meeting on the question, in this process, and reads its answer. */
-export async function roundtableOn(setup: PanelSetup, q: Question): Promise<SystemAnswer & { state: MeetingState }> {
+export async function roundtableOn(
+  setup: PanelSetup,
+  q: Question,
+): Promise<SystemAnswer & { round1Answer?: string; state: MeetingState }> {
   const started = Date.now();
   const meeting = await Meeting.open(
     { store: new MemoryStore(), providerFor: () => setup.provider, clock: systemClock },
@@ -140,8 +144,10 @@ export async function roundtableOn(setup: PanelSetup, q: Question): Promise<Syst
   );
   const state = await meeting.run();
   const answer = roundtableAnswer(state);
+  const round1Answer = roundtableAnswer(state, 1);
   return {
     ...(answer !== undefined ? { answer } : {}),
+    ...(round1Answer !== undefined ? { round1Answer } : {}),
     billedTokens: billOf(state).totalTokens,
     wallMs: Date.now() - started,
     state,
