@@ -172,6 +172,10 @@ describe('roundtable eval', () => {
     assert.equal(single?.billedTokens, PER_CALL);
     assert.equal(majority?.billedTokens, 3 * PER_CALL);
     assert.ok(existsSync(checkpointPathFor(out)));
+
+    const other = await cli([...args, '--resume', '--rounds', '3']);
+    assert.equal(other.code, 2, 'a checkpoint of other settings is refused, not mixed in');
+    assert.match(other.stderr, /belongs to another run .*: run without --resume to start over\n$/);
   });
 
   it('a JSONL set is checked numerically, and a checkpoint of another run is refused', async () => {

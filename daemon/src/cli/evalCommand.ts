@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { OpenAIProvider, probeOpenAIServer } from '../providers/openai';
 import { arithmeticSet, loadJsonlSet, type Question } from '../eval/questions';
-import { checkpointPathFor, renderTable, runEval, summarize, type RunKey } from '../eval/harness';
+import { checkpointPathFor, readCheckpoint, renderTable, runEval, summarize, type RunKey } from '../eval/harness';
 import { UsageError, parseCli } from './common';
 import { terminalSafe } from './printer';
 
@@ -136,8 +136,15 @@ export async function evalCommand(argv: string[], io: EvalIO): Promise<number> {
   }
   mkdirSync(path.dirname(o.out), { recursive: true });
   const checkpoint = checkpointPathFor(o.out);
+  if (o.resume) {
+    try {
+      readCheckpoint(checkpoint, o.key);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
   let resumed: number | undefined;
-  const { results } = await runEval({
+  const run = runEval({
     setup: {
       provider: new OpenAIProvider({ baseURL: o.baseURL, ...(o.apiKey ? { apiKey: o.apiKey } : {}) }),
       models: o.key.models,
@@ -162,6 +169,13 @@ export async function evalCommand(argv: string[], io: EvalIO): Promise<number> {
       const line = terminalSafe(`eval ${done}/${total} · correct so far: ${s}`);
       io.stderr.write(io.stderrTTY ? `\r\x1b[K${line}${done === total ? '\n' : ''}` : `${line}\n`);
     },
+  });
+  // A failed call (server gone, model missing) stops the run; what was answered stays in the checkpoint.
+  const { results } = await run.catch((e: unknown) => {
+    throw new Error(
+      `${(e as Error).message} — the answered questions are kept in ${checkpoint}: fix it and rerun with --resume`,
+      { cause: e },
+    );
   });
   writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
   io.stdout.write(`${terminalSafe(renderTable(results))}\n\nResults: ${terminalSafe(o.out)}\n`);
