@@ -206,6 +206,8 @@ export type CallPurpose = z.infer<typeof CallPurposeSchema>;
 /** The closing digest. Computed fields are computed; narrative fields come from the Assistant. */
 export const DigestSchema = z.object({
   topic: z.string(),
+  /** "Debate changed the outcome: yes/no … · rounds after the first cost N billed tokens" (absent in older logs). */
+  debate: z.string().optional(),
   /** Computed consensus level of the last evaluated round. */
   consensus: ConsensusLevelSchema,
   /** One-line statement of where the room landed (Assistant). */

@@ -101,6 +101,8 @@ export const EVENT_BODIES = {
     role: RoleSchema,
     purpose: CallPurposeSchema,
     usage: UsageSchema,
+    /** The round the call served (0 = briefing); absent in logs written before it was recorded. */
+    round: round.optional(),
   }),
   human_posted: z.object({
     messageId: z.string(),

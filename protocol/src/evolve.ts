@@ -159,6 +159,9 @@ export function evolve(prev: MeetingState, e: MeetingEvent): MeetingState {
         ...s,
         usageByParticipant: addUsage(s.usageByParticipant, e.participant, e.usage),
         usageByRole: addUsage(s.usageByRole, e.role, e.usage),
+        ...(e.round !== undefined && e.purpose !== 'briefing' && e.purpose !== 'digest'
+          ? { usageByRound: addUsage(s.usageByRound ?? {}, String(e.round), e.usage) }
+          : {}),
       };
     case 'meeting_interrupted':
       return { ...s, interruptions: [...s.interruptions, { at: e.at, detail: e.detail }] };

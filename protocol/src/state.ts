@@ -129,6 +129,8 @@ export interface MeetingState {
   pendingHumanPosts: PostedMessage[];
   usageByParticipant: Record<string, UsageTotals>;
   usageByRole: Record<string, UsageTotals>;
+  /** Billed usage of the turns, judge and summary calls of each round (briefing and digest left out). */
+  usageByRound?: Record<string, UsageTotals>;
   interruptions: { at: number; detail: string }[];
   /** A close asked for and logged but not yet carried out (honoured after a restart too). */
   closeRequest?: { reason: TerminationReason; detail?: string; graceful: boolean };

@@ -4,6 +4,7 @@ import { RUN_USAGE, runCommand } from './runCommand';
 import { RESOLVE_USAGE, resolveCommand } from './resolveCommand';
 import { MINUTES_USAGE, minutesCommand } from './minutesCommand';
 import { MCP_USAGE, mcpCommand } from './mcpCommand';
+import { EVAL_USAGE, evalCommand } from './evalCommand';
 import { UsageError } from './common';
 import { terminalSafe } from './printer';
 
@@ -15,6 +16,7 @@ Commands:
   resolve   answer a consensus meeting that waits for a human decision
   minutes   render a meeting's minutes again from its log
   mcp       serve the roundtable tools to MCP clients over stdio
+  eval      compare one model, a majority vote and the roundtable on a question set
 
 ${RUN_USAGE}
 
@@ -24,7 +26,9 @@ ${RESOLVE_USAGE}
 
 ${MINUTES_USAGE}
 
-${MCP_USAGE}`;
+${MCP_USAGE}
+
+${EVAL_USAGE}`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -45,6 +49,8 @@ export async function main(argv: string[]): Promise<number> {
         return await resolveCommand(rest, io);
       case 'minutes':
         return await minutesCommand(rest, io);
+      case 'eval':
+        return await evalCommand(rest, { ...io, stderrTTY: Boolean(process.stderr.isTTY) });
       case 'mcp':
         return await mcpCommand(rest, io.env);
       case undefined:

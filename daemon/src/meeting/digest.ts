@@ -6,6 +6,7 @@
 import type { ConsensusLevel, Digest, MeetingState, Participant, StanceCell, Usage } from '../../../protocol/src';
 import { billFigures, billOf, costOf, finalStances, formatBillFigures, workersOf } from '../../../protocol/src';
 import { oneLine } from './markdown';
+import { debateLine, debateMetrics } from './debateMetrics';
 
 export interface DigestNarrative {
   consensusStatement?: string;
@@ -163,6 +164,7 @@ function consensusDigest(s: MeetingState, narrative: DigestNarrative, call?: Dig
     confidence: Math.round(o.actualConsensus * 100) / 100,
     ...costFields(s, call),
     terminatedBy: s.closed?.reason ?? 'error',
+    debate: debateLine(debateMetrics(s)),
   };
 }
 
@@ -182,6 +184,7 @@ export function buildDigest(s: MeetingState, narrative: DigestNarrative, call?: 
     confidence: confidenceOf(s),
     ...costFields(s, call),
     terminatedBy: s.closed?.reason ?? 'error',
+    debate: debateLine(debateMetrics(s)),
   };
 }
 
@@ -194,6 +197,7 @@ export function renderDigest(d: Digest): string {
     `CONTRIBUTORS: ${oneLine(d.contributors)}`,
     `CONFIDENCE: ${d.confidence.toFixed(2)}`,
     `TOKEN COST: ${tokenCost(d)}`,
+    ...(d.debate ? [oneLine(d.debate)] : []),
   ].join('\n');
 }
 

@@ -12,6 +12,7 @@ import { writeTemp } from './atomicFile';
 import { appendManifest, manifestFileFor, replaceFile } from './manifest';
 import { renderConsensusReport } from './report';
 import { CANNED_NOTE, ignoresTopic } from '../providers/scripted';
+import { debateMinutes } from './debateMetrics';
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -126,6 +127,7 @@ export function renderMinutes(events: MeetingEvent[]): string {
     out.push('');
   }
 
+  if (s.rounds.length > 0) out.push(...debateMinutes(s));
   if (s.digest) out.push('## Digest', '', codeBlock(s.digest.text, 'text'), '');
   if (s.decision) {
     out.push('## Decision', '', `**${s.decision.decision}** on ${iso(s.decision.at)}`, '');

@@ -9,6 +9,7 @@ import type { ChatMessage } from '../providers/types';
 import { truncateToTokens } from '../providers/tokens';
 import { defang, oneLine, wrapPost } from './envelope';
 import { UNCERTAINTY_BELOW } from './votes';
+import { JUDGE_ANTI_CONFORMITY, WORKER_ANTI_CONFORMITY } from './antiConformity';
 
 /** A peer post longer than this is cut in prompts: one verbose agent must not blow up everyone's prompt. */
 export const PEER_POST_MAX_TOKENS = 800;
@@ -90,6 +91,7 @@ export function workerPrompt(s: MeetingState, me: Participant, round: RoundState
     'End your reply with exactly one stance marker on its own line: [STANCE: AGREE] if you support the position the room is converging on, ' +
       '[STANCE: DISAGREE] if you oppose it, or [STANCE: NEUTRAL].',
     'If you have nothing to add, reply with [PASS]; you will then sit out the remaining rounds.',
+    WORKER_ANTI_CONFORMITY,
   ]
     .filter(Boolean)
     .join('\n');
@@ -109,7 +111,8 @@ export function workerPrompt(s: MeetingState, me: Participant, round: RoundState
   }
   const human = [...(previous ? previous.humanPosts : s.pendingHumanPosts)];
   if (human.length > 0) parts.push(`From the human running the meeting:\n${human.map(wrap).join('\n\n')}`);
-  if (s.config.order !== 'parallel') {
+  // Round 1 stays independent in every order: nobody sees another worker before answering once.
+  if (s.config.order !== 'parallel' && round.round > 1) {
     const earlier = contributionsOf(round);
     if (earlier.length > 0) parts.push(`Earlier in this round:\n${earlier.map(wrap).join('\n\n')}`);
   }
@@ -137,6 +140,7 @@ export function judgePrompt(s: MeetingState, me: Participant, round: RoundState)
     '- [CLEAN] when the round needs no correction;',
     '- one line per worker that needs correcting: "@name: <the problem> — <what is needed>" (off-topic, unsupported claim, ignoring a point, repeating itself);',
     '- "CONVERGED: <reason>" on its own line when the workers have converged and more rounds would add nothing.',
+    ...JUDGE_ANTI_CONFORMITY,
   ]
     .filter(Boolean)
     .join('\n');

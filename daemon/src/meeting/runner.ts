@@ -152,6 +152,7 @@ export class Runner implements StepContext, RunnerClockInfo {
       participant: p.name,
       role: p.role,
       purpose: req.purpose,
+      round: req.round,
       usage: r.result.usage,
     }).catch(() => undefined);
     // The cap holds whatever the server did with max_tokens; a turn keeps its end (the stance).

@@ -1,0 +1,95 @@
+/**
+ * A panel of fake models on a real loopback OpenAI-compatible server (startFakeOpenAI) with known,
+ * deterministic error rates, so a test can compute what one model, a majority vote and the
+ * roundtable must score from the same rule the server follows:
+ *
+ * - a model errs on an expression when hash(expression|model) < its error rate; an erring answer is
+ *   the truth + 1 or + 2 (chosen by another hash), so two erring models agree on a wrong answer
+ *   about half of the time;
+ * - in a roundtable round after the first, a worker adopts the answer more than half of the answers
+ *   it can see (its own and the others' in the previous round) agree on, else the answer of the
+ *   model whose name sorts first (stance NEUTRAL in round 1, then AGREE when there was a majority,
+ *   DISAGREE when not); so after two rounds the panel answers the round-1 majority, or the first
+ *   model's answer where round 1 had none;
+ * - every reply is billed exactly `PROMPT_TOKENS` + `COMPLETION_TOKENS`.
+ */
+import { createHash } from 'node:crypto';
+import { lastUserMessage, startFakeOpenAI, type ChatBody, type FakeOpenAI } from './openaiServer';
+
+export const PROMPT_TOKENS = 100;
+export const COMPLETION_TOKENS = 10;
+const EXPR = /(\d+)\+(\d+)\*(\d+)\+(\d+)-(\d+)\*(\d+)/;
+
+function unit(s: string): number {
+  return createHash('sha256').update(s).digest().readUInt32BE(0) / 2 ** 32;
+}
+
+export function truth(expr: string): number {
+  const m = EXPR.exec(expr);
+  if (!m) throw new Error(`not an expression: ${expr}`);
+  const [a, b, c, d, e, f] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  return a + b * c + d - e * f;
+}
+
+/** What `model` answers on its own. */
+export function modelAnswer(expr: string, model: string, rates: Record<string, number>): number {
+  const t = truth(expr);
+  if (unit(`${expr}|${model}`) >= (rates[model] ?? 0)) return t;
+  return t + (unit(`${expr}|${model}|offset`) < 0.5 ? 1 : 2);
+}
+
+export interface EvalServer {
+  fake: FakeOpenAI;
+  /** Chat completions received so far. */
+  chatCalls(): number;
+  /** Chat completions that were independent answers (not meeting calls). */
+  independentCalls(): number;
+  /** Chat completions that were roundtable worker turns. */
+  workerTurns(): number;
+}
+
+function strictMajority(xs: number[]): number | undefined {
+  for (const x of xs) if (xs.filter((y) => y === x).length * 2 > xs.length) return x;
+  return undefined;
+}
+
+function reply(body: ChatBody, rates: Record<string, number>): string {
+  const system = body.messages?.find((m) => m.role === 'system')?.content ?? '';
+  const user = lastUserMessage(body);
+  const expr = EXPR.exec(user)?.[0];
+  if (/the assistant who chairs|meeting's assistant/.test(system) || !expr) return 'Noted.';
+  if (/^You are .*, the judge/.test(system)) return '[CLEAN]';
+  let answer = modelAnswer(expr, body.model ?? '', rates);
+  // Round 1 has no room position yet: NEUTRAL, so the meeting goes on to a second round.
+  let stance = 'NEUTRAL';
+  const peersAt = user.indexOf('Contributions of the others in round');
+  if (peersAt >= 0) {
+    // Each quoted post: its envelope header names the seat (w<k>-<model>), its body the answer.
+    const peers = [...user.slice(peersAt).matchAll(/from=w\d+-([A-Za-z0-9_-]+) [^\n]*\n((?:\|[^\n]*\n?)*)/g)].map(
+      (m) => ({ model: m[1] ?? '', answer: Number(/ANSWER:\s*(-?\d+)/.exec(m[2] ?? '')?.[1]) }),
+    );
+    const all = [{ model: body.model ?? '', answer }, ...peers];
+    const majority = strictMajority(all.map((p) => p.answer));
+    // No majority: everyone defers to the model whose name sorts first (a conformist panel).
+    answer = majority ?? [...all].sort((a, b) => a.model.localeCompare(b.model))[0]?.answer ?? answer;
+    stance = majority === undefined ? 'DISAGREE' : 'AGREE';
+  }
+  const marker = /a worker in a structured roundtable/.test(system) ? `\n[STANCE: ${stance}]` : '';
+  return `I compute ${expr} step by step.\nANSWER: ${answer}${marker}`;
+}
+
+export async function startEvalServer(rates: Record<string, number>): Promise<EvalServer> {
+  const fake = await startFakeOpenAI(
+    (body) => ({ text: reply(body, rates), promptTokens: PROMPT_TOKENS, completionTokens: COMPLETION_TOKENS }),
+    { models: Object.keys(rates) },
+  );
+  const chats = () => fake.requests.filter((r) => r.path.startsWith('/v1/chat/completions'));
+  return {
+    fake,
+    chatCalls: () => chats().length,
+    independentCalls: () =>
+      chats().filter((r) => r.body.messages?.[0]?.content.startsWith('You answer questions exactly')).length,
+    workerTurns: () =>
+      chats().filter((r) => /a worker in a structured roundtable/.test(r.body.messages?.[0]?.content ?? '')).length,
+  };
+}

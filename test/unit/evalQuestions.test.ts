@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import {
+  answerKey,
+  arithmeticSet,
+  isCorrect,
+  loadJsonlSet,
+  majorityAnswer,
+  parseAnswer,
+} from '../../daemon/src/eval/questions';
+import { wilson95 } from '../../daemon/src/eval/wilson';
+
+const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 5e-5, `${a} ≈ ${b}`);
+
+describe('eval: Wilson interval', () => {
+  it('matches published 95% values', () => {
+    // Textbook values (Newcombe 1998, Table I; Brown, Cai & DasGupta 2001).
+    const [lo1, hi1] = wilson95(0, 10);
+    close(lo1, 0);
+    close(hi1, 0.2775);
+    const [lo2, hi2] = wilson95(5, 10);
+    close(lo2, 0.2366);
+    close(hi2, 0.7634);
+    const [lo3, hi3] = wilson95(81, 263);
+    close(lo3, 0.2553);
+    close(hi3, 0.3662);
+    const [lo4, hi4] = wilson95(10, 10);
+    close(lo4, 0.7225);
+    close(hi4, 1);
+  });
+  it('is [0, 1] when nothing was asked', () => assert.deepEqual(wilson95(0, 0), [0, 1]));
+});
+
+describe('eval: question sets', () => {
+  it('generates the same seeded a+b*c+d-e*f set every time, integers 0-29, exact answers', () => {
+    const a = arithmeticSet(50, 42);
+    assert.deepEqual(a, arithmeticSet(50, 42));
+    assert.notDeepEqual(
+      a.map((q) => q.question),
+      arithmeticSet(50, 43).map((q) => q.question),
+    );
+    for (const q of a) {
+      const m = /^(\d+)\+(\d+)\*(\d+)\+(\d+)-(\d+)\*(\d+)$/.exec(q.question);
+      assert.ok(m, q.question);
+      const [x1, x2, x3, x4, x5, x6] = m.slice(1).map(Number);
+      for (const x of [x1, x2, x3, x4, x5, x6]) assert.ok(x !== undefined && x >= 0 && x <= 29);
+      assert.equal(q.answer, String(x1! + x2! * x3! + x4! - x5! * x6!));
+    }
+    assert.equal(new Set(a.map((q) => q.id)).size, 50);
+  });
+
+  it('loads JSONL and names the bad line', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'rt-evalq-'));
+    const f = path.join(dir, 'set.jsonl');
+    writeFileSync(
+      f,
+      '{"id":"a","question":"Capital of France?","answer":"Paris"}\n\n{"id":2,"question":"6*7","answer":42}\n',
+    );
+    assert.deepEqual(loadJsonlSet(f), [
+      { id: 'a', question: 'Capital of France?', answer: 'Paris' },
+      { id: '2', question: '6*7', answer: '42' },
+    ]);
+    writeFileSync(f, '{"id":"a","question":"q","answer":"1"}\nnot json\n');
+    assert.throws(() => loadJsonlSet(f), /set\.jsonl:2 is not JSON/);
+    writeFileSync(f, '{"id":"a","question":"q","answer":"1"}\n{"id":"a","question":"r","answer":"2"}\n');
+    assert.throws(() => loadJsonlSet(f), /set\.jsonl:2 repeats the id "a"/);
+  });
+});
+
+describe('eval: answers', () => {
+  it('reads the last ANSWER marker', () => {
+    assert.equal(parseAnswer('ANSWER: 3\nwait, no.\n**ANSWER:** 42.\n[STANCE: AGREE]'), '42');
+    assert.equal(parseAnswer('answer: Paris [STANCE: AGREE]'), 'Paris');
+    assert.equal(parseAnswer('I think it is 42'), undefined);
+    assert.equal(parseAnswer('ANSWER:   '), undefined);
+  });
+  it('checks numbers as numbers and text exactly (case-insensitive)', () => {
+    assert.ok(isCorrect('1,234', '1234'));
+    assert.ok(isCorrect('-5.0', '-5'));
+    assert.ok(!isCorrect('-4', '-5'));
+    assert.ok(!isCorrect('5 apples', '5'));
+    assert.ok(isCorrect(' paris ', 'Paris'));
+    assert.ok(!isCorrect('Paris, France', 'Paris'));
+    assert.ok(!isCorrect(undefined, '1'));
+    assert.equal(answerKey('42.0'), answerKey('42'));
+  });
+  it('majority needs more than half of the voters; a tie or a spread is no majority', () => {
+    assert.equal(majorityAnswer(['7', '7.0', '8']), '7');
+    assert.equal(majorityAnswer(['7', '8', '9']), undefined);
+    assert.equal(majorityAnswer(['7', '8']), undefined);
+    assert.equal(majorityAnswer(['7', undefined, undefined]), undefined, 'a voter without an answer still counts');
+    assert.equal(majorityAnswer(['7', '7', undefined]), '7');
+  });
+});
