@@ -50,7 +50,7 @@ function responder(): (body: ChatBody) => { text: string; delayMs: number } {
     if (w) {
       const i = Number(w[1]);
       const stance = i === 1 ? 'DISAGREE' : i % 2 ? 'AGREE' : 'NEUTRAL';
-      return reply(`Round ${n}, ${model}: ${prose(i * 31 + n * 13, 110)}.\n[STANCE: ${stance}]`);
+      return reply(`Round ${n}, ${model}: ${prose(i * 5 + n * 13, 110)}.\n[STANCE: ${stance}]`);
     }
     if (model === 'jude') {
       return reply(
@@ -132,7 +132,7 @@ export interface OurRun extends Bill {
   byPurpose: Record<string, { calls: number; billed: number }>;
 }
 
-async function runOurs(rounds: number): Promise<{ run: OurRun; requests: ChatBody[] }> {
+export async function runOurs(rounds: number): Promise<{ run: OurRun; requests: ChatBody[] }> {
   const fake = await startFakeOpenAI(responder());
   try {
     const provider = new OpenAIProvider({ baseURL: fake.baseURL });
