@@ -226,7 +226,8 @@ export function summaryPrompt(
       role: 'user',
       content:
         `${stableHead(s, o).join('\n\n')}\n\n` +
-        `Update the rolling summary with round ${round.round}: positions, who holds them, evidence, open questions. ` +
+        // Instructions before anything round-dependent: they stay in the cacheable prefix.
+        `Update the rolling summary with the round below: positions, who holds them, evidence, open questions. ` +
         `Keep it under ${s.config.summaryMaxTokens} tokens: merge, do not append.\n\n` +
         `${summaryBlock(s, 'Previous summary:')}\n\n` +
         `Round ${round.round} contributions:\n${contributionsOf(round).map(wrap).join('\n\n') || '(none)'}${judge}${human}\n\nReply with the new summary only.`,
