@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { benchFanOut, benchOverhead, benchScale } from './daemon';
 import { benchRoundLatency, benchTokenGrowth } from './meetings';
 import { benchStore } from './store';
+import { benchWholeMeeting } from './wholeMeeting';
 
 function table(rows: Record<string, unknown>[]): string {
   if (rows.length === 0) return '(no rows)';
@@ -32,6 +33,38 @@ async function main(): Promise<void> {
   console.log(
     `Roundtable benchmarks on ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}\n`,
   );
+
+  if (want('meeting')) {
+    const rows = await benchWholeMeeting();
+    const k = (n: number) => n.toLocaleString('en-US');
+    console.log(
+      '0. Whole meeting vs a naive full-transcript group chat: 5 workers + judge + assistant, replies ~120 tokens that never agree,',
+    );
+    console.log(
+      '   loopback OpenAI-compatible server, 300 ms per call, billed = prompt + completion tokens as the server reported them',
+    );
+    console.log(
+      table(
+        rows.map((r) => ({
+          rounds: r.rounds,
+          oursBilled: k(r.ours.billed),
+          naiveBilled: k(r.naive.billed),
+          oursOverNaive: r.ratio,
+          naiveOverOurs: +(1 / r.ratio).toFixed(2),
+          calls: `${r.ours.calls} / ${r.naive.calls}`,
+          wallS: `${(r.ours.wallMs / 1000).toFixed(1)} / ${(r.naive.wallMs / 1000).toFixed(1)}`,
+          roundOverFloor: r.roundOverFloor,
+          meetingOverFloor: r.meetingOverFloor,
+          cacheable: `${Math.round(r.ours.cacheableShare * 100)}% / ${Math.round(r.naive.cacheableShare * 100)}%`,
+        })),
+      ),
+    );
+    const at = (n: number) => rows.find((r) => r.rounds === n);
+    console.log(
+      `   targets: ours/naive at 3 rounds ${at(3)?.ratio ?? '?'} (<= 0.8), naive/ours at 10 rounds ${at(10) ? +(1 / at(10)!.ratio).toFixed(2) : '?'} (>= 3); round wall / floor <= 1.05 (floor = slowest worker call + the slower of judge and summary); calls, wall and cacheable share are ours / naive\n`,
+    );
+    results.wholeMeeting = rows;
+  }
 
   if (want('tokens')) {
     const t = await benchTokenGrowth();

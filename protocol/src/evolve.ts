@@ -48,6 +48,16 @@ function withRound(s: MeetingState, n: number, f: (r: RoundState) => RoundState)
   return { ...s, rounds: [...s.rounds.slice(0, -1), f(r)] };
 }
 
+/**
+ * Replaces round `n` wherever it is: the rolling summary of a round is written one round late
+ * (while the next round is judged), so its event may name the round before the current one.
+ */
+function withAnyRound(s: MeetingState, n: number, f: (r: RoundState) => RoundState): MeetingState {
+  const i = s.rounds.findIndex((r) => r.round === n);
+  if (i < 0) return s;
+  return { ...s, rounds: s.rounds.map((r, k) => (k === i ? f(r) : r)) };
+}
+
 function postedOf(e: EventOf<'message_posted'> | EventOf<'human_posted'>): PostedMessage {
   const human = e.type === 'human_posted';
   return {
@@ -151,7 +161,7 @@ export function evolve(prev: MeetingState, e: MeetingEvent): MeetingState {
       return withRound({ ...s, spokenTokens: s.spokenTokens + e.tokens }, e.round, (r) => ({ ...r, judge }));
     }
     case 'summary_updated':
-      return withRound({ ...s, summary: e.text, summarySeq: e.seq }, e.round, (r) => ({ ...r, summary: e.text }));
+      return withAnyRound({ ...s, summary: e.text, summarySeq: e.seq }, e.round, (r) => ({ ...r, summary: e.text }));
     case 'budget_warning':
       return { ...s, finalRound: e.finalRound };
     case 'usage_recorded':

@@ -62,7 +62,8 @@ function reply(body: ChatBody, rates: Record<string, number>): string {
   let answer = modelAnswer(expr, body.model ?? '', rates);
   // Round 1 has no room position yet: NEUTRAL, so the meeting goes on to a second round.
   let stance = 'NEUTRAL';
-  const peersAt = user.indexOf('Contributions of the others in round');
+  // The worker prompt quotes the previous round's other workers under this line.
+  const peersAt = user.search(/Round \d+, the others said:/);
   if (peersAt >= 0) {
     // Each quoted post: its envelope header names the seat (w<k>-<model>), its body the answer.
     const peers = [...user.slice(peersAt).matchAll(/from=w\d+-([A-Za-z0-9_-]+) [^\n]*\n((?:\|[^\n]*\n?)*)/g)].map(

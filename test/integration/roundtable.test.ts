@@ -32,9 +32,12 @@ describe('roundtable meetings on the scripted provider', () => {
     assert.ok(state.briefing, 'the assistant opened the meeting');
     assert.equal(state.rounds[0]?.judge?.corrections[0]?.worker, 'grace');
     assert.equal(state.rounds[1]?.judge, undefined, 'no judge review once consensus is reached');
-    assert.ok(
-      state.rounds.every((r) => r.summary !== undefined),
-      'a summary after every round',
+    // The summary lags one round: round 1 is folded in while round 2 is judged; the last round is
+    // read verbatim by the digest, so nothing summarises it.
+    assert.deepEqual(
+      state.rounds.map((r) => r.summary !== undefined),
+      [true, false],
+      'a summary of every round but the last',
     );
     // The assistant never speaks in the discussion.
     const assistantPosts = eventsOfType(events, 'message_posted').filter((e) => e.from === 'sam');
@@ -401,7 +404,8 @@ describe('roundtable meetings on the scripted provider', () => {
       assert.ok(u && u.calls > 0 && u.promptTokens > 0, `${name} has usage`);
     }
     assert.equal(state.usageByRole.worker?.calls, 3);
-    assert.ok((state.usageByRole.assistant?.calls ?? 0) >= 3, 'briefing, summary and digest');
+    // One round: nothing older to compress, so no summary call — the briefing and the digest.
+    assert.equal(state.usageByRole.assistant?.calls, 2, 'briefing and digest');
   });
 
   it('resumes from the log without redoing completed replies and records the interruption', async () => {

@@ -69,6 +69,21 @@ describe('nextStep — roundtable mode', () => {
     closesWith([...split, judged(1, 'the room agrees'), summary(1)], 'judge_converged', /the room agrees/);
   });
 
+  it('folds the previous round into the summary while the judge reviews this one, and never summarises the last', () => {
+    const two = [
+      ...opened({ config: { maxRounds: 2 } }),
+      ...roundSaid(1, { ada: 'AGREE', grace: 'DISAGREE' }),
+      consensus(1, 'NONE'),
+      judged(1),
+      ...roundSaid(2, { ada: 'AGREE', grace: 'DISAGREE' }),
+      consensus(2, 'NONE'),
+    ];
+    const step = nextStep(given(...two));
+    assert.equal(step.kind, 'judge_and_summary');
+    assert.deepEqual(step.kind === 'judge_and_summary' ? [step.round.round, step.summarize.round] : [], [2, 1]);
+    closesWith([...two, judged(2), summary(1)], 'max_rounds');
+  });
+
   it('given every worker passed, it closes with all_passed', () => {
     closesWith(
       [...opened({ judge: false }), ...roundSaid(1, { ada: 'PASS', grace: 'PASS' }), consensus(1, 'NONE'), summary(1)],

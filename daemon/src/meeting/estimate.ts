@@ -196,11 +196,12 @@ function roundtableRound(m: PaperMeeting, round: number, final: boolean): void {
     const text = filler(m.call(judge, 'judge', judgePrompt(m.state, judge, r), replyCap(m.state, 'judge')));
     m.emit({ type: 'judge_feedback', round, text, corrections: [], tokens: countTokens(text) });
   }
+  // The summary lags one round (the planner's rule): round r folds round r-1 in, round 1 folds nothing.
   const a = assistantOf(m.state);
-  const after = currentRound(m.state);
-  if (!after) return;
-  const text = filler(m.call(a, 'summary', summaryPrompt(m.state, a, after), replyCap(m.state, 'summary')));
-  m.emit({ type: 'summary_updated', round, text, tokens: countTokens(text) });
+  const before = m.state.rounds.find((x) => x.round === round - 1);
+  if (!before) return;
+  const text = filler(m.call(a, 'summary', summaryPrompt(m.state, a, before), replyCap(m.state, 'summary')));
+  m.emit({ type: 'summary_updated', round: before.round, text, tokens: countTokens(text) });
 }
 
 /** Placeholder options: the ones given, or as many as the workers may propose. */

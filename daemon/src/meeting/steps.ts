@@ -13,13 +13,18 @@ export type CommonStep =
   | { kind: 'done' }
   | { kind: 'await_human' };
 
-/** Roundtable mode: workers speak, stances are read, the judge and the summary follow. */
+/**
+ * Roundtable mode: workers speak, stances are read, then the judge reviews the round while the
+ * assistant folds the round before it into the rolling summary (`summary.round` is the round
+ * summarised, one behind the round being judged).
+ */
 export type RoundtableStep =
   | { kind: 'turns'; round: RoundState; pending: string[] }
   | { kind: 'stance'; round: RoundState; worker: string }
   | { kind: 'consensus'; round: RoundState }
   | { kind: 'judge'; round: RoundState }
-  | { kind: 'summary'; round: RoundState };
+  | { kind: 'summary'; round: RoundState }
+  | { kind: 'judge_and_summary'; round: RoundState; summarize: RoundState };
 
 /** Consensus mode: options are proposed, ballots cast, verdicts computed, escalations raised. */
 export type ConsensusStep =

@@ -37,6 +37,11 @@ export async function performRoundtable(step: ModeStep, run: StepContext): Promi
       return judge(run, step.round);
     case 'summary':
       return summary(run, step.round);
+    case 'judge_and_summary':
+      // Independent calls (the review reads this round, the summary the one before): the round
+      // costs the slower of the two, not their sum.
+      await Promise.all([judge(run, step.round), summary(run, step.summarize)]);
+      return;
     default:
       throw new Error(`${step.kind} is not a roundtable step`);
   }
@@ -122,6 +127,7 @@ async function judge(run: StepContext, round: RoundState): Promise<void> {
   await run.checkBudget();
 }
 
+/** Folds `round` (the round before the one just spoken) into the rolling summary. */
 async function summary(run: StepContext, round: RoundState): Promise<void> {
   const s = run.state;
   const assistant = run.assistant();

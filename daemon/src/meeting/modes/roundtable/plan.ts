@@ -1,7 +1,12 @@
 /**
  * Roundtable mode's planner. Order within a round: every worker speaks, stances are recorded,
- * consensus is evaluated, the judge reviews (only when there is no consensus), the assistant
- * updates the summary, then the meeting ends or the next round starts.
+ * consensus is evaluated, then — at once, since neither needs the other — the judge reviews the
+ * round (only when there is no consensus) and the assistant folds the PREVIOUS round into the
+ * rolling summary; then the meeting ends or the next round starts.
+ *
+ * The summary lags one round: workers read the last round verbatim, so a summary of it would be
+ * sent twice; round r-1 is compressed only once round r is in, for round r+1. The last round of
+ * a meeting is never summarised (the digest reads it verbatim) unless the meeting is reopened.
  */
 import type { MeetingState } from '../../../../../protocol/src';
 import { currentRound, workersOf } from '../../../../../protocol/src';
@@ -25,8 +30,12 @@ export function planRoundtable(s: MeetingState): Step {
   }
   if (!r.consensus) return { kind: 'consensus', round: r };
   const judge = s.participants.find((p) => p.role === 'judge');
-  if (judge && r.consensus.level === 'NONE' && !r.judge) return { kind: 'judge', round: r };
-  if (r.summary === undefined) return { kind: 'summary', round: r };
+  const judging = judge !== undefined && r.consensus.level === 'NONE' && !r.judge;
+  const before = s.rounds.find((x) => x.round === r.round - 1);
+  const summarize = before && before.summary === undefined ? before : undefined;
+  if (judging && summarize) return { kind: 'judge_and_summary', round: r, summarize };
+  if (judging) return { kind: 'judge', round: r };
+  if (summarize) return { kind: 'summary', round: summarize };
   if (s.reopenedAfterRound === r.round) return { kind: 'start_round', round: r.round + 1, final: true };
   if (r.consensus.level === 'FULL') return { kind: 'close', reason: 'consensus_full' };
   if (r.consensus.level === 'MAJORITY') return { kind: 'close', reason: 'consensus_majority' };
