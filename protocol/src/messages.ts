@@ -265,6 +265,11 @@ export const DAEMON_REQUESTS = {
     empty,
     "The human's decision on the digest.",
   ),
+  'meeting/delete': method(
+    meetingRef,
+    empty,
+    "Removes a closed meeting's log from the store (history); a running or waiting meeting is refused.",
+  ),
   'meeting/render': method(
     meetingRef,
     z.object({ minutes: z.string(), fileBase: z.string(), manifestLine: z.string().optional() }),
