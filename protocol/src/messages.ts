@@ -96,6 +96,10 @@ export const MeetingSummarySchema = z.object({
   terminatedBy: TerminationReasonSchema.optional(),
   createdAt: z.number(),
   lastSeq: z.number(),
+  /** Set once its digest is written (and cleared when another round reopens it). */
+  digestReady: z.boolean().optional(),
+  /** The human's decision on the current digest, once taken. */
+  decision: DecisionKindSchema.optional(),
 });
 export type MeetingSummary = z.infer<typeof MeetingSummarySchema>;
 

@@ -117,6 +117,29 @@ describe('lifecycle: another round, delete from history', () => {
     await f.conn.close();
   });
 
+  it('a failed meeting (its server unreachable) is shown as failed and refuses Accept', async () => {
+    const f = await Follower.connect(d.port, d.token);
+    const { meetingId } = await f.conn.rpc.request('meeting/start', {
+      topic: 'Adopt a monorepo?',
+      mode: 'roundtable',
+      participants: panel(['ada', 'grace'], false).map((p) =>
+        p.role === 'worker' ? { ...p, provider: 'openai' as const, model: 'gpt-4o-mini' } : p,
+      ),
+      providers: { baseURL: 'http://127.0.0.1:9/v1' },
+      config: { turnTimeoutMs: 5_000 },
+    });
+    await f.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
+    await f.until((ev) => ev.some((e) => e.type === 'meeting_closed'), 60_000);
+    const listed = (await f.conn.rpc.request('meeting/list', {})).meetings.find((m) => m.meetingId === meetingId);
+    assert.equal(listed?.terminatedBy, 'error');
+    await f.until((ev) => digests(ev).length === 1, 60_000);
+    await assert.rejects(
+      f.conn.rpc.request('meeting/decide', { meetingId, decision: 'accepted' }),
+      (e: RpcError) => e.code === 'conflict' && /retry it or discard it/.test(e.message),
+    );
+    await f.conn.close();
+  });
+
   it('deletes a closed meeting from history for good, and refuses one still running', async () => {
     const dataDir = await tempDataDir();
     let own = await startDaemon({ dataDir, port: 0, log: quiet });

@@ -73,6 +73,8 @@ export function summaryOf(s: MeetingState): MeetingSummary {
     lastSeq: s.lastSeq,
   };
   if (s.closed) out.terminatedBy = s.closed.reason;
+  if (s.digest) out.digestReady = true;
+  if (s.decision) out.decision = s.decision.decision;
   return out;
 }
 
