@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { DecisionKind, MeetingEvent, MeetingState, MeetingSummary, StartMeetingParams } from '../../protocol/src';
-import { fold, settles, terminationLabel } from '../../protocol/src';
+import { fold, settles } from '../../protocol/src';
 import type { DaemonLink } from './daemonLink';
 import { DigestPanel, type ReviewActions } from './digestPanel';
 import {
@@ -18,30 +18,10 @@ import {
   writeDecisionRecord,
   writeMinutesFile,
 } from './outputs';
+import { needOf, needOfSummary, shortTopic } from './meetingStatus';
 import { API_KEY_SECRET } from './startFlow';
 
-/** What a meeting waits for from the human, read from its state. */
-export type Need = 'review' | 'escalation' | 'failed';
-
-export function needOf(s: Pick<MeetingState, 'status' | 'digest' | 'decision' | 'closed'>): Need | undefined {
-  if (s.status === 'awaiting_human') return 'escalation';
-  if (s.status !== 'closed' || s.decision) return undefined;
-  if (s.closed?.reason === 'error') return 'failed';
-  return s.digest ? 'review' : undefined;
-}
-
-/** The same, from the daemon's list (no log needed). */
-export function needOfSummary(m: MeetingSummary): Need | undefined {
-  if (m.status === 'awaiting_human') return 'escalation';
-  if (m.status !== 'closed' || m.decision) return undefined;
-  if (m.terminatedBy === 'error') return 'failed';
-  return m.digestReady ? 'review' : undefined;
-}
-
-export function shortTopic(topic: string): string {
-  const line = topic.split('\n')[0] ?? '';
-  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
-}
+export { needOf, needOfSummary, shortTopic };
 
 export interface LifecycleHost {
   context: vscode.ExtensionContext;
@@ -289,15 +269,3 @@ const STATUS_EVENTS = new Set<MeetingEvent['type']>([
   'human_resolved',
   'decision_recorded',
 ]);
-
-/** One line for a meeting's outcome: "Full consensus", "Failed", "Round 2 of 10", "Needs you". */
-export function outcomeOf(m: MeetingSummary): string {
-  const need = needOfSummary(m);
-  if (m.status === 'awaiting_human') return 'Needs your decision';
-  if (m.status !== 'closed') return `Round ${m.round} of ${m.maxRounds}`;
-  const ended = m.terminatedBy ? terminationLabel(m.terminatedBy) : 'Closed';
-  if (need === 'review') return `${ended} · review`;
-  if (m.decision === 'accepted') return `${ended} · accepted`;
-  if (m.decision === 'rejected') return `${ended} · rejected`;
-  return ended;
-}

@@ -6,9 +6,8 @@
 import * as vscode from 'vscode';
 import type { MeetingSummary } from '../../protocol/src';
 import type { DaemonLink } from './daemonLink';
-import { needOfSummary, outcomeOf, shortTopic } from './lifecycle';
+import { contextOf, groupOf, needOfSummary, outcomeOf, shortTopic, type Group } from './meetingStatus';
 
-type Group = 'running' | 'awaiting' | 'closed';
 const GROUPS: { id: Group; label: string }[] = [
   { id: 'running', label: 'Running' },
   { id: 'awaiting', label: 'Awaiting you' },
@@ -17,18 +16,6 @@ const GROUPS: { id: Group; label: string }[] = [
 
 export type MeetingsNode =
   { kind: 'group'; group: Group; count: number } | { kind: 'meeting'; meeting: MeetingSummary };
-
-export function groupOf(m: MeetingSummary): Group {
-  if (needOfSummary(m)) return 'awaiting';
-  return m.status === 'closed' ? 'closed' : 'running';
-}
-
-/** The context value menus match on: meeting.running, meeting.review, meeting.escalation, meeting.failed, meeting.closed. */
-export function contextOf(m: MeetingSummary): string {
-  const need = needOfSummary(m);
-  if (need) return `meeting.${need}`;
-  return m.status === 'closed' ? 'meeting.closed' : 'meeting.running';
-}
 
 export class MeetingsTree implements vscode.TreeDataProvider<MeetingsNode>, vscode.Disposable {
   static readonly viewId = 'roundtable.meetings';

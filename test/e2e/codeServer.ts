@@ -67,6 +67,8 @@ export interface RunningVsCode {
 export async function startVsCode(opts: {
   install: 'vsix' | 'unpacked';
   env?: NodeJS.ProcessEnv;
+  /** More user settings, written before VS Code starts (code-server does not pick up later edits of the file). */
+  settings?: Record<string, unknown>;
 }): Promise<RunningVsCode> {
   const base = await mkdtemp(path.join(tmpdir(), 'rt-e2e-'));
   const userData = path.join(base, 'user');
@@ -85,6 +87,7 @@ export async function startVsCode(opts: {
       'extensions.autoUpdate': false,
       'telemetry.telemetryLevel': 'off',
       'roundtable.dataDir': home,
+      ...opts.settings,
     }),
   );
   await writeFile(path.join(workspace, 'README.md'), '# a project\n');

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
 import { CODE_SERVER, ROOT, VSIX, frameWith, startVsCode, until, type RunningVsCode } from './codeServer';
@@ -24,36 +24,45 @@ describe('Meetings in a real VS Code (code-server)', () => {
   let vs: RunningVsCode;
   let page: Page;
   let workspace: string;
-  let userSettings: string;
-  let baseSettings: Record<string, unknown>;
   let models: FakeOpenAI;
 
   before(async () => {
-    // Workers answer slowly from a real OpenAI-compatible server on loopback, so two meetings overlap.
+    // Workers answer slowly from a real OpenAI-compatible server on loopback, so two meetings
+    // overlap; closing that server later makes a meeting fail as with an unreachable server.
     models = await startFakeOpenAI(() => ({
       text: 'Yes: the evidence in the repository supports it.\n[STANCE: AGREE]',
-      delayMs: 12_000,
+      delayMs: 20_000,
     }));
     assert.ok(existsSync(CODE_SERVER), 'code-server is installed by test/e2e/setup.sh');
     assert.ok(existsSync(VSIX), 'the extension is packaged by `npm run package`');
-    vs = await startVsCode({ install: 'vsix' });
+    vs = await startVsCode({
+      install: 'vsix',
+      settings: {
+        'roundtable.providerBaseUrl': models.baseURL,
+        'roundtable.participants': [
+          { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
+          { name: 'ada', role: 'worker', provider: 'openai', model: 'fake-model' },
+          { name: 'grace', role: 'worker', provider: 'openai', model: 'fake-model' },
+        ],
+      },
+    });
     page = vs.page;
     workspace = vs.workspace;
-    // startVsCode keeps the user data beside the Roundtable home.
-    userSettings = path.join(path.dirname(vs.home), 'user', 'User', 'settings.json');
-    baseSettings = JSON.parse(await readFile(userSettings, 'utf8')) as Record<string, unknown>;
     await mkdir(SHOTS, { recursive: true });
   });
 
-  after(async () => {
-    await vs?.stop();
-    await models?.close();
-    console.log(`e2e screenshots: ${SHOTS}`);
+  let step = 0;
+  afterEach(async () => {
+    // What the screen showed when each test ended: the first thing to look at when one fails.
+    await page?.screenshot({ path: path.join(SHOTS, `meetings-end-of-test-${++step}.png`) }).catch(() => undefined);
   });
 
-  async function settings(extra: Record<string, unknown>): Promise<void> {
-    await writeFile(userSettings, JSON.stringify({ ...baseSettings, ...extra }, null, 2));
-  }
+  after(async () => {
+    if (vs) await writeFile(path.join(SHOTS, 'meetings-code-server.log'), vs.log()).catch(() => undefined);
+    await vs?.stop();
+    await models?.close().catch(() => undefined);
+    console.log(`e2e screenshots: ${SHOTS}`);
+  });
 
   async function palette(command: string): Promise<void> {
     await page.keyboard.press('Control+Shift+P');
@@ -112,13 +121,28 @@ describe('Meetings in a real VS Code (code-server)', () => {
     if ((await sidebar.count()) > 0) await sidebar.screenshot({ path: path.join(SHOTS, `${name}-sidebar.png`) });
   }
 
-  async function theme(name: 'Default Light Modern' | 'Default Dark Modern'): Promise<void> {
-    await settings({ 'workbench.colorTheme': name });
-    const light = name.includes('Light');
+  /** Switches the color theme as a person does, from the palette. */
+  async function theme(name: 'Light Modern' | 'Dark Modern'): Promise<void> {
+    await palette('Preferences: Color Theme');
+    await page.waitForSelector('.quick-input-widget input', { timeout: 15_000 });
+    await page.keyboard.type(name);
+    await until(
+      `${name} in the theme list`,
+      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).count()) > 0,
+    );
+    await page.keyboard.press('Enter');
+    const light = name.startsWith('Light');
     await until(
       `the ${name} theme`,
-      async () => (await page.locator(light ? '.monaco-workbench.vs' : '.monaco-workbench.vs-dark').count()) > 0,
+      async () => /\bvs-dark\b/.test((await page.locator('.monaco-workbench').getAttribute('class')) ?? '') !== light,
     );
+  }
+
+  function untracked(): string[] {
+    return execFileSync('git', ['status', '--porcelain'], { cwd: workspace })
+      .toString()
+      .split('\n')
+      .filter((l) => l.startsWith('??'));
   }
 
   /** The review panel's frame once it offers Accept. */
@@ -160,22 +184,14 @@ describe('Meetings in a real VS Code (code-server)', () => {
     await welcome.waitFor({ timeout: 30_000 });
     assert.match((await welcome.textContent()) ?? '', /No meetings yet/);
     assert.equal(await welcome.locator('.monaco-button', { hasText: 'Start Roundtable' }).count(), 1);
-    await theme('Default Light Modern');
+    await theme('Light Modern');
     await shoot('meetings-welcome-light');
-    await theme('Default Dark Modern');
+    await theme('Dark Modern');
     await shoot('meetings-welcome-dark');
   });
 
   it('runs two meetings at once, and both get a review and minutes; Another Round leads back to Accept', async () => {
-    await settings({
-      'workbench.colorTheme': 'Default Dark Modern',
-      'roundtable.providerBaseUrl': models.baseURL,
-      'roundtable.participants': [
-        { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
-        { name: 'ada', role: 'worker', provider: 'openai', model: 'fake-model' },
-        { name: 'grace', role: 'worker', provider: 'openai', model: 'fake-model' },
-      ],
-    });
+    const untrackedBefore = untracked();
     await startMeeting(TOPIC_A);
     await until('the first meeting in the Meetings view', async () => (await row(TOPIC_A).count()) > 0, 60_000);
     await startMeeting(TOPIC_B);
@@ -194,9 +210,9 @@ describe('Meetings in a real VS Code (code-server)', () => {
     // The first, not on screen, waits in the Meetings view for its review.
     await until('the first meeting to await its review', async () => /review/.test(await rowText(TOPIC_A)), 180_000);
     await shoot('meetings-awaiting-dark');
-    await theme('Default Light Modern');
+    await theme('Light Modern');
     await shoot('meetings-awaiting-light');
-    await theme('Default Dark Modern');
+    await theme('Dark Modern');
 
     // Another round: the review shows the meeting running again, then offers Accept on a new digest.
     const firstDigest = await review.inputValue('#digest-text');
@@ -246,7 +262,8 @@ describe('Meetings in a real VS Code (code-server)', () => {
       },
       30_000,
     );
-    assert.doesNotMatch(status, /^\?\?/m, 'nothing left untracked');
+    assert.deepEqual(untracked(), untrackedBefore, 'the meetings left no untracked file');
+    assert.ok(status.length > 0);
     await until(
       'both accepted in the Meetings view',
       async () => /accepted/.test(await rowText(TOPIC_A)) && /accepted/.test(await rowText(TOPIC_B)),
@@ -255,15 +272,8 @@ describe('Meetings in a real VS Code (code-server)', () => {
   });
 
   it('shows a failed meeting as failed and offers Retry and Discard, never Accept', async () => {
-    await settings({
-      'workbench.colorTheme': 'Default Dark Modern',
-      'roundtable.providerBaseUrl': 'http://127.0.0.1:9/v1',
-      'roundtable.participants': [
-        { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
-        { name: 'ada', role: 'worker', provider: 'openai', model: 'gpt-4o-mini' },
-        { name: 'grace', role: 'worker', provider: 'openai', model: 'gpt-4o-mini' },
-      ],
-    });
+    // The models' server goes away: the workers' calls are refused, as with an unreachable server.
+    await models.close();
     const before = execFileSync('git', ['status', '--porcelain'], { cwd: workspace }).toString();
     await startMeeting(TOPIC_FAIL);
     const toast = page.locator('.notification-toast', { hasText: /failed/ });
@@ -278,9 +288,9 @@ describe('Meetings in a real VS Code (code-server)', () => {
     await until('the failed meeting in the Meetings view', async () => /Failed/.test(await rowText(TOPIC_FAIL)));
     assert.equal(await frameWith(page, '[data-testid="accept"]'), undefined, 'no review offers Accept');
     await shoot('meetings-failed-dark');
-    await theme('Default Light Modern');
+    await theme('Light Modern');
     await shoot('meetings-failed-light');
-    await theme('Default Dark Modern');
+    await theme('Dark Modern');
 
     // Retry starts the same meeting again in its place: still one entry for the topic.
     await toast.first().locator('.monaco-button', { hasText: 'Retry' }).click();
@@ -289,7 +299,11 @@ describe('Meetings in a real VS Code (code-server)', () => {
       async () => (await page.locator('.notification-toast', { hasText: /failed/ }).count()) > 0,
       180_000,
     );
-    await until('one entry for the topic', async () => (await row(TOPIC_FAIL).count()) === 1);
+    await until(
+      'the retried meeting alone in the view, failed again',
+      async () => (await row(TOPIC_FAIL).count()) === 1 && /Failed/.test(await rowText(TOPIC_FAIL)),
+      180_000,
+    );
     await page.locator('.notification-toast .monaco-button', { hasText: 'Discard' }).first().click();
     await until('the failed meeting discarded', async () => (await row(TOPIC_FAIL).count()) === 0);
     assert.equal(
