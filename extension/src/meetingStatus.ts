@@ -23,9 +23,10 @@ export function needOfSummary(m: MeetingSummary): Need | undefined {
   return m.digestReady ? 'review' : undefined;
 }
 
-export function shortTopic(topic: string): string {
+/** The topic's first line, cut to `max` characters. */
+export function shortTopic(topic: string, max = 60): string {
   const line = topic.split('\n')[0] ?? '';
-  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** One line for a meeting's outcome: "Round 2 of 10", "Needs your decision", "Full consensus · review", "Failed". */

@@ -97,11 +97,12 @@ export class MeetingsTree implements vscode.TreeDataProvider<MeetingsNode>, vsco
       return item;
     }
     const m = node.meeting;
-    const item = new vscode.TreeItem(shortTopic(m.topic), vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(shortTopic(m.topic, 36), vscode.TreeItemCollapsibleState.None);
     const date = new Date(m.createdAt);
     const when = date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
     item.id = `meeting:${m.meetingId}`;
-    item.description = `${m.mode} · ${outcomeOf(m)} · ${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}`;
+    // What matters first (the outcome) comes first: a narrow sidebar cuts the end off.
+    item.description = `${outcomeOf(m)} · ${m.mode} · ${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}`;
     const tip = new vscode.MarkdownString(undefined, false);
     tip.appendText(m.topic.split('\n')[0] ?? '');
     tip.appendMarkdown('\n\n');

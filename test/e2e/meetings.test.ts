@@ -100,7 +100,7 @@ describe('Meetings in a real VS Code (code-server)', () => {
 
   /** The Meetings view's row for a topic. */
   function row(topic: string): Locator {
-    return meetingsPane().locator('.monaco-list-row', { hasText: topic.slice(0, 40) });
+    return meetingsPane().locator('.monaco-list-row', { hasText: topic.slice(0, 30) });
   }
 
   async function rowText(topic: string): Promise<string> {
@@ -121,21 +121,35 @@ describe('Meetings in a real VS Code (code-server)', () => {
     if ((await sidebar.count()) > 0) await sidebar.screenshot({ path: path.join(SHOTS, `${name}-sidebar.png`) });
   }
 
-  /** Switches the color theme as a person does, from the palette. */
+  /**
+   * Switches the color theme as a person does, from the palette's theme picker (code-server does
+   * not pick up edits of settings.json while it runs). Only the screenshots depend on it, so a
+   * picker that misbehaves is reported, not fatal to what the test checks.
+   */
   async function theme(name: 'Light Modern' | 'Dark Modern'): Promise<void> {
-    await palette('Preferences: Color Theme');
-    await page.waitForSelector('.quick-input-widget input', { timeout: 15_000 });
-    await page.keyboard.type(name);
-    await until(
-      `${name} in the theme list`,
-      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).count()) > 0,
-    );
-    await page.keyboard.press('Enter');
     const light = name.startsWith('Light');
-    await until(
-      `the ${name} theme`,
-      async () => /\bvs-dark\b/.test((await page.locator('.monaco-workbench').getAttribute('class')) ?? '') !== light,
-    );
+    const isLight = async () =>
+      !/\bvs-dark\b/.test((await page.locator('.monaco-workbench').getAttribute('class')) ?? '');
+    try {
+      if ((await isLight()) === light) return;
+      await palette('Preferences: Color Theme');
+      await until(
+        'the theme picker',
+        async () => (await page.locator('.quick-input-list .monaco-list-row').count()) > 3,
+      );
+      await page.keyboard.type(name);
+      // The picker's "Browse Additional Color Themes…" entry stays at the top: click the theme itself.
+      const row = page
+        .locator('.quick-input-list .monaco-list-row', { hasText: name })
+        .filter({ hasNotText: 'Browse' })
+        .first();
+      await row.waitFor({ timeout: 15_000 });
+      await row.click();
+      await until(`the ${name} theme`, async () => (await isLight()) === light, 15_000);
+    } catch (e) {
+      await page.keyboard.press('Escape');
+      console.log(`could not switch to the ${name} theme: ${(e as Error).message}`);
+    }
   }
 
   function untracked(): string[] {
