@@ -15,6 +15,8 @@ export interface SpawnOptions {
   electronAsNode?: boolean;
   timeoutMs?: number;
   log?: (line: string) => void;
+  /** More arguments for `roundtable daemon`, e.g. `['--idle-exit-ms', '600000']`. */
+  args?: () => string[];
 }
 
 export async function spawnDaemon(opts: SpawnOptions): Promise<FoundDaemon> {
@@ -23,8 +25,9 @@ export async function spawnDaemon(opts: SpawnOptions): Promise<FoundDaemon> {
   const logFile = path.join(dataDir, 'daemon.log');
   const out = openSync(logFile, 'a', 0o600);
   const script = opts.script ?? process.argv[1] ?? '';
-  opts.log?.(`starting the daemon: ${script} daemon --data-dir ${dataDir}`);
-  const child = spawn(process.execPath, [script, 'daemon', '--data-dir', dataDir], {
+  const args = ['daemon', '--data-dir', dataDir, ...(opts.args?.() ?? [])];
+  opts.log?.(`starting the daemon: ${script} ${args.join(' ')}`);
+  const child = spawn(process.execPath, [script, ...args], {
     detached: true,
     stdio: ['ignore', out, out],
     env: opts.electronAsNode ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env,

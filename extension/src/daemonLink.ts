@@ -38,10 +38,15 @@ export class DaemonLink implements vscode.Disposable {
   constructor(
     extensionPath: string,
     private readonly log: vscode.LogOutputChannel,
+    opts: { daemonArgs?: () => string[] } = {},
   ) {
     this.session = new DaemonSession({
       dataDir,
-      spawn: { script: path.join(extensionPath, 'dist', 'daemon', 'cli.js'), electronAsNode: true },
+      spawn: {
+        script: path.join(extensionPath, 'dist', 'daemon', 'cli.js'),
+        electronAsNode: true,
+        ...(opts.daemonArgs ? { args: opts.daemonArgs } : {}),
+      },
       client: `vscode ${vscode.version}`,
       log,
       onEvent: (method, params) => this.dispatch(method, params),

@@ -1,18 +1,20 @@
 /**
- * Roundtable in VS Code: wires the daemon link, the room view, the digest review, the status bar
- * and the commands together. Everything a meeting leaves in the workspace is written here.
+ * Roundtable in VS Code: wires the daemon link, the Meetings view, the room (sidebar and editor
+ * tab), the lifecycle of every meeting (review, minutes, retry), the status bar, the context keys
+ * and the commands together.
  */
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { DecisionKind, MeetingEvent, MeetingState, StartMeetingParams } from '../../protocol/src';
-import { fold, settles } from '../../protocol/src';
+import type { MeetingState, StartMeetingParams } from '../../protocol/src';
+import { fold } from '../../protocol/src';
 import { DaemonLink, dataDir } from './daemonLink';
-import { DigestPanel, type ReviewActions } from './digestPanel';
+import { Lifecycle, needOf } from './lifecycle';
 import { LmBridge } from './lmBridge';
 import { registerMcpServer } from './mcpRegistration';
+import { MeetingCommands, type MeetingArg } from './meetings';
 import { modelSourceFor } from './modelSource';
-import { stageInGit, workspaceRoot, writeDecisionRecord, writeMinutesFile } from './outputs';
+import { MeetingsTree } from './meetingsTree';
 import { RoomViewProvider } from './roomView';
 import { API_KEY_SECRET, startFlow } from './startFlow';
 import { meetingStatusBar } from './statusBar';
@@ -23,209 +25,217 @@ export interface RoundtableApi {
   state(meetingId: string): MeetingState;
   roomResolved(): boolean;
   daemonPid(): Promise<number | undefined>;
+  /** The meeting the room shows. */
+  shownMeeting(): string | undefined;
   link: DaemonLink;
 }
 
+const ACTIVE_KEY = 'roundtable.activeMeeting';
+
 export function activate(context: vscode.ExtensionContext): RoundtableApi {
   const log = vscode.window.createOutputChannel('Roundtable', { log: true });
-  const link = new DaemonLink(context.extensionPath, log);
+  const idleMinutes = (): number =>
+    vscode.workspace.getConfiguration('roundtable').get<number>('daemonIdleMinutes') ?? 10;
+  const link = new DaemonLink(context.extensionPath, log, {
+    daemonArgs: () => (idleMinutes() > 0 ? ['--idle-exit-ms', String(Math.round(idleMinutes() * 60_000))] : []),
+  });
   const lm = new LmBridge(link, log, modelSourceFor(context, log));
-  // Where each meeting's minutes were written, kept across reloads so they are updated in place.
-  const minutesFiles = new Map<string, vscode.Uri>(
-    Object.entries(context.workspaceState.get<Record<string, string>>('roundtable.minutesFiles') ?? {}).map(
-      ([k, v]) => [k, vscode.Uri.parse(v)],
-    ),
-  );
-  const reviewed = new Set<string>();
-  let activeMeeting: string | undefined;
-  /** Per meeting, the last seq whose minutes and review were already handled (before a reload). */
-  const handledUpTo = new Map<string, number>();
+  let activeMeeting: string | undefined = context.workspaceState.get<string>(ACTIVE_KEY);
 
   const status = meetingStatusBar(link, () => activeMeeting);
-  const updateStatus = status.update;
-
-  const post = async (text: string): Promise<void> => {
-    if (!activeMeeting) throw new Error('No meeting is running: start one with "Roundtable: Start Roundtable".');
-    await link.request('room/post', { meetingId: activeMeeting, text });
-  };
-  const cut = async (reason?: string): Promise<void> => {
-    if (!activeMeeting) throw new Error('No meeting is running.');
-    await link.request('meeting/cut', { meetingId: activeMeeting, ...(reason ? { reason } : {}) });
-  };
-
-  const saveMinutes = async (meetingId: string): Promise<vscode.Uri | undefined> => {
-    const rendered = await link.request('meeting/render', { meetingId });
-    const file = await writeMinutesFile(rendered, minutesFiles.get(meetingId));
-    if (file) {
-      minutesFiles.set(meetingId, file);
-      DigestPanel.filesWritten(meetingId, { minutes: file });
-      await context.workspaceState.update(
-        'roundtable.minutesFiles',
-        Object.fromEntries([...minutesFiles].map(([k, v]) => [k, v.toString()])),
-      );
-      log.info(`minutes written to ${vscode.workspace.asRelativePath(file)}`);
-    }
-    return file;
-  };
-
-  const actions: ReviewActions = {
-    decide: async (meetingId: string, decision: DecisionKind, digestText: string, instruction?: string) => {
-      await link.request('meeting/decide', {
-        meetingId,
-        decision,
-        digestText,
-        ...(instruction ? { instruction } : {}),
-      });
-      await waitFor(meetingId, (e) => e.type === 'decision_recorded');
-      if (decision === 'another_round') {
-        void vscode.window.showInformationMessage('Another round is running; the review opens again when it ends.');
-        return;
-      }
-      const minutes = await saveMinutes(meetingId);
-      const written: vscode.Uri[] = minutes ? [minutes] : [];
-      if (decision === 'accepted' && minutes) {
-        const s = fold(link.logs.get(meetingId) ?? []);
-        const record = await writeDecisionRecord(s, digestText, minutes);
-        if (record) written.push(record);
-        if (record) DigestPanel.filesWritten(meetingId, { decision: record });
-      }
-      const staged = written.length > 0 && (await stageInGit(written, log));
-      for (const f of written)
-        await vscode.window.showTextDocument(f, {
-          preview: false,
-          viewColumn: vscode.ViewColumn.Beside,
-          preserveFocus: true,
-        });
-      void vscode.window.showInformationMessage(
-        `Decision ${decision}: ${written.map((f) => vscode.workspace.asRelativePath(f)).join(' and ')} written${staged ? ' and staged in git' : ''}.`,
-      );
-    },
-    resolve: async (meetingId, action, opts) => {
-      await link.request('meeting/resolve', { meetingId, action, ...opts });
-    },
-  };
-
-  const review = (meetingId?: string): Promise<void> => {
-    const id = meetingId ?? activeMeeting;
-    if (!id) return Promise.reject(new Error('No meeting to review.'));
-    DigestPanel.show(context.extensionUri, link, id, actions, log);
-    return Promise.resolve();
-  };
-
-  /** Resolves once the meeting's log holds an event matching `pred` (it may already). */
-  function waitFor(meetingId: string, pred: (e: MeetingEvent) => boolean): Promise<void> {
-    if ((link.logs.get(meetingId) ?? []).some(pred)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const d = link.onEvent((e) => {
-        if (e.meetingId === meetingId && pred(e)) {
-          d.dispose();
-          resolve();
-        }
-      });
+  const tree = new MeetingsTree(link, log);
+  const showError = (e: unknown): void => {
+    const message = (e as Error)?.message ?? String(e);
+    log.error(message);
+    void vscode.window.showErrorMessage(`Roundtable: ${message}`, 'Show Log').then((choice) => {
+      if (choice === 'Show Log') log.show();
     });
-  }
-
-  const room = new RoomViewProvider(context.extensionUri, link, log, { post, cut, review });
-
-  /**
-   * Shows a meeting in the room and the status bar, remembered across window reloads. After a
-   * reload the log is fetched again: what was already there is not reviewed a second time.
-   */
-  const follow = async (meetingId: string, opts: { restored: boolean }): Promise<void> => {
-    activeMeeting = meetingId;
-    await context.workspaceState.update('roundtable.activeMeeting', meetingId);
-    room.show(meetingId);
-    const lastSeq = await link.subscribe(meetingId);
-    if (opts.restored) handledUpTo.set(meetingId, lastSeq);
-    updateStatus();
   };
-  const remembered = context.workspaceState.get<string>('roundtable.activeMeeting');
-  if (remembered) {
-    void follow(remembered, { restored: true }).catch((e: unknown) =>
-      log.warn(`could not follow ${remembered} after a reload: ${(e as Error).message}`),
+
+  /** Context keys for `when` clauses: what the room's meeting allows, and whether there is any meeting. */
+  const updateContext = (): void => {
+    const s = activeMeeting ? fold(link.logs.get(activeMeeting) ?? []) : undefined;
+    const need = s ? needOf(s) : undefined;
+    void vscode.commands.executeCommand('setContext', 'roundtable.hasMeeting', tree.list().length > 0);
+    void vscode.commands.executeCommand('setContext', 'roundtable.meetingShown', activeMeeting !== undefined);
+    void vscode.commands.executeCommand(
+      'setContext',
+      'roundtable.meetingRunning',
+      s !== undefined && (s.status === 'running' || s.status === 'new'),
     );
-  }
+    void vscode.commands.executeCommand(
+      'setContext',
+      'roundtable.canReview',
+      need === 'review' || need === 'escalation' || s?.decision !== undefined,
+    );
+    void vscode.commands.executeCommand('setContext', 'roundtable.meetingFailed', need === 'failed');
+    status.update();
+  };
+
+  const changed = (): void => {
+    updateContext();
+    tree.refreshSoon();
+  };
+
+  /** Shows a meeting in the room (following its log), remembered across window reloads. */
+  const select = async (meetingId: string): Promise<void> => {
+    activeMeeting = meetingId;
+    await context.workspaceState.update(ACTIVE_KEY, meetingId);
+    await lifecycle.follow(meetingId);
+    room.show(meetingId);
+    updateContext();
+  };
+
+  const lifecycle: Lifecycle = new Lifecycle({ context, link, log, shown: () => activeMeeting, select, changed });
+  const commands: MeetingCommands = new MeetingCommands({
+    context,
+    link,
+    log,
+    lifecycle,
+    tree,
+    shown: () => activeMeeting,
+    select,
+    showError,
+  });
+  const room = new RoomViewProvider(context.extensionUri, link, log, {
+    post: (text) => commands.post(activeMeeting, text),
+    cut: (reason) => commands.cut(activeMeeting, reason),
+    review: (meetingId) => commands.review(meetingId ?? activeMeeting),
+  });
+
+  /** A meeting started here (start flow, retry, tests): followed from its first event, then shown. */
+  const startedHere = async (meetingId: string): Promise<void> => {
+    await lifecycle.follow(meetingId, { fresh: true });
+    await select(meetingId);
+    changed();
+  };
+
+  const run =
+    <A extends unknown[]>(f: (...a: A) => Promise<unknown>) =>
+    (...a: A): Promise<void> =>
+      f(...a).then(
+        () => undefined,
+        (e: unknown) => showError(e),
+      );
+
+  const treeView = vscode.window.createTreeView(MeetingsTree.viewId, {
+    treeDataProvider: tree,
+    showCollapseAll: false,
+  });
 
   context.subscriptions.push(
     log,
     link,
     lm,
     status.item,
+    status.disposable,
     room,
+    tree,
+    treeView,
+    lifecycle,
+    commands,
     vscode.window.registerWebviewViewProvider(RoomViewProvider.viewId, room),
     link.onEvent((e) => {
-      if (e.meetingId !== activeMeeting) return;
-      updateStatus();
-      if (e.seq <= (handledUpTo.get(e.meetingId) ?? 0)) return;
-      // The review opens as the meeting closes and shows progress while the digest is written.
-      if (e.type === 'meeting_closed') void review(e.meetingId).catch((err: unknown) => showError(log, err));
-      // Minutes are always saved, and the review opens, when a meeting closes or needs the human.
-      if (settles(e) && !reviewed.has(`${e.meetingId}:${e.seq}`)) {
-        reviewed.add(`${e.meetingId}:${e.seq}`);
-        void (async () => {
-          // At an escalation the report (Status: blocked: votes, matrix, conflicts) is written and
-          // opened beside the review, so the human decides with it; resolving rewrites the same file.
-          const file = await saveMinutes(e.meetingId);
-          if (e.type === 'escalated' && file)
-            await vscode.window.showTextDocument(file, { preview: false, viewColumn: vscode.ViewColumn.Beside });
-          await review(e.meetingId);
-        })().catch((err: unknown) => showError(log, err));
-      }
+      if (e.meetingId === activeMeeting) updateContext();
     }),
-    link.onConnected(
-      () =>
-        void lm.register().catch((e: unknown) => log.warn(`vscode-lm bridge not available: ${(e as Error).message}`)),
+    tree.onDidLoad(() => updateContext()),
+    link.onConnected(() => {
+      void lm.register().catch((e: unknown) => log.warn(`vscode-lm bridge not available: ${(e as Error).message}`));
+      // After every (re)connection: the list again, and whatever finished meanwhile is handled.
+      void tree
+        .refresh()
+        .then((meetings) => lifecycle.catchUp(meetings))
+        .catch((e: unknown) => log.warn(`could not catch up with the meetings: ${(e as Error).message}`));
+    }),
+    vscode.commands.registerCommand(
+      'roundtable.start',
+      run(() => startFlow(context, link, log, (id) => startedHere(id))),
     ),
-    vscode.commands.registerCommand('roundtable.start', () =>
-      startFlow(context, link, log, follow).catch((e: unknown) => showError(log, e)),
+    vscode.commands.registerCommand(
+      'roundtable.cut',
+      run((arg?: MeetingArg) => commands.cut(arg)),
     ),
-    vscode.commands.registerCommand('roundtable.cut', () => cut().catch((e: unknown) => showError(log, e))),
-    vscode.commands.registerCommand('roundtable.post', async () => {
-      const text = await vscode.window.showInputBox({
-        prompt: 'Post to the room (workers see it next round, as yours)',
-      });
-      if (text?.trim()) await post(text).catch((e: unknown) => showError(log, e));
-    }),
-    vscode.commands.registerCommand('roundtable.reviewDigest', () => review().catch((e: unknown) => showError(log, e))),
-    vscode.commands.registerCommand('roundtable.openMinutes', async () => {
-      const file = activeMeeting ? minutesFiles.get(activeMeeting) : undefined;
-      if (file) {
-        await vscode.window.showTextDocument(file);
-        return;
-      }
-      const root = workspaceRoot();
-      const folder = vscode.workspace.getConfiguration('roundtable').get<string>('minutesFolder') ?? 'docs/roundtable';
-      if (!root) return void vscode.window.showWarningMessage('Open a folder to keep Roundtable minutes in it.');
-      const picked = await vscode.window.showOpenDialog({
-        defaultUri: vscode.Uri.joinPath(root, folder),
-        filters: { Minutes: ['md'] },
-      });
-      if (picked?.[0]) await vscode.window.showTextDocument(picked[0]);
-    }),
-    vscode.commands.registerCommand('roundtable.setApiKey', async () => {
-      const key = await vscode.window.showInputBox({
-        prompt:
-          "API key for the OpenAI-compatible server (kept in VS Code's secret storage, never written to disk in the clear)",
-        password: true,
-        ignoreFocusOut: true,
-      });
-      if (key === undefined) return;
-      if (key.trim() === '') await context.secrets.delete(API_KEY_SECRET);
-      else await context.secrets.store(API_KEY_SECRET, key.trim());
-      void vscode.window.showInformationMessage(
-        key.trim() ? 'Roundtable API key saved.' : 'Roundtable API key removed.',
-      );
-    }),
-    vscode.commands.registerCommand('roundtable.configureParticipants', async () => {
-      await vscode.commands.executeCommand('workbench.action.openSettingsJson', {
+    vscode.commands.registerCommand(
+      'roundtable.post',
+      run(async () => {
+        const text = await vscode.window.showInputBox({
+          prompt: 'Post to the room (workers see it next round, as yours)',
+        });
+        if (text?.trim()) await commands.post(activeMeeting, text);
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'roundtable.reviewDigest',
+      run((arg?: MeetingArg) => commands.review(arg)),
+    ),
+    vscode.commands.registerCommand(
+      'roundtable.openMinutes',
+      run((arg?: MeetingArg) => commands.openMinutes(arg)),
+    ),
+    vscode.commands.registerCommand(
+      'roundtable.openMeeting',
+      run((arg?: MeetingArg) => commands.open(arg)),
+    ),
+    vscode.commands.registerCommand(
+      'roundtable.deleteMeeting',
+      run((arg?: MeetingArg) => commands.delete(arg)),
+    ),
+    vscode.commands.registerCommand(
+      'roundtable.retryMeeting',
+      run((arg?: MeetingArg) => commands.retry(arg)),
+    ),
+    vscode.commands.registerCommand(
+      'roundtable.discardMeeting',
+      run((arg?: MeetingArg) => commands.discard(arg)),
+    ),
+    vscode.commands.registerCommand(
+      'roundtable.openRoomInEditor',
+      run((arg?: MeetingArg) => commands.openInEditor(arg)),
+    ),
+    vscode.commands.registerCommand(
+      'roundtable.refreshMeetings',
+      run(() => tree.refresh()),
+    ),
+    vscode.commands.registerCommand(
+      'roundtable.setApiKey',
+      run(async () => {
+        const key = await vscode.window.showInputBox({
+          prompt:
+            "API key for the OpenAI-compatible server (kept in VS Code's secret storage, never written to disk in the clear)",
+          password: true,
+          ignoreFocusOut: true,
+        });
+        if (key === undefined) return;
+        if (key.trim() === '') await context.secrets.delete(API_KEY_SECRET);
+        else await context.secrets.store(API_KEY_SECRET, key.trim());
+        void vscode.window.showInformationMessage(
+          key.trim() ? 'Roundtable API key saved.' : 'Roundtable API key removed.',
+        );
+      }),
+    ),
+    vscode.commands.registerCommand('roundtable.configureParticipants', () =>
+      vscode.commands.executeCommand('workbench.action.openSettingsJson', {
         revealSetting: { key: 'roundtable.participants', edit: true },
-      });
-    }),
+      }),
+    ),
     vscode.commands.registerCommand('roundtable.focusRoom', () =>
       vscode.commands.executeCommand(`${RoomViewProvider.viewId}.focus`),
     ),
     vscode.commands.registerCommand('roundtable.showLog', () => log.show()),
   );
+
+  updateContext();
+  // Connects (starting the daemon if needed): the list fills the Meetings view, and onConnected catches up.
+  void tree.refresh();
+  const remembered = activeMeeting;
+  if (remembered) {
+    void select(remembered).catch((e: unknown) => {
+      log.warn(`could not show ${remembered} after a reload: ${(e as Error).message}`);
+      activeMeeting = undefined;
+      void context.workspaceState.update(ACTIVE_KEY, undefined);
+      updateContext();
+    });
+  }
 
   try {
     registerMcpServer(context, log);
@@ -238,11 +248,12 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     link,
     startMeeting: async (params) => {
       const { meetingId } = await link.request('meeting/start', params);
-      await follow(meetingId, { restored: false });
+      await startedHere(meetingId);
       return meetingId;
     },
     state: (meetingId) => fold(link.logs.get(meetingId) ?? []),
     roomResolved: () => room.resolved,
+    shownMeeting: () => activeMeeting,
     daemonPid: async () => {
       try {
         return (JSON.parse(await readFile(path.join(dataDir(), 'daemon.json'), 'utf8')) as { pid: number }).pid;
@@ -266,14 +277,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
   return api;
 }
 
-function showError(log: vscode.LogOutputChannel, e: unknown): void {
-  const message = (e as Error)?.message ?? String(e);
-  log.error(message);
-  void vscode.window.showErrorMessage(`Roundtable: ${message}`, 'Show Log').then((choice) => {
-    if (choice === 'Show Log') log.show();
-  });
-}
-
 export function deactivate(): void {
-  // Subscriptions are disposed by VS Code; the daemon keeps running for other windows and the CLI.
+  // Subscriptions are disposed by VS Code. The daemon serves other windows and the CLI, and stops
+  // by itself after `roundtable.daemonIdleMinutes` with no client and no running meeting.
 }

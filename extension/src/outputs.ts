@@ -1,8 +1,8 @@
 /**
- * What a meeting leaves in the workspace: its minutes (rendered by the daemon from the log), and
- * on Accept a decision record in MADR style. Both are staged in git through the built-in Git
- * extension when the workspace is a repository. Nothing is written in an untrusted workspace
- * without asking.
+ * What a meeting leaves in the workspace: its minutes (rendered by the daemon from the log, when
+ * `roundtable.minutes` says so), and on Accept a decision record in MADR style. Only an Accept
+ * stages files in git (through the built-in Git extension, when the workspace is a repository).
+ * Every file is written atomically; nothing is written in an untrusted workspace without asking.
  */
 import { execFile } from 'node:child_process';
 import { userInfo } from 'node:os';
@@ -53,35 +53,97 @@ async function freshName(dir: vscode.Uri, base: string): Promise<vscode.Uri> {
 
 const encoder = new TextEncoder();
 
-/** Writes (or rewrites, for this meeting) the minutes; returns where. */
-export async function writeMinutesFile(
-  rendered: { minutes: string; fileBase: string; manifestLine?: string },
-  previous: vscode.Uri | undefined,
-): Promise<vscode.Uri | undefined> {
+/** When minutes go into the workspace: `roundtable.minutes`. */
+export type MinutesPolicy = 'always' | 'onAccept' | 'never';
+
+export function minutesPolicy(): MinutesPolicy {
+  const v = vscode.workspace.getConfiguration('roundtable').get<string>('minutes');
+  return v === 'always' || v === 'never' ? v : 'onAccept';
+}
+
+export function minutesDir(): vscode.Uri | undefined {
   const root = workspaceRoot();
-  if (!root) {
-    void vscode.window.showWarningMessage('Open a folder to save Roundtable minutes into it.');
+  return root ? vscode.Uri.joinPath(root, folderSetting('minutesFolder', 'docs/roundtable')) : undefined;
+}
+
+/**
+ * The minutes file this meeting already has, found on disk (not remembered): a file named after
+ * the meeting that names its id. So a meeting decided after a reload, or in another window,
+ * rewrites its own file instead of adding a second one.
+ */
+export async function existingMinutes(meetingId: string, fileBase: string): Promise<vscode.Uri | undefined> {
+  const dir = minutesDir();
+  if (!dir) return undefined;
+  let entries: [string, vscode.FileType][];
+  try {
+    entries = await vscode.workspace.fs.readDirectory(dir);
+  } catch {
     return undefined;
   }
-  if (!(await mayWrite('meeting minutes'))) return undefined;
-  const dir = vscode.Uri.joinPath(root, folderSetting('minutesFolder', 'docs/roundtable'));
-  await vscode.workspace.fs.createDirectory(dir);
-  const target = previous ?? (await freshName(dir, rendered.fileBase));
-  await vscode.workspace.fs.writeFile(target, encoder.encode(rendered.minutes));
-  if (rendered.manifestLine) {
-    // One line per meeting: the line written when it escalated (blocked) is replaced when it is resolved.
-    const manifest = vscode.Uri.joinPath(dir, 'MANIFEST.jsonl');
-    const before = (await exists(manifest))
-      ? new TextDecoder().decode(await vscode.workspace.fs.readFile(manifest))
-      : '';
-    const entry = JSON.parse(rendered.manifestLine) as { id?: unknown; file?: unknown };
-    const line = jsonLine({ ...entry, file: target.path.split('/').pop() ?? entry.file });
-    await vscode.workspace.fs.writeFile(
-      manifest,
-      encoder.encode(`${withoutMeeting(before, String(entry.id))}${line}\n`),
-    );
+  const mark = `\`${meetingId}\``;
+  for (const [name] of entries.sort(([a], [b]) => a.localeCompare(b))) {
+    if (!name.startsWith(fileBase) || !name.endsWith('.md')) continue;
+    const uri = vscode.Uri.joinPath(dir, name);
+    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+    if (text.includes(mark)) return uri;
   }
-  return target;
+  return undefined;
+}
+
+/** Writes `text` to a temporary file beside `target`, then renames it over: readers never see half a file. */
+export async function writeAtomic(target: vscode.Uri, text: string): Promise<void> {
+  const tmp = target.with({ path: `${target.path}.${Math.random().toString(36).slice(2, 8)}.tmp` });
+  await vscode.workspace.fs.writeFile(tmp, encoder.encode(text));
+  try {
+    await vscode.workspace.fs.rename(tmp, target, { overwrite: true });
+  } catch (e) {
+    await vscode.workspace.fs.delete(tmp).then(undefined, () => undefined);
+    throw e;
+  }
+}
+
+/** Every write of minutes and of the shared MANIFEST goes through this chain: one writer, in order. */
+let writing: Promise<unknown> = Promise.resolve();
+function serially<T>(job: () => Promise<T>): Promise<T> {
+  const run = writing.then(job, job);
+  writing = run.catch(() => undefined);
+  return run;
+}
+
+/** Writes (or rewrites, for this meeting) the minutes, atomically; returns where. */
+export function writeMinutesFile(
+  meetingId: string,
+  rendered: { minutes: string; fileBase: string; manifestLine?: string },
+): Promise<vscode.Uri | undefined> {
+  return serially(async () => {
+    const dir = minutesDir();
+    if (!dir) {
+      void vscode.window.showWarningMessage('Open a folder to save Roundtable minutes into it.');
+      return undefined;
+    }
+    if (!(await mayWrite('meeting minutes'))) return undefined;
+    await vscode.workspace.fs.createDirectory(dir);
+    const target = (await existingMinutes(meetingId, rendered.fileBase)) ?? (await freshName(dir, rendered.fileBase));
+    await writeAtomic(target, rendered.minutes);
+    if (rendered.manifestLine) {
+      // One line per meeting: the line written when it escalated (blocked) is replaced when it is resolved.
+      const manifest = vscode.Uri.joinPath(dir, 'MANIFEST.jsonl');
+      const before = (await exists(manifest))
+        ? new TextDecoder().decode(await vscode.workspace.fs.readFile(manifest))
+        : '';
+      const entry = JSON.parse(rendered.manifestLine) as { id?: unknown; file?: unknown };
+      const line = jsonLine({ ...entry, file: target.path.split('/').pop() ?? entry.file });
+      await writeAtomic(manifest, `${withoutMeeting(before, String(entry.id))}${line}\n`);
+    }
+    return target;
+  });
+}
+
+/** The MANIFEST beside the minutes, if there is one (staged with the minutes on Accept). */
+export async function manifestFile(): Promise<vscode.Uri | undefined> {
+  const dir = minutesDir();
+  const manifest = dir && vscode.Uri.joinPath(dir, 'MANIFEST.jsonl');
+  return manifest && (await exists(manifest)) ? manifest : undefined;
 }
 
 /**
@@ -106,7 +168,7 @@ export async function humanName(cwd = workspaceRoot()?.fsPath): Promise<string> 
 export async function writeDecisionRecord(
   s: MeetingState,
   digestText: string,
-  minutes: vscode.Uri,
+  minutes: vscode.Uri | undefined,
 ): Promise<vscode.Uri | undefined> {
   const root = workspaceRoot();
   if (!root) return undefined;
@@ -120,9 +182,11 @@ export async function writeDecisionRecord(
   }
   const number = highest + 1;
   const target = vscode.Uri.joinPath(dir, `${String(number).padStart(4, '0')}-${slugify(s.topic, 'decision')}.md`);
-  const rel = relativeLink(target, minutes);
-  const record = decisionRecord({ state: s, digestText, minutesLink: rel, decidedBy: await humanName(root.fsPath) });
-  await vscode.workspace.fs.writeFile(target, encoder.encode(record));
+  const rel = minutes ? relativeLink(target, minutes) : '';
+  await writeAtomic(
+    target,
+    decisionRecord({ state: s, digestText, minutesLink: rel, decidedBy: await humanName(root.fsPath) }),
+  );
   return target;
 }
 

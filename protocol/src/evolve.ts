@@ -240,9 +240,10 @@ export function evolve(prev: MeetingState, e: MeetingEvent): MeetingState {
       if (e.instruction !== undefined) decision.instruction = e.instruction;
       if (e.digestText !== undefined) decision.digestText = e.digestText;
       if (e.decision !== 'another_round') return { ...s, decision };
-      // The meeting reopens for exactly one more round, which is final.
-      const { closed: _c, closedAt: _ca, digest: _d, ...rest } = s;
-      return { ...rest, decision, status: 'running', reopenedAfterRound: currentRound(s)?.round ?? 0 };
+      // The meeting reopens for exactly one more round, which is final. The old digest and the
+      // decision on it are gone: the new digest is decided afresh (Accept/Reject again).
+      const { closed: _c, closedAt: _ca, digest: _d, decision: _old, ...rest } = s;
+      return { ...rest, status: 'running', reopenedAfterRound: currentRound(s)?.round ?? 0 };
     }
   }
 }

@@ -97,6 +97,10 @@ export const MeetingSummarySchema = z.object({
   terminatedBy: TerminationReasonSchema.optional(),
   createdAt: z.number(),
   lastSeq: z.number(),
+  /** Set once its digest is written (and cleared when another round reopens it). */
+  digestReady: z.boolean().optional(),
+  /** The human's decision on the current digest, once taken. */
+  decision: DecisionKindSchema.optional(),
 });
 export type MeetingSummary = z.infer<typeof MeetingSummarySchema>;
 
@@ -270,6 +274,11 @@ export const DAEMON_REQUESTS = {
       }),
     empty,
     "The human's decision on the digest.",
+  ),
+  'meeting/delete': method(
+    meetingRef,
+    empty,
+    "Removes a closed meeting's log from the store (history); a running or waiting meeting is refused.",
   ),
   'meeting/render': method(
     meetingRef,

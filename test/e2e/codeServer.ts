@@ -69,7 +69,7 @@ export interface RunningVsCode {
 export async function startVsCode(opts: {
   install: 'vsix' | 'unpacked';
   env?: NodeJS.ProcessEnv;
-  /** More user settings (a panel, a base URL, a theme). */
+  /** More user settings, written before VS Code starts (code-server does not pick up later edits of the file). */
   settings?: Record<string, unknown>;
 }): Promise<RunningVsCode> {
   const base = await mkdtemp(path.join(tmpdir(), 'rt-e2e-'));

@@ -20,11 +20,17 @@ export interface DaemonProcess {
   output: () => string;
   kill9(): Promise<void>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Resolves with the exit code once the process has exited (on its own or not). */
+  exited: Promise<number | null>;
 }
 
 /** Starts `roundtable daemon` as its own process and waits for daemon.json. */
-export async function spawnDaemonProcess(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
-  const proc = spawn(process.execPath, [BIN, 'daemon', '--data-dir', dataDir], {
+export async function spawnDaemonProcess(
+  dataDir: string,
+  env: NodeJS.ProcessEnv = {},
+  args: string[] = [],
+): Promise<DaemonProcess> {
+  const proc = spawn(process.execPath, [BIN, 'daemon', '--data-dir', dataDir, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -42,6 +48,7 @@ export async function spawnDaemonProcess(dataDir: string, env: NodeJS.ProcessEnv
         dataDir,
         proc,
         output: () => out,
+        exited,
         kill9: async () => {
           proc.kill('SIGKILL');
           await exited;

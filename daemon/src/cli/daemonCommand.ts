@@ -3,16 +3,23 @@
 import { DaemonAlreadyRunning, defaultDataDir, startDaemon } from '../daemon/daemon';
 import { UsageError, parseCli, checkDataDir } from './common';
 
-export const DAEMON_USAGE = `Usage: roundtable daemon [--data-dir DIR] [--port N]
+export const DAEMON_USAGE = `Usage: roundtable daemon [--data-dir DIR] [--port N] [--idle-exit-ms MS]
 
   --data-dir DIR   where meetings, the token and daemon.json live (default $ROUNDTABLE_HOME or ~/.roundtable)
-  --port N         port on 127.0.0.1 (default 0: any free port, written to <data-dir>/daemon.json)`;
+  --port N         port on 127.0.0.1 (default 0: any free port, written to <data-dir>/daemon.json)
+  --idle-exit-ms MS  stop after MS milliseconds with no client connected and no meeting running
+                   (default 0: keep running until SIGTERM/SIGINT)`;
 
 export async function daemonCommand(argv: string[]): Promise<number> {
   const { values } = parseCli({
     args: argv,
     allowPositionals: false,
-    options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      'data-dir': { type: 'string' },
+      port: { type: 'string' },
+      'idle-exit-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     process.stdout.write(`${DAEMON_USAGE}\n`);
@@ -22,9 +29,18 @@ export async function daemonCommand(argv: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535 || !/^\d+$/.test(values.port ?? '0')) {
     throw new UsageError(`--port must be an integer from 0 to 65535, got "${values.port}"`);
   }
+  const idle = values['idle-exit-ms'] ?? '0';
+  if (!/^\d{1,10}$/.test(idle)) {
+    throw new UsageError(`--idle-exit-ms must be a whole number of milliseconds (0 = never), got "${idle}"`);
+  }
+  const idleExitMs = Number(idle);
   let daemon;
   try {
-    daemon = await startDaemon({ dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir()), port });
+    daemon = await startDaemon({
+      dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir()),
+      port,
+      ...(idleExitMs > 0 ? { idleExitMs } : {}),
+    });
   } catch (e) {
     if (e instanceof DaemonAlreadyRunning) throw new UsageError(e.message);
     throw e;
@@ -41,6 +57,7 @@ export async function daemonCommand(argv: string[]): Promise<number> {
           resolve(1);
         });
     };
+    void daemon.idleExit.then(() => resolve(0));
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });

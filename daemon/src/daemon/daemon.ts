@@ -15,13 +15,14 @@ import * as path from 'node:path';
 import type { Participant, ProviderConfig } from '../../../protocol/src';
 import { PROTOCOL_VERSION, collapseWhitespace } from '../../../protocol/src';
 import { examplesDir } from '../cli/common';
-import { systemClock } from '../meeting/clock';
+import { systemClock, type Clock } from '../meeting/clock';
 import { OpenAIProvider } from '../providers/openai';
 import { ScriptedProvider, parseScript } from '../providers/scripted';
 import { ProviderError, type ChatProvider } from '../providers/types';
 import { VscodeLmBridge } from '../providers/vscodeLm';
 import { countTokens } from '../providers/tokens';
 import { SqliteStore } from '../store/sqliteStore';
+import { IdleWatch } from './idle';
 import { KeyedLimiter } from './limiter';
 import { MeetingManager } from './manager';
 import { DAEMON_VERSION, startServer, type RunningServer } from './server';
@@ -125,6 +126,8 @@ export interface DaemonHandle {
   server: RunningServer;
   /** Graceful stop: in-flight work is flushed to disk first. */
   stop(): Promise<void>;
+  /** Resolves when the daemon stopped itself after `idleExitMs` with no client and no running meeting. */
+  idleExit: Promise<void>;
 }
 
 export async function startDaemon(opts: {
@@ -134,6 +137,10 @@ export async function startDaemon(opts: {
   log?: (line: string) => void;
   /** Wraps every provider the daemon builds (benchmarks time the model calls with it). */
   wrapProvider?: (p: ChatProvider) => ChatProvider;
+  /** Stop after this long with no client connected and no meeting running (default: never). */
+  idleExitMs?: number;
+  /** The clock of the idle exit (tests pass a fake one). */
+  idleClock?: Clock;
 }): Promise<DaemonHandle> {
   const env = opts.env ?? process.env;
   const dataDir = path.resolve(opts.dataDir ?? defaultDataDir(env));
@@ -171,7 +178,17 @@ export async function startDaemon(opts: {
     });
     const token = randomBytes(32).toString('hex');
     await writeFileAtomic(path.join(dataDir, 'token'), `${token}\n`, 0o600);
-    server = await startServer({ manager, token, port: opts.port ?? 0, log, lmBridge });
+    let idle: IdleWatch | undefined;
+    let idleExited: () => void = () => undefined;
+    const idleExit = new Promise<void>((resolve) => (idleExited = resolve));
+    server = await startServer({
+      manager,
+      token,
+      port: opts.port ?? 0,
+      log,
+      lmBridge,
+      onConnectionsChange: () => idle?.check(),
+    });
     const info: DaemonInfo = {
       pid: process.pid,
       port: server.port,
@@ -195,23 +212,32 @@ export async function startDaemon(opts: {
     const openServer = server;
     const openManager = manager;
     let stopping: Promise<void> | undefined;
-    return {
-      port: openServer.port,
-      token,
-      dataDir,
-      manager: openManager,
-      server: openServer,
-      stop: () =>
-        (stopping ??= (async () => {
-          log('shutting down: flushing meetings to disk');
-          await openServer.close();
-          await openManager.shutdown();
-          await openStore.close();
-          await fs.rm(path.join(dataDir, 'daemon.json'), { force: true });
-          await fs.rm(path.join(dataDir, 'daemon.lock'), { force: true });
-          log('stopped');
-        })()),
-    };
+    const stop = (): Promise<void> =>
+      (stopping ??= (async () => {
+        idle?.dispose();
+        log('shutting down: flushing meetings to disk');
+        await openServer.close();
+        await openManager.shutdown();
+        await openStore.close();
+        await fs.rm(path.join(dataDir, 'daemon.json'), { force: true });
+        await fs.rm(path.join(dataDir, 'daemon.lock'), { force: true });
+        log('stopped');
+      })());
+    if (opts.idleExitMs !== undefined && opts.idleExitMs > 0) {
+      const ms = opts.idleExitMs;
+      idle = new IdleWatch({
+        ms,
+        clock: opts.idleClock ?? systemClock,
+        busy: () => openServer.connections() > 0 || openManager.running() > 0,
+        onIdle: () => {
+          log(`idle for ${Math.round(ms / 1000)} s with no client and no running meeting: stopping`);
+          void stop().then(idleExited, idleExited);
+        },
+      });
+      openManager.onRunningChange = () => idle?.check();
+      idle.check();
+    }
+    return { port: openServer.port, token, dataDir, manager: openManager, server: openServer, stop, idleExit };
   } catch (e) {
     // A failed start-up leaves no half-daemon behind (no listener, no daemon.json) and writes no
     // snapshot: a snapshot now could promote the very copy that failed and delete journals.

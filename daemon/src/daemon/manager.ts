@@ -74,6 +74,8 @@ export function summaryOf(s: MeetingState): MeetingSummary {
     lastSeq: s.lastSeq,
   };
   if (s.closed) out.terminatedBy = s.closed.reason;
+  if (s.digest) out.digestReady = true;
+  if (s.decision) out.decision = s.decision.decision;
   return out;
 }
 
@@ -148,7 +150,9 @@ export class MeetingManager {
       .catch((e: unknown) => this.opts.log(`meeting ${id} stopped on an error: ${(e as Error).message}`))
       .finally(() => {
         live.run = undefined;
+        this.changed();
       });
+    this.changed();
   }
 
   /** Resumes every meeting the log shows as unfinished (e.g. after a crash). */
@@ -209,6 +213,31 @@ export class MeetingManager {
     const out: MeetingSummary[] = [];
     for (const id of await this.opts.store.meetings()) out.push(summaryOf(await this.state(id)));
     return out;
+  }
+
+  /** Deletes a closed meeting from history; one still running or waiting for the human is refused. */
+  async remove(meetingId: string): Promise<void> {
+    const s = await this.state(meetingId);
+    const live = this.live.get(meetingId);
+    if (s.status !== 'closed' || live?.run) {
+      throw new Conflict(`meeting ${meetingId} is not closed; cut it first, then delete it`);
+    }
+    this.live.delete(meetingId);
+    await this.opts.store.remove(meetingId);
+    this.changed();
+  }
+
+  /** Meetings whose loop is running now (not closed, not waiting for the human). */
+  running(): number {
+    let n = 0;
+    for (const l of this.live.values()) if (l.run) n++;
+    return n;
+  }
+
+  /** Called whenever a meeting starts or stops running (the daemon's idle watch listens). */
+  onRunningChange: (() => void) | undefined;
+  private changed(): void {
+    this.onRunningChange?.();
   }
 
   events(meetingId: string, sinceSeq: number): Promise<MeetingEvent[]> {

@@ -43,6 +43,8 @@ export interface ServerOptions {
   port: number;
   log: (line: string) => void;
   heartbeatMs?: number;
+  /** Called after a client connected or disconnected (the idle watch listens). */
+  onConnectionsChange?: () => void;
 }
 
 export interface RunningServer {
@@ -144,6 +146,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         ...(p.option !== undefined ? { option: p.option } : {}),
         ...(p.instruction !== undefined ? { instruction: p.instruction } : {}),
       });
+      return {};
+    },
+    'meeting/delete': async (p) => {
+      await manager.remove(p.meetingId);
+      for (const conn of conns) conn.subscriptions.delete(p.meetingId);
       return {};
     },
     'meeting/render': async (p) => {
@@ -274,6 +281,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   wss.on('connection', (ws: WebSocket) => {
     const conn = new Connection(ws, nextConnId++);
     conns.add(conn);
+    opts.onConnectionsChange?.();
     ws.on('pong', () => (conn.alive = true));
     ws.on('message', (data: RawData, isBinary: boolean) => {
       if (isBinary) {
@@ -287,6 +295,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       conn.unregisterLm?.();
       conn.unregisterLm = undefined;
       if (lmOwner === conn) lmOwner = undefined;
+      opts.onConnectionsChange?.();
     });
     ws.on('error', (e) => log(`connection ${conn.id}: ${e.message}`));
   });
@@ -296,6 +305,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       if (!conn.alive) {
         conn.ws.terminate();
         conns.delete(conn);
+        opts.onConnectionsChange?.();
         continue;
       }
       conn.alive = false;

@@ -84,6 +84,9 @@ export function decide(command: Command, s: MeetingState): EventBody[] {
         reject('conflict', 'a decision is recorded on the digest, once the meeting has closed');
       }
       const { decision, instruction, digestText } = command;
+      if (decision === 'accepted' && s.closed?.reason === 'error') {
+        reject('conflict', 'the meeting failed, so there is nothing to accept: retry it or discard it');
+      }
       const events: EventBody[] = [
         {
           type: 'decision_recorded',

@@ -23,4 +23,9 @@ export class MemoryStore implements EventStore {
   meetings(): Promise<string[]> {
     return Promise.resolve([...this.logs.keys()]);
   }
+
+  remove(meetingId: string): Promise<void> {
+    this.logs.delete(meetingId);
+    return Promise.resolve();
+  }
 }

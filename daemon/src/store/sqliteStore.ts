@@ -254,6 +254,24 @@ export class SqliteStore implements EventStore {
     return Promise.resolve(rows.map((r) => String(r[0])));
   }
 
+  /**
+   * Forgets a meeting (deleted from history). Its rows go from the database, then two snapshots
+   * are written: the first covers the journals that hold its events, the second replaces the
+   * fallback copy and deletes those journals, so no file on disk brings it back at the next start.
+   */
+  async remove(meetingId: string): Promise<void> {
+    if (this.failed) throw this.failed;
+    if (this.closed) throw new Error('the store is closed');
+    await this.flushing;
+    this.db.run('DELETE FROM events WHERE meeting_id = ?', [meetingId]);
+    this.db.run('DELETE FROM meetings WHERE id = ?', [meetingId]);
+    for (let i = 0; i < 2; i++) {
+      await this.snapshotting;
+      this.linesSinceSnapshot += 1; // a snapshot is due even with no new append
+      await this.snapshot();
+    }
+  }
+
   async stats(): Promise<StoreStats> {
     const events = Number(this.db.exec('SELECT count(*) FROM events')[0]?.values[0]?.[0] ?? 0);
     const meetings = Number(this.db.exec('SELECT count(*) FROM meetings')[0]?.values[0]?.[0] ?? 0);

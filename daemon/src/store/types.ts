@@ -10,4 +10,6 @@ export interface EventStore {
   load(meetingId: string, sinceSeq?: number): Promise<MeetingEvent[]>;
   /** Ids of all meetings, oldest first. */
   meetings(): Promise<string[]>;
+  /** Forgets a meeting's whole log; resolves once no copy on disk holds it any more. */
+  remove(meetingId: string): Promise<void>;
 }

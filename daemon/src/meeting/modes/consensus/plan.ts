@@ -18,6 +18,9 @@ export function planConsensus(s: MeetingState): Step {
   const pending = r.speakers.filter((w) => !r.ballots[w]);
   if (pending.length > 0) return { kind: 'ballots', round: r, pending };
   if (!r.verdict) return { kind: 'verdict', round: r };
+  // Another round asked for on the digest (after a pick, a deferral or a verdict): it runs,
+  // whatever closed the meeting before; the round after it is final.
+  if (s.reopenedAfterRound === r.round) return { kind: 'start_round', round: r.round + 1, final: true };
   if (r.resolution) {
     if (r.resolution.action === 'pick') {
       return { kind: 'close', reason: 'human_decided', detail: `the human picked ${r.resolution.option ?? '?'}` };

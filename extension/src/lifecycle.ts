@@ -1,0 +1,291 @@
+/**
+ * What happens to a meeting after it starts, for every meeting the daemon holds, on screen or not:
+ * it is followed while it runs, its review is offered when it settles, its minutes are written
+ * per `roundtable.minutes`, and a failed one offers Retry and Discard instead of Accept. What a
+ * meeting needs is read from its log (folded state) and from the files on disk, never from
+ * bookkeeping of this window, so a meeting that finished while VS Code was closed is handled too.
+ */
+import * as vscode from 'vscode';
+import type { DecisionKind, MeetingEvent, MeetingState, MeetingSummary, StartMeetingParams } from '../../protocol/src';
+import { fold, settles } from '../../protocol/src';
+import type { DaemonLink } from './daemonLink';
+import { DigestPanel, type ReviewActions } from './digestPanel';
+import {
+  existingMinutes,
+  manifestFile,
+  minutesPolicy,
+  stageInGit,
+  writeDecisionRecord,
+  writeMinutesFile,
+} from './outputs';
+import { needOf, needOfSummary, shortTopic } from './meetingStatus';
+import { API_KEY_SECRET } from './startFlow';
+
+export { needOf, needOfSummary, shortTopic };
+
+export interface LifecycleHost {
+  context: vscode.ExtensionContext;
+  link: DaemonLink;
+  log: vscode.LogOutputChannel;
+  /** The meeting the room shows now. */
+  shown(): string | undefined;
+  /** Shows a meeting in the room (and follows it). */
+  select(meetingId: string): Promise<void>;
+  /** Something about the meetings changed: the tree, the context keys and the status bar update. */
+  changed(): void;
+}
+
+export class Lifecycle implements ReviewActions, vscode.Disposable {
+  /** Per followed meeting, the last seq that was already in its log when this window began to follow it. */
+  private readonly since = new Map<string, number>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly host: LifecycleHost) {
+    this.disposables.push(
+      host.link.onEvent((e) => {
+        if (STATUS_EVENTS.has(e.type)) host.changed();
+        const since = this.since.get(e.meetingId);
+        // A settle replayed from the log was there before this window looked: catchUp() saw it.
+        // The review of the meeting on screen opens as it closes and shows progress while the digest is written.
+        if (
+          e.type === 'meeting_closed' &&
+          e.reason !== 'error' &&
+          since !== undefined &&
+          e.seq > since &&
+          host.shown() === e.meetingId
+        )
+          void this.review(e.meetingId).catch((err: unknown) => this.host.log.error((err as Error).message));
+        if (settles(e) && since !== undefined && e.seq > since) {
+          void this.settled(e).catch((err: unknown) => this.host.log.error((err as Error).message));
+        }
+      }),
+    );
+  }
+
+  /** Follows a meeting's log; `fresh` for one started here (everything in it is new). */
+  async follow(meetingId: string, opts: { fresh?: boolean } = {}): Promise<void> {
+    if (this.since.has(meetingId)) return;
+    if (opts.fresh) this.since.set(meetingId, 0);
+    const lastSeq = await this.host.link.subscribe(meetingId);
+    if (!opts.fresh) this.since.set(meetingId, lastSeq);
+  }
+
+  state(meetingId: string): MeetingState {
+    return fold(this.host.link.logs.get(meetingId) ?? []);
+  }
+
+  /**
+   * After (re)connecting: follows every meeting that is not done, writes the minutes that
+   * `always` asks for and are missing, and says once which meetings wait for the human.
+   */
+  async catchUp(meetings: MeetingSummary[]): Promise<void> {
+    const waiting: MeetingSummary[] = [];
+    for (const m of meetings) {
+      const need = needOfSummary(m);
+      if (m.status !== 'closed' || need) await this.follow(m.meetingId);
+      if (need && need !== 'failed') waiting.push(m);
+      if (minutesPolicy() === 'always' && m.status === 'closed' && m.digestReady && m.terminatedBy !== 'error') {
+        await this.saveMinutes(m.meetingId, { onlyIfMissing: true });
+      }
+    }
+    if (waiting.length > 0 && !this.toldWaiting) {
+      this.toldWaiting = true;
+      const one = waiting.length === 1 ? waiting[0] : undefined;
+      const choice = await vscode.window.showInformationMessage(
+        one
+          ? `Roundtable: “${shortTopic(one.topic)}” waits for your review.`
+          : `Roundtable: ${waiting.length} meetings wait for your review.`,
+        one ? 'Review' : 'Show Meetings',
+      );
+      if (choice === 'Review' && one) await this.review(one.meetingId);
+      else if (choice) await vscode.commands.executeCommand('roundtable.meetings.focus');
+    }
+  }
+  private toldWaiting = false;
+
+  /** A followed meeting just settled (digest out, escalated, or failed). */
+  private async settled(e: MeetingEvent): Promise<void> {
+    const id = e.meetingId;
+    const s = this.state(id);
+    const need = needOf(s);
+    const policy = minutesPolicy();
+    if (policy === 'always' && need !== 'failed') await this.saveMinutes(id);
+    if (need === 'failed') {
+      await this.offerRetry(id, s);
+      return;
+    }
+    if (!need) return;
+    if (e.type === 'escalated' && policy !== 'always' && this.host.shown() === id) {
+      // The report (votes, matrix, conflicts) opens beside the review, unsaved: nothing enters the repo.
+      const { minutes } = await this.host.link.request('meeting/render', { meetingId: id });
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: minutes });
+      await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    }
+    if (this.host.shown() === id) {
+      await this.review(id);
+      return;
+    }
+    const choice = await vscode.window.showInformationMessage(
+      `Roundtable: “${shortTopic(s.topic)}” ${need === 'escalation' ? 'needs your decision' : 'is ready for your review'}.`,
+      'Review',
+    );
+    if (choice === 'Review') await this.review(id);
+  }
+
+  private async offerRetry(meetingId: string, s: MeetingState): Promise<void> {
+    const detail = s.closed?.detail ? `: ${s.closed.detail.split('\n')[0] ?? ''}` : '';
+    const choice = await vscode.window.showWarningMessage(
+      `Roundtable: “${shortTopic(s.topic)}” failed${detail}`,
+      'Retry',
+      'Discard',
+    );
+    if (choice === 'Retry') await this.retry(meetingId);
+    else if (choice === 'Discard') await this.discard(meetingId);
+  }
+
+  async review(meetingId: string): Promise<void> {
+    await this.follow(meetingId);
+    const s = this.state(meetingId);
+    if (needOf(s) === 'failed') {
+      await this.offerRetry(meetingId, s);
+      return;
+    }
+    DigestPanel.show(this.host.context.extensionUri, this.host.link, meetingId, this, this.host.log);
+  }
+
+  /** Renders the minutes from the log and writes them (one file per meeting, found on disk). */
+  async saveMinutes(meetingId: string, opts: { onlyIfMissing?: boolean } = {}): Promise<vscode.Uri | undefined> {
+    const rendered = await this.host.link.request('meeting/render', { meetingId });
+    if (opts.onlyIfMissing && (await existingMinutes(meetingId, rendered.fileBase))) return undefined;
+    const file = await writeMinutesFile(meetingId, rendered);
+    if (file) {
+      DigestPanel.filesWritten(meetingId, { minutes: file });
+      this.host.log.info(`minutes of ${meetingId} written to ${vscode.workspace.asRelativePath(file)}`);
+    }
+    return file;
+  }
+
+  async decide(meetingId: string, decision: DecisionKind, digestText: string, instruction?: string): Promise<void> {
+    await this.follow(meetingId);
+    const before = this.state(meetingId);
+    if (decision === 'accepted' && needOf(before) === 'failed')
+      throw new Error('This meeting failed: retry it or discard it.');
+    const from = before.lastSeq;
+    await this.host.link.request('meeting/decide', {
+      meetingId,
+      decision,
+      digestText,
+      ...(instruction ? { instruction } : {}),
+    });
+    await this.waitFor(meetingId, (e) => e.type === 'decision_recorded' && e.seq > from);
+    this.host.changed();
+    if (decision === 'another_round') {
+      void vscode.window.showInformationMessage('Another round is running; the review opens again when it ends.');
+      return;
+    }
+    const policy = minutesPolicy();
+    // Minutes go in on Accept (or always); a Reject leaves the workspace as it was unless `always`.
+    const minutes =
+      policy === 'always' || (policy === 'onAccept' && decision === 'accepted')
+        ? await this.saveMinutes(meetingId)
+        : undefined;
+    if (decision !== 'accepted') {
+      void vscode.window.showInformationMessage(
+        `Rejected: ${minutes ? `${vscode.workspace.asRelativePath(minutes)} updated; ` : ''}nothing staged in git.`,
+      );
+      return;
+    }
+    const written: vscode.Uri[] = minutes ? [minutes] : [];
+    const record = await writeDecisionRecord(this.state(meetingId), digestText, minutes);
+    if (record) {
+      written.push(record);
+      DigestPanel.filesWritten(meetingId, { decision: record });
+    }
+    const manifest = minutes && this.state(meetingId).mode === 'consensus' ? await manifestFile() : undefined;
+    const staged =
+      written.length > 0 && (await stageInGit([...written, ...(manifest ? [manifest] : [])], this.host.log));
+    for (const f of written)
+      await vscode.window.showTextDocument(f, {
+        preview: false,
+        viewColumn: vscode.ViewColumn.Beside,
+        preserveFocus: true,
+      });
+    void vscode.window.showInformationMessage(
+      `Accepted: ${written.map((f) => vscode.workspace.asRelativePath(f)).join(' and ') || 'nothing'} written${staged ? ' and staged in git' : ''}.`,
+    );
+  }
+
+  async resolve(
+    meetingId: string,
+    action: 'pick' | 'another_round' | 'defer',
+    opts: { option?: string; instruction?: string },
+  ): Promise<void> {
+    await this.host.link.request('meeting/resolve', { meetingId, action, ...opts });
+    this.host.changed();
+  }
+
+  /** Starts the same meeting again (same topic, panel, options and limits) and shows it in its place. */
+  async retry(meetingId: string): Promise<string> {
+    await this.follow(meetingId);
+    const opened = this.host.link.logs.get(meetingId)?.find((e) => e.type === 'meeting_opened');
+    if (opened?.type !== 'meeting_opened') throw new Error('The meeting’s log has no opening: start it again.');
+    const apiKey = opened.participants.some((p) => p.provider === 'openai')
+      ? await this.host.context.secrets.get(API_KEY_SECRET)
+      : undefined;
+    const params: StartMeetingParams = {
+      topic: opened.topic,
+      mode: opened.mode,
+      participants: opened.participants,
+      config: opened.config,
+      ...(opened.options ? { options: opened.options } : {}),
+      ...(opened.providers ? { providers: opened.providers } : {}),
+      ...(opened.workspace ? { workspace: opened.workspace } : {}),
+      ...(apiKey ? { apiKey } : {}),
+    };
+    const { meetingId: next } = await this.host.link.request('meeting/start', params);
+    await this.follow(next, { fresh: true });
+    await this.host.select(next);
+    // The failed attempt is replaced by the retry: it leaves no entry behind.
+    await this.host.link.request('meeting/delete', { meetingId }).catch((e: unknown) => {
+      this.host.log.warn(`could not remove the failed meeting ${meetingId}: ${(e as Error).message}`);
+    });
+    this.host.changed();
+    return next;
+  }
+
+  /** Deletes a failed meeting's log: nothing of it is kept, nothing was written. */
+  async discard(meetingId: string): Promise<void> {
+    await this.host.link.request('meeting/delete', { meetingId });
+    this.since.delete(meetingId);
+    this.host.link.logs.delete(meetingId);
+    this.host.changed();
+  }
+
+  /** Resolves once the meeting's log holds an event matching `pred` (it may already). */
+  waitFor(meetingId: string, pred: (e: MeetingEvent) => boolean): Promise<void> {
+    if ((this.host.link.logs.get(meetingId) ?? []).some(pred)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const d = this.host.link.onEvent((e) => {
+        if (e.meetingId === meetingId && pred(e)) {
+          d.dispose();
+          resolve();
+        }
+      });
+    });
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** Events after which a meeting's place in the Meetings view may change. */
+const STATUS_EVENTS = new Set<MeetingEvent['type']>([
+  'meeting_opened',
+  'round_started',
+  'meeting_closed',
+  'digest_ready',
+  'escalated',
+  'human_resolved',
+  'decision_recorded',
+]);

@@ -1,0 +1,56 @@
+/**
+ * What a meeting waits for and how it is named in the Meetings view, as pure functions of its
+ * folded state or the daemon's summary (no VS Code API), so they are checked outside the editor.
+ */
+import type { MeetingState, MeetingSummary } from '../../protocol/src';
+import { terminationLabel } from '../../protocol/src';
+
+/** What a meeting waits for from the human. */
+export type Need = 'review' | 'escalation' | 'failed';
+
+export function needOf(s: Pick<MeetingState, 'status' | 'digest' | 'decision' | 'closed'>): Need | undefined {
+  if (s.status === 'awaiting_human') return 'escalation';
+  if (s.status !== 'closed' || s.decision) return undefined;
+  if (s.closed?.reason === 'error') return 'failed';
+  return s.digest ? 'review' : undefined;
+}
+
+/** The same, from the daemon's list (no log needed). */
+export function needOfSummary(m: MeetingSummary): Need | undefined {
+  if (m.status === 'awaiting_human') return 'escalation';
+  if (m.status !== 'closed' || m.decision) return undefined;
+  if (m.terminatedBy === 'error') return 'failed';
+  return m.digestReady ? 'review' : undefined;
+}
+
+/** The topic's first line, cut to `max` characters. */
+export function shortTopic(topic: string, max = 60): string {
+  const line = topic.split('\n')[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** One line for a meeting's outcome: "Round 2 of 10", "Needs your decision", "Full consensus · review", "Failed". */
+export function outcomeOf(m: MeetingSummary): string {
+  if (m.status === 'awaiting_human') return 'Needs your decision';
+  if (m.status !== 'closed') return `Round ${m.round} of ${m.maxRounds}`;
+  const ended = m.terminatedBy ? terminationLabel(m.terminatedBy) : 'Closed';
+  if (needOfSummary(m) === 'review') return `${ended} · review`;
+  if (m.decision === 'accepted') return `${ended} · accepted`;
+  if (m.decision === 'rejected') return `${ended} · rejected`;
+  return ended;
+}
+
+export type Group = 'running' | 'awaiting' | 'closed';
+
+/** Where a meeting sits in the Meetings view: anything waiting for the human is "Awaiting you". */
+export function groupOf(m: MeetingSummary): Group {
+  if (needOfSummary(m)) return 'awaiting';
+  return m.status === 'closed' ? 'closed' : 'running';
+}
+
+/** The context value menus match on: meeting.running, meeting.review, meeting.escalation, meeting.failed, meeting.closed. */
+export function contextOf(m: MeetingSummary): string {
+  const need = needOfSummary(m);
+  if (need) return `meeting.${need}`;
+  return m.status === 'closed' ? 'meeting.closed' : 'meeting.running';
+}

@@ -1,0 +1,139 @@
+/**
+ * The Meetings view: every meeting in the daemon's store, grouped as a person asks about them —
+ * running, awaiting you, closed — with topic, mode, a friendly outcome and the date. The list is
+ * the daemon's (`meeting/list`), read again whenever a meeting changes state.
+ */
+import * as vscode from 'vscode';
+import type { MeetingSummary } from '../../protocol/src';
+import type { DaemonLink } from './daemonLink';
+import { contextOf, groupOf, needOfSummary, outcomeOf, shortTopic, type Group } from './meetingStatus';
+
+const GROUPS: { id: Group; label: string }[] = [
+  { id: 'running', label: 'Running' },
+  { id: 'awaiting', label: 'Awaiting you' },
+  { id: 'closed', label: 'Closed' },
+];
+
+export type MeetingsNode =
+  { kind: 'group'; group: Group; count: number } | { kind: 'meeting'; meeting: MeetingSummary };
+
+export class MeetingsTree implements vscode.TreeDataProvider<MeetingsNode>, vscode.Disposable {
+  static readonly viewId = 'roundtable.meetings';
+  private meetings: MeetingSummary[] = [];
+  private loaded = false;
+  private readonly emitter = new vscode.EventEmitter<MeetingsNode | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private readonly listeners = new vscode.EventEmitter<MeetingSummary[]>();
+  /** Fires with the new list after every refresh. */
+  readonly onDidLoad = this.listeners.event;
+  private pending: NodeJS.Timeout | undefined;
+  private refreshing: Promise<MeetingSummary[]> | undefined;
+
+  constructor(
+    private readonly link: DaemonLink,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  list(): MeetingSummary[] {
+    return this.meetings;
+  }
+
+  find(meetingId: string): MeetingSummary | undefined {
+    return this.meetings.find((m) => m.meetingId === meetingId);
+  }
+
+  /** Reads the list again now. */
+  refresh(): Promise<MeetingSummary[]> {
+    this.refreshing ??= this.link
+      .request('meeting/list', {})
+      .then(({ meetings }) => {
+        this.meetings = meetings.sort((a, b) => b.createdAt - a.createdAt);
+        this.loaded = true;
+        this.emitter.fire(undefined);
+        this.listeners.fire(this.meetings);
+        return this.meetings;
+      })
+      .catch((e: unknown) => {
+        this.log.warn(`could not list the meetings: ${(e as Error).message}`);
+        return this.meetings;
+      })
+      .finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  /** Reads the list again soon: a burst of events makes one request. */
+  refreshSoon(): void {
+    if (this.pending) return;
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      void this.refresh();
+    }, 250);
+  }
+
+  getChildren(node?: MeetingsNode): MeetingsNode[] {
+    if (!node) {
+      if (!this.loaded || this.meetings.length === 0) return [];
+      return GROUPS.map((g) => ({
+        kind: 'group' as const,
+        group: g.id,
+        count: this.meetings.filter((m) => groupOf(m) === g.id).length,
+      })).filter((g) => g.count > 0);
+    }
+    if (node.kind === 'group')
+      return this.meetings.filter((m) => groupOf(m) === node.group).map((meeting) => ({ kind: 'meeting', meeting }));
+    return [];
+  }
+
+  getTreeItem(node: MeetingsNode): vscode.TreeItem {
+    if (node.kind === 'group') {
+      const label = GROUPS.find((g) => g.id === node.group)?.label ?? node.group;
+      const item = new vscode.TreeItem(
+        label,
+        node.group === 'closed' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded,
+      );
+      item.id = `group:${node.group}`;
+      item.description = String(node.count);
+      item.contextValue = `group.${node.group}`;
+      return item;
+    }
+    const m = node.meeting;
+    const item = new vscode.TreeItem(shortTopic(m.topic, 36), vscode.TreeItemCollapsibleState.None);
+    const date = new Date(m.createdAt);
+    const when = date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+    item.id = `meeting:${m.meetingId}`;
+    // What matters first (the outcome) comes first: a narrow sidebar cuts the end off.
+    item.description = `${outcomeOf(m)} · ${m.mode} · ${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}`;
+    const tip = new vscode.MarkdownString(undefined, false);
+    tip.appendText(m.topic.split('\n')[0] ?? '');
+    tip.appendMarkdown('\n\n');
+    tip.appendText(`${m.mode === 'consensus' ? 'Consensus vote' : 'Roundtable'} · ${outcomeOf(m)} · ${when}`);
+    item.tooltip = tip;
+    item.contextValue = contextOf(m);
+    item.accessibilityInformation = { label: `${m.topic.split('\n')[0] ?? ''}, ${m.mode}, ${outcomeOf(m)}, ${when}` };
+    item.iconPath = iconOf(m);
+    item.command = { command: 'roundtable.openMeeting', title: 'Open', arguments: [m.meetingId] };
+    return item;
+  }
+
+  dispose(): void {
+    if (this.pending) clearTimeout(this.pending);
+    this.emitter.dispose();
+    this.listeners.dispose();
+  }
+}
+
+function iconOf(m: MeetingSummary): vscode.ThemeIcon {
+  switch (needOfSummary(m)) {
+    case 'failed':
+      return new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
+    case 'review':
+      return new vscode.ThemeIcon('checklist');
+    case 'escalation':
+      return new vscode.ThemeIcon('bell-dot');
+    default:
+      break;
+  }
+  if (m.status !== 'closed') return new vscode.ThemeIcon('sync~spin');
+  if (m.terminatedBy === 'error') return new vscode.ThemeIcon('error');
+  return new vscode.ThemeIcon(m.decision === 'accepted' ? 'pass' : 'circle-outline');
+}
