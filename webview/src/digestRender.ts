@@ -265,7 +265,8 @@ export function renderDigestView(doc: Document, s: MeetingState, ctx: ReviewCont
       ),
     );
   } else if (!decided && s.status !== 'closed' && !s.closeRequest) {
-    const again = s.decision?.decision === 'another_round';
+    // Another round clears the decision (so the new digest offers Accept again) and reopens the meeting.
+    const again = s.reopenedAfterRound !== undefined;
     root.append(
       progress(
         doc,
