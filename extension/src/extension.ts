@@ -138,6 +138,10 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
       if (e.meetingId === activeMeeting) updateContext();
     }),
     tree.onDidLoad(() => updateContext()),
+    // Meetings started elsewhere (the CLI, another window) show up when the person comes back.
+    vscode.window.onDidChangeWindowState((w) => {
+      if (w.focused) tree.refreshSoon();
+    }),
     link.onConnected(() => {
       void lm.register().catch((e: unknown) => log.warn(`vscode-lm bridge not available: ${(e as Error).message}`));
       // After every (re)connection: the list again, and whatever finished meanwhile is handled.
