@@ -275,6 +275,19 @@ describe('Meetings in a real VS Code (code-server)', () => {
       async () => /accepted/.test(await rowText(TOPIC_A)) && /accepted/.test(await rowText(TOPIC_B)),
     );
     await shoot('meetings-closed-dark');
+
+    // The room also opens in an editor tab, for a wide view: the same room, beside the sidebar's.
+    await palette('Roundtable: Open Room in Editor');
+    await until(
+      'the room in an editor tab as well as in the sidebar',
+      async () => {
+        let rooms = 0;
+        for (const f of page.frames()) if (await f.$('[data-testid="messages"] .message').catch(() => null)) rooms++;
+        return rooms >= 2;
+      },
+      60_000,
+    );
+    assert.equal(await page.locator('.tab', { hasText: /^Room: / }).count(), 1, 'one editor tab for the room');
   });
 
   it('shows a failed meeting as failed and offers Retry and Discard, never Accept', async () => {
