@@ -138,7 +138,19 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     link.onEvent((e) => {
       if (e.meetingId === activeMeeting) updateContext();
     }),
-    tree.onDidLoad(() => updateContext()),
+    tree.onDidLoad((meetings) => {
+      // The room's meeting was deleted (here, in another window, or by the CLI): forget it.
+      const gone = activeMeeting;
+      if (gone && !meetings.some((m) => m.meetingId === gone) && !link.logs.get(gone)?.length) {
+        activeMeeting = undefined;
+        void context.workspaceState.update(ACTIVE_KEY, undefined);
+      }
+      updateContext();
+    }),
+    // Meetings started elsewhere (the CLI, another window) show up when the person comes back.
+    vscode.window.onDidChangeWindowState((w) => {
+      if (w.focused) tree.refreshSoon();
+    }),
     link.onConnected(() => {
       void lm.register().catch((e: unknown) => log.warn(`vscode-lm bridge not available: ${(e as Error).message}`));
       // After every (re)connection: the list again, and whatever finished meanwhile is handled.

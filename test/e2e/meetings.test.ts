@@ -38,6 +38,9 @@ describe('Meetings in a real VS Code (code-server)', () => {
     vs = await startVsCode({
       install: 'vsix',
       settings: {
+        'window.autoDetectColorScheme': true,
+        'workbench.preferredDarkColorTheme': 'Default Dark Modern',
+        'workbench.preferredLightColorTheme': 'Default Light Modern',
         'roundtable.providerBaseUrl': models.baseURL,
         'roundtable.participants': [
           { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
@@ -49,6 +52,7 @@ describe('Meetings in a real VS Code (code-server)', () => {
     page = vs.page;
     workspace = vs.workspace;
     await mkdir(SHOTS, { recursive: true });
+    await theme('dark');
   });
 
   let step = 0;
@@ -107,14 +111,6 @@ describe('Meetings in a real VS Code (code-server)', () => {
     return (await row(topic).first().textContent()) ?? '';
   }
 
-  /** Runs a context-menu entry of a meeting in the Meetings view. */
-  async function contextMenu(topic: string, entry: string): Promise<void> {
-    await row(topic).first().click({ button: 'right' });
-    const item = page.locator('.monaco-menu .action-item', { hasText: entry }).first();
-    await item.waitFor({ timeout: 15_000 });
-    await item.click();
-  }
-
   async function shoot(name: string): Promise<void> {
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
     const sidebar = page.locator('.part.sidebar');
@@ -122,34 +118,27 @@ describe('Meetings in a real VS Code (code-server)', () => {
   }
 
   /**
-   * Switches the color theme as a person does, from the palette's theme picker (code-server does
-   * not pick up edits of settings.json while it runs). Only the screenshots depend on it, so a
-   * picker that misbehaves is reported, not fatal to what the test checks.
+   * Switches between the light and dark theme the way an OS-level switch does: VS Code follows the
+   * browser's prefers-color-scheme (window.autoDetectColorScheme). The palette's theme picker is not
+   * used: code-server's list is unreliable headless, and its Escape would dismiss notifications.
+   * Only the screenshots depend on the theme, so a failure to switch is reported, not fatal.
    */
-  async function theme(name: 'Light Modern' | 'Dark Modern'): Promise<void> {
-    const light = name.startsWith('Light');
+  async function theme(name: 'light' | 'dark'): Promise<void> {
+    const light = name === 'light';
     const isLight = async () =>
       !/\bvs-dark\b/.test((await page.locator('.monaco-workbench').getAttribute('class')) ?? '');
     try {
-      if ((await isLight()) === light) return;
-      await palette('Preferences: Color Theme');
-      await until(
-        'the theme picker',
-        async () => (await page.locator('.quick-input-list .monaco-list-row').count()) > 3,
-      );
-      await page.keyboard.type(name);
-      // The picker's "Browse Additional Color Themes…" entry stays at the top: click the theme itself.
-      const row = page
-        .locator('.quick-input-list .monaco-list-row', { hasText: name })
-        .filter({ hasNotText: 'Browse' })
-        .first();
-      await row.waitFor({ timeout: 15_000 });
-      await row.click();
+      await page.emulateMedia({ colorScheme: name });
       await until(`the ${name} theme`, async () => (await isLight()) === light, 15_000);
     } catch (e) {
-      await page.keyboard.press('Escape');
       console.log(`could not switch to the ${name} theme: ${(e as Error).message}`);
     }
+  }
+
+  /** Shows every group of the Meetings view (VS Code may keep a group collapsed). */
+  async function expandGroups(): Promise<void> {
+    const collapsed = meetingsPane().locator('.monaco-list-row[aria-expanded="false"]');
+    while ((await collapsed.count()) > 0) await collapsed.first().click();
   }
 
   function untracked(): string[] {
@@ -198,9 +187,9 @@ describe('Meetings in a real VS Code (code-server)', () => {
     await welcome.waitFor({ timeout: 30_000 });
     assert.match((await welcome.textContent()) ?? '', /No meetings yet/);
     assert.equal(await welcome.locator('.monaco-button', { hasText: 'Start Roundtable' }).count(), 1);
-    await theme('Light Modern');
+    await theme('light');
     await shoot('meetings-welcome-light');
-    await theme('Dark Modern');
+    await theme('dark');
     await shoot('meetings-welcome-dark');
   });
 
@@ -224,9 +213,9 @@ describe('Meetings in a real VS Code (code-server)', () => {
     // The first, not on screen, waits in the Meetings view for its review.
     await until('the first meeting to await its review', async () => /review/.test(await rowText(TOPIC_A)), 180_000);
     await shoot('meetings-awaiting-dark');
-    await theme('Light Modern');
+    await theme('light');
     await shoot('meetings-awaiting-light');
-    await theme('Dark Modern');
+    await theme('dark');
 
     // Another round: the review shows the meeting running again, then offers Accept on a new digest.
     const firstDigest = await review.inputValue('#digest-text');
@@ -242,7 +231,9 @@ describe('Meetings in a real VS Code (code-server)', () => {
     await acceptReview(review);
 
     // The first meeting's review, from the Meetings view.
-    await contextMenu(TOPIC_A, 'Review Digest');
+    await expandGroups();
+    await row(TOPIC_A).first().click();
+    await palette('Roundtable: Review Digest');
     review = await reviewWithAccept();
     assert.match(await review.inputValue('#digest-text'), /TOPIC: Should we split the billing service/);
     await acceptReview(review);
@@ -278,11 +269,25 @@ describe('Meetings in a real VS Code (code-server)', () => {
     );
     assert.deepEqual(untracked(), untrackedBefore, 'the meetings left no untracked file');
     assert.ok(status.length > 0);
+    await expandGroups();
     await until(
       'both accepted in the Meetings view',
       async () => /accepted/.test(await rowText(TOPIC_A)) && /accepted/.test(await rowText(TOPIC_B)),
     );
     await shoot('meetings-closed-dark');
+
+    // The room also opens in an editor tab, for a wide view: the same room, beside the sidebar's.
+    await palette('Roundtable: Open Room in Editor');
+    await until(
+      'the room in an editor tab as well as in the sidebar',
+      async () => {
+        let rooms = 0;
+        for (const f of page.frames()) if (await f.$('[data-testid="messages"] .message').catch(() => null)) rooms++;
+        return rooms >= 2;
+      },
+      60_000,
+    );
+    assert.equal(await page.locator('.tab', { hasText: /^Room: / }).count(), 1, 'one editor tab for the room');
   });
 
   it('shows a failed meeting as failed and offers Retry and Discard, never Accept', async () => {
@@ -302,9 +307,9 @@ describe('Meetings in a real VS Code (code-server)', () => {
     await until('the failed meeting in the Meetings view', async () => /Failed/.test(await rowText(TOPIC_FAIL)));
     assert.equal(await frameWith(page, '[data-testid="accept"]'), undefined, 'no review offers Accept');
     await shoot('meetings-failed-dark');
-    await theme('Light Modern');
+    await theme('light');
     await shoot('meetings-failed-light');
-    await theme('Dark Modern');
+    await theme('dark');
 
     // Retry starts the same meeting again in its place: still one entry for the topic.
     await toast.first().locator('.monaco-button', { hasText: 'Retry' }).click();
