@@ -5,6 +5,7 @@
  * numerically.
  */
 import { readFileSync } from 'node:fs';
+import { rng } from '../meeting/order';
 
 export interface Question {
   id: string;
@@ -13,21 +14,10 @@ export interface Question {
   answer: string;
 }
 
-/** mulberry32: a small, well-mixed 32-bit PRNG, so a seed gives the same set on every machine. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** `n` expressions `a+b*c+d-e*f` with integers 0–29 (Du et al. 2023), ids `arith-<seed>-<k>`. */
 export function arithmeticSet(n: number, seed: number): Question[] {
-  const rnd = seededRandom(seed);
+  // The meetings' seeded PRNG (mulberry32): a seed gives the same set on every machine.
+  const rnd = rng(seed);
   const int = () => Math.floor(rnd() * 30);
   const out: Question[] = [];
   for (let k = 0; k < n; k++) {
