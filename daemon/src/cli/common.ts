@@ -17,6 +17,20 @@ export function examplesDir(): string {
 }
 
 /**
+ * Where the evidence of a meeting is checked: the shipped demo's ballots cite the demo's own files,
+ * so a panel that is all scripted and plays the shipped script is checked in `examples/`; any other
+ * meeting in `workspace`. One rule for the CLI and the daemon, so a demo consensus reaches its
+ * verdict from both.
+ */
+export function evidenceWorkspace<W extends string | undefined>(o: {
+  participants: readonly { provider: string }[];
+  playsShippedScript: boolean;
+  workspace: W;
+}): string | W {
+  return o.playsShippedScript && o.participants.every((p) => p.provider === 'scripted') ? examplesDir() : o.workspace;
+}
+
+/**
  * parseArgs reads the `-5` of `--budget -5` as an option of its own and answers "argument is
  * ambiguous"; a value that looks like a negative number is joined to its flag (`--budget=-5`) so
  * the flag's own check can say what is wrong with it.

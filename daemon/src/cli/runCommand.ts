@@ -24,7 +24,7 @@ import { SqliteStore } from '../store/sqliteStore';
 import type { EventStore } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
 import { newMeetingId } from '../daemon/ids';
-import { UsageError, examplesDir, parseCli, checkDataDir } from './common';
+import { UsageError, evidenceWorkspace, examplesDir, parseCli, checkDataDir } from './common';
 import { RoomPrinter } from './printer';
 import { DEMO_HINT, choosePanel, parseModelsFlag } from './panelChoice';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
@@ -185,10 +185,6 @@ export async function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): Prom
     config.consensusThreshold = t;
   }
   const scriptFile = values.script ?? path.join(examplesDir(), 'demo-script.json');
-  // The shipped demo's ballots cite the demo's own files (examples/): its evidence is checked there.
-  const shippedDemo =
-    participants.every((p) => p.provider === 'scripted') &&
-    path.dirname(path.resolve(scriptFile)) === path.resolve(examplesDir());
   Object.assign(config, billingConfig(values));
   const checked = checkStartParams({
     topic,
@@ -196,7 +192,11 @@ export async function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): Prom
     participants,
     config,
     ...(options ? { options } : {}),
-    workspace: shippedDemo ? examplesDir() : process.cwd(),
+    workspace: evidenceWorkspace({
+      participants,
+      playsShippedScript: path.dirname(path.resolve(scriptFile)) === path.resolve(examplesDir()),
+      workspace: process.cwd(),
+    }),
   });
   if (!checked.ok) throw new UsageError(checked.error);
 

@@ -21,7 +21,7 @@ import { AttachedSeats } from '../providers/attached';
 import type { ChatProvider } from '../providers/types';
 import type { EventStore } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
-import { examplesDir } from '../cli/common';
+import { evidenceWorkspace } from '../cli/common';
 import type { KeyedLimiter } from './limiter';
 
 export interface ManagerOptions {
@@ -124,10 +124,13 @@ export class MeetingManager {
     const seats = new AttachedSeats();
     const meetingId = this.opts.newId();
     const { apiKey, ...asked } = params;
-    // The shipped demo's ballots cite the demo's own files (examples/): its evidence is checked there,
-    // as the CLI does, so a demo consensus from the extension reaches its verdict too.
-    const demo = params.participants.every((p) => p.provider === 'scripted') && params.providers?.script === undefined;
-    const logged = demo ? { ...asked, workspace: examplesDir() } : asked;
+    // A scripted panel with no script of its own plays the shipped demo: its evidence is in examples/.
+    const workspace = evidenceWorkspace({
+      participants: params.participants,
+      playsShippedScript: params.providers?.script === undefined,
+      workspace: params.workspace,
+    });
+    const logged = workspace === params.workspace ? asked : { ...asked, workspace };
     let lookup: (p: Participant) => ChatProvider;
     try {
       lookup = this.opts.providers(params.providers, apiKey);
