@@ -52,6 +52,36 @@ export async function frameWith(page: Page, selector: string): Promise<Frame | u
   return undefined;
 }
 
+/**
+ * Runs a command from the palette as a person does: opens it, types `command`, waits for the row
+ * that shows `pick` (by default the command without a leading `>`) and presses Enter.
+ */
+export async function palette(page: Page, command: string, pick = command.replace(/^>?\s*/, '')): Promise<void> {
+  await page.keyboard.press('Control+Shift+P');
+  await page.waitForSelector('.quick-input-widget:not([style*="display: none"]) input', { timeout: 15_000 });
+  await page.keyboard.type(command);
+  await until(
+    `"${pick}" in the palette`,
+    async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).count()) > 0,
+    30_000,
+  );
+  await page.keyboard.press('Enter');
+}
+
+/** Waits until the extension host has registered Roundtable's commands (it needs a moment after the workbench appears). */
+export async function waitForRoundtableCommands(page: Page): Promise<void> {
+  await until('the Roundtable commands', async () => {
+    await page.keyboard.press('Control+Shift+P');
+    await page.waitForSelector('.quick-input-widget input', { timeout: 5_000 });
+    await page.keyboard.type('Roundtable: Start');
+    const found =
+      (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Roundtable: Start Roundtable' }).count()) >
+      0;
+    await page.keyboard.press('Escape');
+    return found;
+  });
+}
+
 export interface RunningVsCode {
   page: Page;
   workspace: string;

@@ -14,7 +14,17 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
-import { CODE_SERVER, ROOT, VSIX, frameWith, startVsCode, until, type RunningVsCode } from './codeServer';
+import {
+  CODE_SERVER,
+  ROOT,
+  VSIX,
+  frameWith,
+  palette,
+  startVsCode,
+  until,
+  waitForRoundtableCommands,
+  type RunningVsCode,
+} from './codeServer';
 
 const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
 const TOPIC = 'Should we move the billing service from MySQL to PostgreSQL?';
@@ -76,18 +86,8 @@ describe('first run: a panel from the models the user already has', () => {
   }
 
   it('proposes workers of distinct families from both sources, pre-picked, and grouped by source', async () => {
-    await until('the Roundtable commands', async () => {
-      await page.keyboard.press('Control+Shift+P');
-      await page.waitForSelector('.quick-input-widget input', { timeout: 5_000 });
-      await page.keyboard.type('Roundtable: Start');
-      const found =
-        (await page
-          .locator('.quick-input-list .monaco-list-row', { hasText: 'Roundtable: Start Roundtable' })
-          .count()) > 0;
-      if (found) await page.keyboard.press('Enter');
-      else await page.keyboard.press('Escape');
-      return found;
-    });
+    await waitForRoundtableCommands(page);
+    await palette(page, 'Roundtable: Start Roundtable');
     const shown = await until(
       'the panel picker',
       async () => {

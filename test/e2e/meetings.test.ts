@@ -13,7 +13,17 @@ import * as path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
-import { CODE_SERVER, ROOT, VSIX, frameWith, startVsCode, until, type RunningVsCode } from './codeServer';
+import {
+  CODE_SERVER,
+  ROOT,
+  VSIX,
+  frameWith,
+  palette,
+  startVsCode,
+  until,
+  waitForRoundtableCommands,
+  type RunningVsCode,
+} from './codeServer';
 
 const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
 const TOPIC_A = 'Should we split the billing service out of the monolith?';
@@ -68,20 +78,8 @@ describe('Meetings in a real VS Code (code-server)', () => {
     console.log(`e2e screenshots: ${SHOTS}`);
   });
 
-  async function palette(command: string): Promise<void> {
-    await page.keyboard.press('Control+Shift+P');
-    await page.waitForSelector('.quick-input-widget:not([style*="display: none"]) input', { timeout: 15_000 });
-    await page.keyboard.type(command);
-    await until(
-      `"${command}" in the palette`,
-      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: command }).count()) > 0,
-      30_000,
-    );
-    await page.keyboard.press('Enter');
-  }
-
   async function startMeeting(topic: string): Promise<void> {
-    await palette('Roundtable: Start Roundtable');
+    await palette(page, 'Roundtable: Start Roundtable');
     await page.waitForSelector('.quick-input-widget input', { timeout: 15_000 });
     await page.keyboard.type(topic);
     await page.keyboard.press('Enter');
@@ -159,17 +157,7 @@ describe('Meetings in a real VS Code (code-server)', () => {
   }
 
   it('shows a welcome with a Start button while there is no meeting (light and dark)', async () => {
-    await until('the Roundtable commands', async () => {
-      await page.keyboard.press('Control+Shift+P');
-      await page.waitForSelector('.quick-input-widget input', { timeout: 5_000 });
-      await page.keyboard.type('Roundtable: Start');
-      const found =
-        (await page
-          .locator('.quick-input-list .monaco-list-row', { hasText: 'Roundtable: Start Roundtable' })
-          .count()) > 0;
-      await page.keyboard.press('Escape');
-      return found;
-    });
+    await waitForRoundtableCommands(page);
     // Commands whose meeting is missing are not offered (when clauses).
     await page.keyboard.press('Control+Shift+P');
     await page.waitForSelector('.quick-input-widget input', { timeout: 5_000 });
@@ -182,7 +170,7 @@ describe('Meetings in a real VS Code (code-server)', () => {
       assert.ok(!offered.some((r) => r.includes(hidden)), `no ${hidden} without a meeting`);
     await page.keyboard.press('Escape');
 
-    await palette('Roundtable: Focus on Meetings View');
+    await palette(page, 'Roundtable: Focus on Meetings View');
     const welcome = meetingsPane().locator('.welcome-view-content');
     await welcome.waitFor({ timeout: 30_000 });
     assert.match((await welcome.textContent()) ?? '', /No meetings yet/);
@@ -199,7 +187,7 @@ describe('Meetings in a real VS Code (code-server)', () => {
     await until('the first meeting in the Meetings view', async () => (await row(TOPIC_A).count()) > 0, 60_000);
     await startMeeting(TOPIC_B);
     await until('the second meeting in the Meetings view', async () => (await row(TOPIC_B).count()) > 0, 60_000);
-    await palette('Roundtable: Focus on Meetings View');
+    await palette(page, 'Roundtable: Focus on Meetings View');
     await until(
       'both meetings running at once',
       async () => /Round \d+ of/.test(await rowText(TOPIC_A)) && /Round \d+ of/.test(await rowText(TOPIC_B)),
@@ -233,7 +221,7 @@ describe('Meetings in a real VS Code (code-server)', () => {
     // The first meeting's review, from the Meetings view.
     await expandGroups();
     await row(TOPIC_A).first().click();
-    await palette('Roundtable: Review Digest');
+    await palette(page, 'Roundtable: Review Digest');
     review = await reviewWithAccept();
     assert.match(await review.inputValue('#digest-text'), /TOPIC: Should we split the billing service/);
     await acceptReview(review);
@@ -277,7 +265,7 @@ describe('Meetings in a real VS Code (code-server)', () => {
     await shoot('meetings-closed-dark');
 
     // The room also opens in an editor tab, for a wide view: the same room, beside the sidebar's.
-    await palette('Roundtable: Open Room in Editor');
+    await palette(page, 'Roundtable: Open Room in Editor');
     await until(
       'the room in an editor tab as well as in the sidebar',
       async () => {

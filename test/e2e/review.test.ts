@@ -15,7 +15,17 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { startFakeOpenAI, type ChatBody, type FakeOpenAI } from '../fakes/openaiServer';
-import { CODE_SERVER, ROOT, VSIX, frameWith, startVsCode, until, type RunningVsCode } from './codeServer';
+import {
+  CODE_SERVER,
+  ROOT,
+  VSIX,
+  frameWith,
+  palette,
+  startVsCode,
+  until,
+  waitForRoundtableCommands,
+  type RunningVsCode,
+} from './codeServer';
 
 const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
 const TOPIC = 'Should we adopt a monorepo for our three services?';
@@ -74,18 +84,6 @@ describe('the digest review in a real VS Code (code-server)', () => {
     console.log(`e2e screenshots: ${SHOTS}`);
   });
 
-  async function palette(command: string, pick = command): Promise<void> {
-    await page.keyboard.press('Control+Shift+P');
-    await page.waitForSelector('.quick-input-widget:not([style*="display: none"]) input', { timeout: 15_000 });
-    await page.keyboard.type(command);
-    await until(
-      `"${pick}" in the palette`,
-      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).count()) > 0,
-      30_000,
-    );
-    await page.keyboard.press('Enter');
-  }
-
   /**
    * Picks a workbench.colorTheme with the theme picker (Ctrl+K Ctrl+T), as a person would; the
    * picker lists "Dark Modern" with its id "Default Dark Modern" beside it. (An edit of
@@ -114,18 +112,8 @@ describe('the digest review in a real VS Code (code-server)', () => {
     until(`the review showing ${selector}`, () => frameWith(page, `.review ${selector}`), timeoutMs);
 
   it('opens the review as the meeting closes, with a progress line and without taking focus', async () => {
-    await until('the Roundtable commands', async () => {
-      await page.keyboard.press('Control+Shift+P');
-      await page.waitForSelector('.quick-input-widget input', { timeout: 5_000 });
-      await page.keyboard.type('Roundtable: Start');
-      const found =
-        (await page
-          .locator('.quick-input-list .monaco-list-row', { hasText: 'Roundtable: Start Roundtable' })
-          .count()) > 0;
-      await page.keyboard.press('Escape');
-      return found;
-    });
-    await palette('Roundtable: Start Roundtable');
+    await waitForRoundtableCommands(page);
+    await palette(page, 'Roundtable: Start Roundtable');
     await page.waitForSelector('.quick-input-widget input', { timeout: 15_000 });
     await page.keyboard.type(TOPIC);
     await page.keyboard.press('Enter');

@@ -10,7 +10,17 @@ import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
-import { CODE_SERVER, ROOT, VSIX, frameWith, startVsCode, until, type RunningVsCode } from './codeServer';
+import {
+  CODE_SERVER,
+  ROOT,
+  VSIX,
+  frameWith,
+  palette,
+  startVsCode,
+  until,
+  waitForRoundtableCommands,
+  type RunningVsCode,
+} from './codeServer';
 
 const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
 const SIDEBAR = '[id="workbench.parts.sidebar"]';
@@ -81,18 +91,6 @@ for (const [theme, bodyClass, shot] of [
       console.log(`e2e screenshots: ${SHOTS}`);
     });
 
-    async function palette(command: string): Promise<void> {
-      await page.keyboard.press('Control+Shift+P');
-      await page.waitForSelector('.quick-input-widget:not([style*="display: none"]) input', { timeout: 15_000 });
-      await page.keyboard.type(command);
-      await until(
-        `"${command}" in the palette`,
-        async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: command }).count()) > 0,
-        30_000,
-      );
-      await page.keyboard.press('Enter');
-    }
-
     async function room(): Promise<Frame> {
       return until('the room view', () => frameWith(page, '.room'), 30_000);
     }
@@ -100,18 +98,8 @@ for (const [theme, bodyClass, shot] of [
     let f: Frame;
 
     it('runs a scripted meeting and leaves no "writing…" entry once it closed and the digest is in', async () => {
-      await until('the Roundtable commands', async () => {
-        await page.keyboard.press('Control+Shift+P');
-        await page.waitForSelector('.quick-input-widget input', { timeout: 5_000 });
-        await page.keyboard.type('Roundtable: Start');
-        const found =
-          (await page
-            .locator('.quick-input-list .monaco-list-row', { hasText: 'Roundtable: Start Roundtable' })
-            .count()) > 0;
-        await page.keyboard.press('Escape');
-        return found;
-      });
-      await palette('Roundtable: Start Roundtable');
+      await waitForRoundtableCommands(page);
+      await palette(page, 'Roundtable: Start Roundtable');
       await page.waitForSelector('.quick-input-widget input', { timeout: 15_000 });
       await page.keyboard.type('Should we adopt a monorepo for our three services?');
       await page.keyboard.press('Enter');
@@ -140,7 +128,7 @@ for (const [theme, bodyClass, shot] of [
         /^Spoken [\d,]+ of 15,000 tokens$/,
       );
       // Back to the room: the digest review opened in the editor.
-      await palette('Roundtable: Show Room');
+      await palette(page, 'Roundtable: Show Room');
       f = await until(
         `the room in ${theme}`,
         async () => {

@@ -12,7 +12,17 @@ import { mkdir, readFile, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { CODE_SERVER, ROOT, VSIX, frameWith, startVsCode, until, type RunningVsCode } from './codeServer';
+import {
+  CODE_SERVER,
+  ROOT,
+  VSIX,
+  frameWith,
+  palette,
+  startVsCode,
+  until,
+  waitForRoundtableCommands,
+  type RunningVsCode,
+} from './codeServer';
 
 const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
 
@@ -36,34 +46,10 @@ describe('Roundtable in a real VS Code (code-server)', () => {
     console.log(`e2e screenshots: ${SHOTS}`);
   });
 
-  async function palette(command: string): Promise<void> {
-    await page.keyboard.press('Control+Shift+P');
-    await page.waitForSelector('.quick-input-widget:not([style*="display: none"]) input', { timeout: 15_000 });
-    await page.keyboard.type(command);
-    await until(
-      `"${command}" in the palette`,
-      async () =>
-        (await page.locator('.quick-input-list .monaco-list-row', { hasText: command.replace(/^>?\s*/, '') }).count()) >
-        0,
-      30_000,
-    );
-    await page.keyboard.press('Enter');
-  }
-
   it('starts a meeting from the command palette and shows it live in the room view', async () => {
     // The extension host needs a moment after the workbench appears.
-    await until('the Roundtable commands', async () => {
-      await page.keyboard.press('Control+Shift+P');
-      await page.waitForSelector('.quick-input-widget input', { timeout: 5_000 });
-      await page.keyboard.type('Roundtable: Start');
-      const found =
-        (await page
-          .locator('.quick-input-list .monaco-list-row', { hasText: 'Roundtable: Start Roundtable' })
-          .count()) > 0;
-      await page.keyboard.press('Escape');
-      return found;
-    });
-    await palette('Roundtable: Start Roundtable');
+    await waitForRoundtableCommands(page);
+    await palette(page, 'Roundtable: Start Roundtable');
     // No chat model here: the demo is offered, and it runs on its own canned topic.
     await until(
       'the demo offer',
@@ -171,7 +157,7 @@ describe('Roundtable in a real VS Code (code-server)', () => {
     await until(
       'the room to come back',
       async () => {
-        await palette('Roundtable: Show Room');
+        await palette(page, 'Roundtable: Show Room');
         return frameWith(page, '[data-testid="messages"] .message');
       },
       90_000,
