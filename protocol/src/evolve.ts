@@ -91,6 +91,10 @@ export function evolve(prev: MeetingState, e: MeetingEvent): MeetingState {
       if (e.workspace) opened.workspace = e.workspace;
       return opened;
     }
+    case 'context_attached': {
+      const { type: _t, meetingId: _m, seq, at: _a, v: _v, ...body } = e;
+      return { ...s, context: { ...copy(body), seq } };
+    }
     case 'participant_joined':
       if (s.participants.some((p) => p.name === e.participant.name)) return s;
       return { ...s, participants: [...s.participants, copy(e.participant)] };

@@ -2,6 +2,7 @@
 import type { MeetingEvent, MeetingState } from '../../../protocol/src';
 import { UNSAFE_CHARS, initialState, reduce } from '../../../protocol/src';
 import type { RunSummary } from './runCommand';
+import { contextLines } from '../context/render';
 
 /**
  * Model text printed raw could drive the terminal: clear the screen (`ESC[2J`), set the window
@@ -89,6 +90,9 @@ export class RoomPrinter {
         this.line(
           `  up to ${e.config.maxRounds} rounds · budget ${e.config.tokenBudget.toLocaleString('en-US')} tokens · ${e.config.order} order`,
         );
+        break;
+      case 'context_attached':
+        if (this.s.context) for (const l of contextLines(this.s.context)) this.line(`  ${l}`);
         break;
       case 'round_started':
         this.line();

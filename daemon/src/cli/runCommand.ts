@@ -28,7 +28,16 @@ import { RoomPrinter } from './printer';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 import { EXIT_AWAITING_HUMAN, askHuman, escalationMessage } from './escalation';
 
+import { CONTEXT_USAGE, takeContextFlags } from '../context/cliFlags';
 export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
+
+function contextFlags(argv: string[]): ReturnType<typeof takeContextFlags> {
+  try {
+    return takeContextFlags(argv);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
 export { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
 
 export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
@@ -48,6 +57,7 @@ export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
   --turn-timeout SECONDS  per-agent timeout (default 60)
   --time-limit SECONDS    whole-meeting limit (default 600)
   --out DIR               minutes folder (default docs/roundtable)
+${CONTEXT_USAGE}
   --json                  print one JSON object at the end instead of the room
   --daemon                run in the local daemon (started if none is running), so VS Code shows it live
   --no-daemon             run in this process even when a daemon is running
@@ -76,7 +86,8 @@ function positiveInt(v: string | undefined, flag: string): number | undefined {
   return Number(v);
 }
 
-export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions | 'help' {
+export function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): RunOptions | 'help' {
+  const { rest: argv, context } = contextFlags(argvIn);
   const { values } = parseCli({
     args: argv,
     allowPositionals: false,
@@ -168,6 +179,7 @@ export function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): RunOptions
     config,
     ...(options ? { options } : {}),
     workspace: process.cwd(),
+    context,
   });
   if (!checked.ok) throw new UsageError(checked.error);
 

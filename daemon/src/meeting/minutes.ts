@@ -11,6 +11,7 @@ import { renderBallot } from './prompts';
 import { writeTemp } from './atomicFile';
 import { appendManifest, manifestFileFor, replaceFile } from './manifest';
 import { renderConsensusReport } from './report';
+import { contextMinutes } from '../context/render';
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -49,6 +50,7 @@ export function renderMinutes(events: MeetingEvent[]): string {
     out.push(`| ${cell(p.name)} | ${cell(p.role)} | ${cell(p.provider)} | ${cell(p.model)} |`);
   out.push('');
 
+  out.push(...contextMinutes(s));
   if (s.briefing)
     out.push('## Briefing', '', `**${inline(s.briefing.from)}** (assistant):`, '', quote(s.briefing.text), '');
 

@@ -9,6 +9,11 @@ import type { ChatMessage } from '../providers/types';
 import { truncateToTokens } from '../providers/tokens';
 import { defang, oneLine, wrapPost } from './envelope';
 import { UNCERTAINTY_BELOW } from './votes';
+import { contextBlock } from '../context/render';
+
+/** Appends the meeting's attached context (one stable evidence block) when it has any. */
+const withContext = (s: MeetingState, parts: string[]): string[] =>
+  contextBlock(s) ? [...parts, contextBlock(s)] : parts;
 
 /** A peer post longer than this is cut in prompts: one verbose agent must not blow up everyone's prompt. */
 export const PEER_POST_MAX_TOKENS = 800;
@@ -94,7 +99,7 @@ export function workerPrompt(s: MeetingState, me: Participant, round: RoundState
     .filter(Boolean)
     .join('\n');
 
-  const parts: string[] = [`Topic: ${topicOf(s)}`];
+  const parts: string[] = withContext(s, [`Topic: ${topicOf(s)}`]);
   parts.push(summaryBlock(s, 'Rolling summary of the discussion so far:'));
   if (previous) {
     // The others' words verbatim; the worker's own position is carried by the summary, so its
@@ -141,7 +146,7 @@ export function judgePrompt(s: MeetingState, me: Participant, round: RoundState)
     .filter(Boolean)
     .join('\n');
   const user = [
-    `Topic: ${topicOf(s)}`,
+    ...withContext(s, [`Topic: ${topicOf(s)}`]),
     summaryBlock(s, 'Rolling summary before this round:'),
     `Round ${round.round} contributions:\n${contributionsOf(round).map(wrap).join('\n\n') || '(none)'}`,
     `Workers: ${round.speakers.join(', ')}.`,
@@ -161,7 +166,7 @@ export function briefingPrompt(s: MeetingState, me: Participant): ChatMessage[] 
     },
     {
       role: 'user',
-      content: `Open the meeting in under 120 words: restate the topic precisely, name what a good answer must settle, and invite ${workers.join(', ')} to begin.\n\nTopic: ${topicOf(s)}`,
+      content: `Open the meeting in under 120 words: restate the topic precisely, name what a good answer must settle, and invite ${workers.join(', ')} to begin.\n\n${withContext(s, [`Topic: ${topicOf(s)}`]).join('\n\n')}`,
     },
   ];
 }
@@ -251,7 +256,7 @@ export function proposalPrompt(s: MeetingState, me: Participant): ChatMessage[] 
     },
     {
       role: 'user',
-      content: `Decision question: ${topicOf(s)}\n\nPropose up to ${s.config.maxOptions} distinct, concrete options that answer it. Reply with one JSON object: {"options": ["...", "..."]}`,
+      content: `${withContext(s, [`Decision question: ${topicOf(s)}`]).join('\n\n')}\n\nPropose up to ${s.config.maxOptions} distinct, concrete options that answer it. Reply with one JSON object: {"options": ["...", "..."]}`,
     },
   ];
 }
@@ -261,7 +266,7 @@ export function ballotPrompt(s: MeetingState, me: Participant, round: RoundState
   // Labels proposed by workers are model text: one line each, defanged, quoted as the meeting's record.
   const options = s.options.map((o) => `${o.id}: ${oneLine(o.label)}`).join('\n');
   const parts = [
-    `Decision question: ${topicOf(s)}`,
+    ...withContext(s, [`Decision question: ${topicOf(s)}`]),
     `Options (vote with their ids):\n${wrapPost({ from: assistantName(s), kind: 'system', seq: s.optionsSeq, text: options })}`,
   ];
   if (previous) {
