@@ -127,7 +127,10 @@ async function collectDiff(realRoot: string, req: ContextRequest, out: Collected
   out.drafts.push({ kind: 'diff', path: label, sha256: sha256(r.stdout), text: r.stdout });
 }
 
-/** Fits the drafts into the budget in order; the first that does not fit is cut, the rest left out. */
+/**
+ * Fits the drafts into the budget in request order: one that does not fit is cut to what is left
+ * (or left out when that would be a stub), and a later, smaller one may still fit.
+ */
 function fit(drafts: Draft[], budget: number): { items: ContextItem[]; cut?: string } {
   const items: ContextItem[] = [];
   const cut: string[] = [];
