@@ -14,6 +14,7 @@ import { registerMcpServer } from './mcpRegistration';
 import { stageInGit, workspaceRoot, writeDecisionRecord, writeMinutesFile } from './outputs';
 import { RoomViewProvider } from './roomView';
 import { API_KEY_SECRET, startFlow } from './startFlow';
+import { registerDiscuss } from './discuss';
 import { meetingStatusBar } from './statusBar';
 
 /** What activate() returns: used by the extension-host tests, not a public API. */
@@ -169,6 +170,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     vscode.commands.registerCommand('roundtable.start', () =>
       startFlow(context, link, log, follow).catch((e: unknown) => showError(log, e)),
     ),
+    registerDiscuss((attach) => startFlow(context, link, log, follow, attach).catch((e: unknown) => showError(log, e))),
     vscode.commands.registerCommand('roundtable.cut', () => cut().catch((e: unknown) => showError(log, e))),
     vscode.commands.registerCommand('roundtable.post', async () => {
       const text = await vscode.window.showInputBox({

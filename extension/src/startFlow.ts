@@ -7,6 +7,8 @@ import type { MeetingConfig, Participant, StartMeetingParams } from '../../proto
 import { checkPanel } from '../../protocol/src';
 import type { DaemonLink } from './daemonLink';
 import { workspaceRoot } from './outputs';
+import { attachedLabel, withDecisions } from './discuss';
+import type { ContextRequest } from '../../protocol/src';
 import { RoomViewProvider } from './roomView';
 
 export const API_KEY_SECRET = 'roundtable.apiKey';
@@ -66,9 +68,11 @@ export async function startFlow(
   link: DaemonLink,
   log: vscode.LogOutputChannel,
   follow: (meetingId: string, opts: { restored: boolean }) => Promise<void>,
+  /** Context picked with "Discuss in Roundtable" (issue 16). */
+  attach?: ContextRequest,
 ): Promise<void> {
   const topic = await vscode.window.showInputBox({
-    title: 'Start Roundtable (1/3)',
+    title: `Start Roundtable (1/3)${attach ? `: discussing ${attachedLabel(attach)}` : ''}`,
     prompt: 'What should the room decide or discuss?',
     placeHolder: 'Should we move the billing service to PostgreSQL?',
     ignoreFocusOut: true,
@@ -148,7 +152,7 @@ export async function startFlow(
     ...(options.length ? { options } : {}),
     ...(cfg.baseUrl ? { providers: { baseURL: cfg.baseUrl } } : {}),
     ...(apiKey ? { apiKey } : {}),
-    ...(workspaceRoot() ? { workspace: (workspaceRoot() as vscode.Uri).fsPath } : {}),
+    ...(workspaceRoot() ? { workspace: (workspaceRoot() as vscode.Uri).fsPath, context: withDecisions(attach) } : {}),
   };
   const { meetingId } = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Roundtable: starting the meeting…' },
