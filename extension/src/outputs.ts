@@ -9,6 +9,7 @@ import type { MeetingState } from '../../protocol/src';
 import { slugify } from '../../protocol/src';
 import { jsonLine, withoutMeeting } from '../../protocol/src/markdown';
 import { decisionRecord } from './decisionRecord';
+import { linkSupersededRecords } from './supersede';
 
 export { decisionRecord };
 
@@ -102,6 +103,7 @@ export async function writeDecisionRecord(
   const target = vscode.Uri.joinPath(dir, `${String(number).padStart(4, '0')}-${slugify(s.topic, 'decision')}.md`);
   const rel = relativeLink(target, minutes);
   await vscode.workspace.fs.writeFile(target, encoder.encode(decisionRecord(s, number, digestText, rel)));
+  await linkSupersededRecords(s, root, target); // issue 16: supersedes / superseded by, both ways
   return target;
 }
 

@@ -12,3 +12,4 @@ export * from './panel';
 export * from './billing';
 export * from './labels';
 export * from './context';
+export * from './supersession';
