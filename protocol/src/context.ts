@@ -74,3 +74,29 @@ export type ContextAttached = z.infer<typeof ContextAttachedSchema>;
 
 /** Default context token budget when the meeting's config does not set `contextMaxTokens`. */
 export const DEFAULT_CONTEXT_MAX_TOKENS = 8_000;
+
+/** The read-only workspace tools a model may call during its turn (issue 16). */
+export const ToolNameSchema = z.enum(['read_file', 'search', 'list_files']);
+export type ToolName = z.infer<typeof ToolNameSchema>;
+
+/** Body of the `tool_called` event: one tool call a model made during its turn, and what it got back. */
+export const ToolCalledSchema = z.object({
+  round: z.number().int().min(0),
+  participant: z.string(),
+  /** The tool as the model named it (an unknown name is logged and refused). */
+  tool: z.string(),
+  /** The arguments as the model wrote them (JSON text, cut at 1,000 characters). */
+  args: z.string(),
+  /** False when the call was refused or failed; `result` then says why in one line. */
+  ok: z.boolean(),
+  /** What the model was given back (cut to the per-call cap). */
+  result: z.string(),
+  /** Tokens of `result`, counted into the room's budget. */
+  tokens: z.number(),
+});
+export type ToolCalled = z.infer<typeof ToolCalledSchema>;
+
+/** Most tool calls one model may make in one turn. */
+export const MAX_TOOL_CALLS_PER_TURN = 4;
+/** Most tokens one tool result may hand back. */
+export const TOOL_RESULT_MAX_TOKENS = 1_500;

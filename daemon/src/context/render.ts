@@ -80,3 +80,26 @@ export function contextLines(c: NonNullable<MeetingState['context']>): string[] 
     ...(c.cut ? [c.cut] : []),
   ];
 }
+
+/** The minutes' "Workspace tool calls" section: who called what, with what, and what came back. */
+export function toolMinutes(s: MeetingState): string[] {
+  const calls = s.toolCalls ?? [];
+  if (calls.length === 0) return [];
+  const out = [
+    '## Workspace tool calls',
+    '',
+    '| Round | Who | Tool | Arguments | Result | Tokens |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const c of calls)
+    out.push(
+      `| ${c.round} | ${cell(c.participant)} | ${cell(c.tool)} | ${codeSpan(c.args.slice(0, 200))} | ${c.ok ? '' : 'refused: '}${cell(c.summary)} | ${c.tokens} |`,
+    );
+  out.push('');
+  return out;
+}
+
+/** One terminal line for a tool call. */
+export function toolLine(c: { participant: string; tool: string; args: string; ok: boolean; tokens: number }): string {
+  return `${c.participant} used ${c.tool} ${c.args.slice(0, 120)} → ${c.ok ? 'ok' : 'refused'} (${c.tokens} tokens)`;
+}

@@ -11,7 +11,7 @@ import { renderBallot } from './prompts';
 import { writeTemp } from './atomicFile';
 import { appendManifest, manifestFileFor, replaceFile } from './manifest';
 import { renderConsensusReport } from './report';
-import { contextMinutes } from '../context/render';
+import { contextMinutes, toolMinutes } from '../context/render';
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -121,6 +121,7 @@ export function renderMinutes(events: MeetingEvent[]): string {
     out.push('');
   }
 
+  out.push(...toolMinutes(s));
   if (s.digest) out.push('## Digest', '', codeBlock(s.digest.text, 'text'), '');
   if (s.decision) {
     out.push('## Decision', '', `**${s.decision.decision}** on ${iso(s.decision.at)}`, '');
