@@ -167,8 +167,10 @@ describe('context attached to a meeting', () => {
       note: 'hi',
       decisionsFolder: 'docs/decisions',
     });
-    const main = parseRunArgs(['--topic', 'x', '--diff', 'main'], {});
+    assert.equal(r.params.config?.tools, undefined, 'tools are off unless asked for');
+    const main = parseRunArgs(['--topic', 'x', '--diff', 'main', '--tools'], {});
     assert.deepEqual(main !== 'help' && main.params.context?.diff, { ref: 'main' });
+    assert.equal(main !== 'help' && main.params.config?.tools, true);
     assert.throws(() => parseRunArgs(['--topic', 'x', '--diff', 'x;rm'], {}), /--diff must name a branch/);
   });
 });

@@ -87,7 +87,7 @@ function positiveInt(v: string | undefined, flag: string): number | undefined {
 }
 
 export function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): RunOptions | 'help' {
-  const { rest: argv, context } = contextFlags(argvIn);
+  const { rest: argv, context, tools } = contextFlags(argvIn);
   const { values } = parseCli({
     args: argv,
     allowPositionals: false,
@@ -151,6 +151,7 @@ export function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): RunOptio
   if (order !== undefined) config.order = order;
   if (turnTimeout !== undefined) config.turnTimeoutMs = turnTimeout * 1000;
   if (timeLimit !== undefined) config.timeLimitMs = timeLimit * 1000;
+  if (tools) config.tools = true;
 
   const mode = values.mode ?? 'roundtable';
   if (mode !== 'roundtable' && mode !== 'consensus')

@@ -6,6 +6,7 @@
  *   --diff [REF]             the git diff of the work tree against REF (default HEAD)
  *   --note TEXT              a plain-text note shown to everyone
  *   --decisions DIR          folder of earlier decision records (default docs/decisions)
+ *   --tools                  let workers call read-only workspace tools (OpenAI-compatible servers)
  */
 import type { ContextRequest } from '../../../protocol/src';
 import { GIT_REF_PATTERN } from '../../../protocol/src';
@@ -13,12 +14,14 @@ import { GIT_REF_PATTERN } from '../../../protocol/src';
 export const CONTEXT_USAGE = `  --context PATH_OR_GLOB  a file, folder or glob to show every participant (repeat it)
   --diff [REF]            show the git diff of the work tree against REF (default HEAD)
   --note TEXT             a plain-text note shown to every participant
-  --decisions DIR         earlier decision records to brief the room with (default docs/decisions)`;
+  --decisions DIR         earlier decision records to brief the room with (default docs/decisions)
+  --tools                 let workers read and search the workspace (read-only; OpenAI-compatible servers)`;
 
 export const DEFAULT_DECISIONS_FOLDER = 'docs/decisions';
 
 /** Splits argv into the context request and the remaining arguments. Throws a one-line Error on misuse. */
-export function takeContextFlags(argv: string[]): { rest: string[]; context: ContextRequest } {
+export function takeContextFlags(argv: string[]): { rest: string[]; context: ContextRequest; tools: boolean } {
+  let tools = false;
   const rest: string[] = [];
   const paths: string[] = [];
   const context: ContextRequest = { decisionsFolder: DEFAULT_DECISIONS_FOLDER };
@@ -34,7 +37,8 @@ export function takeContextFlags(argv: string[]): { rest: string[]; context: Con
         throw new Error(`${flag} needs a value`);
       return v;
     };
-    if (flag === '--context') paths.push(value());
+    if (a === '--tools') tools = true;
+    else if (flag === '--context') paths.push(value());
     else if (flag === '--note') context.note = value();
     else if (flag === '--decisions') context.decisionsFolder = value();
     else if (flag === '--diff') {
@@ -45,5 +49,5 @@ export function takeContextFlags(argv: string[]): { rest: string[]; context: Con
     } else rest.push(a);
   }
   if (paths.length > 0) context.paths = paths;
-  return { rest, context };
+  return { rest, context, tools };
 }
