@@ -4,7 +4,7 @@
  * limits taken from the settings, and the meeting started and followed.
  */
 import * as vscode from 'vscode';
-import type { MeetingConfig, StartMeetingParams } from '../../protocol/src';
+import type { ContextRequest, MeetingConfig, StartMeetingParams } from '../../protocol/src';
 import { DEFAULT_WORKER_COUNT } from '../../protocol/src';
 import { billingConfig } from './billingSettings';
 import type { DaemonLink } from './daemonLink';
@@ -14,6 +14,7 @@ import { modelSourceFor } from './modelSource';
 import { choosePanel } from './panelChoice';
 import { describePanel, pickerText, savePanel } from './panelPicker';
 import { workspaceRoot } from './outputs';
+import { attachedLabel, withDecisions } from './discuss';
 import { RoomViewProvider } from './roomView';
 
 export const API_KEY_SECRET = 'roundtable.apiKey';
@@ -36,6 +37,8 @@ export async function startFlow(
   link: DaemonLink,
   log: vscode.LogOutputChannel,
   follow: (meetingId: string, opts: { restored: boolean }) => Promise<void>,
+  /** Context picked with "Discuss in Roundtable" (issue 16). */
+  attach?: ContextRequest,
 ): Promise<void> {
   const cfg = settings();
   // Read without prompting; only sent to the daemon when an openai participant needs it.
@@ -48,7 +51,7 @@ export async function startFlow(
   const topic = chosen.demo
     ? DEMO_TOPIC
     : await vscode.window.showInputBox({
-        title: 'Start Roundtable: topic',
+        title: `Start Roundtable: topic${attach ? ` (discussing ${attachedLabel(attach)})` : ''}`,
         prompt: 'What should the room decide or discuss?',
         placeHolder: 'Should we move the billing service to PostgreSQL?',
         ignoreFocusOut: true,
@@ -105,7 +108,8 @@ export async function startFlow(
     ...(options.length ? { options } : {}),
     ...(cfg.baseUrl ? { providers: { baseURL: cfg.baseUrl } } : {}),
     ...(apiKey ? { apiKey } : {}),
-    ...(workspaceRoot() ? { workspace: (workspaceRoot() as vscode.Uri).fsPath } : {}),
+    // Every start from a workspace briefs the room with the decisions folder (issue 16).
+    ...(workspaceRoot() ? { workspace: (workspaceRoot() as vscode.Uri).fsPath, context: withDecisions(attach) } : {}),
   });
   // The expected bill before the user confirms, so nobody is surprised by it.
   const estimate = await estimateLine(link, paramsWith(config));

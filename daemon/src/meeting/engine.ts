@@ -16,6 +16,7 @@ import type {
 } from '../../../protocol/src';
 import { DEFAULT_CONFIG } from '../../../protocol/src';
 import type { Command } from './commands';
+import { attachContext } from '../context/attach';
 import { newMessageId } from './ids';
 import { performStep } from './perform';
 import { nextStep } from './planner';
@@ -55,6 +56,8 @@ export class Meeting {
       ...(params.options ? { options: params.options } : {}),
       ...(params.workspace ? { workspace: params.workspace } : {}),
     });
+    const context = params.context ? await attachContext(params, config) : undefined;
+    if (context) await m.runner.append(meetingId, context);
     return m;
   }
 
