@@ -16,6 +16,7 @@ import { describePanel, pickerText, savePanel } from './panelPicker';
 import { workspaceRoot } from './outputs';
 import { attachedLabel, withDecisions } from './discuss';
 import { RoomViewProvider } from './roomView';
+import { toolsConfig } from './toolsSetting';
 
 export const API_KEY_SECRET = 'roundtable.apiKey';
 
@@ -29,6 +30,7 @@ function settings() {
     order: c.get<MeetingConfig['order']>('speakingOrder') ?? 'parallel',
     workers: c.get<number>('workers') ?? DEFAULT_WORKER_COUNT,
     billing: billingConfig({ prices: c.get<unknown>('prices'), budgetBasis: c.get<unknown>('budgetBasis') }),
+    tools: toolsConfig(c.get<unknown>('tools')),
   };
 }
 
@@ -97,8 +99,9 @@ export async function startFlow(
     tokenBudget: cfg.tokenBudget,
     order: cfg.order,
     ...cfg.billing,
+    ...cfg.tools,
   };
-  const summary = `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens`;
+  const summary = `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens${cfg.tools.tools ? ' · workspace tools on' : ''}`;
   const apiKey = panel.some((p) => p.provider === 'openai') ? storedKey : undefined;
   const paramsWith = (c: Partial<MeetingConfig>): StartMeetingParams => ({
     topic: topic.trim(),
