@@ -117,6 +117,55 @@ describe('context attached to a meeting', () => {
     assert.equal(renderMinutes(events), minutes);
   });
 
+  it('tells the rolling summary and the digest what was attached (paths and sha256), without the contents again', async () => {
+    // A judge that never converges, so round 1 is folded into the summary while round 2 is judged.
+    const own = await startFakeOpenAI((body) => {
+      const system = body.messages?.find((m) => m.role === 'system')?.content ?? '';
+      return /the judge/.test(system) ? { text: '[CLEAN]' } : responder(body);
+    });
+    try {
+      const store = new MemoryStore();
+      const params = checkStartParams({
+        topic: 'Should we move storage off Postgres?',
+        mode: 'roundtable',
+        participants: PANEL,
+        config: { maxRounds: 2 },
+        workspace: ws.root,
+        context: { paths: ['src/app.ts'] },
+      });
+      assert.ok(params.ok, params.ok ? '' : params.error);
+      const provider = new OpenAIProvider({ baseURL: own.baseURL });
+      const meeting = await Meeting.open(
+        { store, providerFor: () => provider, clock: systemClock },
+        'm-ctx-manifest',
+        params.value,
+      );
+      await meeting.run();
+      const users = own.requests.map((r) => ({
+        system: r.body.messages?.[0]?.content ?? '',
+        user: r.body.messages?.find((m) => m.role === 'user')?.content ?? '',
+      }));
+      const summary = users.find((u) => /Update the rolling summary/.test(u.user));
+      const digest = users.find((u) => /Write the closing digest/.test(u.user));
+      assert.ok(summary && digest, 'the meeting asked for a summary and a digest');
+      for (const [what, u] of [
+        ['summary', summary],
+        ['digest', digest],
+      ] as const) {
+        assert.ok(
+          u.user.includes(`| file src/app.ts sha256:${sha(APP_TS)}`),
+          `the ${what} prompt lists the file and its hash`,
+        );
+        assert.ok(u.user.includes('from=workspace · kind=system'), `the ${what} prompt quotes the list as evidence`);
+        assert.ok(!u.user.includes('export const answer = 42'), `the ${what} prompt does not carry the file again`);
+      }
+      const worker = users.find((u) => /^You are ada/.test(u.system));
+      assert.ok(worker?.user.includes('| export const answer = 42;'), 'workers still read the file itself');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('refuses a path outside the workspace, a symlink out of it, a binary, .env, a key and a git-ignored file with one line each', async () => {
     const { events } = await run({
       paths: ['../outside.txt', ws.outsideFile, 'escape.txt', 'logo.png', '.env', 'keys/server.pem', 'build/out.js'],

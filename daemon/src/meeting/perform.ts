@@ -10,7 +10,7 @@ import type { StepContext } from './modes/types';
 import { speakingOrder } from './order';
 import { briefingPrompt, digestPrompt } from './prompts';
 import { isCommonStep, type Step } from './steps';
-import { contextOptions } from '../context/render';
+import { contextOptions, manifestOptions } from '../context/render';
 
 export interface RunnerClockInfo {
   /** Milliseconds left before the meeting's time limit (Infinity when none applies). */
@@ -70,7 +70,7 @@ export async function performStep(step: Step, run: StepContext & RunnerClockInfo
               participant: assistant,
               purpose: 'digest',
               round: currentRound(s)?.round ?? 0,
-              messages: digestPrompt(s, assistant),
+              messages: digestPrompt(s, assistant, manifestOptions(s)),
               cap: replyCap(s, 'digest'),
               timeoutMs: Math.min(s.config.turnTimeoutMs, timeLeft),
               // The meeting's own signal may be aborted (cut, budget); the digest is written regardless.

@@ -8,7 +8,7 @@ import { judgePrompt, summaryPrompt, workerPrompt } from '../../prompts';
 import { isPass, parseStance } from '../../stance';
 import type { ModeStep } from '../../steps';
 import type { StepContext } from '../types';
-import { contextOptions } from '../../../context/render';
+import { contextOptions, manifestOptions } from '../../../context/render';
 
 export async function performRoundtable(step: ModeStep, run: StepContext): Promise<void> {
   switch (step.kind) {
@@ -136,7 +136,7 @@ async function summary(run: StepContext, round: RoundState): Promise<void> {
     participant: assistant,
     purpose: 'summary',
     round: round.round,
-    messages: summaryPrompt(s, assistant, round),
+    messages: summaryPrompt(s, assistant, round, manifestOptions(s)),
     cap: replyCap(s, 'summary'),
   });
   if (run.halted) return;
