@@ -337,6 +337,12 @@ export function ballotPrompt(
     }
   }
   parts.push(BALLOT_FORMAT);
+  // Same text every round of the meeting: it stays with the format, not among the round's posts.
+  if (s.config.tools)
+    parts.push(
+      'You may read the workspace with the read_file tool before voting. Evidence whose "section" gives the lines ' +
+        '("lines 12-30") that read_file returned to you is marked verified in the report.',
+    );
   return [
     {
       role: 'system',
