@@ -11,6 +11,9 @@ import { Meeting } from '../../daemon/src/meeting/engine';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
+import { MeetingManager } from '../../daemon/src/daemon/manager';
+import { providerFactory } from '../../daemon/src/daemon/daemon';
+import { examplesDir } from '../../daemon/src/cli/common';
 import { eventsOfType } from '../fakes/meetings';
 import { startFakeOpenAI, type ChatBody, type FakeOpenAI } from '../fakes/openaiServer';
 import { APP_TS, makeWorkspace, type FakeWorkspace } from '../fakes/workspace';
@@ -163,6 +166,44 @@ describe('context attached to a meeting', () => {
       assert.ok(worker?.user.includes('| export const answer = 42;'), 'workers still read the file itself');
     } finally {
       await own.close();
+    }
+  });
+
+  it("reads the person's files even when the shipped demo plays (its canned evidence lives in examples/)", async () => {
+    const store = new MemoryStore();
+    const manager = new MeetingManager({
+      store,
+      clock: systemClock,
+      providers: providerFactory({}),
+      log: () => undefined,
+      newId: () => 'm-ctx-demo',
+    });
+    const scripted = (name: string, role: Participant['role']): Participant => ({
+      name,
+      role,
+      provider: 'scripted',
+      model: 'demo',
+    });
+    const params = checkStartParams({
+      topic: 'Should we adopt a monorepo for our three services?',
+      mode: 'roundtable',
+      participants: [scripted('sam', 'assistant'), scripted('ada', 'worker'), scripted('grace', 'worker')],
+      config: { maxRounds: 1 },
+      workspace: ws.root,
+      context: { paths: ['src/app.ts'] },
+    });
+    assert.ok(params.ok, params.ok ? '' : params.error);
+    try {
+      const id = await manager.start(params.value);
+      const events = await store.load(id);
+      const [opened] = eventsOfType(events, 'meeting_opened');
+      assert.equal(opened?.workspace, examplesDir(), 'the demo checks its evidence in examples/');
+      const [attached] = eventsOfType(events, 'context_attached');
+      assert.deepEqual(attached?.refused, [], 'nothing refused');
+      assert.equal(attached?.items[0]?.path, 'src/app.ts');
+      assert.equal(attached?.items[0]?.sha256, sha(APP_TS), "the person's file, read from their workspace");
+    } finally {
+      await manager.shutdown();
     }
   });
 

@@ -325,6 +325,9 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
     },
     meetingId,
     { ...opts.params, providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) } },
+    // --context paths are the person's, relative to where they ran the command (the shipped demo's
+    // evidence workspace is examples/).
+    { contextWorkspace: process.cwd() },
   );
   printer.event((await store.load(meeting.id))[0] as MeetingEvent);
   return followInProcess(meeting, store, opts, printer, io, roomOut);

@@ -6,9 +6,10 @@ import { readContext } from './readContext';
 export async function attachContext(
   params: StartMeetingParams,
   config: MeetingConfig,
+  workspace: string | undefined,
 ): Promise<Extract<EventBody, { type: 'context_attached' }> | undefined> {
   const body = await readContext({
-    workspace: params.workspace,
+    workspace,
     request: params.context ?? {},
     topic: params.topic,
     budget: config.contextMaxTokens ?? DEFAULT_CONTEXT_MAX_TOKENS,
