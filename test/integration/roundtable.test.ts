@@ -51,7 +51,7 @@ describe('roundtable meetings on the scripted provider', () => {
     assert.equal(digest?.tokensUsed, state.spokenTokens);
     assert.match(
       state.digest?.text ?? '',
-      /^TOPIC: Should we adopt a monorepo\?\nCONSENSUS: FULL — adopt the monorepo\nDISSENT: none in the stance record: every worker ended on AGREE\nCONTRIBUTORS: ada proposed atomic commits, grace countered with release coupling\nCONFIDENCE: 1\.00\nTOKEN COST: spoken \d+ \/ 15,000 budget · billed [\d,]+ tokens \([\d,]+ prompt, [\d,]+ completion, 0 cached\) in \d+ calls\nDebate changed the outcome: yes \(round 1 majority: no majority; final: AGREE\) · rounds after the first cost ([\d,]+) billed tokens$/,
+      /^TOPIC: Should we adopt a monorepo\?\nCONSENSUS: FULL — adopt the monorepo\nDISSENT: none in the stance record: every worker ended on AGREE\nCONTRIBUTORS: ada proposed atomic commits, grace countered with release coupling\nCONFIDENCE: 1\.00\nTOKEN COST: spoken \d+ \/ 15,000 budget · billed [\d,]+ tokens \([\d,]+ prompt, [\d,]+ completion, 0 cached\) in \d+ calls\nDebate changed the outcome: yes \(round 1 majority: no majority; final: AGREE\) · rounds after the first cost ([\d,]+) billed tokens · changed position: grace DISAGREE → AGREE in round 2 after ada, linus, the judge; linus NEUTRAL → AGREE in round 2 after ada, grace, the judge$/,
     );
     // The digest's billed figure is every call's usage, its own call included.
     const billed = eventsOfType(events, 'usage_recorded').reduce(

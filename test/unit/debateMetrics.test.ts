@@ -55,7 +55,7 @@ describe('debate metrics of a meeting', () => {
     assert.match(
       state.digest?.text ?? '',
       new RegExp(
-        `\\nDebate changed the outcome: no .* rounds after the first cost ${later.toLocaleString('en-US')} billed tokens$`,
+        `\\nDebate changed the outcome: no .* rounds after the first cost ${later.toLocaleString('en-US')} billed tokens · changed position: ada AGREE → DISAGREE in round 2 after grace, linus \\(possible conformity: no new argument\\)$`,
       ),
     );
 

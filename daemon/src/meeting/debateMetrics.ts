@@ -157,7 +157,16 @@ export function debateMetrics(s: MeetingState): DebateMetrics {
 
 /** The digest's line: "Debate changed the outcome: yes · rounds after the first cost 1,234 billed tokens". */
 export function debateLine(m: DebateMetrics): string {
-  return `Debate changed the outcome: ${m.changedOutcome ? 'yes' : 'no'} (round 1 majority: ${m.round1Majority}; final: ${m.finalOutcome}) · rounds after the first cost ${m.laterRoundsBilledTokens.toLocaleString('en-US')} billed tokens`;
+  const line = `Debate changed the outcome: ${m.changedOutcome ? 'yes' : 'no'} (round 1 majority: ${m.round1Majority}; final: ${m.finalOutcome}) · rounds after the first cost ${m.laterRoundsBilledTokens.toLocaleString('en-US')} billed tokens`;
+  // Who moved, and after what: the digest is what the room, the review and the record show.
+  return m.flips.length ? `${line} · changed position: ${m.flips.map(flipText).join('; ')}` : line;
+}
+
+function flipText(f: StanceFlip): string {
+  const after = f.followed.map((x) =>
+    x.kind === 'judge' ? 'the judge' : x.kind === 'human' ? `${x.from} (human)` : x.from,
+  );
+  return `${f.worker} ${f.from} → ${f.to} in round ${f.round}${after.length ? ` after ${[...new Set(after)].join(', ')}` : ''}${f.possibleConformity ? ' (possible conformity: no new argument)' : ''}`;
 }
 
 function followedText(f: FollowedPost): string {
