@@ -94,11 +94,20 @@ export async function waitForPick(page: Page, text: string | RegExp, timeoutMs =
 
 /** Waits until the open input box or quick pick says `text` (its title, prompt or message). */
 export async function waitForPrompt(page: Page, text: RegExp, timeoutMs = 30_000): Promise<void> {
+  let shown = '';
   await until(
     `the prompt ${String(text)}`,
-    async () => text.test((await page.textContent('.quick-input-widget').catch(() => '')) ?? ''),
+    async () => {
+      shown = await page
+        .locator('.quick-input-widget')
+        .innerText()
+        .catch(() => '');
+      return text.test(shown);
+    },
     timeoutMs,
-  );
+  ).catch((e: Error) => {
+    throw new Error(`${e.message} (the input shows: ${JSON.stringify(shown.slice(0, 300))})`);
+  });
 }
 
 /**
@@ -153,19 +162,25 @@ export const THEME_ID = {
  * edit of settings.json while it runs.)
  */
 export async function setTheme(page: Page, kind: keyof typeof THEME_CLASS): Promise<void> {
-  const isOn = async () =>
-    ((await page.getAttribute('.monaco-workbench', 'class')) ?? '').split(/\s+/).includes(THEME_CLASS[kind]);
-  if (await isOn()) return;
+  const classes = async () => ((await page.getAttribute('.monaco-workbench', 'class')) ?? '').split(/\s+/);
+  // The workbench gets its theme class once the theme is loaded.
+  const current = await until('the workbench theme', async () => {
+    const c = await classes();
+    return (['hc', 'dark', 'light'] as const).find((k) => c.includes(THEME_CLASS[k]));
+  });
+  if (current === kind) return;
   await page.keyboard.press('Control+K');
   await page.keyboard.press('Control+T');
-  await waitForPick(page, THEME_ID[kind]);
+  await waitForPick(page, THEME_LABEL[kind]);
   await page.keyboard.type(THEME_LABEL[kind]);
-  await until(
-    `${THEME_LABEL[kind]} alone in the theme picker`,
-    async () => (await pickRows(page, THEME_ID[kind]).count()) === 1,
+  // Enter takes the focused row: wait until the filter has put the wanted theme there.
+  await until(`${THEME_LABEL[kind]} focused in the theme picker`, async () =>
+    ((await page.locator('.quick-input-list .monaco-list-row.focused').first().textContent()) ?? '').includes(
+      THEME_LABEL[kind],
+    ),
   );
   await page.keyboard.press('Enter');
-  await until(`the ${THEME_ID[kind]} theme`, isOn);
+  await until(`the ${THEME_ID[kind]} theme`, async () => (await classes()).includes(THEME_CLASS[kind]));
 }
 
 export interface RunningVsCode {

@@ -124,5 +124,13 @@ describe('the live room under streaming in a real VS Code (code-server)', () => 
     assert.doesNotMatch(text, /writing…/);
     assert.match(text, /Ended: .*[Cc]ut/);
     await page.screenshot({ path: path.join(SHOTS, 'live-cut.png') });
+    // The cut meeting's review: what was said so far, to accept or reject like any other.
+    const review = await until(
+      'the review of the cut meeting offering Accept',
+      () => frameWith(page, '.review [data-testid="accept"]'),
+      60_000,
+    );
+    assert.match((await review.textContent('[data-testid="outcome"]')) ?? '', /Cut/);
+    await page.screenshot({ path: path.join(SHOTS, 'live-cut-review.png') });
   });
 });

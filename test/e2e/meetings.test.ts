@@ -64,7 +64,6 @@ describe('Meetings in a real VS Code (code-server)', () => {
     page = vs.page;
     workspace = vs.workspace;
     await mkdir(SHOTS, { recursive: true });
-    await setTheme(page, 'dark');
   });
 
   let step = 0;
@@ -189,7 +188,16 @@ describe('Meetings in a real VS Code (code-server)', () => {
 
     // The first meeting's review, from the Meetings view.
     await expandGroups();
-    await row(TOPIC_A).first().click();
+    // The room follows the meeting opened from the Meetings view; Review Digest reviews that one.
+    await row(TOPIC_A).first().click({ button: 'right' });
+    const open = page.locator('.monaco-menu .action-item', { hasText: 'Open Meeting in Room' });
+    await until('"Open Meeting in Room" in the context menu', async () => (await open.count()) > 0, 15_000);
+    await open.first().click();
+    await until(
+      'the room to show the first meeting',
+      async () => ((await (await frameWith(page, '.room'))?.textContent('.room')) ?? '').includes(TOPIC_A),
+      30_000,
+    );
     await palette(page, 'Roundtable: Review Digest');
     review = await reviewWithAccept();
     assert.equal(await review.textContent('.review > h2'), `Review: ${TOPIC_A}`);

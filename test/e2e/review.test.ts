@@ -116,7 +116,8 @@ describe('the digest review in a real VS Code (code-server)', () => {
     assert.deepEqual(sections, ['Outcome', 'Dissent', 'Contributions', 'Standing']);
     assert.match((await review.textContent('[data-testid="digest-rendered"]')) ?? '', /<b>first<\/b>/);
     assert.equal(await review.$('[data-testid="digest-rendered"] b'), null, 'model HTML is shown as text');
-    await until('the minutes link', () => review.$('[data-testid="open-minutes"]'));
+    // Minutes are written on Accept (roundtable.minutes = onAccept): no link to them before.
+    assert.equal(await review.$('[data-testid="open-minutes"]'), null, 'no minutes before the decision');
     await page.screenshot({ path: path.join(SHOTS, 'review-pending-light.png') });
 
     await review.click('#edit-toggle');
