@@ -17,6 +17,7 @@ import { modelSourceFor } from './modelSource';
 import { MeetingsTree } from './meetingsTree';
 import { RoomViewProvider } from './roomView';
 import { API_KEY_SECRET, startFlow } from './startFlow';
+import { registerDiscuss } from './discuss';
 import { meetingStatusBar } from './statusBar';
 
 /** What activate() returns: used by the extension-host tests, not a public API. */
@@ -163,6 +164,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
       'roundtable.start',
       run(() => startFlow(context, link, log, (id) => startedHere(id))),
     ),
+    registerDiscuss(run((attach) => startFlow(context, link, log, (id) => startedHere(id), attach))),
     vscode.commands.registerCommand(
       'roundtable.cut',
       run((arg?: MeetingArg) => commands.cut(arg)),

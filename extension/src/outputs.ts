@@ -11,6 +11,7 @@ import type { MeetingState } from '../../protocol/src';
 import { slugify } from '../../protocol/src';
 import { jsonLine, withoutMeeting } from '../../protocol/src/markdown';
 import { decisionRecord } from './decisionRecord';
+import { linkSupersededRecords } from './supersede';
 
 export { decisionRecord };
 
@@ -187,6 +188,8 @@ export async function writeDecisionRecord(
     target,
     decisionRecord({ state: s, digestText, minutesLink: rel, decidedBy: await humanName(root.fsPath) }),
   );
+  // issue 16: supersedes / superseded by, in both records
+  await linkSupersededRecords({ state: s, root, written: target, write: writeAtomic });
   return target;
 }
 

@@ -4,7 +4,7 @@
  * limits taken from the settings, and the meeting started and followed.
  */
 import * as vscode from 'vscode';
-import type { MeetingConfig, StartMeetingParams } from '../../protocol/src';
+import type { ContextRequest, MeetingConfig, StartMeetingParams } from '../../protocol/src';
 import { DEFAULT_WORKER_COUNT } from '../../protocol/src';
 import { billingConfig } from './billingSettings';
 import type { DaemonLink } from './daemonLink';
@@ -14,7 +14,9 @@ import { modelSourceFor } from './modelSource';
 import { choosePanel } from './panelChoice';
 import { describePanel, pickerText, savePanel } from './panelPicker';
 import { workspaceRoot } from './outputs';
+import { attachedLabel, withDecisions } from './discuss';
 import { RoomViewProvider } from './roomView';
+import { toolsConfig } from './toolsSetting';
 
 export const API_KEY_SECRET = 'roundtable.apiKey';
 
@@ -28,6 +30,7 @@ function settings() {
     order: c.get<MeetingConfig['order']>('speakingOrder') ?? 'parallel',
     workers: c.get<number>('workers') ?? DEFAULT_WORKER_COUNT,
     billing: billingConfig({ prices: c.get<unknown>('prices'), budgetBasis: c.get<unknown>('budgetBasis') }),
+    tools: toolsConfig(c.get<unknown>('tools')),
   };
 }
 
@@ -36,6 +39,8 @@ export async function startFlow(
   link: DaemonLink,
   log: vscode.LogOutputChannel,
   follow: (meetingId: string, opts: { restored: boolean }) => Promise<void>,
+  /** Context picked with "Discuss in Roundtable" (issue 16). */
+  attach?: ContextRequest,
 ): Promise<void> {
   const cfg = settings();
   // Read without prompting; only sent to the daemon when an openai participant needs it.
@@ -48,7 +53,7 @@ export async function startFlow(
   const topic = chosen.demo
     ? DEMO_TOPIC
     : await vscode.window.showInputBox({
-        title: 'Start Roundtable: topic',
+        title: `Start Roundtable: topic${attach ? ` (discussing ${attachedLabel(attach)})` : ''}`,
         prompt: 'What should the room decide or discuss?',
         placeHolder: 'Should we move the billing service to PostgreSQL?',
         ignoreFocusOut: true,
@@ -94,8 +99,9 @@ export async function startFlow(
     tokenBudget: cfg.tokenBudget,
     order: cfg.order,
     ...cfg.billing,
+    ...cfg.tools,
   };
-  const summary = `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens`;
+  const summary = `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens${cfg.tools.tools ? ' · workspace tools on' : ''}`;
   const apiKey = panel.some((p) => p.provider === 'openai') ? storedKey : undefined;
   const paramsWith = (c: Partial<MeetingConfig>): StartMeetingParams => ({
     topic: topic.trim(),
@@ -105,7 +111,8 @@ export async function startFlow(
     ...(options.length ? { options } : {}),
     ...(cfg.baseUrl ? { providers: { baseURL: cfg.baseUrl } } : {}),
     ...(apiKey ? { apiKey } : {}),
-    ...(workspaceRoot() ? { workspace: (workspaceRoot() as vscode.Uri).fsPath } : {}),
+    // Every start from a workspace briefs the room with the decisions folder (issue 16).
+    ...(workspaceRoot() ? { workspace: (workspaceRoot() as vscode.Uri).fsPath, context: withDecisions(attach) } : {}),
   });
   // The expected bill before the user confirms, so nobody is surprised by it.
   const estimate = await estimateLine(link, paramsWith(config));

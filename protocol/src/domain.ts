@@ -157,6 +157,10 @@ export const MeetingConfigSchema = z.object({
    * `billed` (prompt + completion of every call: what the team pays).
    */
   budgetBasis: z.enum(['spoken', 'billed']).optional(),
+  /** Token budget for workspace context attached at start (default 8,000); what does not fit is cut and said so. */
+  contextMaxTokens: int(0, 200_000).optional(),
+  /** Offer workers read-only workspace tools (read_file, search, list_files) where the provider supports tool calls. */
+  tools: z.boolean({ error: 'must be true or false' }).optional(),
   /** Prices known for this meeting's models, so the minutes can show money (USD per million tokens). */
   prices: PricesSchema.optional(),
 });

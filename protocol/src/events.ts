@@ -24,6 +24,7 @@ import {
   TerminationReasonSchema,
   UsageSchema,
 } from './domain';
+import { ContextAttachedSchema, ToolCalledSchema } from './context';
 import { WHOLE, check, fail, isRecord, z, type Checked } from './schema';
 
 export * from './domain';
@@ -44,6 +45,10 @@ export const EVENT_BODIES = {
     /** Folder that cited evidence is checked against (consensus mode). */
     workspace: z.string().optional(),
   }),
+  /** Workspace context read once at start (issue 16): what every participant is shown as evidence. */
+  context_attached: ContextAttachedSchema,
+  /** A read-only workspace tool a model called during its turn, with what it got back (issue 16). */
+  tool_called: ToolCalledSchema,
   participant_joined: z.object({ participant: ParticipantSchema.extend({ name: z.string() }) }),
   round_started: z.object({
     round,

@@ -30,6 +30,7 @@ export function spokenTokensOf(e: EventBody): number {
     case 'human_posted':
     case 'judge_feedback':
     case 'ballot_recorded':
+    case 'tool_called':
       return e.tokens;
     default:
       return 0;
@@ -100,6 +101,26 @@ export function evolve(prev: MeetingState, e: MeetingEvent): MeetingState {
       if (e.options) opened.requestedOptions = [...e.options];
       if (e.workspace) opened.workspace = e.workspace;
       return opened;
+    }
+    case 'context_attached': {
+      const { type: _t, meetingId: _m, seq, at: _a, v: _v, ...body } = e;
+      return { ...s, context: { ...copy(body), seq } };
+    }
+    case 'tool_called': {
+      const summary = e.result.split('\n')[0]?.slice(0, 200) ?? '';
+      const call = {
+        round: e.round,
+        participant: e.participant,
+        tool: e.tool,
+        args: e.args,
+        ok: e.ok,
+        tokens: e.tokens,
+      };
+      return {
+        ...s,
+        toolCalls: [...(s.toolCalls ?? []), { ...call, seq: e.seq, summary }],
+        spokenTokens: s.spokenTokens + e.tokens,
+      };
     }
     case 'participant_joined':
       if (s.participants.some((p) => p.name === e.participant.name)) return s;

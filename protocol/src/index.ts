@@ -11,3 +11,5 @@ export * from './settings';
 export * from './panel';
 export * from './billing';
 export * from './labels';
+export * from './context';
+export * from './supersession';

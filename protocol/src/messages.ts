@@ -19,6 +19,7 @@ import {
   TerminationReasonSchema,
 } from './events';
 import { WHOLE, int, meetingIdSchema, oneOf, text, z } from './schema';
+import { ContextRequestSchema } from './context';
 
 /** Bumped on any incompatible change; a mismatch at `initialize` is refused. */
 export const PROTOCOL_VERSION = 2;
@@ -133,6 +134,8 @@ export const StartMeetingParamsSchema = z.object({
     .min(1, { error: 'must be a folder path' })
     .max(4096)
     .optional(),
+  /** Workspace context to read once at start and show every participant (needs `workspace`). */
+  context: ContextRequestSchema.optional(),
   /**
    * API key for `openai` participants. Held in the daemon's memory for this meeting only: never
    * logged, never stored. A meeting resumed after a restart falls back to the daemon's environment.

@@ -3,6 +3,7 @@
  * schema so a field added there reaches VS Code's settings editor too. `npm run gen:settings`
  * writes it into package.json; a unit test fails when package.json is out of date.
  */
+import { MeetingConfigSchema } from './domain';
 import { ParticipantSchema } from './events';
 import { z } from './schema';
 
@@ -16,4 +17,25 @@ export function participantSettingSchema(): Record<string, unknown> {
   delete schema.$schema;
   delete schema.title;
   return schema;
+}
+
+/**
+ * `roundtable.tools`, generated from `MeetingConfig.tools`: off unless the person turns it on,
+ * since a model that reads the workspace sends what it read to its provider.
+ */
+export function toolsSettingSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(MeetingConfigSchema.shape.tools.unwrap(), { target: 'draft-7' }) as Record<
+    string,
+    unknown
+  >;
+  delete schema.$schema;
+  return {
+    ...schema,
+    default: false,
+    markdownDescription:
+      'Let workers read the workspace during their turns with read-only tools (`read_file`, `search`, `list_files`), ' +
+      'where the provider supports tool calls (OpenAI-compatible servers). Paths outside the workspace, git-ignored ' +
+      'and secret-looking files are refused; every call is logged, counted into the budget and listed in the minutes. ' +
+      "What a tool reads is sent to that model's provider.",
+  };
 }

@@ -21,6 +21,7 @@ import type {
   TerminationReason,
 } from './events';
 import { DEFAULT_CONFIG } from './events';
+import type { ContextAttached, ToolCalled } from './context';
 
 export interface PostedMessage {
   messageId: string;
@@ -96,6 +97,10 @@ export interface MeetingState {
   providers?: ProviderConfig;
   /** Folder that cited evidence is checked against. */
   workspace?: string;
+  /** Workspace context read at start, with the log seq of its event. */
+  context?: ContextAttached & { seq: number };
+  /** Read-only tool calls made by models, in order (results stay in the log). */
+  toolCalls?: (Omit<ToolCalled, 'result'> & { seq: number; summary: string })[];
   /** Consensus mode: options given when the meeting was opened. */
   requestedOptions?: string[];
   /** Consensus mode: options proposed by each worker. */

@@ -49,6 +49,8 @@ export interface Behaviour {
   stallMs?: number;
   /** Content chunks sent before the stall (default 1). */
   stallAfterChunks?: number;
+  /** Ask the client to call these tools (streamed as `tool_calls` deltas, finish_reason `tool_calls`). */
+  toolCalls?: { name: string; arguments: string }[];
   /** Send the text's `<INVALID-UTF8>` markers as raw bytes that are not valid UTF-8 (0xC3 0x28). */
   invalidUtf8?: boolean;
 }
@@ -56,7 +58,9 @@ export interface Behaviour {
 /** The request body of a chat completion, as the client sent it. */
 export interface ChatBody {
   model?: string;
-  messages?: { role: string; content: string }[];
+  messages?: { role: string; content: string; tool_call_id?: string; tool_calls?: unknown[] }[];
+  /** Function definitions the client offered. */
+  tools?: { function: { name: string } }[];
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   max_tokens?: number;
@@ -263,7 +267,14 @@ export async function startFakeOpenAI(
       if (res.destroyed) return;
       await send(chunk({ content: piece }, null));
     }
-    await send(chunk({}, finishReason));
+    // Each call's arguments arrive in two pieces, as real servers split them.
+    for (const [index, c] of (b.toolCalls ?? []).entries()) {
+      const half = Math.ceil(c.arguments.length / 2);
+      const fn = { name: c.name, arguments: c.arguments.slice(0, half) };
+      await send(chunk({ tool_calls: [{ index, id: `call_${index}`, type: 'function', function: fn }] }, null));
+      await send(chunk({ tool_calls: [{ index, function: { arguments: c.arguments.slice(half) } }] }, null));
+    }
+    await send(chunk({}, b.toolCalls?.length ? 'tool_calls' : finishReason));
     if (withUsage) {
       await send(
         JSON.stringify({

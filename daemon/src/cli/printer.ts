@@ -2,6 +2,7 @@
 import type { MeetingEvent, MeetingState } from '../../../protocol/src';
 import { UNSAFE_CHARS, budgetSpentOf, formatBill, initialState, reduce } from '../../../protocol/src';
 import type { RunSummary } from './runCommand';
+import { contextLines, toolLine } from '../context/render';
 
 /**
  * Model text printed raw could drive the terminal: clear the screen (`ESC[2J`), set the window
@@ -91,6 +92,12 @@ export class RoomPrinter {
         this.line(
           `  up to ${e.config.maxRounds} rounds · budget ${e.config.tokenBudget.toLocaleString('en-US')} tokens · ${e.config.order} order`,
         );
+        break;
+      case 'tool_called':
+        this.line(`  ${toolLine(e)}`);
+        break;
+      case 'context_attached':
+        if (this.s.context) for (const l of contextLines(this.s.context)) this.line(`  ${l}`);
         break;
       case 'round_started':
         this.line();

@@ -39,8 +39,18 @@ import {
   type CostJson,
 } from './bill';
 
+import { CONTEXT_USAGE, takeContextFlags } from '../context/cliFlags';
+
 export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 export { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
+
+function contextFlags(argv: string[]): ReturnType<typeof takeContextFlags> {
+  try {
+    return takeContextFlags(argv);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
 
 export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
 
@@ -63,6 +73,7 @@ export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
   --turn-timeout SECONDS  per-agent timeout (default 60)
   --time-limit SECONDS    whole-meeting limit (default 600)
   --out DIR               minutes folder (default docs/roundtable)
+${CONTEXT_USAGE}
   --json                  print one JSON object at the end instead of the room
   --daemon                run in the local daemon (started if none is running), so VS Code shows it live
   --no-daemon             run in this process even when a daemon is running
@@ -97,7 +108,8 @@ function positiveInt(v: string | undefined, flag: string): number | undefined {
   return Number(v);
 }
 
-export async function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): Promise<RunOptions | 'help'> {
+export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Promise<RunOptions | 'help'> {
+  const { rest: argv, context, tools } = contextFlags(argvIn);
   const { values } = parseCli({
     args: argv,
     allowPositionals: false,
@@ -163,6 +175,7 @@ export async function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): Prom
   if (order !== undefined) config.order = order;
   if (turnTimeout !== undefined) config.turnTimeoutMs = turnTimeout * 1000;
   if (timeLimit !== undefined) config.timeLimitMs = timeLimit * 1000;
+  if (tools) config.tools = true;
 
   const mode = values.mode ?? 'roundtable';
   if (mode !== 'roundtable' && mode !== 'consensus')
@@ -197,6 +210,7 @@ export async function parseRunArgs(argv: string[], env: NodeJS.ProcessEnv): Prom
       playsShippedScript: path.dirname(path.resolve(scriptFile)) === path.resolve(examplesDir()),
       workspace: process.cwd(),
     }),
+    context,
   });
   if (!checked.ok) throw new UsageError(checked.error);
 
@@ -311,6 +325,9 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
     },
     meetingId,
     { ...opts.params, providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) } },
+    // --context paths are the person's, relative to where they ran the command (the shipped demo's
+    // evidence workspace is examples/).
+    { contextWorkspace: process.cwd() },
   );
   printer.event((await store.load(meeting.id))[0] as MeetingEvent);
   return followInProcess(meeting, store, opts, printer, io, roomOut);

@@ -137,7 +137,10 @@ export class MeetingManager {
     } catch (e) {
       throw new BadRequest((e as Error).message);
     }
-    const meeting = await Meeting.open(this.depsFor(seats, lookup, logged.workspace), meetingId, logged);
+    // The context the person attached is read from their folder, even when the demo's evidence is not.
+    const meeting = await Meeting.open(this.depsFor(seats, lookup, logged.workspace), meetingId, logged, {
+      ...(params.workspace ? { contextWorkspace: params.workspace } : {}),
+    });
     const live: Live = { meeting, seats };
     this.live.set(meetingId, live);
     this.drive(live);

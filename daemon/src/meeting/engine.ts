@@ -16,6 +16,7 @@ import type {
 } from '../../../protocol/src';
 import { DEFAULT_CONFIG } from '../../../protocol/src';
 import type { Command } from './commands';
+import { attachContext } from '../context/attach';
 import { newMessageId } from './ids';
 import { performStep } from './perform';
 import { nextStep } from './planner';
@@ -41,8 +42,18 @@ export class Meeting {
     this.runner = new Runner(deps, events);
   }
 
-  /** Opens a new meeting: validated params in, `meeting_opened` appended. */
-  static async open(deps: EngineDeps, meetingId: string, params: StartMeetingParams): Promise<Meeting> {
+  /**
+   * Opens a new meeting: validated params in, `meeting_opened` appended, then the attached context
+   * read once and logged. `o.contextWorkspace`: the person's folder the context is read from when
+   * `params.workspace` is not it (the shipped demo checks its canned evidence in examples/, but the
+   * files the person attached are theirs).
+   */
+  static async open(
+    deps: EngineDeps,
+    meetingId: string,
+    params: StartMeetingParams,
+    o: { contextWorkspace?: string } = {},
+  ): Promise<Meeting> {
     const config: MeetingConfig = { ...DEFAULT_CONFIG, ...params.config };
     const m = new Meeting(deps, []);
     await m.runner.append(meetingId, {
@@ -55,6 +66,10 @@ export class Meeting {
       ...(params.options ? { options: params.options } : {}),
       ...(params.workspace ? { workspace: params.workspace } : {}),
     });
+    const context = params.context
+      ? await attachContext(params, config, o.contextWorkspace ?? params.workspace)
+      : undefined;
+    if (context) await m.runner.append(meetingId, context);
     return m;
   }
 

@@ -8,6 +8,33 @@ function leaves(rel: string): boolean {
 }
 
 /**
+ * Resolves `file` inside the workspace `root` on its real path: `outside_workspace` when it leaves
+ * the folder lexically (`../`, an absolute path elsewhere: the disk is not touched) or through a
+ * symlink (after `realpath`), `missing` when it does not exist. Shared by cited evidence, attached
+ * context and the read-only tools, so all three draw the workspace's edge in the same place.
+ */
+export async function resolveInWorkspace(
+  root: string,
+  file: string,
+  realRoot?: string,
+): Promise<{ real: string; rel: string } | 'outside_workspace' | 'missing'> {
+  const base = path.resolve(root);
+  if (file.trim() === '' || file.includes('\0')) return 'missing';
+  const full = path.resolve(base, file);
+  if (leaves(path.relative(base, full))) return 'outside_workspace';
+  let real: string;
+  try {
+    real = await fs.realpath(full);
+  } catch {
+    return 'missing';
+  }
+  const rr = realRoot ?? (await fs.realpath(base).catch(() => base));
+  const rel = path.relative(rr, real);
+  if (leaves(rel)) return 'outside_workspace';
+  return { real, rel: rel.split(path.sep).join('/') };
+}
+
+/**
  * Checks a cited file against a workspace folder. The check is on the real path: a path that
  * leaves the folder lexically (`../`, an absolute path elsewhere) is flagged without touching the
  * disk, and one that leaves it through a symlink is flagged after `realpath`, so a ballot cannot

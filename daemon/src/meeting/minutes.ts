@@ -13,6 +13,7 @@ import { appendManifest, manifestFileFor, replaceFile } from './manifest';
 import { renderConsensusReport } from './report';
 import { CANNED_NOTE, ignoresTopic } from '../providers/scripted';
 import { debateMinutes } from './debateMetrics';
+import { contextMinutes, toolMinutes } from '../context/render';
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -57,6 +58,7 @@ export function renderMinutes(events: MeetingEvent[]): string {
     out.push(`| ${cell(p.name)} | ${cell(p.role)} | ${cell(p.provider)} | ${cell(p.model)} |`);
   out.push('');
 
+  out.push(...contextMinutes(s));
   if (s.briefing)
     out.push('## Briefing', '', `**${inline(s.briefing.from)}** (assistant):`, '', quote(s.briefing.text), '');
 
@@ -128,6 +130,7 @@ export function renderMinutes(events: MeetingEvent[]): string {
   }
 
   if (s.rounds.length > 0) out.push(...debateMinutes(s));
+  out.push(...toolMinutes(s));
   if (s.digest) out.push('## Digest', '', codeBlock(s.digest.text, 'text'), '');
   if (s.decision) {
     out.push('## Decision', '', `**${s.decision.decision}** on ${iso(s.decision.at)}`, '');

@@ -6,6 +6,7 @@
 import type { CallPurpose, Participant } from '../../../protocol/src';
 import { ProviderError, type ChatMessage, type ChatResult } from '../providers/types';
 import type { EngineDeps } from './ports';
+import type { ToolLoop } from '../tools/toolLoop';
 
 export interface ModelCallOptions {
   participant: Participant;
@@ -21,6 +22,8 @@ export interface ModelCallOptions {
   json?: boolean;
   meetingId: string;
   topic: string;
+  /** Read-only workspace tools offered for this call (issue 16). */
+  tools?: ToolLoop;
 }
 
 export type CallOutcome = { ok: true; result: ChatResult } | { ok: false; reason: 'timeout' | 'error'; error: string };
@@ -60,6 +63,7 @@ export async function callModel(
         maxTokens: o.maxTokens,
         signal: turn.signal,
         ...(o.json ? { json: true } : {}),
+        ...(o.tools ? { tools: o.tools } : {}),
         ...(onDelta
           ? {
               onDelta: (text: string) =>

@@ -10,6 +10,7 @@ import type { StepContext } from './modes/types';
 import { speakingOrder } from './order';
 import { briefingPrompt, digestPrompt } from './prompts';
 import { isCommonStep, type Step } from './steps';
+import { contextOptions, manifestOptions } from '../context/render';
 
 export interface RunnerClockInfo {
   /** Milliseconds left before the meeting's time limit (Infinity when none applies). */
@@ -26,7 +27,7 @@ export async function performStep(step: Step, run: StepContext & RunnerClockInfo
         participant: assistant,
         purpose: 'briefing',
         round: 0,
-        messages: briefingPrompt(s, assistant),
+        messages: briefingPrompt(s, assistant, contextOptions(s)),
         cap: replyCap(s, 'briefing'),
       });
       if (run.halted) return;
@@ -69,7 +70,7 @@ export async function performStep(step: Step, run: StepContext & RunnerClockInfo
               participant: assistant,
               purpose: 'digest',
               round: currentRound(s)?.round ?? 0,
-              messages: digestPrompt(s, assistant),
+              messages: digestPrompt(s, assistant, manifestOptions(s)),
               cap: replyCap(s, 'digest'),
               timeoutMs: Math.min(s.config.turnTimeoutMs, timeLeft),
               // The meeting's own signal may be aborted (cut, budget); the digest is written regardless.

@@ -296,7 +296,7 @@ const BALLOT_FORMAT =
   `A vote (accept or reject) with confidence below ${UNCERTAINTY_BELOW} must carry an "uncertainty" note saying what you are unsure of. ` +
   '"compromise" is optional: propose one only if a middle position would settle the question.';
 
-export function proposalPrompt(s: MeetingState, me: Participant): ChatMessage[] {
+export function proposalPrompt(s: MeetingState, me: Participant, o: PromptOptions = {}): ChatMessage[] {
   return [
     {
       role: 'system',
@@ -304,17 +304,22 @@ export function proposalPrompt(s: MeetingState, me: Participant): ChatMessage[] 
     },
     {
       role: 'user',
-      content: `Decision question: ${topicOf(s)}\n\nPropose up to ${s.config.maxOptions} distinct, concrete options that answer it. Reply with one JSON object: {"options": ["...", "..."]}`,
+      content: `${stableHead(s, o, 'Decision question').join('\n\n')}\n\nPropose up to ${s.config.maxOptions} distinct, concrete options that answer it. Reply with one JSON object: {"options": ["...", "..."]}`,
     },
   ];
 }
 
-export function ballotPrompt(s: MeetingState, me: Participant, round: RoundState): ChatMessage[] {
+export function ballotPrompt(
+  s: MeetingState,
+  me: Participant,
+  round: RoundState,
+  o: PromptOptions = {},
+): ChatMessage[] {
   const previous = s.rounds.find((r) => r.round === round.round - 1);
   // Labels proposed by workers are model text: one line each, defanged, quoted as the meeting's record.
   const options = s.options.map((o) => `${o.id}: ${oneLine(o.label)}`).join('\n');
   const parts = [
-    `Decision question: ${topicOf(s)}`,
+    ...stableHead(s, o, 'Decision question'),
     `Options (vote with their ids):\n${wrapPost({ from: assistantName(s), kind: 'system', seq: s.optionsSeq, text: options })}`,
   ];
   if (previous) {
@@ -332,6 +337,12 @@ export function ballotPrompt(s: MeetingState, me: Participant, round: RoundState
     }
   }
   parts.push(BALLOT_FORMAT);
+  // Same text every round of the meeting: it stays with the format, not among the round's posts.
+  if (s.config.tools)
+    parts.push(
+      'You may read the workspace with the read_file tool before voting. Evidence whose "section" gives the lines ' +
+        '("lines 12-30") that read_file returned to you is marked verified in the report.',
+    );
   return [
     {
       role: 'system',

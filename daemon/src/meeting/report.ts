@@ -6,13 +6,15 @@ import type { MeetingState, OptionVote, RoundState } from '../../../protocol/src
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
 import { UNCERTAINTY_BELOW } from './votes';
 import { consensusOutcome } from './digest';
+import { isVerified, linesRead, type LineRead } from './verifiedEvidence';
 
 /** The last round that was voted on (its verdict computed). */
 export function lastVoted(s: MeetingState): RoundState | undefined {
   return [...s.rounds].reverse().find((r) => r.verdict);
 }
 
-function evidenceText(v: OptionVote): string {
+/** `reads`: the line ranges read_file returned to the voter before its ballot (verified evidence). */
+function evidenceText(v: OptionVote, reads: readonly LineRead[]): string {
   if (v.evidence.length === 0) return 'no evidence cited';
   return v.evidence
     .map((e) => {
@@ -21,7 +23,9 @@ function evidenceText(v: OptionVote): string {
           ? ' ⚠ does not exist'
           : e.status === 'outside_workspace'
             ? ' ⚠ outside the workspace'
-            : '';
+            : isVerified(e, reads)
+              ? ' ✓ verified (read by a tool call)'
+              : '';
       return `${codeSpan(e.file)}${e.section ? ` (${inline(e.section)})` : ''}${e.type ? ` [${inline(e.type)}]` : ''}${flag}`;
     })
     .join(', ');
@@ -105,9 +109,10 @@ function optionsSection(s: MeetingState, r: RoundState | undefined, workers: str
     const cons: string[] = [];
     const abstained: string[] = [];
     for (const w of workers) {
-      const v = r?.ballots[w]?.votes.find((x) => x.option === opt.id);
-      if (!v) continue;
-      const line = `- **${inline(w)}** (${v.vote}, confidence ${v.confidence.toFixed(2)}): ${inline(v.rationale)} — evidence: ${evidenceText(v)}`;
+      const b = r?.ballots[w];
+      const v = b?.votes.find((x) => x.option === opt.id);
+      if (!b || !v) continue;
+      const line = `- **${inline(w)}** (${v.vote}, confidence ${v.confidence.toFixed(2)}): ${inline(v.rationale)} — evidence: ${evidenceText(v, linesRead(s, w, b.seq))}`;
       if (v.vote === 'accept') pros.push(line);
       else if (v.vote === 'reject') cons.push(line);
       else abstained.push(line);

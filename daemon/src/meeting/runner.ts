@@ -17,6 +17,7 @@ import {
 } from './budget';
 import { decide, type Command } from './commands';
 import { callModel, type CallOutcome } from './modelCall';
+import { toolLoopFor, type ToolLoop } from '../tools/toolLoop';
 import type { CallRequest, StepContext } from './modes/types';
 import type { RunnerClockInfo } from './perform';
 import type { EngineDeps } from './ports';
@@ -143,6 +144,7 @@ export class Runner implements StepContext, RunnerClockInfo {
       ...(req.json ? { json: true } : {}),
       meetingId: s.meetingId,
       topic: s.topic,
+      ...this.toolsFor(req),
     });
     if (!r.ok) return r;
     const p = req.participant;
@@ -158,6 +160,18 @@ export class Runner implements StepContext, RunnerClockInfo {
     // The cap holds whatever the server did with max_tokens; a turn keeps its end (the stance).
     const text = req.purpose === 'turn' ? capReply(r.result.text, req.cap) : capText(r.result.text, req.cap);
     return { ok: true, result: { ...r.result, text } };
+  }
+
+  /** Workers' turns may use the read-only workspace tools when the meeting offers them. */
+  private toolsFor(req: CallRequest): { tools?: ToolLoop } {
+    if (req.purpose !== 'turn') return {};
+    const tools = toolLoopFor({
+      state: this.current,
+      participant: req.participant,
+      round: req.round,
+      emit: (b) => this.emit(b),
+    });
+    return tools ? { tools } : {};
   }
 
   async failTurn(round: number, participant: string, outcome: Extract<CallOutcome, { ok: false }>): Promise<void> {

@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { collapseWhitespace } from '../../../protocol/src';
 import { countPromptTokens, countTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
+import { collectToolCalls, continueWithTools, type ToolCallRequest } from '../tools/toolLoop';
 
 export interface OpenAIProviderOptions {
   /** e.g. `http://127.0.0.1:11434/v1` (Ollama) or `https://api.openai.com/v1`. */
@@ -202,8 +203,11 @@ export class OpenAIProvider implements ChatProvider {
     });
   }
 
-  async chat(req: ChatRequest): Promise<ChatResult> {
+  /** `turns`: tool calls and their results so far in this turn (OpenAI message format). */
+  async chat(req: ChatRequest, turns: unknown[] = []): Promise<ChatResult> {
     if (req.signal.aborted) throw aborted();
+    const tools = req.tools?.definitions() ?? [];
+    const calls: ToolCallRequest[] = [];
     const bad = invalidURL(this.baseURL);
     if (bad) throw bad;
 
@@ -229,8 +233,9 @@ export class OpenAIProvider implements ChatProvider {
         this.client.chat.completions.create(
           {
             model: req.model,
-            messages: req.messages,
+            messages: [...req.messages, ...turns] as OpenAI.ChatCompletionMessageParam[],
             max_tokens: req.maxTokens,
+            ...(tools.length > 0 ? { tools } : {}),
             stream: true,
             stream_options: { include_usage: true },
             ...(req.json ? { response_format: { type: 'json_object' as const } } : {}),
@@ -243,6 +248,7 @@ export class OpenAIProvider implements ChatProvider {
       arm();
       for await (const chunk of stream) {
         arm();
+        collectToolCalls(calls, chunk.choices[0]?.delta?.tool_calls);
         const piece = chunk.choices[0]?.delta?.content;
         if (piece) {
           text += piece;
@@ -274,7 +280,7 @@ export class OpenAIProvider implements ChatProvider {
     // The SDK ends the iteration quietly on abort: a cut reply must not pass for a complete one.
     if (req.signal.aborted) throw aborted();
     if (stalled) throw this.stallError();
-    return {
+    const result: ChatResult = {
       text,
       // Servers that ignore include_usage (some local ones) are counted with the tokenizer.
       usage: usage ?? {
@@ -283,6 +289,10 @@ export class OpenAIProvider implements ChatProvider {
         source: 'estimate',
       },
     };
+    // The model asked for workspace tools: run them and ask again with the results.
+    if (req.tools && calls.length > 0)
+      return continueWithTools(req.tools, result, calls, (more) => this.chat(req, [...turns, ...more]));
+    return result;
   }
 
   private stallError(): ProviderError {

@@ -1,4 +1,5 @@
 import type { CallPurpose, Role, Usage } from '../../../protocol/src';
+import type { ToolLoop } from '../tools/toolLoop';
 
 /** One chat message sent to a model. */
 export interface ChatMessage {
@@ -19,6 +20,8 @@ export interface ChatRequest {
   signal: AbortSignal;
   /** Called with each piece of text as it streams in. */
   onDelta?: (text: string) => void;
+  /** Read-only workspace tools offered for this call; honoured by providers with tool calling (OpenAI). */
+  tools?: ToolLoop;
   /** Who is asking and why; used for accounting and by the scripted provider. */
   meta: { participant: string; role: Role; purpose: CallPurpose; round: number; topic: string };
 }

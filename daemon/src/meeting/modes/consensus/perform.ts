@@ -7,6 +7,7 @@ import type { ModeStep } from '../../steps';
 import { decide, escalationReasons, findConflicts, optionResult } from '../../verdict';
 import { abstainAll, dedupeOptions, parseBallot, parseProposals } from '../../votes';
 import type { StepContext } from '../types';
+import { contextOptions } from '../../../context/render';
 
 export async function performConsensus(step: ModeStep, run: StepContext): Promise<void> {
   switch (step.kind) {
@@ -37,7 +38,7 @@ async function propose(run: StepContext, name: string, share: number): Promise<v
     participant: me,
     purpose: 'turn',
     round: 0,
-    messages: proposalPrompt(s, me),
+    messages: proposalPrompt(s, me, contextOptions(s)),
     cap: replyCap(s, 'turn'),
     share,
     json: true,
@@ -73,7 +74,7 @@ async function ballot(run: StepContext, round: RoundState, name: string, share: 
   const s = run.state;
   const me = run.participant(name);
   if (!me) return;
-  const prompt = ballotPrompt(s, me, round);
+  const prompt = ballotPrompt(s, me, round, contextOptions(s));
   const ask = (messages: typeof prompt) =>
     run.call({
       participant: me,

@@ -8,6 +8,7 @@ import { judgePrompt, summaryPrompt, workerPrompt } from '../../prompts';
 import { isPass, parseStance } from '../../stance';
 import type { ModeStep } from '../../steps';
 import type { StepContext } from '../types';
+import { contextOptions, manifestOptions } from '../../../context/render';
 
 export async function performRoundtable(step: ModeStep, run: StepContext): Promise<void> {
   switch (step.kind) {
@@ -59,7 +60,7 @@ async function turn(run: StepContext, planned: RoundState, name: string, share: 
     participant: me,
     purpose: 'turn',
     round: round.round,
-    messages: workerPrompt(s, me, round),
+    messages: workerPrompt(s, me, round, contextOptions(s)),
     cap,
     share,
   });
@@ -108,7 +109,7 @@ async function judge(run: StepContext, round: RoundState): Promise<void> {
     participant: me,
     purpose: 'judge',
     round: round.round,
-    messages: judgePrompt(s, me, round),
+    messages: judgePrompt(s, me, round, contextOptions(s)),
     cap: replyCap(s, 'judge'),
   });
   if (run.halted) return;
@@ -135,7 +136,7 @@ async function summary(run: StepContext, round: RoundState): Promise<void> {
     participant: assistant,
     purpose: 'summary',
     round: round.round,
-    messages: summaryPrompt(s, assistant, round),
+    messages: summaryPrompt(s, assistant, round, manifestOptions(s)),
     cap: replyCap(s, 'summary'),
   });
   if (run.halted) return;

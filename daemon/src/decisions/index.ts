@@ -1,0 +1,122 @@
+/**
+ * Earlier decisions: the records in the decisions folder (MADR, with or without front matter,
+ * and Nygard's format) are parsed for title, status and date, and the ones whose words overlap
+ * the topic are attached to the meeting as evidence, at most `MAX_RELEVANT`.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import type { ContextItem, ContextRefusal } from '../../../protocol/src';
+import { truncateToTokens } from '../providers/tokens';
+import { resolveInWorkspace } from '../meeting/evidence';
+import { MAX_GLOB_FILES, gitIgnored, readWorkspaceFile, walkFiles } from '../context/workspaceFiles';
+
+export const MAX_RELEVANT = 5;
+/** Each record is shown up to this many tokens: enough for context and decision, not every detail. */
+export const RECORD_MAX_TOKENS = 500;
+
+export interface DecisionRecord {
+  path: string;
+  title: string;
+  status?: string;
+  date?: string;
+  text: string;
+}
+
+const STOP = new Set(
+  'should would could about which there their these those with from into over under that this what when where have will adopt use using make more most than then them they were been also only just your ours shall does'.split(
+    ' ',
+  ),
+);
+
+export function keywords(text: string): Set<string> {
+  return new Set(
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w.length >= 4 && !STOP.has(w)),
+  );
+}
+
+/** Title, status and date of a MADR (front matter or bullet list) or Nygard record. */
+export function parseRecord(relPath: string, text: string): DecisionRecord {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const front: Record<string, string> = {};
+  if (lines[0]?.trim() === '---') {
+    for (let i = 1; i < lines.length && lines[i]?.trim() !== '---'; i++) {
+      const m = /^([A-Za-z_-]+)\s*:\s*(.*)$/.exec(lines[i] ?? '');
+      if (m) front[(m[1] as string).toLowerCase()] = (m[2] as string).trim().replace(/^["']|["']$/g, '');
+    }
+  }
+  const title =
+    lines
+      .find((l) => /^#\s+\S/.test(l))
+      ?.replace(/^#\s+/, '')
+      .trim() ?? relPath;
+  const field = (name: string): string | undefined => {
+    if (front[name]) return front[name];
+    const bullet = lines.find((l) => new RegExp(`^\\s*(?:[*-]\\s*)?${name}\\s*:`, 'i').test(l));
+    if (bullet) return bullet.replace(/^[^:]*:\s*/, '').trim() || undefined;
+    const h = lines.findIndex((l) => new RegExp(`^##\\s+${name}\\s*$`, 'i').test(l));
+    if (h >= 0)
+      return lines
+        .slice(h + 1)
+        .find((l) => l.trim() !== '' && !l.startsWith('#'))
+        ?.trim();
+    return undefined;
+  };
+  const status = field('status');
+  const date = field('date');
+  return { path: relPath, title, ...(status ? { status } : {}), ...(date ? { date } : {}), text };
+}
+
+/** Records ranked by keyword overlap with the topic (a title word counts thrice), best first. */
+export function rankRecords(records: DecisionRecord[], topic: string, max = MAX_RELEVANT): DecisionRecord[] {
+  const want = keywords(topic);
+  return records
+    .map((r) => {
+      const inTitle = keywords(r.title);
+      const inBody = keywords(r.text);
+      let score = 0;
+      for (const w of want) score += (inTitle.has(w) ? 3 : 0) + (inBody.has(w) ? 1 : 0);
+      return { r, score };
+    })
+    .filter((x) => x.score > 0)
+    .sort((a, b) => b.score - a.score || (a.r.path < b.r.path ? -1 : 1))
+    .slice(0, max)
+    .map((x) => x.r);
+}
+
+/** Reads the decisions folder and returns the records relevant to the topic as context items. */
+export async function relevantDecisions(opts: {
+  root: string;
+  realRoot: string;
+  folder: string;
+  topic: string;
+}): Promise<{ items: Omit<ContextItem, 'tokens' | 'truncated'>[]; refused: ContextRefusal[] }> {
+  const where = await resolveInWorkspace(opts.root, opts.folder, opts.realRoot);
+  if (where === 'missing') return { items: [], refused: [] }; // no decisions yet: nothing to cite
+  if (where === 'outside_workspace')
+    return { items: [], refused: [{ path: opts.folder, reason: 'is outside the workspace' }] };
+  if (!(await fs.stat(where.real)).isDirectory())
+    return { items: [], refused: [{ path: opts.folder, reason: 'is not a folder' }] };
+  const files = (await walkFiles(opts.realRoot, where.real, MAX_GLOB_FILES, /\.md$/i)).filter(
+    (f) => !/(^|\/)(README|index|template)\.md$/i.test(f),
+  );
+  const ignored = await gitIgnored(opts.realRoot, files);
+  const records: DecisionRecord[] = [];
+  for (const f of files) {
+    if (ignored.has(f)) continue;
+    const r = await readWorkspaceFile(opts.realRoot, f, { realRoot: opts.realRoot, checkIgnored: false });
+    if (r.ok) records.push(parseRecord(r.rel, r.text));
+  }
+  const items = rankRecords(records, opts.topic).map((r) => ({
+    kind: 'decision' as const,
+    path: r.path,
+    sha256: createHash('sha256').update(r.text, 'utf8').digest('hex'),
+    text: truncateToTokens(r.text, RECORD_MAX_TOKENS),
+    title: r.title,
+    ...(r.status ? { status: r.status } : {}),
+    ...(r.date ? { date: r.date } : {}),
+  }));
+  return { items, refused: [] };
+}

@@ -1,0 +1,113 @@
+/**
+ * One model turn's access to the read-only tools: the definitions offered (none once the per-turn
+ * cap is reached, so the model must then answer), each call run inside the workspace and logged
+ * as a `tool_called` event (its result counted into the room's budget), and the OpenAI-format
+ * messages that carry the calls and results back to the model.
+ */
+import type { EventBody, MeetingState, Participant } from '../../../protocol/src';
+import { MAX_TOOL_CALLS_PER_TURN, TOOL_RESULT_MAX_TOKENS } from '../../../protocol/src';
+import { countTokens, truncateToTokens } from '../providers/tokens';
+import type { ChatResult } from '../providers/types';
+import { TOOL_DEFINITIONS, runTool } from './workspaceTools';
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  /** JSON text as the model wrote it. */
+  arguments: string;
+}
+
+export interface ToolLoop {
+  /** Function definitions for the next call: empty once the turn's cap is reached. */
+  definitions(): typeof TOOL_DEFINITIONS;
+  /** Runs one call (logged before it returns) and gives the text the model gets back. */
+  run(call: ToolCallRequest): Promise<string>;
+}
+
+/** The tools for one turn, or undefined when the meeting does not offer them. */
+export function toolLoopFor(opts: {
+  state: MeetingState;
+  participant: Participant;
+  round: number;
+  emit: (body: EventBody) => Promise<void>;
+}): ToolLoop | undefined {
+  const { state, participant, round, emit } = opts;
+  const workspace = state.workspace;
+  if (!state.config.tools || !workspace) return undefined;
+  let used = 0;
+  return {
+    definitions: () => (used < MAX_TOOL_CALLS_PER_TURN ? TOOL_DEFINITIONS : []),
+    async run(call) {
+      used++;
+      let args: unknown;
+      let result;
+      try {
+        args = JSON.parse(call.arguments || '{}');
+        result =
+          used > MAX_TOOL_CALLS_PER_TURN
+            ? { ok: false, text: `refused: at most ${MAX_TOOL_CALLS_PER_TURN} tool calls per turn; answer now` }
+            : await runTool(workspace, call.name, args);
+      } catch {
+        result = { ok: false, text: `${call.name}: the arguments are not valid JSON` };
+      }
+      const text = truncateToTokens(result.text, TOOL_RESULT_MAX_TOKENS);
+      await emit({
+        type: 'tool_called',
+        round,
+        participant: participant.name,
+        tool: call.name.slice(0, 100),
+        args: call.arguments.slice(0, 1_000),
+        ok: result.ok,
+        result: text,
+        tokens: countTokens(text),
+      });
+      return text;
+    },
+  };
+}
+
+/** Accumulates streamed `tool_calls` deltas (OpenAI chat completions) by index. */
+export function collectToolCalls(
+  into: ToolCallRequest[],
+  deltas: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] | undefined,
+): void {
+  for (const d of deltas ?? []) {
+    const c = (into[d.index] ??= { id: '', name: '', arguments: '' });
+    if (d.id) c.id = d.id;
+    if (d.function?.name) c.name += d.function.name;
+    if (d.function?.arguments) c.arguments += d.function.arguments;
+  }
+}
+
+/**
+ * Runs the calls a model asked for and asks it again with the results, through `again` (the
+ * provider's own call with extra messages). Usage of both calls is summed.
+ */
+export async function continueWithTools(
+  tools: ToolLoop,
+  first: ChatResult,
+  calls: ToolCallRequest[],
+  again: (turns: unknown[]) => Promise<ChatResult>,
+): Promise<ChatResult> {
+  const live = calls.filter(Boolean);
+  const turns: unknown[] = [
+    {
+      role: 'assistant',
+      content: first.text || null,
+      tool_calls: live.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    },
+  ];
+  for (const c of live) turns.push({ role: 'tool', tool_call_id: c.id, content: await tools.run(c) });
+  const next = await again(turns);
+  return {
+    text: next.text,
+    usage: {
+      promptTokens: first.usage.promptTokens + next.usage.promptTokens,
+      completionTokens: first.usage.completionTokens + next.usage.completionTokens,
+      source: first.usage.source === 'provider' && next.usage.source === 'provider' ? 'provider' : 'estimate',
+      ...(first.usage.cachedTokens !== undefined || next.usage.cachedTokens !== undefined
+        ? { cachedTokens: (first.usage.cachedTokens ?? 0) + (next.usage.cachedTokens ?? 0) }
+        : {}),
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * "Discuss in Roundtable": starts the usual start flow with context already attached — the files
+ * or folders picked in the explorer, the editor's selection (or its whole file), or the git diff
+ * from the SCM view. Only paths go to the daemon: it reads them inside the workspace itself,
+ * refusing what must not leave it (outside the workspace, binary, git-ignored, secrets).
+ */
+import * as vscode from 'vscode';
+import type { ContextRequest } from '../../protocol/src';
+
+export const DISCUSS_COMMAND = 'roundtable.discuss';
+
+/** Workspace-relative path with `/` separators, or undefined for a file outside every folder. */
+function relative(uri: vscode.Uri): string | undefined {
+  const folder = vscode.workspace.getWorkspaceFolder(uri);
+  if (!folder) return undefined;
+  return vscode.workspace.asRelativePath(uri, false).replace(/\\/g, '/');
+}
+
+/** What the command was invoked on, as a context request. Exported for tests. */
+export function contextFor(target: unknown, selected: unknown): ContextRequest | string {
+  // SCM view: a SourceControl (has rootUri) — discuss the diff of the work tree against HEAD.
+  if (target && typeof target === 'object' && 'rootUri' in target) return { diff: { ref: 'HEAD' } };
+  const uris = (Array.isArray(selected) && selected.length > 0 ? selected : [target]).filter(
+    (u): u is vscode.Uri => u instanceof vscode.Uri,
+  );
+  const editor = vscode.window.activeTextEditor;
+  if (uris.length === 0 && editor) uris.push(editor.document.uri);
+  if (uris.length === 0) return 'Pick a file or folder in the explorer, or open a file, to discuss it in Roundtable.';
+  const paths: string[] = [];
+  const selections: NonNullable<ContextRequest['selections']> = [];
+  for (const uri of uris) {
+    const rel = relative(uri);
+    if (!rel) return `${uri.fsPath} is outside the workspace: Roundtable only discusses files of the open folder.`;
+    const sel = editor && editor.document.uri.toString() === uri.toString() ? editor.selection : undefined;
+    if (sel && !sel.isEmpty) selections.push({ path: rel, startLine: sel.start.line + 1, endLine: sel.end.line + 1 });
+    else paths.push(rel);
+  }
+  return { ...(paths.length ? { paths } : {}), ...(selections.length ? { selections } : {}) };
+}
+
+/** Registers the command; `start` runs the start flow with the context attached. */
+export function registerDiscuss(start: (context: ContextRequest) => Promise<void>): vscode.Disposable {
+  return vscode.commands.registerCommand(DISCUSS_COMMAND, async (target: unknown, selected: unknown) => {
+    const context = contextFor(target, selected);
+    if (typeof context === 'string') return void vscode.window.showWarningMessage(context);
+    await start(context);
+  });
+}
+
+/** A short label of what is attached, for the start flow's title. */
+export function attachedLabel(c: ContextRequest): string {
+  const names = [...(c.paths ?? []), ...(c.selections ?? []).map((x) => `${x.path}:${x.startLine}-${x.endLine}`)];
+  if (c.diff) names.push('the git diff');
+  return names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+}
+
+/** The attached context plus the decisions folder, so the briefing can cite earlier decisions. */
+export function withDecisions(attach: ContextRequest | undefined): ContextRequest {
+  const folder = vscode.workspace.getConfiguration('roundtable').get<string>('decisionsFolder')?.trim();
+  return {
+    ...(folder && !folder.includes('..') ? { decisionsFolder: folder } : { decisionsFolder: 'docs/decisions' }),
+    ...attach,
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * Workspace context attached to a meeting (issue 16): what a client asks for when it starts a
+ * meeting, and what the daemon read and logged. The daemon reads the files itself, relative to the
+ * meeting's workspace, so the refusal rules (outside the workspace, binary, git-ignored, secrets)
+ * are applied in one place for every client; what it read is logged once, so minutes and resume
+ * never read the disk again.
+ */
+import { int, text, z } from './schema';
+
+/** A git revision as the CLI and the SCM view pass it: no leading `-`, so it can never be an option. */
+export const GIT_REF_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._/~^@{}-]{0,199}$/;
+
+const relPath = text({ min: 1, max: 1_000 });
+
+/** What the client asks to attach. Paths are relative to `workspace` (or absolute inside it). */
+export const ContextRequestSchema = z.object({
+  /** Files, folders or globs (`src/**\/*.ts`). */
+  paths: z.array(relPath).max(50, { error: 'must list at most 50 paths' }).optional(),
+  /** Line ranges of files: the editor selection. */
+  selections: z
+    .array(z.object({ path: relPath, startLine: int(1, 10_000_000), endLine: int(1, 10_000_000) }))
+    .max(20, { error: 'must list at most 20 selections' })
+    .optional(),
+  /** The git diff: staged changes, or the work tree against `ref` (default: the unstaged changes). */
+  diff: z
+    .object({
+      ref: z.string().regex(GIT_REF_PATTERN, { error: 'must be a branch, tag or commit name' }).optional(),
+      staged: z.boolean().optional(),
+    })
+    .optional(),
+  /** A plain-text note from the person starting the meeting. */
+  note: text({ max: 20_000 }).optional(),
+  /** Folder of earlier decision records (MADR or Nygard), relative to the workspace. */
+  decisionsFolder: relPath.optional(),
+});
+export type ContextRequest = z.infer<typeof ContextRequestSchema>;
+
+export const ContextItemKindSchema = z.enum(['file', 'selection', 'diff', 'note', 'decision']);
+export type ContextItemKind = z.infer<typeof ContextItemKindSchema>;
+
+/** One piece of context as read at start. */
+export const ContextItemSchema = z.object({
+  kind: ContextItemKindSchema,
+  /** Workspace-relative path (`/` separators); for a diff, `git diff <args>`; absent for a note. */
+  path: z.string().optional(),
+  /** sha256 (hex) of the full content as read, before any cut. */
+  sha256: z.string(),
+  /** Tokens of `text`, counted against the context budget. */
+  tokens: z.number(),
+  text: z.string(),
+  /** True when `text` is only the start of the content (the budget ran out). */
+  truncated: z.boolean(),
+  /** Decision records: title, status and date as the record states them. */
+  title: z.string().optional(),
+  status: z.string().optional(),
+  date: z.string().optional(),
+});
+export type ContextItem = z.infer<typeof ContextItemSchema>;
+
+export const ContextRefusalSchema = z.object({ path: z.string(), reason: z.string() });
+export type ContextRefusal = z.infer<typeof ContextRefusalSchema>;
+
+/** Body of the `context_attached` event. */
+export const ContextAttachedSchema = z.object({
+  items: z.array(ContextItemSchema),
+  /** Paths refused, one line each. */
+  refused: z.array(ContextRefusalSchema),
+  /** The context token budget applied. */
+  budget: z.number(),
+  /** Set when the budget cut something: what was cut, in one line. */
+  cut: z.string().optional(),
+});
+export type ContextAttached = z.infer<typeof ContextAttachedSchema>;
+
+/** Default context token budget when the meeting's config does not set `contextMaxTokens`. */
+export const DEFAULT_CONTEXT_MAX_TOKENS = 8_000;
+
+/** The read-only workspace tools a model may call during its turn (issue 16). */
+export const ToolNameSchema = z.enum(['read_file', 'search', 'list_files']);
+export type ToolName = z.infer<typeof ToolNameSchema>;
+
+/** Body of the `tool_called` event: one tool call a model made during its turn, and what it got back. */
+export const ToolCalledSchema = z.object({
+  round: z.number().int().min(0),
+  participant: z.string(),
+  /** The tool as the model named it (an unknown name is logged and refused). */
+  tool: z.string(),
+  /** The arguments as the model wrote them (JSON text, cut at 1,000 characters). */
+  args: z.string(),
+  /** False when the call was refused or failed; `result` then says why in one line. */
+  ok: z.boolean(),
+  /** What the model was given back (cut to the per-call cap). */
+  result: z.string(),
+  /** Tokens of `result`, counted into the room's budget. */
+  tokens: z.number(),
+});
+export type ToolCalled = z.infer<typeof ToolCalledSchema>;
+
+/** Most tool calls one model may make in one turn. */
+export const MAX_TOOL_CALLS_PER_TURN = 4;
+/** Most tokens one tool result may hand back. */
+export const TOOL_RESULT_MAX_TOKENS = 1_500;
