@@ -118,9 +118,15 @@ export async function waitForPrompt(page: Page, text: RegExp, timeoutMs = 30_000
  */
 export async function startMeeting(
   page: Page,
-  opts: { topic?: string; mode?: 'Roundtable' | 'Consensus'; options?: string[] } = {},
+  opts: {
+    topic?: string;
+    mode?: 'Roundtable' | 'Consensus';
+    options?: string[];
+    /** How the flow is opened (default: "Start Roundtable" from the palette). */
+    open?: () => Promise<void>;
+  } = {},
 ): Promise<void> {
-  await palette(page, 'Roundtable: Start Roundtable');
+  await (opts.open ?? (() => palette(page, 'Roundtable: Start Roundtable')))();
   if (opts.topic === undefined) {
     await waitForPick(page, 'Run the demo');
     await page.keyboard.press('Enter');

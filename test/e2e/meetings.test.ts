@@ -202,6 +202,14 @@ describe('Meetings in a real VS Code (code-server)', () => {
     review = await reviewWithAccept();
     assert.equal(await review.textContent('.review > h2'), `Review: ${TOPIC_A}`);
     await acceptReview(review);
+    // A click on the other meeting's row brings it back into the room.
+    await expandGroups();
+    await row(TOPIC_B).first().click();
+    await until(
+      'the room to show the second meeting again',
+      async () => ((await (await frameWith(page, '.room'))?.textContent('.room')) ?? '').includes(TOPIC_B),
+      30_000,
+    );
 
     const minutesDir = path.join(workspace, 'docs', 'roundtable');
     const decisionsDir = path.join(workspace, 'docs', 'decisions');
