@@ -123,13 +123,6 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     treeDataProvider: tree,
     showCollapseAll: false,
   });
-  // The room follows the meeting selected in the Meetings view, by mouse or keyboard (a row's own
-  // command is not run when the click lands while the view refreshes).
-  const followSelection = treeView.onDidChangeSelection((e) => {
-    const node = e.selection[0];
-    if (node?.kind === 'meeting' && node.meeting.meetingId !== activeMeeting)
-      select(node.meeting.meetingId).catch((err: unknown) => showError(err));
-  });
 
   context.subscriptions.push(
     log,
@@ -140,7 +133,6 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     room,
     tree,
     treeView,
-    followSelection,
     lifecycle,
     commands,
     vscode.window.registerWebviewViewProvider(RoomViewProvider.viewId, room),

@@ -188,7 +188,7 @@ describe('Meetings in a real VS Code (code-server)', () => {
 
     // The first meeting's review, from the Meetings view.
     await expandGroups();
-    // The room follows the meeting opened from the Meetings view; Review Digest reviews that one.
+    // Opened from the Meetings view's context menu, the meeting shows in the room; Review Digest reviews it.
     await row(TOPIC_A).first().click({ button: 'right' });
     const open = page.locator('.monaco-menu .action-item', { hasText: 'Open Meeting in Room' });
     await until('"Open Meeting in Room" in the context menu', async () => (await open.count()) > 0, 15_000);
@@ -202,14 +202,6 @@ describe('Meetings in a real VS Code (code-server)', () => {
     review = await reviewWithAccept();
     assert.equal(await review.textContent('.review > h2'), `Review: ${TOPIC_A}`);
     await acceptReview(review);
-    // A click on the other meeting's row brings it back into the room.
-    await expandGroups();
-    await row(TOPIC_B).first().click();
-    await until(
-      'the room to show the second meeting again',
-      async () => ((await (await frameWith(page, '.room'))?.textContent('.room')) ?? '').includes(TOPIC_B),
-      30_000,
-    );
 
     const minutesDir = path.join(workspace, 'docs', 'roundtable');
     const decisionsDir = path.join(workspace, 'docs', 'decisions');
