@@ -47,9 +47,12 @@ export class MeetingsTree implements vscode.TreeDataProvider<MeetingsNode>, vsco
     this.refreshing ??= this.link
       .request('meeting/list', {})
       .then(({ meetings }) => {
-        this.meetings = meetings.sort((a, b) => b.createdAt - a.createdAt);
+        const next = meetings.sort((a, b) => b.createdAt - a.createdAt);
+        // Redraw only on a change: a redraw replaces the rows, and a click landing during it is lost.
+        const changed = !this.loaded || JSON.stringify(next) !== JSON.stringify(this.meetings);
+        this.meetings = next;
         this.loaded = true;
-        this.emitter.fire(undefined);
+        if (changed) this.emitter.fire(undefined);
         this.listeners.fire(this.meetings);
         return this.meetings;
       })

@@ -4,7 +4,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const CODE_SERVER = path.join(ROOT, '.cache', 'e2e', 'node_modules', '.bin', 'code-server');
@@ -80,6 +80,113 @@ export async function waitForRoundtableCommands(page: Page): Promise<void> {
     await page.keyboard.press('Escape');
     return found;
   });
+}
+
+/** The rows of the open quick pick that show `text`. */
+export function pickRows(page: Page, text: string | RegExp): Locator {
+  return page.locator('.quick-input-list .monaco-list-row', { hasText: text });
+}
+
+/** Waits until the open quick pick shows a row with `text`. */
+export async function waitForPick(page: Page, text: string | RegExp, timeoutMs = 60_000): Promise<void> {
+  await until(`"${String(text)}" in the picker`, async () => (await pickRows(page, text).count()) > 0, timeoutMs);
+}
+
+/** Waits until the open input box or quick pick says `text` (its title, prompt or message). */
+export async function waitForPrompt(page: Page, text: RegExp, timeoutMs = 30_000): Promise<void> {
+  let shown = '';
+  await until(
+    `the prompt ${String(text)}`,
+    async () => {
+      shown = await page
+        .locator('.quick-input-widget')
+        .innerText()
+        .catch(() => '');
+      return text.test(shown);
+    },
+    timeoutMs,
+  ).catch((e: Error) => {
+    throw new Error(`${e.message} (the input shows: ${JSON.stringify(shown.slice(0, 300))})`);
+  });
+}
+
+/**
+ * Starts a meeting with "Start Roundtable" as a person does. With a `topic` (a configured panel)
+ * it is typed in the topic box; without one (no model anywhere) the demo offer is taken, and the
+ * demo runs on its own topic. Then the mode, the options of a consensus (none: the workers
+ * propose them) and Start.
+ */
+export async function startMeeting(
+  page: Page,
+  opts: {
+    topic?: string;
+    mode?: 'Roundtable' | 'Consensus';
+    options?: string[];
+    /** How the flow is opened (default: "Start Roundtable" from the palette). */
+    open?: () => Promise<void>;
+  } = {},
+): Promise<void> {
+  await (opts.open ?? (() => palette(page, 'Roundtable: Start Roundtable')))();
+  if (opts.topic === undefined) {
+    await waitForPick(page, 'Run the demo');
+    await page.keyboard.press('Enter');
+  } else {
+    await waitForPrompt(page, /What should the room decide/);
+    await page.keyboard.type(opts.topic);
+    await page.keyboard.press('Enter');
+  }
+  const mode = opts.mode ?? 'Roundtable';
+  await waitForPick(page, 'Consensus');
+  // Typing filters the pick to the one mode, as a person narrows a list.
+  await page.keyboard.type(mode);
+  await until(`${mode} alone in the mode pick`, async () => (await pickRows(page, /./).count()) === 1);
+  await page.keyboard.press('Enter');
+  if (mode === 'Consensus') {
+    for (const [i, option] of [...(opts.options ?? []), ''].entries()) {
+      await waitForPrompt(page, new RegExp(`Option ${i + 1}\\b`));
+      if (option) await page.keyboard.type(option);
+      await page.keyboard.press('Enter');
+    }
+  }
+  // The last step: Start (first) and "Change rounds and budget…" (last).
+  await waitForPick(page, 'Change rounds and budget');
+  await page.keyboard.press('Enter');
+}
+
+/** The workbench's colour theme kinds, by the class VS Code sets on `.monaco-workbench`. */
+const THEME_CLASS = { light: 'vs', dark: 'vs-dark', hc: 'hc-black' } as const;
+const THEME_LABEL = { light: 'Light Modern', dark: 'Dark Modern', hc: 'Dark High Contrast' } as const;
+export const THEME_ID = {
+  light: 'Default Light Modern',
+  dark: 'Default Dark Modern',
+  hc: 'Default High Contrast',
+} as const;
+
+/**
+ * Picks a colour theme with the theme picker (Ctrl+K Ctrl+T), as a person would; the picker lists
+ * "Dark Modern" with its id "Default Dark Modern" beside it. (code-server does not pick up an
+ * edit of settings.json while it runs.)
+ */
+export async function setTheme(page: Page, kind: keyof typeof THEME_CLASS): Promise<void> {
+  const classes = async () => ((await page.getAttribute('.monaco-workbench', 'class')) ?? '').split(/\s+/);
+  // The workbench gets its theme class once the theme is loaded.
+  const current = await until('the workbench theme', async () => {
+    const c = await classes();
+    return (['hc', 'dark', 'light'] as const).find((k) => c.includes(THEME_CLASS[k]));
+  });
+  if (current === kind) return;
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+T');
+  await waitForPick(page, THEME_LABEL[kind]);
+  await page.keyboard.type(THEME_LABEL[kind]);
+  // Enter takes the focused row: wait until the filter has put the wanted theme there.
+  await until(`${THEME_LABEL[kind]} focused in the theme picker`, async () =>
+    ((await page.locator('.quick-input-list .monaco-list-row.focused').first().textContent()) ?? '').includes(
+      THEME_LABEL[kind],
+    ),
+  );
+  await page.keyboard.press('Enter');
+  await until(`the ${THEME_ID[kind]} theme`, async () => (await classes()).includes(THEME_CLASS[kind]));
 }
 
 export interface RunningVsCode {

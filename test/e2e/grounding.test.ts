@@ -7,20 +7,24 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import {
   CODE_SERVER,
+  ROOT,
   VSIX,
   frameWith,
   palette,
+  startMeeting,
   startVsCode,
   until,
   waitForRoundtableCommands,
   type RunningVsCode,
 } from './codeServer';
+
+const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
 
 describe('Discuss in Roundtable from the explorer', () => {
   let vs: RunningVsCode;
@@ -38,10 +42,6 @@ describe('Discuss in Roundtable from the explorer', () => {
     await vs?.stop();
   });
 
-  /** A visible row of an open quick pick. */
-  const row = (text: string) =>
-    page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: text });
-
   it('starts a meeting on a file picked in the explorer, and the minutes list it with its sha256', async () => {
     const readme = await readFile(path.join(vs.workspace, 'README.md'), 'utf8');
     const sha = createHash('sha256').update(readme, 'utf8').digest('hex');
@@ -50,20 +50,21 @@ describe('Discuss in Roundtable from the explorer', () => {
     await palette(page, 'View: Show Explorer');
     const file = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'README.md' });
     await until('README.md in the explorer', async () => (await file.count()) > 0, 30_000);
-    await file.first().click({ button: 'right' });
     const item = page.locator('.monaco-menu .action-item', { hasText: 'Discuss in Roundtable' });
-    await until('"Discuss in Roundtable" in the context menu', async () => (await item.count()) > 0, 15_000);
-    await item.first().click();
-
-    // The usual start flow: no chat model here, so the demo panel is offered and runs.
-    await until('the demo offer', async () => (await row('Run the demo').count()) > 0, 60_000);
-    await page.keyboard.press('Enter');
-    await until('the mode pick', async () => (await row('Consensus').count()) > 0);
-    await page.keyboard.press('Enter');
-    await until('the start pick', async () => (await row('Change rounds and budget').count()) > 0);
-    await page.keyboard.press('Enter');
+    // The usual start flow, opened from the file's context menu: no chat model here, so the demo runs.
+    await startMeeting(page, {
+      mode: 'Roundtable',
+      open: async () => {
+        await file.first().click({ button: 'right' });
+        await until('"Discuss in Roundtable" in the context menu', async () => (await item.count()) > 0, 15_000);
+        await mkdir(SHOTS, { recursive: true });
+        await page.screenshot({ path: path.join(SHOTS, 'grounding-context-menu.png') });
+        await item.first().click();
+      },
+    });
 
     await until('the meeting to close in the room', () => frameWith(page, '[data-testid="closed"]'), 180_000);
+    await page.screenshot({ path: path.join(SHOTS, 'grounding-room.png') });
     const minutesDir = path.join(vs.workspace, 'docs', 'roundtable');
     const minutes = await until(
       'the minutes in docs/roundtable',

@@ -19,6 +19,8 @@ import {
   VSIX,
   frameWith,
   palette,
+  setTheme,
+  startMeeting,
   startVsCode,
   until,
   waitForRoundtableCommands,
@@ -35,22 +37,22 @@ describe('Meetings in a real VS Code (code-server)', () => {
   let page: Page;
   let workspace: string;
   let models: FakeOpenAI;
+  let failing = false;
 
   before(async () => {
     // Workers answer slowly from a real OpenAI-compatible server on loopback, so two meetings
     // overlap; closing that server later makes a meeting fail as with an unreachable server.
-    models = await startFakeOpenAI(() => ({
-      text: 'Yes: the evidence in the repository supports it.\n[STANCE: AGREE]',
-      delayMs: 20_000,
-    }));
+    models = await startFakeOpenAI(() =>
+      failing
+        ? { status: 500 }
+        : { text: 'Yes: the evidence in the repository supports it.\n[STANCE: AGREE]', delayMs: 20_000 },
+    );
     assert.ok(existsSync(CODE_SERVER), 'code-server is installed by test/e2e/setup.sh');
     assert.ok(existsSync(VSIX), 'the extension is packaged by `npm run package`');
     vs = await startVsCode({
       install: 'vsix',
       settings: {
-        'window.autoDetectColorScheme': true,
-        'workbench.preferredDarkColorTheme': 'Default Dark Modern',
-        'workbench.preferredLightColorTheme': 'Default Light Modern',
+        'workbench.colorTheme': 'Default Dark Modern',
         'roundtable.providerBaseUrl': models.baseURL,
         'roundtable.participants': [
           { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
@@ -62,7 +64,6 @@ describe('Meetings in a real VS Code (code-server)', () => {
     page = vs.page;
     workspace = vs.workspace;
     await mkdir(SHOTS, { recursive: true });
-    await theme('dark');
   });
 
   let step = 0;
@@ -78,22 +79,7 @@ describe('Meetings in a real VS Code (code-server)', () => {
     console.log(`e2e screenshots: ${SHOTS}`);
   });
 
-  async function startMeeting(topic: string): Promise<void> {
-    await palette(page, 'Roundtable: Start Roundtable');
-    await page.waitForSelector('.quick-input-widget input', { timeout: 15_000 });
-    await page.keyboard.type(topic);
-    await page.keyboard.press('Enter');
-    await until(
-      'the mode pick',
-      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Consensus' }).count()) > 0,
-    );
-    await page.keyboard.press('Enter');
-    await until(
-      'the start pick',
-      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start' }).count()) > 0,
-    );
-    await page.keyboard.press('Enter');
-  }
+  const start = (topic: string) => startMeeting(page, { topic, mode: 'Roundtable' });
 
   /** The Meetings view's pane in the sidebar. */
   function meetingsPane(): Locator {
@@ -113,24 +99,6 @@ describe('Meetings in a real VS Code (code-server)', () => {
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
     const sidebar = page.locator('.part.sidebar');
     if ((await sidebar.count()) > 0) await sidebar.screenshot({ path: path.join(SHOTS, `${name}-sidebar.png`) });
-  }
-
-  /**
-   * Switches between the light and dark theme the way an OS-level switch does: VS Code follows the
-   * browser's prefers-color-scheme (window.autoDetectColorScheme). The palette's theme picker is not
-   * used: code-server's list is unreliable headless, and its Escape would dismiss notifications.
-   * Only the screenshots depend on the theme, so a failure to switch is reported, not fatal.
-   */
-  async function theme(name: 'light' | 'dark'): Promise<void> {
-    const light = name === 'light';
-    const isLight = async () =>
-      !/\bvs-dark\b/.test((await page.locator('.monaco-workbench').getAttribute('class')) ?? '');
-    try {
-      await page.emulateMedia({ colorScheme: name });
-      await until(`the ${name} theme`, async () => (await isLight()) === light, 15_000);
-    } catch (e) {
-      console.log(`could not switch to the ${name} theme: ${(e as Error).message}`);
-    }
   }
 
   /** Shows every group of the Meetings view (VS Code may keep a group collapsed). */
@@ -175,17 +143,17 @@ describe('Meetings in a real VS Code (code-server)', () => {
     await welcome.waitFor({ timeout: 30_000 });
     assert.match((await welcome.textContent()) ?? '', /No meetings yet/);
     assert.equal(await welcome.locator('.monaco-button', { hasText: 'Start Roundtable' }).count(), 1);
-    await theme('light');
+    await setTheme(page, 'light');
     await shoot('meetings-welcome-light');
-    await theme('dark');
+    await setTheme(page, 'dark');
     await shoot('meetings-welcome-dark');
   });
 
   it('runs two meetings at once, and both get a review and minutes; Another Round leads back to Accept', async () => {
     const untrackedBefore = untracked();
-    await startMeeting(TOPIC_A);
+    await start(TOPIC_A);
     await until('the first meeting in the Meetings view', async () => (await row(TOPIC_A).count()) > 0, 60_000);
-    await startMeeting(TOPIC_B);
+    await start(TOPIC_B);
     await until('the second meeting in the Meetings view', async () => (await row(TOPIC_B).count()) > 0, 60_000);
     await palette(page, 'Roundtable: Focus on Meetings View');
     await until(
@@ -197,13 +165,13 @@ describe('Meetings in a real VS Code (code-server)', () => {
 
     // The room shows the second; its review opens by itself when it closes.
     let review = await reviewWithAccept();
-    assert.match(await review.inputValue('#digest-text'), new RegExp(`TOPIC: ${TOPIC_B.replace('?', '\\?')}`));
+    assert.equal(await review.textContent('.review > h2'), `Review: ${TOPIC_B}`);
     // The first, not on screen, waits in the Meetings view for its review.
     await until('the first meeting to await its review', async () => /review/.test(await rowText(TOPIC_A)), 180_000);
     await shoot('meetings-awaiting-dark');
-    await theme('light');
+    await setTheme(page, 'light');
     await shoot('meetings-awaiting-light');
-    await theme('dark');
+    await setTheme(page, 'dark');
 
     // Another round: the review shows the meeting running again, then offers Accept on a new digest.
     const firstDigest = await review.inputValue('#digest-text');
@@ -220,10 +188,19 @@ describe('Meetings in a real VS Code (code-server)', () => {
 
     // The first meeting's review, from the Meetings view.
     await expandGroups();
-    await row(TOPIC_A).first().click();
+    // Opened from the Meetings view's context menu, the meeting shows in the room; Review Digest reviews it.
+    await row(TOPIC_A).first().click({ button: 'right' });
+    const open = page.locator('.monaco-menu .action-item', { hasText: 'Open Meeting in Room' });
+    await until('"Open Meeting in Room" in the context menu', async () => (await open.count()) > 0, 15_000);
+    await open.first().click();
+    await until(
+      'the room to show the first meeting',
+      async () => ((await (await frameWith(page, '.room'))?.textContent('.room')) ?? '').includes(TOPIC_A),
+      30_000,
+    );
     await palette(page, 'Roundtable: Review Digest');
     review = await reviewWithAccept();
-    assert.match(await review.inputValue('#digest-text'), /TOPIC: Should we split the billing service/);
+    assert.equal(await review.textContent('.review > h2'), `Review: ${TOPIC_A}`);
     await acceptReview(review);
 
     const minutesDir = path.join(workspace, 'docs', 'roundtable');
@@ -279,10 +256,10 @@ describe('Meetings in a real VS Code (code-server)', () => {
   });
 
   it('shows a failed meeting as failed and offers Retry and Discard, never Accept', async () => {
-    // The models' server goes away: the workers' calls are refused, as with an unreachable server.
-    await models.close();
+    // The models' server turns bad after the preflight saw it well: every call is refused with a 500.
+    failing = true;
     const before = execFileSync('git', ['status', '--porcelain'], { cwd: workspace }).toString();
-    await startMeeting(TOPIC_FAIL);
+    await start(TOPIC_FAIL);
     const toast = page.locator('.notification-toast', { hasText: /failed/ });
     await toast.first().waitFor({ timeout: 180_000 });
     assert.match((await toast.first().textContent()) ?? '', /Should we move to a managed Postgres\?.*failed/);
@@ -294,10 +271,15 @@ describe('Meetings in a real VS Code (code-server)', () => {
     assert.ok(!buttons.includes('Accept'));
     await until('the failed meeting in the Meetings view', async () => /Failed/.test(await rowText(TOPIC_FAIL)));
     assert.equal(await frameWith(page, '[data-testid="accept"]'), undefined, 'no review offers Accept');
+    const room = await until('the room showing the failed meeting', async () => {
+      const f = await frameWith(page, '[data-testid="closed"]');
+      return f && /managed Postgres/.test((await f.textContent('.room')) ?? '') ? f : undefined;
+    });
+    assert.equal((await room.$$('.message.streaming')).length, 0, 'no entry is left "writing…" after a failure');
     await shoot('meetings-failed-dark');
-    await theme('light');
+    await setTheme(page, 'light');
     await shoot('meetings-failed-light');
-    await theme('dark');
+    await setTheme(page, 'dark');
 
     // Retry starts the same meeting again in its place: still one entry for the topic.
     await toast.first().locator('.monaco-button', { hasText: 'Retry' }).click();

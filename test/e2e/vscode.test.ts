@@ -18,8 +18,10 @@ import {
   VSIX,
   frameWith,
   palette,
+  startMeeting,
   startVsCode,
   until,
+  waitForPick,
   waitForRoundtableCommands,
   type RunningVsCode,
 } from './codeServer';
@@ -49,24 +51,15 @@ describe('Roundtable in a real VS Code (code-server)', () => {
   it('starts a meeting from the command palette and shows it live in the room view', async () => {
     // The extension host needs a moment after the workbench appears.
     await waitForRoundtableCommands(page);
-    await palette(page, 'Roundtable: Start Roundtable');
-    // No chat model here: the demo is offered, and it runs on its own canned topic.
-    await until(
-      'the demo offer',
-      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run the demo' }).count()) > 0,
-    );
-    assert.match((await page.textContent('.quick-input-widget')) ?? '', /not an answer to your question/);
-    await page.keyboard.press('Enter');
-    await until(
-      'the mode pick',
-      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Consensus' }).count()) > 0,
-    );
-    await page.keyboard.press('Enter');
-    await until(
-      'the start pick',
-      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start' }).count()) > 0,
-    );
-    await page.keyboard.press('Enter');
+    // No chat model here: the demo is offered, says what it is, and runs on its own canned topic.
+    await startMeeting(page, {
+      mode: 'Roundtable',
+      open: async () => {
+        await palette(page, 'Roundtable: Start Roundtable');
+        await waitForPick(page, 'Run the demo');
+        assert.match((await page.textContent('.quick-input-widget')) ?? '', /not an answer to your question/);
+      },
+    });
 
     const room = await until(
       'the room view with messages',
