@@ -3,7 +3,7 @@
  * other provider registered through `vscode.lm`), streaming the reply back. No API key needed.
  */
 import * as vscode from 'vscode';
-import type { LmRequest } from '../../protocol/src';
+import type { LmRequest, ToolCall, ToolTurn } from '../../protocol/src';
 import { RpcError } from '../../protocol/src';
 import type { DaemonLink } from './daemonLink';
 import { findModel, type ModelSource } from './modelSource';
@@ -60,31 +60,32 @@ export class LmBridge implements vscode.Disposable {
         });
         return;
       }
-      // The chat API has no system role: the system prompt goes first as a user message.
-      const messages = r.messages.map((m) =>
-        m.role === 'assistant'
-          ? vscode.LanguageModelChatMessage.Assistant(m.content)
-          : vscode.LanguageModelChatMessage.User(m.content),
-      );
       const response = await model.sendRequest(
-        messages,
-        { justification: `Roundtable: ${r.participant} speaks in a meeting you started` },
+        [...r.messages.map(lmMessage), ...(r.toolTurns ?? []).map(lmToolTurn)],
+        {
+          justification: `Roundtable: ${r.participant} speaks in a meeting you started`,
+          ...(r.tools?.length ? { tools: r.tools } : {}),
+        },
         cts.token,
       );
       let text = '';
-      for await (const piece of response.text) {
-        text += piece;
-        await this.link.request('lm/delta', { requestId: r.requestId, text: piece });
+      const toolCalls: ToolCall[] = [];
+      for await (const part of response.stream) {
+        if (part instanceof vscode.LanguageModelTextPart) {
+          text += part.value;
+          await this.link.request('lm/delta', { requestId: r.requestId, text: part.value });
+        } else if (part instanceof vscode.LanguageModelToolCallPart && r.tools?.length) {
+          toolCalls.push({ id: part.callId, name: part.name, arguments: JSON.stringify(part.input ?? {}) });
+        }
       }
-      const promptTokens = (await Promise.all(r.messages.map((m) => model.countTokens(m.content)))).reduce(
-        (a, b) => a + b,
-        0,
-      );
+      const sent = [...r.messages.map((m) => m.content), ...(r.toolTurns ?? []).map(toolTurnText)];
+      const promptTokens = (await Promise.all(sent.map((t) => model.countTokens(t)))).reduce((a, b) => a + b, 0);
       await this.link.request('lm/done', {
         requestId: r.requestId,
         text,
         promptTokens,
         completionTokens: await model.countTokens(text),
+        ...(toolCalls.length > 0 ? { toolCalls } : {}),
       });
     } catch (e) {
       if (cts.token.isCancellationRequested) return;
@@ -123,5 +124,39 @@ export class LmBridge implements vscode.Disposable {
 
   dispose(): void {
     for (const c of this.inFlight.values()) c.cancel();
+  }
+}
+
+/** The chat API has no system role: the system prompt goes first as a user message. */
+function lmMessage(m: LmRequest['messages'][number]): vscode.LanguageModelChatMessage {
+  return m.role === 'assistant'
+    ? vscode.LanguageModelChatMessage.Assistant(m.content)
+    : vscode.LanguageModelChatMessage.User(m.content);
+}
+
+/** A tool step of the turn: the model's calls as its own message, each result as a user's. */
+function lmToolTurn(t: ToolTurn): vscode.LanguageModelChatMessage {
+  if (t.kind === 'result') {
+    return vscode.LanguageModelChatMessage.User([
+      new vscode.LanguageModelToolResultPart(t.callId, [new vscode.LanguageModelTextPart(t.text)]),
+    ]);
+  }
+  return vscode.LanguageModelChatMessage.Assistant([
+    ...(t.text ? [new vscode.LanguageModelTextPart(t.text)] : []),
+    ...t.calls.map((c) => new vscode.LanguageModelToolCallPart(c.id, c.name, toolInput(c.arguments))),
+  ]);
+}
+
+function toolTurnText(t: ToolTurn): string {
+  return t.kind === 'result' ? t.text : `${t.text}\n${t.calls.map((c) => `${c.name}(${c.arguments})`).join('\n')}`;
+}
+
+/** The arguments a model wrote, as the object VS Code's tool call part holds (a broken one as `{}`). */
+function toolInput(json: string): object {
+  try {
+    const v: unknown = JSON.parse(json);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
   }
 }

@@ -20,7 +20,7 @@ export interface ChatModel {
     messages: vscode.LanguageModelChatMessage[],
     options: vscode.LanguageModelChatRequestOptions,
     token: vscode.CancellationToken,
-  ): Thenable<{ text: AsyncIterable<string> }>;
+  ): Thenable<{ stream: AsyncIterable<unknown> }>;
   countTokens(text: string, token?: vscode.CancellationToken): Thenable<number>;
 }
 

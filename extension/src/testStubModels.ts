@@ -23,6 +23,8 @@ interface StubSpec {
   name?: string;
   /** false = the user refused Roundtable access to this model (tests the consent preflight). */
   allowed?: boolean;
+  /** true = when offered `read_file`, a worker's turn first reads README.md (tests vscode.lm tools). */
+  tools?: boolean;
 }
 
 function parseSpecs(raw: string): StubSpec[] {
@@ -37,6 +39,7 @@ function parseSpecs(raw: string): StubSpec[] {
       family: o.family,
       ...(o.name ? { name: o.name } : {}),
       ...(o.allowed === false ? { allowed: false } : {}),
+      ...(o.tools === true ? { tools: true } : {}),
     };
   });
 }
@@ -58,19 +61,48 @@ export function stubReply(model: StubSpec, prompt: string): string {
   return `Stub model ${who} notes the discussion so far.`;
 }
 
-/** Word-sized pieces, streamed as a real model's reply is. */
-function streamOf(pieces: string[]): AsyncIterable<string> {
+/** What tool results the messages carry (a model is asked again with them). */
+function toolResultsOf(messages: vscode.LanguageModelChatMessage[]): string[] {
+  return messages
+    .flatMap((m) => m.content)
+    .filter((p): p is vscode.LanguageModelToolResultPart => p instanceof vscode.LanguageModelToolResultPart)
+    .map((p) => p.content.map((c) => (c instanceof vscode.LanguageModelTextPart ? c.value : '')).join(''));
+}
+
+/** The parts of a reply, streamed as a real model's are: word-sized text pieces, or tool calls. */
+function streamOf(parts: unknown[]): AsyncIterable<unknown> {
   return {
     [Symbol.asyncIterator]: () => {
       let i = 0;
       return {
-        next: (): Promise<IteratorResult<string>> =>
-          Promise.resolve(
-            i < pieces.length ? { value: pieces[i++] as string, done: false } : { value: undefined, done: true },
-          ),
+        next: (): Promise<IteratorResult<unknown>> =>
+          Promise.resolve(i < parts.length ? { value: parts[i++], done: false } : { value: undefined, done: true }),
       };
     },
   };
+}
+
+function textParts(reply: string): vscode.LanguageModelTextPart[] {
+  return (reply.match(/\S+\s*|\s+/g) ?? []).map((piece) => new vscode.LanguageModelTextPart(piece));
+}
+
+/**
+ * A tool-using stub's worker turn: it asks for README.md when offered `read_file`, then answers
+ * quoting the last line it was given back.
+ */
+function toolTurn(
+  spec: StubSpec,
+  prompt: string,
+  messages: vscode.LanguageModelChatMessage[],
+  options: vscode.LanguageModelChatRequestOptions,
+): unknown[] | undefined {
+  if (!spec.tools || !prompt.includes('[STANCE: AGREE]')) return undefined;
+  const results = toolResultsOf(messages);
+  if (results.length === 0 && options.tools?.some((t) => t.name === 'read_file'))
+    return [new vscode.LanguageModelToolCallPart(`stub-${spec.id}-1`, 'read_file', { path: 'README.md' })];
+  if (results.length === 0) return undefined;
+  const last = (results.at(-1) ?? '').trim().split('\n').at(-1)?.slice(0, 120) ?? '';
+  return textParts(`Stub model ${spec.id} read README.md, which says “${last}”.\n[STANCE: AGREE]`);
 }
 
 function stubModel(spec: StubSpec, callsFile: string | undefined): ChatModel {
@@ -79,11 +111,19 @@ function stubModel(spec: StubSpec, callsFile: string | undefined): ChatModel {
     family: spec.family,
     vendor: STUB_VENDOR,
     name: spec.name ?? spec.id,
-    sendRequest: (messages) => {
+    sendRequest: (messages, options) => {
       const prompt = textOf(messages);
-      const reply = stubReply(spec, prompt);
-      if (callsFile) appendFileSync(callsFile, `${JSON.stringify({ model: spec.id, promptChars: prompt.length })}\n`);
-      return Promise.resolve({ text: streamOf(reply.match(/\S+\s*|\s+/g) ?? []) });
+      const parts = toolTurn(spec, prompt, messages, options) ?? textParts(stubReply(spec, prompt));
+      if (callsFile) {
+        const line = {
+          model: spec.id,
+          promptChars: prompt.length,
+          tools: options.tools?.map((t) => t.name) ?? [],
+          toolResults: toolResultsOf(messages),
+        };
+        appendFileSync(callsFile, `${JSON.stringify(line)}\n`);
+      }
+      return Promise.resolve({ stream: streamOf(parts) });
     },
     countTokens: (text) => Promise.resolve(Math.ceil(text.length / 4)),
   };

@@ -100,3 +100,37 @@ export type ToolCalled = z.infer<typeof ToolCalledSchema>;
 export const MAX_TOOL_CALLS_PER_TURN = 4;
 /** Most tokens one tool result may hand back. */
 export const TOOL_RESULT_MAX_TOKENS = 1_500;
+
+/** Most tool calls one reply may carry (the ones past the turn's cap are refused, not run). */
+export const MAX_TOOL_CALLS_IN_ONE_REPLY = 64;
+
+/** One tool call a model made (OpenAI function calling or a `vscode.lm` tool call part). */
+export const ToolCallSchema = z.object({
+  id: z.string().max(200),
+  name: z.string().max(200),
+  /** JSON text as the model wrote it. */
+  arguments: z.string().max(100_000),
+});
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+/**
+ * The earlier steps of one turn that used tools, in order, the same for every provider: what the
+ * model asked (`calls`, with any text it wrote before), then each result it was given back.
+ */
+export const ToolTurnSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('calls'),
+    text: z.string(),
+    calls: z.array(ToolCallSchema).max(MAX_TOOL_CALLS_IN_ONE_REPLY),
+  }),
+  z.object({ kind: z.literal('result'), callId: z.string().max(200), name: z.string().max(200), text: z.string() }),
+]);
+export type ToolTurn = z.infer<typeof ToolTurnSchema>;
+
+/** A tool offered to a `vscode.lm` model: VS Code's `LanguageModelChatTool` shape. */
+export const LmToolSchema = z.object({
+  name: z.string().max(200),
+  description: z.string().max(2_000),
+  inputSchema: z.record(z.string(), z.unknown()),
+});
+export type LmTool = z.infer<typeof LmToolSchema>;

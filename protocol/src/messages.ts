@@ -19,7 +19,13 @@ import {
   TerminationReasonSchema,
 } from './events';
 import { WHOLE, int, meetingIdSchema, oneOf, text, z } from './schema';
-import { ContextRequestSchema } from './context';
+import {
+  ContextRequestSchema,
+  LmToolSchema,
+  MAX_TOOL_CALLS_IN_ONE_REPLY,
+  ToolCallSchema,
+  ToolTurnSchema,
+} from './context';
 
 /** Bumped on any incompatible change; a mismatch at `initialize` is refused. */
 export const PROTOCOL_VERSION = 2;
@@ -308,9 +314,11 @@ export const DAEMON_REQUESTS = {
       text: text({ max: 2_000_000 }),
       promptTokens: int(0, 100_000_000).optional(),
       completionTokens: int(0, 100_000_000).optional(),
+      /** The tools the model asked to call (only when the request offered tools). */
+      toolCalls: z.array(ToolCallSchema).max(MAX_TOOL_CALLS_IN_ONE_REPLY).optional(),
     }),
     empty,
-    'The end of an `lm/request` reply.',
+    'The end of an `lm/request` reply: its text, and the tool calls the model asked for, if any.',
   ),
   'lm/fail': method(
     z.object({
@@ -342,6 +350,10 @@ export const LmRequestSchema = z.object({
   json: z.boolean(),
   /** Who asks, for the consent prompt and logs. */
   participant: z.string(),
+  /** Read-only workspace tools the model may call in this reply. */
+  tools: z.array(LmToolSchema).optional(),
+  /** This turn's tool calls so far and their results, after `messages`. */
+  toolTurns: z.array(ToolTurnSchema).optional(),
 });
 export type LmRequest = z.infer<typeof LmRequestSchema>;
 

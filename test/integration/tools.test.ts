@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { MeetingEvent, Participant } from '../../protocol/src';
+import type { LmRequest, MeetingEvent, ParamsOf, Participant } from '../../protocol/src';
+import { connectDaemon } from '../../client/src';
+import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
+import { Follower, tempDataDir } from '../fakes/daemon';
 import { MAX_TOOL_CALLS_PER_TURN, checkStartParams, fold } from '../../protocol/src';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
@@ -157,5 +160,98 @@ describe('read-only workspace tools for the panel', () => {
     assert.match(found.text, /^0 match/, 'build/ is git-ignored');
     const key = await runTool(ws.root, 'search', { query: 'sk-live' });
     assert.match(key.text, /^0 match/, '.env is never searched');
+  });
+});
+
+describe('read-only workspace tools for vscode-lm participants (VS Code language models)', () => {
+  let d: DaemonHandle;
+  let ws: FakeWorkspace;
+  before(async () => {
+    d = await startDaemon({ dataDir: await tempDataDir(), port: 0, log: () => undefined });
+    ws = await makeWorkspace();
+  });
+  after(async () => {
+    await d.stop();
+    await rm(path.dirname(ws.root), { recursive: true, force: true });
+  });
+
+  it('offers the tools to the VS Code window, runs the calls its model asks for, and sends the results back to that model only', async () => {
+    const requests: LmRequest[] = [];
+    // The VS Code window, over the daemon's real WebSocket: ada's model reads a file and ../, then answers.
+    const window: Awaited<ReturnType<typeof connectDaemon>> = await connectDaemon(d.port, d.token, {
+      client: 'fake-vscode',
+      onEvent: (method, params) => {
+        if (method !== 'lm/request') return;
+        const r = params as LmRequest;
+        requests.push(r);
+        const answer = (more: Omit<ParamsOf<'lm/done'>, 'requestId'>) =>
+          window.rpc.request('lm/done', { requestId: r.requestId, ...more });
+        if (r.participant === 'ada' && r.tools && !r.toolTurns) {
+          void answer({
+            text: 'Let me look.',
+            toolCalls: [
+              { id: 'c1', name: 'read_file', arguments: JSON.stringify({ path: 'src/app.ts' }) },
+              { id: 'c2', name: 'read_file', arguments: JSON.stringify({ path: '../outside.txt' }) },
+            ],
+          });
+          return;
+        }
+        const seen = r.toolTurns?.find((t) => t.kind === 'result')?.text ?? '';
+        void answer({
+          text: r.participant === 'ada' ? `${seen.split('\n')[1]} [STANCE: AGREE]` : 'ok [STANCE: AGREE]',
+        });
+      },
+    });
+    await window.rpc.request('lm/register', { models: ['copilot-gpt-4o'] });
+    const f = await Follower.connect(d.port, d.token);
+    const { meetingId } = await f.conn.rpc.request('meeting/start', {
+      topic: 'Is answer right?',
+      mode: 'roundtable',
+      participants: [
+        { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
+        { name: 'ada', role: 'worker', provider: 'vscode-lm', model: 'copilot' },
+        { name: 'grace', role: 'worker', provider: 'vscode-lm', model: 'copilot' },
+      ],
+      config: { maxRounds: 1, tools: true },
+      workspace: ws.root,
+    });
+    await f.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
+    await f.until((ev) => ev.some((e) => e.type === 'digest_ready'));
+    const s = fold(f.events);
+
+    // Offered as VS Code tools, with their JSON schema.
+    const first = requests.find((r) => r.participant === 'ada');
+    assert.deepEqual(
+      first?.tools?.map((t) => t.name),
+      ['read_file', 'search', 'list_files'],
+    );
+    assert.equal((first?.tools?.[0]?.inputSchema as { required?: string[] }).required?.[0], 'path');
+    // Each call logged, read-only and inside the workspace.
+    const calls = eventsOfType(f.events, 'tool_called');
+    assert.deepEqual(
+      calls.map((c) => [c.participant, c.tool, c.ok]),
+      [
+        ['ada', 'read_file', true],
+        ['ada', 'read_file', false],
+      ],
+    );
+    assert.equal(calls[1]?.result, 'refused: ../outside.txt is outside the workspace');
+    // ada was asked again with her calls and both results, and answered from what she read.
+    const again = requests.find((r) => r.participant === 'ada' && r.toolTurns);
+    assert.deepEqual(
+      again?.toolTurns?.map((t) =>
+        t.kind === 'calls' ? `calls:${t.calls.map((c) => c.id).join(',')}` : `result:${t.callId}`,
+      ),
+      ['calls:c1,c2', 'result:c1', 'result:c2'],
+    );
+    assert.equal(s.rounds[0]?.contributions.ada?.text, '1: export const answer = 42; [STANCE: AGREE]');
+    assert.ok(
+      requests.filter((r) => r.participant !== 'ada').every((r) => !r.toolTurns),
+      'no other model sees ada’s tool results',
+    );
+    // Counted into the budget.
+    assert.ok(calls.every((c) => c.tokens > 0));
+    await window.close();
+    await f.conn.close();
   });
 });

@@ -190,10 +190,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return Promise.resolve({});
     },
     'lm/done': (p) => {
-      opts.lmBridge?.done(p.requestId, p.text, {
-        ...(p.promptTokens !== undefined ? { promptTokens: p.promptTokens } : {}),
-        ...(p.completionTokens !== undefined ? { completionTokens: p.completionTokens } : {}),
-      });
+      opts.lmBridge?.done(p);
       return Promise.resolve({});
     },
     'lm/fail': (p) => {

@@ -5,7 +5,7 @@
  * API key lives in memory only and never appears in an error message.
  */
 import OpenAI from 'openai';
-import { collapseWhitespace } from '../../../protocol/src';
+import { collapseWhitespace, type ToolTurn } from '../../../protocol/src';
 import { countPromptTokens, countTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 import { collectToolCalls, continueWithTools, type ToolCallRequest } from '../tools/toolLoop';
@@ -203,8 +203,8 @@ export class OpenAIProvider implements ChatProvider {
     });
   }
 
-  /** `turns`: tool calls and their results so far in this turn (OpenAI message format). */
-  async chat(req: ChatRequest, turns: unknown[] = []): Promise<ChatResult> {
+  /** `turns`: tool calls and their results so far in this turn. */
+  async chat(req: ChatRequest, turns: ToolTurn[] = []): Promise<ChatResult> {
     if (req.signal.aborted) throw aborted();
     const tools = req.tools?.definitions() ?? [];
     const calls: ToolCallRequest[] = [];
@@ -233,7 +233,7 @@ export class OpenAIProvider implements ChatProvider {
         this.client.chat.completions.create(
           {
             model: req.model,
-            messages: [...req.messages, ...turns] as OpenAI.ChatCompletionMessageParam[],
+            messages: [...req.messages, ...turns.map(openAiTurn)],
             max_tokens: req.maxTokens,
             ...(tools.length > 0 ? { tools } : {}),
             stream: true,
@@ -331,4 +331,18 @@ export async function probeOpenAIServer(baseURL: string, apiKey?: string, timeou
       'auth',
     );
   }
+}
+
+/** A tool step of the turn as OpenAI's chat completions API takes it. */
+function openAiTurn(t: ToolTurn): OpenAI.ChatCompletionMessageParam {
+  if (t.kind === 'result') return { role: 'tool', tool_call_id: t.callId, content: t.text };
+  return {
+    role: 'assistant',
+    content: t.text || null,
+    tool_calls: t.calls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    })),
+  };
 }

@@ -4,7 +4,8 @@
  * streams the answer back. With it a VS Code user needs no API key at all.
  */
 import { randomBytes } from 'node:crypto';
-import type { LmRequest } from '../../../protocol/src';
+import type { DaemonRequests, LmRequest, LmTool, ToolTurn } from '../../../protocol/src';
+import { continueWithTools, type ToolLoop } from '../tools/toolLoop';
 import { countPromptTokens, countTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 
@@ -16,6 +17,8 @@ export interface LmAnswerer {
 
 interface Pending {
   req: ChatRequest;
+  /** This turn's tool steps so far (sent with the request). */
+  turns: ToolTurn[];
   text: string;
   resolve: (r: ChatResult) => void;
   reject: (e: Error) => void;
@@ -48,7 +51,8 @@ export class VscodeLmBridge implements ChatProvider {
     };
   }
 
-  chat(req: ChatRequest): Promise<ChatResult> {
+  /** `turns`: tool calls and their results so far in this turn. */
+  chat(req: ChatRequest, turns: ToolTurn[] = []): Promise<ChatResult> {
     const via = this.answerers[this.answerers.length - 1];
     if (!via) {
       return Promise.reject(
@@ -69,6 +73,7 @@ export class VscodeLmBridge implements ChatProvider {
       req.signal.addEventListener('abort', onAbort, { once: true });
       this.pending.set(requestId, {
         req,
+        turns,
         text: '',
         via,
         resolve: (r) => {
@@ -87,6 +92,8 @@ export class VscodeLmBridge implements ChatProvider {
         maxTokens: req.maxTokens,
         json: req.json ?? false,
         participant: req.meta.participant,
+        ...lmTools(req.tools),
+        ...(turns.length > 0 ? { toolTurns: turns } : {}),
       });
     });
   }
@@ -98,20 +105,30 @@ export class VscodeLmBridge implements ChatProvider {
     p.req.onDelta?.(text);
   }
 
-  done(requestId: string, text: string, usage: { promptTokens?: number; completionTokens?: number }): void {
-    const p = this.pending.get(requestId);
+  done(d: DaemonRequests['lm/done'][0]): void {
+    const p = this.pending.get(d.requestId);
     if (!p) return;
-    this.pending.delete(requestId);
-    const full = text || p.text;
-    const exact = usage.promptTokens !== undefined && usage.completionTokens !== undefined;
-    p.resolve({
+    this.pending.delete(d.requestId);
+    const full = d.text || p.text;
+    const exact = d.promptTokens !== undefined && d.completionTokens !== undefined;
+    const result: ChatResult = {
       text: full,
       usage: {
-        promptTokens: usage.promptTokens ?? countPromptTokens(p.req.messages),
-        completionTokens: usage.completionTokens ?? countTokens(full),
+        promptTokens: d.promptTokens ?? countPromptTokens(p.req.messages),
+        completionTokens: d.completionTokens ?? countTokens(full),
         source: exact ? 'provider' : 'estimate',
       },
-    });
+    };
+    // The model asked for workspace tools: run them and ask it again with the results.
+    if (p.req.tools && d.toolCalls?.length) {
+      const tools = p.req.tools;
+      continueWithTools(tools, result, d.toolCalls, (more) => this.chat(p.req, [...p.turns, ...more])).then(
+        p.resolve,
+        p.reject,
+      );
+      return;
+    }
+    p.resolve(result);
   }
 
   fail(requestId: string, message: string, kind: ProviderError['kind']): void {
@@ -120,4 +137,17 @@ export class VscodeLmBridge implements ChatProvider {
     this.pending.delete(requestId);
     p.reject(new ProviderError(message, kind));
   }
+}
+
+/** The read-only tools of this call as VS Code's `LanguageModelChatTool`s: none once the turn's cap is reached. */
+function lmTools(tools: ToolLoop | undefined): { tools?: LmTool[] } {
+  const defs = tools?.definitions() ?? [];
+  if (defs.length === 0) return {};
+  return {
+    tools: defs.map((d) => ({
+      name: d.function.name,
+      description: d.function.description,
+      inputSchema: d.function.parameters,
+    })),
+  };
 }

@@ -4,18 +4,14 @@
  * as a `tool_called` event (its result counted into the room's budget), and the OpenAI-format
  * messages that carry the calls and results back to the model.
  */
-import type { EventBody, MeetingState, Participant } from '../../../protocol/src';
+import type { EventBody, MeetingState, Participant, ToolCall, ToolTurn } from '../../../protocol/src';
 import { MAX_TOOL_CALLS_PER_TURN, TOOL_RESULT_MAX_TOKENS } from '../../../protocol/src';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import type { ChatResult } from '../providers/types';
 import { TOOL_DEFINITIONS, runTool } from './workspaceTools';
 
-export interface ToolCallRequest {
-  id: string;
-  name: string;
-  /** JSON text as the model wrote it. */
-  arguments: string;
-}
+/** A call a model asked for: one definition for every provider (protocol's ToolCall). */
+export type ToolCallRequest = ToolCall;
 
 export interface ToolLoop {
   /** Function definitions for the next call: empty once the turn's cap is reached. */
@@ -81,23 +77,18 @@ export function collectToolCalls(
 
 /**
  * Runs the calls a model asked for and asks it again with the results, through `again` (the
- * provider's own call with extra messages). Usage of both calls is summed.
+ * provider's own call with the turn's tool steps, which each provider writes in its own format).
+ * Usage of both calls is summed.
  */
 export async function continueWithTools(
   tools: ToolLoop,
   first: ChatResult,
   calls: ToolCallRequest[],
-  again: (turns: unknown[]) => Promise<ChatResult>,
+  again: (turns: ToolTurn[]) => Promise<ChatResult>,
 ): Promise<ChatResult> {
   const live = calls.filter(Boolean);
-  const turns: unknown[] = [
-    {
-      role: 'assistant',
-      content: first.text || null,
-      tool_calls: live.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
-    },
-  ];
-  for (const c of live) turns.push({ role: 'tool', tool_call_id: c.id, content: await tools.run(c) });
+  const turns: ToolTurn[] = [{ kind: 'calls', text: first.text, calls: live }];
+  for (const c of live) turns.push({ kind: 'result', callId: c.id, name: c.name, text: await tools.run(c) });
   const next = await again(turns);
   return {
     text: next.text,
