@@ -156,6 +156,83 @@ describe('room view rendering', () => {
     assert.doesNotMatch(text(body), /STANCE/);
   });
 
+  it('lists the attached context, and shows each workspace tool call before the message it informed, as plain text', () => {
+    const meetingId = demo[0]?.meetingId ?? '';
+    const ev = (body: Record<string, unknown>) => ({ meetingId, seq: 0, at: 0, ...body }) as unknown as MeetingEvent;
+    const events = [...demo];
+    const openedAt = events.findIndex((e) => e.type === 'meeting_opened');
+    events.splice(
+      openedAt + 1,
+      0,
+      ev({
+        type: 'context_attached',
+        items: [
+          { kind: 'file', path: 'src/app.ts', sha256: 'a'.repeat(64), tokens: 1200, text: 'x', truncated: true },
+          { kind: 'note', sha256: 'b'.repeat(64), tokens: 12, text: 'we ship weekly', truncated: false },
+        ],
+        refused: [{ path: '.env', reason: 'looks like a secret (keys, .env, credentials)' }],
+        budget: 8000,
+        cut: 'src/app.ts was cut to 1,200 tokens',
+      }),
+    );
+    const adaAt = events.findIndex((e) => e.type === 'message_posted' && e.messageId === 'r1-ada');
+    events.splice(
+      adaAt,
+      0,
+      ev({
+        type: 'tool_called',
+        round: 1,
+        participant: 'ada',
+        tool: 'read_file',
+        args: JSON.stringify({ path: '<img src=x onerror=alert(1)>.ts', startLine: 1, endLine: 3 }),
+        ok: true,
+        result: 'src/app.ts lines 1-3 of 3\n1: export const answer = 42;',
+        tokens: 20,
+      }),
+      ev({
+        type: 'tool_called',
+        round: 1,
+        participant: 'ada',
+        tool: 'read_file',
+        args: '{"path":"../outside.txt"}',
+        ok: false,
+        result: 'refused: ../outside.txt is outside the workspace',
+        tokens: 9,
+      }),
+    );
+    const c = room(fold(events.map((e, i) => ({ ...e, seq: i + 1 }))));
+
+    const context = c.querySelector('[data-testid="context"]');
+    assert.equal(context?.getAttribute('title'), 'Context: 2 items, 1,212 tokens, 1 refused');
+    assert.deepEqual(
+      [...(context?.querySelectorAll('li') ?? [])].map((li) => text(li)),
+      [
+        'file src/app.ts · 1,200 tokens (cut)',
+        'note note · 12 tokens',
+        'refused .env: looks like a secret (keys, .env, credentials)',
+      ],
+    );
+    assert.equal(text(context?.querySelector('.context-cut')), 'src/app.ts was cut to 1,200 tokens');
+
+    const ids = [...c.querySelectorAll('[data-testid="messages"] .message')].map((m) =>
+      m.getAttribute('data-message-id'),
+    );
+    const ada = ids.indexOf('r1-ada');
+    assert.ok(ids[ada - 2]?.startsWith('tool:') && ids[ada - 1]?.startsWith('tool:'), ids.join(' '));
+    const [read, refused] = [...c.querySelectorAll('.message.kind-tool, .message.kind-tool-refused')];
+    assert.equal(
+      text(read?.querySelector('.message-body')),
+      'read_file <img src=x onerror=alert(1)>.ts lines 1-3 → src/app.ts lines 1-3 of 3',
+    );
+    assert.equal(read?.querySelector('img'), null, 'a path a model wrote is text, never markup');
+    assert.ok(refused?.classList.contains('kind-tool-refused'));
+    assert.equal(
+      text(refused?.querySelector('.message-body')),
+      'read_file ../outside.txt → refused: ../outside.txt is outside the workspace',
+    );
+    assert.match(text(read?.querySelector('.message-head')), /^ada read the workspace · round 1/);
+  });
+
   it('leaves a selection, the element and an opened section in place when the next chunk arrives', () => {
     const upTo = demo.findIndex((e) => e.type === 'round_started' && e.round === 2);
     // The summary of round 1 lands while round 2 is judged; shown here during round 2's turns, as a

@@ -141,6 +141,31 @@ function participants(s: MeetingState): TemplateResult {
   </ul>`;
 }
 
+/** What the panel was given to read at the start: each item with its size, and what was refused or cut. */
+function contextSection(s: MeetingState): TemplateResult | typeof nothing {
+  const c = s.context;
+  if (!c || (c.items.length === 0 && c.refused.length === 0)) return nothing;
+  const tokens = c.items.reduce((t, i) => t + i.tokens, 0);
+  const what = (i: (typeof c.items)[number]): string =>
+    i.kind === 'note' ? 'note' : i.kind === 'decision' ? `decision ${i.title ?? i.path ?? ''}` : (i.path ?? i.kind);
+  return html`<vscode-collapsible
+    title="Context: ${c.items.length} item${c.items.length === 1 ? '' : 's'}, ${n(tokens)} tokens${c.refused.length ? `, ${c.refused.length} refused` : ''}"
+    class="context"
+    data-testid="context"
+  >
+    <ul class="context-items">
+      ${c.items.map(
+        (i) =>
+          html`<li>
+            <span class="context-kind">${i.kind}</span> ${what(i)} · ${n(i.tokens)} tokens${i.truncated ? ' (cut)' : ''}
+          </li>`,
+      )}
+      ${c.refused.map((r) => html`<li class="context-refused">refused ${r.path}: ${r.reason}</li>`)}
+    </ul>
+    ${c.cut ? html`<p class="context-cut">${c.cut}</p>` : nothing}
+  </vscode-collapsible>`;
+}
+
 function stanceTable(s: MeetingState): TemplateResult | typeof nothing {
   const m = stanceMatrix(s);
   if (m.rounds.length === 0 || s.mode !== 'roundtable') return nothing;
@@ -264,7 +289,7 @@ export function roomTemplate(
   const entries = timelineOf(s, visibleLive(s, live));
   return html`${notice}
     <div class="room">
-      ${header(s, ui)} ${budget(s)} ${participants(s)} ${stanceTable(s)} ${ballots(s)}
+      ${header(s, ui)} ${budget(s)} ${participants(s)} ${contextSection(s)} ${stanceTable(s)} ${ballots(s)}
       ${
         s.summary
           ? html`<vscode-collapsible title="Rolling summary" class="summary" data-testid="summary">

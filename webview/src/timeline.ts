@@ -23,6 +23,8 @@ export interface Entry {
   /** What Copy copies: the text as the agent wrote it. */
   raw: string;
   streaming: boolean;
+  /** Shown as plain text, not Markdown (a tool call's line). */
+  plain?: boolean;
   stance?: StanceCell;
 }
 
@@ -52,7 +54,45 @@ function fromMessage(s: MeetingState, m: PostedMessage): Entry {
   };
 }
 
-/** Posted messages with each round's judge feedback after that round's messages, then the live calls. */
+type ToolCallLine = NonNullable<MeetingState['toolCalls']>[number];
+
+/** What a tool call asked for, in a few words: the path, the query or the folder. */
+export function toolAsk(c: Pick<ToolCallLine, 'tool' | 'args'>): string {
+  let a: Record<string, unknown> = {};
+  try {
+    const v: unknown = JSON.parse(c.args);
+    if (v && typeof v === 'object' && !Array.isArray(v)) a = v as Record<string, unknown>;
+  } catch {
+    return c.args.slice(0, 200);
+  }
+  const str = (k: string): string => (typeof a[k] === 'string' || typeof a[k] === 'number' ? String(a[k]) : '');
+  const lines = str('startLine') ? ` lines ${str('startLine')}-${str('endLine') || 'end'}` : '';
+  const glob = str('glob') ? ` in ${str('glob')}` : '';
+  if (c.tool === 'read_file') return `${str('path')}${lines}`;
+  if (c.tool === 'search') return `“${str('query')}”${glob}`;
+  if (c.tool === 'list_files') return `${str('path') || '.'}${glob}`;
+  return c.args.slice(0, 200);
+}
+
+function fromToolCall(s: MeetingState, c: ToolCallLine): Entry {
+  const text = `${c.tool} ${toolAsk(c)} → ${c.summary}`;
+  return {
+    key: `tool:${c.seq}`,
+    from: c.participant,
+    role: s.participants.find((p) => p.name === c.participant)?.role ?? 'worker',
+    kind: c.ok ? 'tool' : 'tool refused',
+    label: `read the workspace · round ${c.round}`,
+    text,
+    raw: text,
+    streaming: false,
+    plain: true,
+  };
+}
+
+/**
+ * Posted messages with each round's judge feedback after that round's messages, each workspace
+ * tool call before the message it came before, then the live calls.
+ */
 export function timelineOf(s: MeetingState, live: readonly LiveEntry[]): Entry[] {
   const judge = s.participants.find((p) => p.role === 'judge')?.name ?? 'judge';
   const judged = s.rounds.filter((r) => r.judge && (r.judge.text || r.judge.converged));
@@ -75,11 +115,21 @@ export function timelineOf(s: MeetingState, live: readonly LiveEntry[]): Entry[]
       });
     }
   };
+  const tools = s.toolCalls ?? [];
+  let nextTool = 0;
+  const flushTools = (beforeSeq: number): void => {
+    while (nextTool < tools.length && (tools[nextTool]?.seq ?? 0) < beforeSeq) {
+      const c = tools[nextTool++];
+      if (c) out.push(fromToolCall(s, c));
+    }
+  };
   for (const m of s.messages) {
     flushJudges(m.round);
+    flushTools(m.seq);
     out.push(fromMessage(s, m));
   }
   flushJudges(Infinity);
+  flushTools(Infinity);
   for (const x of live) {
     const role = s.participants.find((p) => p.name === x.from)?.role ?? 'worker';
     out.push({
@@ -102,7 +152,7 @@ export interface TimelineHandlers {
 
 function entryTemplate(e: Entry, md: MarkdownCache, on: TimelineHandlers): TemplateResult {
   return html`<article
-    class="message role-${e.role} kind-${e.kind} ${e.streaming ? 'streaming' : ''}"
+    class="message role-${e.role} kind-${e.kind.replace(/ /g, '-')} ${e.streaming ? 'streaming' : ''}"
     data-message-id=${e.key}
     data-testid=${e.kind === 'judge' ? 'judge' : nothing}
     aria-busy=${e.streaming ? 'true' : 'false'}
@@ -130,7 +180,7 @@ function entryTemplate(e: Entry, md: MarkdownCache, on: TimelineHandlers): Templ
       }
     </div>
     ${
-      e.streaming
+      e.streaming || e.plain
         ? html`<div class="message-body plain">${e.text}</div>`
         : html`<div class="message-body md">${unsafeHTML(md.html(e.key, e.text))}</div>`
     }
