@@ -139,6 +139,14 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     link.onEvent((e) => {
       if (e.meetingId === activeMeeting) updateContext();
     }),
+    // A click on a row runs its command; when the view redraws under the click VS Code only
+    // selects the row, so a selection shows its meeting too. Without moving focus: a right click
+    // selects as well, and its context menu would close.
+    treeView.onDidChangeSelection(({ selection }) => {
+      const node = selection.length === 1 ? selection[0] : undefined;
+      if (node?.kind === 'meeting' && node.meeting.meetingId !== activeMeeting)
+        void select(node.meeting.meetingId).catch((e: unknown) => showError(e));
+    }),
     tree.onDidLoad((meetings) => {
       // The room's meeting was deleted (here, in another window, or by the CLI): forget it.
       const gone = activeMeeting;

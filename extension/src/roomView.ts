@@ -116,6 +116,8 @@ export class RoomViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** Switches the room to a meeting and reveals it. */
   show(meetingId: string): void {
+    // Already shown: the view keeps its place (and whatever the person selected or opened).
+    if (meetingId === this.meetingId && this.view) return;
     this.meetingId = meetingId;
     this.replay(undefined, 0);
   }

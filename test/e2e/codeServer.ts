@@ -53,18 +53,76 @@ export async function frameWith(page: Page, selector: string): Promise<Frame | u
 }
 
 /**
+ * Does `attempt` up to `times` times, with `recover` between tries: a keystroke sent while the
+ * workbench moves focus (a webview taking it, a notification appearing) can be lost, and a
+ * person would simply try again.
+ */
+export async function retrying<T>(
+  times: number,
+  attempt: (n: number) => Promise<T>,
+  recover: () => Promise<void>,
+): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (e) {
+      if (n >= times) throw e;
+      await recover();
+    }
+  }
+}
+
+/** The quick input (palette or picker) while it is open. */
+export function quickInput(page: Page): Locator {
+  return page.locator('.quick-input-widget:not([style*="display: none"]) input');
+}
+
+/**
  * Runs a command from the palette as a person does: opens it, types `command`, waits for the row
- * that shows `pick` (by default the command without a leading `>`) and presses Enter.
+ * that shows `pick` (by default the command without a leading `>`) and presses Enter. When the
+ * palette does not open or does not list the command (a keystroke lost while focus moved), it
+ * closes what is open and opens the palette again from the command centre.
  */
 export async function palette(page: Page, command: string, pick = command.replace(/^>?\s*/, '')): Promise<void> {
-  await page.keyboard.press('Control+Shift+P');
-  await page.waitForSelector('.quick-input-widget:not([style*="display: none"]) input', { timeout: 15_000 });
-  await page.keyboard.type(command);
-  await until(
-    `"${pick}" in the palette`,
-    async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).count()) > 0,
-    30_000,
+  await retrying(
+    3,
+    async (n) => {
+      if (n === 1) await page.keyboard.press('Control+Shift+P');
+      else await page.locator('.command-center-center').first().click({ timeout: 5_000 });
+      await quickInput(page).waitFor({ timeout: 10_000 });
+      await quickInput(page).fill(`>${command.replace(/^>?\s*/, '')}`);
+      await until(
+        `"${pick}" in the palette`,
+        async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).count()) > 0,
+        20_000,
+      );
+    },
+    async () => {
+      await page.keyboard.press('Escape');
+    },
   );
+  await pressOn(page, pick);
+}
+
+/**
+ * Presses Enter on the quick pick's row that shows `text`. Enter takes the focused row, which is
+ * the first match only by the list's own ranking ("Color Theme" can rank below "Browse Color
+ * Themes…"): the focus is moved down to the wanted row first, as a person would with the arrows.
+ */
+export async function pressOn(page: Page, text: string): Promise<void> {
+  const focused = page.locator('.quick-input-list .monaco-list-row.focused');
+  for (let i = 0; i < 20; i++) {
+    if (
+      (
+        (await focused
+          .first()
+          .textContent({ timeout: 2_000 })
+          .catch(() => '')) ?? ''
+      ).includes(text)
+    )
+      break;
+    await page.keyboard.press('ArrowDown');
+  }
   await page.keyboard.press('Enter');
 }
 
@@ -163,7 +221,8 @@ export const THEME_ID = {
 } as const;
 
 /**
- * Picks a colour theme with the theme picker (Ctrl+K Ctrl+T), as a person would; the picker lists
+ * Picks a colour theme with the theme picker (Ctrl+K Ctrl+T, or "Preferences: Color Theme" when
+ * the keys were lost), as a person would; the picker lists
  * "Dark Modern" with its id "Default Dark Modern" beside it. (code-server does not pick up an
  * edit of settings.json while it runs.)
  */
@@ -175,15 +234,28 @@ export async function setTheme(page: Page, kind: keyof typeof THEME_CLASS): Prom
     return (['hc', 'dark', 'light'] as const).find((k) => c.includes(THEME_CLASS[k]));
   });
   if (current === kind) return;
-  await page.keyboard.press('Control+K');
-  await page.keyboard.press('Control+T');
-  await waitForPick(page, THEME_LABEL[kind]);
-  await page.keyboard.type(THEME_LABEL[kind]);
-  // Enter takes the focused row: wait until the filter has put the wanted theme there.
-  await until(`${THEME_LABEL[kind]} focused in the theme picker`, async () =>
-    ((await page.locator('.quick-input-list .monaco-list-row.focused').first().textContent()) ?? '').includes(
-      THEME_LABEL[kind],
-    ),
+  await retrying(
+    3,
+    async (n) => {
+      if (n === 1) {
+        await page.keyboard.press('Control+K');
+        await page.keyboard.press('Control+T');
+      } else await palette(page, 'Preferences: Color Theme');
+      await waitForPick(page, THEME_LABEL[kind], 15_000);
+      await quickInput(page).fill(THEME_LABEL[kind]);
+      // Enter takes the focused row: wait until the filter has put the wanted theme there.
+      await until(
+        `${THEME_LABEL[kind]} focused in the theme picker`,
+        async () =>
+          ((await page.locator('.quick-input-list .monaco-list-row.focused').first().textContent()) ?? '').includes(
+            THEME_LABEL[kind],
+          ),
+        15_000,
+      );
+    },
+    async () => {
+      await page.keyboard.press('Escape');
+    },
   );
   await page.keyboard.press('Enter');
   await until(`the ${THEME_ID[kind]} theme`, async () => (await classes()).includes(THEME_CLASS[kind]));
