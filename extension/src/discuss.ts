@@ -62,3 +62,64 @@ export function withDecisions(attach: ContextRequest | undefined): ContextReques
     ...attach,
   };
 }
+
+type ContextChoice = vscode.QuickPickItem & { add: 'editor' | 'diff' | 'files' | 'note' };
+
+/**
+ * The start flow's context step, when it was not opened with "Discuss in Roundtable": what the
+ * panel should read, all optional — the active editor's file or selection, the git diff, files or
+ * folders picked in a dialog, a note. Enter with nothing ticked starts without context.
+ * `undefined` = the person cancelled the start.
+ */
+export async function pickContext(): Promise<ContextRequest | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  const inEditor = editor ? contextFor(editor.document.uri, undefined) : undefined;
+  const items: ContextChoice[] = [
+    ...(inEditor && typeof inEditor !== 'string'
+      ? [{ label: `$(file) ${attachedLabel(inEditor)}`, description: 'the active editor', add: 'editor' as const }]
+      : []),
+    { label: '$(diff) The git diff', description: 'the work tree against HEAD', add: 'diff' },
+    { label: '$(files) Files or folders…', description: 'picked in a dialog', add: 'files' },
+    { label: '$(note) A note…', description: 'plain text every participant reads', add: 'note' },
+  ];
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Start Roundtable: context for the panel (optional)',
+    placeHolder: 'Tick what the panel should read, or press Enter to start without',
+    canPickMany: true,
+    ignoreFocusOut: true,
+  });
+  if (!picked) return undefined;
+  const out: ContextRequest = {};
+  const merge = (c: ContextRequest): void => {
+    if (c.paths) out.paths = [...(out.paths ?? []), ...c.paths];
+    if (c.selections) out.selections = [...(out.selections ?? []), ...c.selections];
+  };
+  for (const p of picked) {
+    if (p.add === 'editor' && inEditor && typeof inEditor !== 'string') merge(inEditor);
+    if (p.add === 'diff') out.diff = { ref: 'HEAD' };
+    if (p.add === 'files') {
+      const uris = await vscode.window.showOpenDialog({
+        canSelectFiles: true,
+        canSelectFolders: true,
+        canSelectMany: true,
+        openLabel: 'Attach',
+        title: 'Files or folders for the panel to read',
+        ...(vscode.workspace.workspaceFolders?.[0] ? { defaultUri: vscode.workspace.workspaceFolders[0].uri } : {}),
+      });
+      if (!uris) return undefined;
+      const c = contextFor(uris[0], uris);
+      if (typeof c === 'string') throw new Error(c);
+      merge(c);
+    }
+    if (p.add === 'note') {
+      const note = await vscode.window.showInputBox({
+        title: 'Start Roundtable: a note for the panel',
+        prompt: 'Plain text every participant reads as evidence (not as an instruction)',
+        ignoreFocusOut: true,
+      });
+      if (note === undefined) return undefined;
+      if (note.trim()) out.note = note.trim();
+    }
+  }
+  return out;
+}

@@ -14,7 +14,7 @@ import { modelSourceFor } from './modelSource';
 import { choosePanel } from './panelChoice';
 import { describePanel, pickerText, savePanel } from './panelPicker';
 import { workspaceRoot } from './outputs';
-import { attachedLabel, withDecisions } from './discuss';
+import { attachedLabel, pickContext, withDecisions } from './discuss';
 import { RoomViewProvider } from './roomView';
 import { toolsConfig } from './toolsSetting';
 
@@ -93,6 +93,11 @@ export async function startFlow(
     }
     if (options.length === 1)
       throw new Error('A consensus needs at least two options, or none so the workers propose them.');
+  }
+  // What the panel reads: chosen already with "Discuss in Roundtable"; the demo's replies ignore it.
+  if (!attach && !chosen.demo && workspaceRoot()) {
+    attach = await pickContext();
+    if (!attach) return;
   }
   const config: Partial<MeetingConfig> = {
     maxRounds: cfg.maxRounds,

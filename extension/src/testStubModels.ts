@@ -88,7 +88,7 @@ function textParts(reply: string): vscode.LanguageModelTextPart[] {
 
 /**
  * A tool-using stub's worker turn: it asks for README.md when offered `read_file`, then answers
- * quoting the last line it was given back.
+ * quoting the first line of the file it was given back.
  */
 function toolTurn(
   spec: StubSpec,
@@ -101,8 +101,8 @@ function toolTurn(
   if (results.length === 0 && options.tools?.some((t) => t.name === 'read_file'))
     return [new vscode.LanguageModelToolCallPart(`stub-${spec.id}-1`, 'read_file', { path: 'README.md' })];
   if (results.length === 0) return undefined;
-  const last = (results.at(-1) ?? '').trim().split('\n').at(-1)?.slice(0, 120) ?? '';
-  return textParts(`Stub model ${spec.id} read README.md, which says “${last}”.\n[STANCE: AGREE]`);
+  const first = (results.at(-1) ?? '').split('\n').find((l) => /^\d+: /.test(l))?.slice(0, 120) ?? '';
+  return textParts(`Stub model ${spec.id} read README.md, which says “${first}”.\n[STANCE: AGREE]`);
 }
 
 function stubModel(spec: StubSpec, callsFile: string | undefined): ChatModel {

@@ -182,6 +182,10 @@ export async function startMeeting(
     options?: string[];
     /** How the flow is opened (default: "Start Roundtable" from the palette). */
     open?: () => Promise<void>;
+    /** A note for the panel, attached in the context step. */
+    note?: string;
+    /** A screenshot of the context step with the note ticked. */
+    contextShot?: string;
   } = {},
 ): Promise<void> {
   await (opts.open ?? (() => palette(page, 'Roundtable: Start Roundtable')))();
@@ -206,8 +210,49 @@ export async function startMeeting(
       await page.keyboard.press('Enter');
     }
   }
+  if (opts.topic !== undefined && !opts.open) await pickContext(page, opts.note, opts.contextShot);
   // The last step: Start (first) and "Change rounds and budget…" (last).
   await waitForPick(page, 'Change rounds and budget');
+  await page.keyboard.press('Enter');
+}
+
+/** Drags the sash on the sidebar's right edge until the sidebar is `width` px wide, as a person resizes it; returns the width it got. */
+export async function resizeSidebar(page: Page, width: number): Promise<number> {
+  const sidebar = page.locator('.part.sidebar');
+  const box = await sidebar.boundingBox();
+  if (!box) throw new Error('the sidebar is not shown');
+  const edge = box.x + box.width;
+  let grip: { x: number; y: number } | undefined;
+  for (const sash of await page.locator('.monaco-sash.vertical').all()) {
+    const b = await sash.boundingBox();
+    if (b && b.height > 100 && Math.abs(b.x + b.width / 2 - edge) <= 4)
+      grip = { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+  }
+  if (!grip) throw new Error('the sidebar has no sash to drag');
+  await page.mouse.move(grip.x, grip.y);
+  await page.mouse.down();
+  await page.mouse.move(grip.x - 20, grip.y, { steps: 4 });
+  await page.mouse.move(box.x + width, grip.y, { steps: 8 });
+  await page.mouse.up();
+  return (await sidebar.boundingBox())?.width ?? 0;
+}
+
+/**
+ * The start flow's context step (a meeting on the person's own question, started from the
+ * palette): nothing ticked starts without context; with a `note`, "A note…" is ticked and the
+ * note typed in the box that follows.
+ */
+/** `shot`: a screenshot of the step once the note is ticked. */
+export async function pickContext(page: Page, note?: string, shot?: string): Promise<void> {
+  await waitForPick(page, 'The git diff');
+  if (note !== undefined) {
+    // A click on a row of a multi-select pick ticks it; OK takes what is ticked.
+    await pickRows(page, 'A note').first().click();
+    if (shot) await page.screenshot({ path: shot });
+    await page.locator('.quick-input-action .monaco-button', { hasText: 'OK' }).first().click();
+    await waitForPrompt(page, /a note for the panel/);
+    await page.keyboard.type(note);
+  }
   await page.keyboard.press('Enter');
 }
 

@@ -20,6 +20,7 @@ import {
   VSIX,
   frameWith,
   palette,
+  pickContext,
   startVsCode,
   until,
   waitForRoundtableCommands,
@@ -131,6 +132,7 @@ describe('first run: a panel from the models the user already has', () => {
       async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Consensus' }).count()) > 0,
     );
     await page.keyboard.press('Enter');
+    await pickContext(page);
     const save = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Save as my panel' });
     await until('the start pick with "Save as my panel"', async () => (await save.count()) > 0);
     await page.screenshot({ path: path.join(SHOTS, 'first-run-start.png') });

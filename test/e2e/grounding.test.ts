@@ -2,12 +2,16 @@
  * Issue 16 in a real VS Code (code-server with the packaged .vsix): a person right-clicks a file in
  * the explorer, picks "Discuss in Roundtable", goes through the usual start flow (the demo panel:
  * no models here), and the meeting's minutes list that file with its content hash — the daemon read
- * it once, inside the workspace, and logged what it read.
+ * it once, inside the workspace, and logged what it read. Then a panel of VS Code language models
+ * (the test's stub models, through the real vscode.lm bridge) with "roundtable.tools" on: one
+ * model reads README.md with the read_file tool, and the room, the minutes and the model itself
+ * show what it read.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -17,6 +21,8 @@ import {
   VSIX,
   frameWith,
   palette,
+  resizeSidebar,
+  setTheme,
   startMeeting,
   startVsCode,
   until,
@@ -78,5 +84,118 @@ describe('Discuss in Roundtable from the explorer', () => {
     const line = minutes.split('\n').find((l) => l.includes('README.md')) ?? '';
     assert.match(line, /^\| file \| README\.md \|/, 'the explorer pick is listed as an attached file');
     assert.ok(line.includes(sha), `the minutes show README.md's sha256 (${sha}): ${line}`);
+  });
+});
+
+describe('VS Code language models read the workspace with the read-only tools', () => {
+  let vs: RunningVsCode;
+  let page: Page;
+  let calls: string;
+
+  before(async () => {
+    calls = path.join(await mkdtemp(path.join(tmpdir(), 'rt-stub-calls-')), 'calls.jsonl');
+    await writeFile(calls, '');
+    vs = await startVsCode({
+      install: 'vsix',
+      env: {
+        // stub-reader reads README.md when offered read_file; stub-plain only talks.
+        ROUNDTABLE_TEST_LM_MODELS: JSON.stringify([
+          { id: 'stub-reader', family: 'alpha', tools: true },
+          { id: 'stub-plain', family: 'beta' },
+        ]),
+        ROUNDTABLE_TEST_LM_CALLS: calls,
+      },
+      settings: {
+        'roundtable.tools': true,
+        'roundtable.minutes': 'always',
+        'roundtable.participants': [
+          { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
+          { name: 'ada', role: 'worker', provider: 'vscode-lm', model: 'stub-reader' },
+          { name: 'grace', role: 'worker', provider: 'vscode-lm', model: 'stub-plain' },
+        ],
+      },
+    });
+    page = vs.page;
+    await mkdir(SHOTS, { recursive: true });
+  });
+
+  after(async () => {
+    await vs?.stop();
+  });
+
+  it('runs the read_file call a vscode.lm model asks for, inside the workspace, and shows it in the room and the minutes', async () => {
+    await waitForRoundtableCommands(page);
+    // The note is attached in the start flow's context step.
+    await startMeeting(page, {
+      topic: 'Is our README accurate?',
+      mode: 'Roundtable',
+      note: 'We ship every Friday.',
+      contextShot: path.join(SHOTS, 'start-context-step.png'),
+    });
+    const room = await until(
+      'the meeting to close in the room',
+      () => frameWith(page, '[data-testid="closed"]'),
+      180_000,
+    );
+
+    // The room shows the call, as plain text, before ada's message, and ada answers from what she read.
+    const tool = room.locator('.message.kind-tool');
+    await until('the tool call in the room', async () => (await tool.count()) > 0, 30_000);
+    assert.equal(await tool.count(), 1, 'one call: only the model that asked for a tool made one');
+    const line = ((await tool.first().locator('.message-body').textContent()) ?? '').trim();
+    assert.equal(line, 'read_file README.md → README.md lines 1-2 of 2');
+    assert.match((await tool.first().locator('.message-head').textContent()) ?? '', /ada/);
+    const ada = room.locator('.message.kind-contribution', { hasText: 'stub-reader read README.md' });
+    assert.match((await ada.first().textContent()) ?? '', /“1: # a project”/);
+
+    // The model was offered the three tools and was given the file back; the other was offered them too.
+    const lines = (await readFile(calls, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { model: string; tools: string[]; toolResults: string[] });
+    const reader = lines.filter((l) => l.model === 'stub-reader' && l.tools.length > 0);
+    assert.deepEqual(reader[0]?.tools, ['read_file', 'search', 'list_files']);
+    assert.ok(
+      reader.some((l) => l.toolResults.some((r) => r.includes('1: # a project'))),
+      'stub-reader was asked again with what read_file returned',
+    );
+    assert.ok(
+      lines.filter((l) => l.model === 'stub-plain').every((l) => l.toolResults.length === 0),
+      'no other model sees the result',
+    );
+
+    const minutesDir = path.join(vs.workspace, 'docs', 'roundtable');
+    const minutes = await until(
+      'the minutes in docs/roundtable',
+      async () => {
+        const name = (await readdir(minutesDir).catch(() => [])).find((f) => f.endsWith('.md'));
+        return name ? readFile(path.join(minutesDir, name), 'utf8') : undefined;
+      },
+      60_000,
+    );
+    assert.match(minutes, /## Workspace tool calls/);
+    assert.match(minutes, /\| note \|.*\|/, 'the note from the context step is listed in the minutes');
+    assert.match(
+      (await room.locator('[data-testid="context"]').getAttribute('title')) ?? '',
+      /^Context: 1 item/,
+      'the room says what the panel was given',
+    );
+    assert.ok(minutes.includes('| ada | read\\_file | `{"path":"README.md"}` |'), minutes);
+
+    // How it looks: the call in the room in each theme, and in a narrow sidebar.
+    await room.locator('.message.kind-tool').first().scrollIntoViewIfNeeded();
+    for (const kind of ['dark', 'light', 'hc'] as const) {
+      await setTheme(page, kind);
+      await page.locator('.part.sidebar').screenshot({ path: path.join(SHOTS, `grounding-tools-${kind}.png`) });
+    }
+    await setTheme(page, 'dark');
+    const width = await resizeSidebar(page, 250);
+    assert.ok(Math.abs(width - 250) <= 4, `the sidebar is 250 px wide (is ${width})`);
+    await room.locator('.message.kind-tool').first().scrollIntoViewIfNeeded();
+    const overflow = await room.evaluate<{ scroll: number; client: number }>(
+      '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+    );
+    assert.ok(overflow.scroll <= overflow.client, `no horizontal overflow (${overflow.scroll} > ${overflow.client})`);
+    await page.locator('.part.sidebar').screenshot({ path: path.join(SHOTS, 'grounding-tools-narrow.png') });
   });
 });

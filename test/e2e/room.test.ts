@@ -17,6 +17,7 @@ import {
   VSIX,
   frameWith,
   palette,
+  resizeSidebar,
   setTheme,
   startMeeting,
   startVsCode,
@@ -160,24 +161,7 @@ describe('the room in a real VS Code', () => {
 
   it('has no horizontal scrollbar in a 250 px sidebar', async () => {
     await setTheme(page, 'dark');
-    const box = await page.locator(SIDEBAR).boundingBox();
-    assert.ok(box, 'the sidebar is shown');
-    // Drag the sash on the sidebar's right edge, as a person resizes it.
-    const edge = box.x + box.width;
-    const sashes = await page.locator('.monaco-sash.vertical').all();
-    let grip: { x: number; y: number } | undefined;
-    for (const sash of sashes) {
-      const b = await sash.boundingBox();
-      if (b && b.height > 100 && Math.abs(b.x + b.width / 2 - edge) <= 4)
-        grip = { x: b.x + b.width / 2, y: b.y + b.height / 2 };
-    }
-    assert.ok(grip, 'the sidebar has a sash to drag');
-    await page.mouse.move(grip.x, grip.y);
-    await page.mouse.down();
-    await page.mouse.move(grip.x - 20, grip.y, { steps: 4 });
-    await page.mouse.move(box.x + 250, grip.y, { steps: 8 });
-    await page.mouse.up();
-    const width = (await page.locator(SIDEBAR).boundingBox())?.width ?? 0;
+    const width = await resizeSidebar(page, 250);
     assert.ok(Math.abs(width - 250) <= 4, `the sidebar is 250 px wide (is ${width})`);
     await f.evaluate('window.scrollTo(0, 0)');
     const overflow = await f.evaluate<{ scroll: number; client: number }>(
