@@ -143,6 +143,15 @@ export const StartMeetingParamsSchema = z.object({
   /** Workspace context to read once at start and show every participant (needs `workspace`). */
   context: ContextRequestSchema.optional(),
   /**
+   * The person's folder `context` is read from when it is not `workspace` (the shipped demo checks
+   * its canned evidence in examples/, but the files the person attached are theirs). Default: `workspace`.
+   */
+  contextWorkspace: z
+    .string({ error: 'must be a folder path' })
+    .min(1, { error: 'must be a folder path' })
+    .max(4096)
+    .optional(),
+  /**
    * API key for `openai` participants. Held in the daemon's memory for this meeting only: never
    * logged, never stored. A meeting resumed after a restart falls back to the daemon's environment.
    */

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -487,6 +488,41 @@ describe('daemon: process lifecycle and durability', () => {
     assert.match(daemon.output(), /resumed 1 unfinished meeting/);
     await f.conn.close();
     assert.equal(await daemon.stop(), 0);
+  });
+
+  it('reads `roundtable run --context` from the folder it was run in, through the daemon too, even for the demo', async () => {
+    const dir = await tempDataDir();
+    const daemon = await spawnDaemonProcess(dir);
+    const cwd = await tempDataDir();
+    const notes = '# Release notes\nWe ship every Friday.\n';
+    await writeFile(path.join(cwd, 'NOTES.md'), notes);
+    const out = await tempDataDir();
+    const r = await cli(
+      [
+        'run',
+        '--topic',
+        'Release cadence?',
+        '--context',
+        'NOTES.md',
+        '--context',
+        '../escape.md',
+        '--out',
+        out,
+        '--json',
+        '--max-rounds',
+        '1',
+      ],
+      { cwd, env: { ROUNDTABLE_HOME: dir } },
+    );
+    await daemon.stop();
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /running in the daemon on port \d+/);
+    const minutes = await readFile((JSON.parse(r.stdout) as { minutesPath: string }).minutesPath, 'utf8');
+    const sha = createHash('sha256').update(notes, 'utf8').digest('hex');
+    const line = minutes.split('\n').find((l) => l.includes('NOTES.md')) ?? '';
+    assert.match(line, /^\| file \| NOTES\.md \|/, minutes);
+    assert.ok(line.includes(sha), `the minutes show NOTES.md's sha256: ${line}`);
+    assert.match(minutes, /escape\.md.*outside the workspace/, 'a path out of that folder is still refused');
   });
 
   it('lets `roundtable run` use a running daemon so the meeting is visible there', async () => {
