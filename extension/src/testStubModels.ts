@@ -101,7 +101,11 @@ function toolTurn(
   if (results.length === 0 && options.tools?.some((t) => t.name === 'read_file'))
     return [new vscode.LanguageModelToolCallPart(`stub-${spec.id}-1`, 'read_file', { path: 'README.md' })];
   if (results.length === 0) return undefined;
-  const first = (results.at(-1) ?? '').split('\n').find((l) => /^\d+: /.test(l))?.slice(0, 120) ?? '';
+  const first =
+    (results.at(-1) ?? '')
+      .split('\n')
+      .find((l) => /^\d+: /.test(l))
+      ?.slice(0, 120) ?? '';
   return textParts(`Stub model ${spec.id} read README.md, which says “${first}”.\n[STANCE: AGREE]`);
 }
 
