@@ -34,7 +34,7 @@ export function toolsSettingSchema(): Record<string, unknown> {
     default: false,
     markdownDescription:
       'Let workers read the workspace during their turns with read-only tools (`read_file`, `search`, `list_files`), ' +
-      'where the provider supports tool calls (OpenAI-compatible servers). Paths outside the workspace, git-ignored ' +
+      'where the provider supports tool calls (OpenAI-compatible servers and VS Code language models). Paths outside the workspace, git-ignored ' +
       'and secret-looking files are refused; every call is logged, counted into the budget and listed in the minutes. ' +
       "What a tool reads is sent to that model's provider.",
   };
