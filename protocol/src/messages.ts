@@ -122,6 +122,9 @@ const OptionsSchema = z
     error: `${WHOLE}a consensus needs at least 2 options (or none, to have the workers propose them)`,
   });
 
+/** An absolute folder path the daemon reads from (the workspace, or where context is read). */
+const FolderSchema = z.string({ error: 'must be a folder path' }).min(1, { error: 'must be a folder path' }).max(4096);
+
 export const StartMeetingParamsSchema = z.object({
   /** The question or design topic the room discusses. Non-empty. */
   topic: text({ min: 1, max: 20_000 }).transform((s) => s.trim()),
@@ -135,22 +138,14 @@ export const StartMeetingParamsSchema = z.object({
   /** Where the models are; logged with the meeting (no secrets). */
   providers: ProviderConfigSchema.optional(),
   /** Absolute folder that cited evidence is checked against (consensus mode). */
-  workspace: z
-    .string({ error: 'must be a folder path' })
-    .min(1, { error: 'must be a folder path' })
-    .max(4096)
-    .optional(),
+  workspace: FolderSchema.optional(),
   /** Workspace context to read once at start and show every participant (needs `workspace`). */
   context: ContextRequestSchema.optional(),
   /**
    * The person's folder `context` is read from when it is not `workspace` (the shipped demo checks
    * its canned evidence in examples/, but the files the person attached are theirs). Default: `workspace`.
    */
-  contextWorkspace: z
-    .string({ error: 'must be a folder path' })
-    .min(1, { error: 'must be a folder path' })
-    .max(4096)
-    .optional(),
+  contextWorkspace: FolderSchema.optional(),
   /**
    * API key for `openai` participants. Held in the daemon's memory for this meeting only: never
    * logged, never stored. A meeting resumed after a restart falls back to the daemon's environment.

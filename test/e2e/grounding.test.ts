@@ -32,6 +32,19 @@ import {
 
 const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
 
+/** The first minutes written in the workspace (`roundtable.minutes` is `always` in both tests). */
+function minutesOf(workspace: string): Promise<string> {
+  const dir = path.join(workspace, 'docs', 'roundtable');
+  return until(
+    'the minutes in docs/roundtable',
+    async () => {
+      const name = (await readdir(dir).catch(() => [])).find((f) => f.endsWith('.md'));
+      return name ? readFile(path.join(dir, name), 'utf8') : undefined;
+    },
+    60_000,
+  );
+}
+
 describe('Discuss in Roundtable from the explorer', () => {
   let vs: RunningVsCode;
   let page: Page;
@@ -71,15 +84,7 @@ describe('Discuss in Roundtable from the explorer', () => {
 
     await until('the meeting to close in the room', () => frameWith(page, '[data-testid="closed"]'), 180_000);
     await page.screenshot({ path: path.join(SHOTS, 'grounding-room.png') });
-    const minutesDir = path.join(vs.workspace, 'docs', 'roundtable');
-    const minutes = await until(
-      'the minutes in docs/roundtable',
-      async () => {
-        const name = (await readdir(minutesDir).catch(() => [])).find((f) => f.endsWith('.md'));
-        return name ? readFile(path.join(minutesDir, name), 'utf8') : undefined;
-      },
-      60_000,
-    );
+    const minutes = await minutesOf(vs.workspace);
     assert.match(minutes, /## Context/);
     const line = minutes.split('\n').find((l) => l.includes('README.md')) ?? '';
     assert.match(line, /^\| file \| README\.md \|/, 'the explorer pick is listed as an attached file');
@@ -164,15 +169,7 @@ describe('VS Code language models read the workspace with the read-only tools', 
       'no other model sees the result',
     );
 
-    const minutesDir = path.join(vs.workspace, 'docs', 'roundtable');
-    const minutes = await until(
-      'the minutes in docs/roundtable',
-      async () => {
-        const name = (await readdir(minutesDir).catch(() => [])).find((f) => f.endsWith('.md'));
-        return name ? readFile(path.join(minutesDir, name), 'utf8') : undefined;
-      },
-      60_000,
-    );
+    const minutes = await minutesOf(vs.workspace);
     assert.match(minutes, /## Workspace tool calls/);
     assert.match(minutes, /\| note \|.*\|/, 'the note from the context step is listed in the minutes');
     assert.match(

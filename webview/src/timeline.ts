@@ -57,7 +57,7 @@ function fromMessage(s: MeetingState, m: PostedMessage): Entry {
 type ToolCallLine = NonNullable<MeetingState['toolCalls']>[number];
 
 /** What a tool call asked for, in a few words: the path, the query or the folder. */
-export function toolAsk(c: Pick<ToolCallLine, 'tool' | 'args'>): string {
+function toolAsk(c: Pick<ToolCallLine, 'tool' | 'args'>): string {
   let a: Record<string, unknown> = {};
   try {
     const v: unknown = JSON.parse(c.args);
@@ -74,13 +74,18 @@ export function toolAsk(c: Pick<ToolCallLine, 'tool' | 'args'>): string {
   return c.args.slice(0, 200);
 }
 
+/** A seat's role by name (a name no longer seated speaks as a worker). */
+function roleOf(s: MeetingState, name: string): string {
+  return s.participants.find((p) => p.name === name)?.role ?? 'worker';
+}
+
 function fromToolCall(s: MeetingState, c: ToolCallLine): Entry {
   const text = `${c.tool} ${toolAsk(c)} → ${c.summary}`;
   return {
     key: `tool:${c.seq}`,
     from: c.participant,
-    role: s.participants.find((p) => p.name === c.participant)?.role ?? 'worker',
-    kind: c.ok ? 'tool' : 'tool refused',
+    role: roleOf(s, c.participant),
+    kind: c.ok ? 'tool' : 'tool-refused',
     label: `read the workspace · round ${c.round}`,
     text,
     raw: text,
@@ -131,11 +136,10 @@ export function timelineOf(s: MeetingState, live: readonly LiveEntry[]): Entry[]
   flushJudges(Infinity);
   flushTools(Infinity);
   for (const x of live) {
-    const role = s.participants.find((p) => p.name === x.from)?.role ?? 'worker';
     out.push({
       key: x.key,
       from: x.from,
-      role,
+      role: roleOf(s, x.from),
       kind: x.purpose,
       label: LIVE_LABEL[x.purpose](x.round),
       text: x.text,
@@ -152,7 +156,7 @@ export interface TimelineHandlers {
 
 function entryTemplate(e: Entry, md: MarkdownCache, on: TimelineHandlers): TemplateResult {
   return html`<article
-    class="message role-${e.role} kind-${e.kind.replace(/ /g, '-')} ${e.streaming ? 'streaming' : ''}"
+    class="message role-${e.role} kind-${e.kind} ${e.streaming ? 'streaming' : ''}"
     data-message-id=${e.key}
     data-testid=${e.kind === 'judge' ? 'judge' : nothing}
     aria-busy=${e.streaming ? 'true' : 'false'}

@@ -5,10 +5,10 @@
  * API key lives in memory only and never appears in an error message.
  */
 import OpenAI from 'openai';
-import { collapseWhitespace, type ToolTurn } from '../../../protocol/src';
+import { collapseWhitespace, type ToolCall, type ToolTurn } from '../../../protocol/src';
 import { countPromptTokens, countTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
-import { collectToolCalls, continueWithTools, type ToolCallRequest } from '../tools/toolLoop';
+import { collectToolCalls, continueWithTools } from '../tools/toolLoop';
 
 export interface OpenAIProviderOptions {
   /** e.g. `http://127.0.0.1:11434/v1` (Ollama) or `https://api.openai.com/v1`. */
@@ -207,7 +207,7 @@ export class OpenAIProvider implements ChatProvider {
   async chat(req: ChatRequest, turns: ToolTurn[] = []): Promise<ChatResult> {
     if (req.signal.aborted) throw aborted();
     const tools = req.tools?.definitions() ?? [];
-    const calls: ToolCallRequest[] = [];
+    const calls: ToolCall[] = [];
     const bad = invalidURL(this.baseURL);
     if (bad) throw bad;
 

@@ -1,8 +1,8 @@
 /**
  * One model turn's access to the read-only tools: the definitions offered (none once the per-turn
  * cap is reached, so the model must then answer), each call run inside the workspace and logged
- * as a `tool_called` event (its result counted into the room's budget), and the OpenAI-format
- * messages that carry the calls and results back to the model.
+ * as a `tool_called` event (its result counted into the room's budget), and the turn's tool
+ * steps (calls, then results) in one shape that each provider writes in its own format.
  */
 import type { EventBody, MeetingState, Participant, ToolCall, ToolTurn } from '../../../protocol/src';
 import { MAX_TOOL_CALLS_PER_TURN, TOOL_RESULT_MAX_TOKENS } from '../../../protocol/src';
@@ -10,14 +10,11 @@ import { countTokens, truncateToTokens } from '../providers/tokens';
 import type { ChatResult } from '../providers/types';
 import { TOOL_DEFINITIONS, runTool } from './workspaceTools';
 
-/** A call a model asked for: one definition for every provider (protocol's ToolCall). */
-export type ToolCallRequest = ToolCall;
-
 export interface ToolLoop {
   /** Function definitions for the next call: empty once the turn's cap is reached. */
   definitions(): typeof TOOL_DEFINITIONS;
   /** Runs one call (logged before it returns) and gives the text the model gets back. */
-  run(call: ToolCallRequest): Promise<string>;
+  run(call: ToolCall): Promise<string>;
 }
 
 /** The tools for one turn, or undefined when the meeting does not offer them. */
@@ -64,7 +61,7 @@ export function toolLoopFor(opts: {
 
 /** Accumulates streamed `tool_calls` deltas (OpenAI chat completions) by index. */
 export function collectToolCalls(
-  into: ToolCallRequest[],
+  into: ToolCall[],
   deltas: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] | undefined,
 ): void {
   for (const d of deltas ?? []) {
@@ -83,7 +80,7 @@ export function collectToolCalls(
 export async function continueWithTools(
   tools: ToolLoop,
   first: ChatResult,
-  calls: ToolCallRequest[],
+  calls: ToolCall[],
   again: (turns: ToolTurn[]) => Promise<ChatResult>,
 ): Promise<ChatResult> {
   const live = calls.filter(Boolean);
