@@ -34,6 +34,12 @@ export async function daemonCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--idle-exit-ms must be a whole number of milliseconds (0 = never), got "${idle}"`);
   }
   const idleExitMs = Number(idle);
+  // The handlers go in before start-up: a SIGTERM that arrives while the daemon resumes meetings
+  // (it already says "listening") must still stop it cleanly, not kill it with its lock held.
+  let signalled: string | undefined;
+  let onSignal: (signal: string) => void = (signal) => (signalled ??= signal);
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
   let daemon;
   try {
     daemon = await startDaemon({
@@ -45,11 +51,12 @@ export async function daemonCommand(argv: string[]): Promise<number> {
     if (e instanceof DaemonAlreadyRunning) throw new UsageError(e.message);
     throw e;
   }
-  process.stdout.write(`roundtable daemon listening on 127.0.0.1:${daemon.port} (data dir ${daemon.dataDir})\n`);
+  const started = daemon;
+  process.stdout.write(`roundtable daemon listening on 127.0.0.1:${started.port} (data dir ${started.dataDir})\n`);
   return new Promise<number>((resolve) => {
     const stop = (signal: string): void => {
       process.stderr.write(`received ${signal}\n`);
-      daemon
+      started
         .stop()
         .then(() => resolve(0))
         .catch((e: unknown) => {
@@ -57,8 +64,8 @@ export async function daemonCommand(argv: string[]): Promise<number> {
           resolve(1);
         });
     };
-    void daemon.idleExit.then(() => resolve(0));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    void started.idleExit.then(() => resolve(0));
+    onSignal = stop;
+    if (signalled !== undefined) stop(signalled);
   });
 }
