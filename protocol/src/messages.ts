@@ -116,6 +116,11 @@ const OptionsSchema = z
     error: `${WHOLE}a consensus needs at least 2 options (or none, to have the workers propose them)`,
   });
 
+const FolderSchema = z.string({ error: 'must be a folder path' }).min(1, { error: 'must be a folder path' }).max(4096);
+
+/** POSIX (`/…`) or Windows (`C:\…`, `\\server\…`) absolute; the protocol runs in the browser too, so no node:path. */
+const isAbsolutePath = (p: string): boolean => /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(p);
+
 export const StartMeetingParamsSchema = z.object({
   /** The question or design topic the room discusses. Non-empty. */
   topic: text({ min: 1, max: 20_000 }).transform((s) => s.trim()),
@@ -129,11 +134,15 @@ export const StartMeetingParamsSchema = z.object({
   /** Where the models are; logged with the meeting (no secrets). */
   providers: ProviderConfigSchema.optional(),
   /** Absolute folder that cited evidence is checked against (consensus mode). */
-  workspace: z
-    .string({ error: 'must be a folder path' })
-    .min(1, { error: 'must be a folder path' })
-    .max(4096)
-    .optional(),
+  workspace: FolderSchema.optional(),
+  /**
+   * Absolute folder `context` is read from when it is not `workspace` (default: `workspace`). The
+   * shipped demo checks its canned evidence in examples/, but the files the person attached are in
+   * the folder they ran `roundtable run` from.
+   */
+  contextWorkspace: FolderSchema.refine(isAbsolutePath, {
+    error: 'must be an absolute folder path',
+  }).optional(),
   /** Workspace context to read once at start and show every participant (needs `workspace`). */
   context: ContextRequestSchema.optional(),
   /**

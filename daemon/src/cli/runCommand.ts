@@ -199,17 +199,21 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
   }
   const scriptFile = values.script ?? path.join(examplesDir(), 'demo-script.json');
   Object.assign(config, billingConfig(values));
+  const workspace = evidenceWorkspace({
+    participants,
+    playsShippedScript: path.dirname(path.resolve(scriptFile)) === path.resolve(examplesDir()),
+    workspace: process.cwd(),
+  });
   const checked = checkStartParams({
     topic,
     mode,
     participants,
     config,
     ...(options ? { options } : {}),
-    workspace: evidenceWorkspace({
-      participants,
-      playsShippedScript: path.dirname(path.resolve(scriptFile)) === path.resolve(examplesDir()),
-      workspace: process.cwd(),
-    }),
+    workspace,
+    // --context paths are the person's, relative to where they ran the command, also when the
+    // shipped demo checks its evidence in examples/ (in this process and in the daemon alike).
+    ...(workspace === process.cwd() ? {} : { contextWorkspace: process.cwd() }),
     context,
   });
   if (!checked.ok) throw new UsageError(checked.error);
@@ -325,9 +329,6 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
     },
     meetingId,
     { ...opts.params, providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) } },
-    // --context paths are the person's, relative to where they ran the command (the shipped demo's
-    // evidence workspace is examples/).
-    { contextWorkspace: process.cwd() },
   );
   printer.event((await store.load(meeting.id))[0] as MeetingEvent);
   return followInProcess(meeting, store, opts, printer, io, roomOut);

@@ -22,6 +22,7 @@ import type { ChatProvider } from '../providers/types';
 import type { EventStore } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
 import { evidenceWorkspace } from '../cli/common';
+import { contextRoot } from '../context/attach';
 import type { KeyedLimiter } from './limiter';
 
 export interface ManagerOptions {
@@ -130,17 +131,17 @@ export class MeetingManager {
       playsShippedScript: params.providers?.script === undefined,
       workspace: params.workspace,
     });
-    const logged = workspace === params.workspace ? asked : { ...asked, workspace };
+    // The context the person attached is read from their folder, even when the demo's evidence is not.
+    const person = contextRoot(params);
+    const logged =
+      workspace === params.workspace ? asked : { ...asked, workspace, ...(person ? { contextWorkspace: person } : {}) };
     let lookup: (p: Participant) => ChatProvider;
     try {
       lookup = this.opts.providers(params.providers, apiKey);
     } catch (e) {
       throw new BadRequest((e as Error).message);
     }
-    // The context the person attached is read from their folder, even when the demo's evidence is not.
-    const meeting = await Meeting.open(this.depsFor(seats, lookup, logged.workspace), meetingId, logged, {
-      ...(params.workspace ? { contextWorkspace: params.workspace } : {}),
-    });
+    const meeting = await Meeting.open(this.depsFor(seats, lookup, logged.workspace), meetingId, logged);
     const live: Live = { meeting, seats };
     this.live.set(meetingId, live);
     this.drive(live);

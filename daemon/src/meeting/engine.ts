@@ -44,16 +44,9 @@ export class Meeting {
 
   /**
    * Opens a new meeting: validated params in, `meeting_opened` appended, then the attached context
-   * read once and logged. `o.contextWorkspace`: the person's folder the context is read from when
-   * `params.workspace` is not it (the shipped demo checks its canned evidence in examples/, but the
-   * files the person attached are theirs).
+   * read once (from `params.contextWorkspace ?? params.workspace`) and logged.
    */
-  static async open(
-    deps: EngineDeps,
-    meetingId: string,
-    params: StartMeetingParams,
-    o: { contextWorkspace?: string } = {},
-  ): Promise<Meeting> {
+  static async open(deps: EngineDeps, meetingId: string, params: StartMeetingParams): Promise<Meeting> {
     const config: MeetingConfig = { ...DEFAULT_CONFIG, ...params.config };
     const m = new Meeting(deps, []);
     await m.runner.append(meetingId, {
@@ -66,9 +59,7 @@ export class Meeting {
       ...(params.options ? { options: params.options } : {}),
       ...(params.workspace ? { workspace: params.workspace } : {}),
     });
-    const context = params.context
-      ? await attachContext(params, config, o.contextWorkspace ?? params.workspace)
-      : undefined;
+    const context = await attachContext(params, config);
     if (context) await m.runner.append(meetingId, context);
     return m;
   }
