@@ -122,8 +122,15 @@ const OptionsSchema = z
     error: `${WHOLE}a consensus needs at least 2 options (or none, to have the workers propose them)`,
   });
 
+/** POSIX (`/…`) or Windows (`C:\…`, `\\server\…`) absolute; the protocol runs in the browser too, so no node:path. */
+const isAbsolutePath = (p: string): boolean => /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(p);
+
 /** An absolute folder path the daemon reads from (the workspace, or where context is read). */
-const FolderSchema = z.string({ error: 'must be a folder path' }).min(1, { error: 'must be a folder path' }).max(4096);
+const FolderSchema = z
+  .string({ error: 'must be a folder path' })
+  .min(1, { error: 'must be a folder path' })
+  .max(4096)
+  .refine(isAbsolutePath, { error: 'must be an absolute folder path' });
 
 export const StartMeetingParamsSchema = z.object({
   /** The question or design topic the room discusses. Non-empty. */
@@ -139,13 +146,14 @@ export const StartMeetingParamsSchema = z.object({
   providers: ProviderConfigSchema.optional(),
   /** Absolute folder that cited evidence is checked against (consensus mode). */
   workspace: FolderSchema.optional(),
-  /** Workspace context to read once at start and show every participant (needs `workspace`). */
-  context: ContextRequestSchema.optional(),
   /**
-   * The person's folder `context` is read from when it is not `workspace` (the shipped demo checks
-   * its canned evidence in examples/, but the files the person attached are theirs). Default: `workspace`.
+   * Absolute folder `context` is read from when it is not `workspace` (default: `workspace`). The
+   * shipped demo checks its canned evidence in examples/, but the files the person attached are in
+   * the folder they ran `roundtable run` from.
    */
   contextWorkspace: FolderSchema.optional(),
+  /** Workspace context to read once at start and show every participant (needs `workspace`). */
+  context: ContextRequestSchema.optional(),
   /**
    * API key for `openai` participants. Held in the daemon's memory for this meeting only: never
    * logged, never stored. A meeting resumed after a restart falls back to the daemon's environment.

@@ -13,7 +13,7 @@ import type {
   StartMeetingParams,
 } from '../../../protocol/src';
 import { PricesSchema, billOf, formatUsd } from '../../../protocol/src';
-import { estimateMeeting } from '../meeting/estimate';
+import { estimateStart } from '../meeting/estimate';
 import { UsageError } from './common';
 
 export const BILL_USAGE = `  --prices FILE           JSON: model → {"input": $, "output": $, "cachedInput"?: $} per million tokens (money in the bill)
@@ -152,9 +152,13 @@ export function formatEstimate(e: MeetingEstimate): string {
   return out.join('\n');
 }
 
-/** `--estimate`: the estimate on stdout (JSON with `--json`), exit 0; nothing is started. */
-export function printEstimate(params: StartMeetingParams, json: boolean, out: NodeJS.WritableStream): number {
-  const e = estimateMeeting(params);
+/** `--estimate`: the estimate (with the attached context) on stdout (JSON with `--json`), exit 0; nothing is started. */
+export async function printEstimate(
+  params: StartMeetingParams,
+  json: boolean,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const e = await estimateStart(params);
   out.write(`${json ? JSON.stringify(e) : formatEstimate(e)}\n`);
   return 0;
 }

@@ -211,9 +211,9 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
     config,
     ...(options ? { options } : {}),
     workspace,
-    // --context paths are the person's, relative to where they ran the command, in the daemon too
-    // (the shipped demo's evidence workspace is examples/).
-    ...(workspace !== process.cwd() ? { contextWorkspace: process.cwd() } : {}),
+    // --context paths are the person's, relative to where they ran the command, also when the
+    // shipped demo checks its evidence in examples/ (in this process and in the daemon alike).
+    ...(workspace === process.cwd() ? {} : { contextWorkspace: process.cwd() }),
     context,
   });
   if (!checked.ok) throw new UsageError(checked.error);

@@ -52,6 +52,9 @@ export function git(root: string, args: string[], input?: string): Promise<{ cod
         resolve({ code, stdout: String(stdout) });
       },
     );
+    // Outside a repository git exits before reading its input: the write then fails with EPIPE,
+    // which must not crash the process (the exit code already says what happened).
+    child.stdin?.on('error', () => undefined);
     if (input !== undefined) child.stdin?.end(input);
   });
 }

@@ -22,6 +22,7 @@ import type { ChatProvider } from '../providers/types';
 import type { EventStore } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
 import { evidenceWorkspace } from '../cli/common';
+import { contextRoot } from '../context/attach';
 import type { KeyedLimiter } from './limiter';
 
 export interface ManagerOptions {
@@ -131,10 +132,9 @@ export class MeetingManager {
       workspace: params.workspace,
     });
     // The context the person attached is read from their folder, even when the demo's evidence is not.
+    const person = contextRoot(params);
     const logged =
-      workspace === params.workspace
-        ? asked
-        : { ...asked, workspace, contextWorkspace: params.contextWorkspace ?? params.workspace };
+      workspace === params.workspace ? asked : { ...asked, workspace, ...(person ? { contextWorkspace: person } : {}) };
     let lookup: (p: Participant) => ChatProvider;
     try {
       lookup = this.opts.providers(params.providers, apiKey);

@@ -27,7 +27,7 @@ import { checkUpgrade, refuse } from './auth';
 import { Connection, RequestError, type Handler } from './connection';
 import { startFanout } from './fanout';
 import { rawText } from '../../../client/src/rawData';
-import { estimateMeeting } from '../meeting/estimate';
+import { estimateStart } from '../meeting/estimate';
 
 export const DAEMON_VERSION = '0.1.0';
 /** A connection that sends this many invalid messages is closed. */
@@ -102,8 +102,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // Answered in handle(), synchronously; listed here so every method has a handler.
     initialize: () => Promise.resolve({ protocolVersion: PROTOCOL_VERSION, daemonVersion: DAEMON_VERSION }),
     'meeting/start': async (p) => ({ meetingId: await manager.start(p) }),
-    // Pure and quick (the prompts are built, nothing is called or written): answered in place.
-    'meeting/estimate': (p) => Promise.resolve(estimateMeeting(p)),
+    // The attached context is read as the start would read it; the prompts are built, nothing is
+    // called or written.
+    'meeting/estimate': (p) => estimateStart(p),
     'meeting/list': async () => ({ meetings: await manager.list() }),
     'meeting/get': async (p) => {
       const state = await manager.state(p.meetingId);

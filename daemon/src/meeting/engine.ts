@@ -44,7 +44,7 @@ export class Meeting {
 
   /**
    * Opens a new meeting: validated params in, `meeting_opened` appended, then the attached context
-   * read once (from `params.contextWorkspace`, else `params.workspace`) and logged.
+   * read once (from `params.contextWorkspace ?? params.workspace`) and logged.
    */
   static async open(deps: EngineDeps, meetingId: string, params: StartMeetingParams): Promise<Meeting> {
     const config: MeetingConfig = { ...DEFAULT_CONFIG, ...params.config };
@@ -59,9 +59,7 @@ export class Meeting {
       ...(params.options ? { options: params.options } : {}),
       ...(params.workspace ? { workspace: params.workspace } : {}),
     });
-    const context = params.context
-      ? await attachContext(params, config, params.contextWorkspace ?? params.workspace)
-      : undefined;
+    const context = await attachContext(params, config);
     if (context) await m.runner.append(meetingId, context);
     return m;
   }

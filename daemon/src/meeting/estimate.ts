@@ -3,7 +3,9 @@
  * log the engine would write, folded by the real reducer — with every prompt built by the real
  * prompt builders, and every reply a placeholder as long as its cap (what a model that uses its
  * whole allowance would send). So the estimate follows any change to the prompts, and is an upper
- * figure for models that answer shorter. No provider is called, nothing is written.
+ * figure for models that answer shorter. The context the start would attach is read the way the
+ * start reads it and shown in the same prompts, so every call that carries it counts it. No
+ * provider is called, nothing is written.
  */
 import type {
   CallPurpose,
@@ -20,6 +22,8 @@ import type {
 import { DEFAULT_CONFIG, billOf, costOf, currentRound, evolve, initialState, workersOf } from '../../../protocol/src';
 import type { ChatMessage } from '../providers/types';
 import { countPromptTokens, countTokens, truncateToTokens } from '../providers/tokens';
+import { attachContext } from '../context/attach';
+import { contextOptions, manifestOptions } from '../context/render';
 import { BUDGET_WARNING_RATIO, replyCap } from './budget';
 import { speakingOrder } from './order';
 import {
@@ -31,6 +35,9 @@ import {
   summaryPrompt,
   workerPrompt,
 } from './prompts';
+
+/** What the start logs as the meeting's context (see attachContext). */
+type ContextEvent = Extract<EventBody, { type: 'context_attached' }>;
 
 const FILLER_WORDS = 'the room weighs this option against its cost risk and evidence from the code and the team ';
 const fillers = new Map<number, string>();
@@ -82,6 +89,7 @@ class PaperMeeting {
     params: StartMeetingParams,
     config: MeetingConfig,
     private readonly memo: Map<string, number>,
+    context: ContextEvent | undefined,
   ) {
     this.state = evolve(
       initialState(),
@@ -94,6 +102,8 @@ class PaperMeeting {
         ...(params.options ? { options: params.options } : {}),
       }),
     );
+    // Logged right after meeting_opened, as the engine does: the same seq, so the same envelope.
+    if (context) this.state = evolve(this.state, this.event(context));
   }
 
   private event(body: EventBody) {
@@ -150,7 +160,9 @@ function startRound(m: PaperMeeting, round: number, final: boolean): string[] {
 
 function briefing(m: PaperMeeting): void {
   const a = assistantOf(m.state);
-  const text = filler(m.call(a, 'briefing', briefingPrompt(m.state, a), replyCap(m.state, 'briefing')));
+  const text = filler(
+    m.call(a, 'briefing', briefingPrompt(m.state, a, contextOptions(m.state)), replyCap(m.state, 'briefing')),
+  );
   m.emit({
     type: 'message_posted',
     messageId: `briefing-${a.name}`,
@@ -176,7 +188,7 @@ function roundtableRound(m: PaperMeeting, round: number, final: boolean): void {
     const me = s.participants.find((p) => p.name === name);
     const r = currentRound(s);
     if (!me || !r) continue;
-    const n = m.call(me, 'turn', workerPrompt(s, me, r), cap);
+    const n = m.call(me, 'turn', workerPrompt(s, me, r, contextOptions(s)), cap);
     const text = `${filler(Math.max(0, n - countTokens(STANCE)))}${STANCE}`;
     m.emit({
       type: 'message_posted',
@@ -193,14 +205,18 @@ function roundtableRound(m: PaperMeeting, round: number, final: boolean): void {
   const judge = m.state.participants.find((p) => p.role === 'judge');
   const r = currentRound(m.state);
   if (judge && r) {
-    const text = filler(m.call(judge, 'judge', judgePrompt(m.state, judge, r), replyCap(m.state, 'judge')));
+    const text = filler(
+      m.call(judge, 'judge', judgePrompt(m.state, judge, r, contextOptions(m.state)), replyCap(m.state, 'judge')),
+    );
     m.emit({ type: 'judge_feedback', round, text, corrections: [], tokens: countTokens(text) });
   }
   // The summary lags one round (the planner's rule): round r folds round r-1 in, round 1 folds nothing.
   const a = assistantOf(m.state);
   const before = m.state.rounds.find((x) => x.round === round - 1);
   if (!before) return;
-  const text = filler(m.call(a, 'summary', summaryPrompt(m.state, a, before), replyCap(m.state, 'summary')));
+  const text = filler(
+    m.call(a, 'summary', summaryPrompt(m.state, a, before, manifestOptions(m.state)), replyCap(m.state, 'summary')),
+  );
   m.emit({ type: 'summary_updated', round: before.round, text, tokens: countTokens(text) });
 }
 
@@ -211,7 +227,7 @@ function consensusOptions(m: PaperMeeting): void {
   if (labels.length === 0) {
     const cap = replyCap(s, 'turn');
     for (const w of workersOf(s)) {
-      const n = m.call(w, 'turn', proposalPrompt(m.state, w), cap);
+      const n = m.call(w, 'turn', proposalPrompt(m.state, w, contextOptions(m.state)), cap);
       m.emit({ type: 'options_proposed', worker: w.name, options: [filler(Math.min(n, 20))] });
     }
     labels = Array.from({ length: s.config.maxOptions }, (_, i) => `Option ${i + 1}: ${filler(12)}`);
@@ -229,7 +245,7 @@ function consensusRound(m: PaperMeeting, round: number, final: boolean): void {
     const me = asked.participants.find((p) => p.name === name);
     const r = currentRound(asked);
     if (!me || !r) continue;
-    const n = m.call(me, 'turn', ballotPrompt(asked, me, r), cap);
+    const n = m.call(me, 'turn', ballotPrompt(asked, me, r, contextOptions(asked)), cap);
     const votes: OptionVote[] = asked.options.map((o) => ({
       option: o.id,
       vote: 'abstain',
@@ -249,8 +265,8 @@ function consensusRound(m: PaperMeeting, round: number, final: boolean): void {
 const STEADY_ROUND = 3;
 
 /** Plays the whole meeting, every round run, whatever the budget. */
-function play(params: StartMeetingParams, config: MeetingConfig): PaperMeeting {
-  const m = new PaperMeeting(params, config, new Map());
+function play(params: StartMeetingParams, config: MeetingConfig, context: ContextEvent | undefined): PaperMeeting {
+  const m = new PaperMeeting(params, config, new Map(), context);
   briefing(m);
   const consensus = params.mode === 'consensus';
   if (consensus) consensusOptions(m);
@@ -271,7 +287,7 @@ function play(params: StartMeetingParams, config: MeetingConfig): PaperMeeting {
   }
   m.label = -1;
   const a = assistantOf(m.state);
-  m.call(a, 'digest', digestPrompt(m.state, a), replyCap(m.state, 'digest'));
+  m.call(a, 'digest', digestPrompt(m.state, a, manifestOptions(m.state)), replyCap(m.state, 'digest'));
   return m;
 }
 
@@ -313,11 +329,12 @@ function lineOf(calls: CallRecord[], priced: boolean): EstimateLine {
 
 /**
  * Expected calls and billed tokens of a meeting: per round if every round runs, the total, and
- * where the budget would stop it first. Money where the meeting's config has prices.
+ * where the budget would stop it first. Money where the meeting's config has prices. `context`:
+ * what the start would attach (see `estimateStart`); pure, it reads nothing itself.
  */
-export function estimateMeeting(params: StartMeetingParams): MeetingEstimate {
+export function estimateMeeting(params: StartMeetingParams, context?: ContextEvent): MeetingEstimate {
   const config: MeetingConfig = { ...DEFAULT_CONFIG, ...params.config };
-  const m = play(params, config);
+  const m = play(params, config, context);
   const priced = Object.keys(config.prices ?? {}).length > 0;
   const closing = m.calls.filter((c) => c.round < 0);
   const roundNumbers = [...new Set(m.calls.map((c) => c.round).filter((r) => r > 0))];
@@ -344,4 +361,13 @@ export function estimateMeeting(params: StartMeetingParams): MeetingEstimate {
     ...(lm ? { vscodeRequests: lm } : {}),
     unpricedModels: priced ? billOf(m.state).unpricedModels : [],
   };
+}
+
+/**
+ * The estimate of a meeting about to start: its context read exactly as the start will read it
+ * (same folder, same refusals, same budget; reads only), then the meeting played on paper.
+ */
+export async function estimateStart(params: StartMeetingParams): Promise<MeetingEstimate> {
+  const context = await attachContext(params, { ...DEFAULT_CONFIG, ...params.config });
+  return estimateMeeting(params, context);
 }
