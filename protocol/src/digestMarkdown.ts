@@ -1,8 +1,8 @@
 /**
  * The digest as the Markdown a person reviews and edits: one `##` section per part (outcome,
- * dissent, contributions, standing). Written from the structured digest through the escaping
- * builder, so a model's text cannot add a section, and read back by section title, so the decision
- * record takes the outcome the person accepted. One definition for the review panel and the record.
+ * dissent, contributions, standing, and whether the debate was worth it). Written from the
+ * structured digest through the escaping builder, so a model's text cannot add a section, and read
+ * back by section title, so the decision record takes the outcome the person accepted. One definition for the review panel and the record.
  */
 import type { ConsensusLevel } from './domain';
 import { terminationLabel } from './labels';
@@ -14,6 +14,7 @@ export const DIGEST_SECTIONS = {
   dissent: 'Dissent',
   contributions: 'Contributions',
   standing: 'Standing',
+  debate: 'Was the debate worth it?',
 } as const;
 export type DigestSection = keyof typeof DIGEST_SECTIONS;
 
@@ -54,6 +55,8 @@ export function digestMarkdown(s: MeetingState): string {
     section('dissent', editableParagraph(d.dissent)),
     section('contributions', editableParagraph(d.contributors)),
     section('standing', standing),
+    // Computed from the log (round-1 majority, who changed position after what, what later rounds cost).
+    ...(d.debate ? [section('debate', paragraph(d.debate))] : []),
   ].join('\n');
 }
 

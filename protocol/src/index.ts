@@ -13,3 +13,4 @@ export * from './billing';
 export * from './labels';
 export * from './context';
 export * from './supersession';
+export * from './debate';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Participant } from '../../protocol/src';
-import { debateMetrics } from '../../daemon/src/meeting/debateMetrics';
+import { debateMetrics } from '../../protocol/src';
 import { JUDGE_ANTI_CONFORMITY, WORKER_ANTI_CONFORMITY } from '../../daemon/src/meeting/antiConformity';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
 import { evidenceChecker } from '../../daemon/src/meeting/evidence';

@@ -60,7 +60,11 @@ describe('the digest review', () => {
     const rendered = view.querySelector('[data-testid="digest-rendered"]');
     assert.deepEqual(
       [...(rendered?.querySelectorAll('h2') ?? [])].map((h) => h.textContent),
-      ['Outcome', 'Dissent', 'Contributions', 'Standing'],
+      ['Outcome', 'Dissent', 'Contributions', 'Standing', 'Was the debate worth it?'],
+    );
+    assert.match(
+      text(rendered),
+      /Debate changed the outcome: yes .* changed position: grace DISAGREE → NEUTRAL in round 2/,
     );
     assert.match(text(rendered), /Full consensus · confidence 1\.00 · [\d,]+ \/ 15,000 tokens/);
     const area = view.querySelector('#digest-text') as HTMLTextAreaElement;
@@ -84,7 +88,7 @@ describe('the digest review', () => {
     assert.ok(markdown.includes('<img src=x onerror=alert(1)>'), 'the Markdown shows the text as the model wrote it');
     assert.doesNotMatch(markdown, /^## Injected/m, 'but cannot add a section');
     assert.equal(rendered?.querySelectorAll('img, script, a').length, 0);
-    assert.equal(rendered?.querySelectorAll('h2').length, 4, 'no section added');
+    assert.equal(rendered?.querySelectorAll('h2').length, 5, 'no section added');
     assert.match(text(rendered), /<img src=x onerror=alert\(1\)>/);
   });
 

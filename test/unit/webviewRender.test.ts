@@ -114,13 +114,83 @@ describe('room view rendering', () => {
 
   it('fills the stance matrix agent × round from the log', () => {
     const table = room(fold(demo)).querySelector('[data-testid="stances"]');
-    const rows = [...(table?.querySelectorAll('tbody tr') ?? [])].map((r) => [...r.children].map((x) => text(x)));
+    // What is seen: the stance, with ↺ where the worker changed position (the rest is for screen readers).
+    const seen = (x: Element) => {
+      const copy = x.cloneNode(true) as Element;
+      copy.querySelectorAll('.sr-only').forEach((e) => e.remove());
+      return text(copy);
+    };
+    const rows = [...(table?.querySelectorAll('tbody tr') ?? [])].map((r) => [...r.children].map(seen));
     assert.deepEqual(rows, [
       ['ada', 'AGREE', 'AGREE', 'AGREE'],
-      ['grace', 'DISAGREE', 'NEUTRAL', 'AGREE'],
-      ['linus', 'NEUTRAL', 'NEUTRAL', 'AGREE'],
+      ['grace', 'DISAGREE', '↺NEUTRAL', '↺AGREE'],
+      ['linus', 'NEUTRAL', 'NEUTRAL', '↺AGREE'],
     ]);
     assert.ok(table?.querySelector('td.stance-DISAGREE'));
+    const graceR2 = table?.querySelectorAll('tbody tr')[1]?.children[2];
+    assert.equal(
+      text(graceR2?.querySelector('.sr-only')),
+      '(changed from DISAGREE)',
+      'a screen reader hears the change',
+    );
+    assert.equal(graceR2?.getAttribute('title'), 'grace DISAGREE → NEUTRAL in round 2 after ada, linus, the judge');
+  });
+
+  it('says whether the debate changed the outcome, who changed position after whom, and flags possible conformity', async () => {
+    const c = room(fold(demo));
+    const debate = c.querySelector('[data-testid="debate"]');
+    assert.match(
+      text(debate),
+      /^Debate changed the outcome: yes — round 1 majority no majority, final AGREE · rounds after the first cost [\d,]+ billed tokens/,
+    );
+    assert.deepEqual(
+      [...(debate?.querySelectorAll('.flips li') ?? [])].map((li) => text(li)),
+      [
+        'grace DISAGREE → NEUTRAL in round 2 after ada, linus, the judge',
+        'grace NEUTRAL → AGREE in round 3 after ada, linus, the judge',
+        'linus NEUTRAL → AGREE in round 3 after ada, grace, the judge',
+      ],
+    );
+    assert.equal(debate?.querySelector('.flag'), null, 'each flip followed a judge note: no conformity flagged');
+
+    // Round 2: ada alone repeats round 1 word for word, after no judge note: grace's flip to the
+    // majority is flagged, in the list and in her cell, while the meeting runs.
+    const same = 'Atomic commits across services matter most.';
+    const { events } = await runMeeting({
+      config: { maxRounds: 3 },
+      participants: panel(['ada', 'grace', 'linus'], false),
+      script: {
+        replies: {
+          ada: [`${same} [STANCE: AGREE]`, `${same} [STANCE: AGREE]`, `${same} [STANCE: AGREE]`],
+          grace: [`${same} [STANCE: DISAGREE]`, `I go with the others. [STANCE: AGREE]`, `Still. [STANCE: AGREE]`],
+          linus: [`${same} [STANCE: AGREE]`, `No: too risky. [STANCE: DISAGREE]`, `Still no. [STANCE: DISAGREE]`],
+        },
+      },
+    });
+    const running = events.slice(
+      0,
+      events.findIndex((e) => e.type === 'round_started' && e.round === 3),
+    );
+    const live = room(fold(running));
+    const d = live.querySelector('[data-testid="debate"]');
+    assert.match(text(d), /^Debate has changed the outcome: no — round 1 majority AGREE, now AGREE/);
+    assert.match(
+      text(d?.querySelector('.flips li.conformity')),
+      /^grace DISAGREE → AGREE in round 2 after ada, linus possible conformity$/,
+    );
+    assert.ok(live.querySelector('[data-testid="stances"] td.flipped.conformity'), "grace's round-2 cell is marked");
+    assert.equal(
+      room(
+        fold(
+          events.slice(
+            0,
+            events.findIndex((e) => e.type === 'round_started' && e.round === 2),
+          ),
+        ),
+      ).querySelector('[data-testid="debate"]'),
+      null,
+      'nothing to say after round 1 alone',
+    );
   });
 
   it('strips the stance marker from the text and shows the parsed stance as a badge', () => {
@@ -428,6 +498,11 @@ describe('digest review rendering', () => {
     const view = renderDigestView(doc(), fold(demo));
     const area = view.querySelector('#digest-text') as HTMLTextAreaElement;
     assert.match(area.value, /^## Outcome\n/);
+    // The person decides knowing whether the extra rounds bought anything, and who moved.
+    assert.match(
+      area.value,
+      /\n## Was the debate worth it\?\n\nDebate changed the outcome: yes \(round 1 majority: no majority; final: AGREE\) · rounds after the first cost [\d,]+ billed tokens · changed position: grace DISAGREE → NEUTRAL in round 2/,
+    );
     for (const id of ['#accept', '#reject', '#another', '#instruction']) assert.ok(view.querySelector(id), id);
   });
 

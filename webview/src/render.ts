@@ -6,11 +6,13 @@
  */
 import { html, nothing, render, type TemplateResult } from 'lit';
 import { unsafeHTML } from 'lit/directives/unsafe-html.js';
-import type { MeetingState, StanceCell } from '../../protocol/src';
+import type { DebateMetrics, MeetingState, StanceCell } from '../../protocol/src';
 import {
   billOf,
   currentRound,
+  debateMetrics,
   finalStances,
+  flipText,
   formatBill,
   stanceMatrix,
   terminationLabel,
@@ -169,6 +171,7 @@ function contextSection(s: MeetingState): TemplateResult | typeof nothing {
 function stanceTable(s: MeetingState): TemplateResult | typeof nothing {
   const m = stanceMatrix(s);
   if (m.rounds.length === 0 || s.mode !== 'roundtable') return nothing;
+  const flips = debateOf(s).flips;
   return html`<div class="table-scroll" role="region" tabindex="0" aria-label="Stances by round">
     <table class="stances" data-testid="stances">
       <thead>
@@ -184,13 +187,67 @@ function stanceTable(s: MeetingState): TemplateResult | typeof nothing {
               <th>${w}</th>
               ${m.rounds.map((r) => {
                 const c: StanceCell | '' = m.cells[w]?.[r] ?? '';
-                return html`<td class="stance stance-${c || 'none'}" title=${c}>${c || '·'}</td>`;
+                const flip = flips.find((f) => f.worker === w && f.round === r);
+                if (!flip) return html`<td class="stance stance-${c || 'none'}" title=${c}>${c || '·'}</td>`;
+                return html`<td
+                  class="stance stance-${c} flipped${flip.possibleConformity ? ' conformity' : ''}"
+                  title=${flipText(flip)}
+                >
+                  <span class="flip-mark" aria-hidden="true">↺</span>${c}<span class="sr-only">
+                    (changed from ${flip.from})</span
+                  >
+                </td>`;
               })}
             </tr>`,
         )}
       </tbody>
     </table>
   </div>`;
+}
+
+/** A streamed chunk re-renders the same state: the debate's figures are worked out once per event. */
+const debates = new WeakMap<MeetingState, DebateMetrics>();
+function debateOf(s: MeetingState): DebateMetrics {
+  let d = debates.get(s);
+  if (!d) debates.set(s, (d = debateMetrics(s)));
+  return d;
+}
+
+/**
+ * Was the debate worth it, as the room goes: what a plain majority of round 1 said against where
+ * the panel stands now, who changed position after what, and what the later rounds cost. Shown from
+ * round 2 on (round 1 is independent: nobody has heard anyone yet).
+ */
+function debateSection(s: MeetingState): TemplateResult | typeof nothing {
+  const m = debateOf(s);
+  if (m.rounds < 2) return nothing;
+  const flips = m.flips;
+  const closed = s.status === 'closed';
+  return html`<section class="debate" data-testid="debate">
+    <p>
+      <strong>Debate ${closed ? 'changed' : 'has changed'} the outcome: ${m.changedOutcome ? 'yes' : 'no'}</strong>
+      — round 1 majority ${m.round1Majority}, ${closed ? 'final' : 'now'} ${m.finalOutcome} · rounds after the first
+      cost ${n(m.laterRoundsBilledTokens)} billed tokens
+    </p>
+    ${
+      flips.length
+        ? html`<ul class="flips" aria-label="Changed position">
+            ${flips.map(
+              (f) =>
+                html`<li class=${f.possibleConformity ? 'conformity' : ''}>
+                  ${flipText({ ...f, possibleConformity: false })}${
+                    f.possibleConformity
+                      ? html` <span class="flag" title="moved toward the majority after no new argument"
+                          >possible conformity</span
+                        >`
+                      : nothing
+                  }
+                </li>`,
+            )}
+          </ul>`
+        : html`<p class="quiet">Nobody has changed position.</p>`
+    }
+  </section>`;
 }
 
 function ballots(s: MeetingState): TemplateResult | typeof nothing {
@@ -290,6 +347,7 @@ export function roomTemplate(
   return html`${notice}
     <div class="room">
       ${header(s, ui)} ${budget(s)} ${participants(s)} ${contextSection(s)} ${stanceTable(s)} ${ballots(s)}
+      ${debateSection(s)}
       ${
         s.summary
           ? html`<vscode-collapsible title="Rolling summary" class="summary" data-testid="summary">

@@ -4,9 +4,18 @@
  * those has a computed fallback so the digest is complete even when the Assistant fails.
  */
 import type { ConsensusLevel, Digest, MeetingState, Participant, StanceCell, Usage } from '../../../protocol/src';
-import { billFigures, billOf, costOf, finalStances, formatBillFigures, workersOf } from '../../../protocol/src';
+import {
+  billFigures,
+  billOf,
+  consensusOutcome,
+  costOf,
+  debateMetrics,
+  finalStances,
+  formatBillFigures,
+  workersOf,
+} from '../../../protocol/src';
 import { oneLine } from './markdown';
-import { debateLine, debateMetrics } from './debateMetrics';
+import { debateLine } from './debateMetrics';
 
 export interface DigestNarrative {
   consensusStatement?: string;
@@ -107,37 +116,6 @@ export function confidenceOf(s: MeetingState): number {
   const finals = finalStances(s);
   const agree = workers.filter((w) => finals[w.name] === 'AGREE').length;
   return Math.round((agree / workers.length) * 100) / 100;
-}
-
-/** Consensus mode: the decided option (by the votes or by the human) and the last verdicts. */
-export function consensusOutcome(s: MeetingState): {
-  decision?: string;
-  label?: string;
-  actualConsensus: number;
-  level: ConsensusLevel;
-  by: 'votes' | 'human' | 'none';
-} {
-  const last = [...s.rounds].reverse().find((r) => r.verdict);
-  const picked = [...s.resolutions].reverse().find((r) => r.action === 'pick')?.option;
-  const decision = picked ?? (s.closed?.reason === 'verdict_reached' ? last?.verdict?.decision : undefined);
-  const ballots = Object.values(last?.ballots ?? {}).filter((b) => b.valid);
-  const votesOn = decision ? ballots.map((b) => b.votes.find((v) => v.option === decision)) : [];
-  const agree = votesOn.filter((v) => v?.vote === 'accept').length;
-  const reject = votesOn.filter((v) => v?.vote === 'reject').length;
-  let level: ConsensusLevel = 'NONE';
-  if (decision && ballots.length >= 2 && agree === ballots.length) level = 'FULL';
-  else if (decision && ballots.length >= 2 && reject === 0 && agree * 3 >= ballots.length * 2) level = 'MAJORITY';
-  const out: ReturnType<typeof consensusOutcome> = {
-    actualConsensus: last?.verdict?.actualConsensus ?? 0,
-    level,
-    by: picked ? 'human' : decision ? 'votes' : 'none',
-  };
-  if (decision) {
-    out.decision = decision;
-    const label = s.options.find((o) => o.id === decision)?.label;
-    if (label) out.label = label;
-  }
-  return out;
 }
 
 function consensusDigest(s: MeetingState, narrative: DigestNarrative, call?: DigestCall): Digest {

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingState } from '../../../protocol/src';
-import { consensusOutcome } from './digest';
+import { consensusOutcome } from '../../../protocol/src';
 import { jsonLine, withoutMeeting } from './markdown';
 import { lastVoted, nextSteps, reportStatus, type ReportStatus } from './report';
 

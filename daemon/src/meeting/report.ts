@@ -5,7 +5,7 @@
 import type { MeetingState, OptionVote, RoundState } from '../../../protocol/src';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
 import { UNCERTAINTY_BELOW } from './votes';
-import { consensusOutcome } from './digest';
+import { consensusOutcome } from '../../../protocol/src';
 import { isVerified, linesRead, type LineRead } from './verifiedEvidence';
 
 /** The last round that was voted on (its verdict computed). */
