@@ -113,7 +113,11 @@ describe('the digest review in a real VS Code (code-server)', () => {
     assert.match(outcome, /^(Full consensus|Majority consensus|Round limit reached) after \d rounds?$/);
     assert.doesNotMatch((await review.textContent('.review')) ?? '', /consensus_full|Ended:/);
     const sections = await review.$$eval('[data-testid="digest-rendered"] h2', (hs) => hs.map((h) => h.textContent));
-    assert.deepEqual(sections, ['Outcome', 'Dissent', 'Contributions', 'Standing']);
+    assert.deepEqual(sections, ['Outcome', 'Dissent', 'Contributions', 'Standing', 'Was the debate worth it?']);
+    assert.match(
+      (await review.textContent('[data-testid="digest-rendered"]')) ?? '',
+      /Debate changed the outcome: (yes|no) \(round 1 majority: .*\) · rounds after the first cost [\d,]+ billed tokens/,
+    );
     assert.match((await review.textContent('[data-testid="digest-rendered"]')) ?? '', /<b>first<\/b>/);
     assert.equal(await review.$('[data-testid="digest-rendered"] b'), null, 'model HTML is shown as text');
     // Minutes are written on Accept (roundtable.minutes = onAccept): no link to them before.

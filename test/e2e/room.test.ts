@@ -137,6 +137,11 @@ describe('the room in a real VS Code', () => {
     // Back to the room: the digest review opened in the editor.
     await palette(page, 'Roundtable: Show Room');
     f = await until('the room view', () => frameWith(page, '.room'), 30_000);
+    // Was the debate worth it: the demo's round 1 had no majority, grace and linus moved after the judge.
+    const debate = (await f.textContent('[data-testid="debate"]'))?.replace(/\s+/g, ' ') ?? '';
+    assert.match(debate, /Debate changed the outcome: yes — round 1: no majority · final: AGREE/);
+    assert.match(debate, /grace DISAGREE → NEUTRAL in round 2 after ada, linus, the judge/);
+    assert.equal((await f.$$('[data-testid="stances"] td.flipped')).length, 3, 'three changed positions are marked');
   });
 
   for (const [kind, bodyClass, shot] of [
@@ -157,6 +162,8 @@ describe('the room in a real VS Code', () => {
       for (const [stance, r] of Object.entries(ratios))
         assert.ok(r.ratio >= 4.5, `${stance} in ${kind}: ${r.ratio}:1 (rgb ${r.fg} on ${r.bg})`);
       await page.locator(SIDEBAR).screenshot({ path: path.join(SHOTS, shot) });
+      await f.evaluate(`document.querySelector('[data-testid="debate"]').scrollIntoView({ block: 'center' })`);
+      await page.locator(SIDEBAR).screenshot({ path: path.join(SHOTS, shot.replace('room-', 'room-debate-')) });
     });
 
   it('has no horizontal scrollbar in a 250 px sidebar', async () => {
@@ -169,6 +176,8 @@ describe('the room in a real VS Code', () => {
     );
     assert.ok(overflow.scroll <= overflow.client, `no horizontal overflow (${overflow.scroll} > ${overflow.client})`);
     await page.locator(SIDEBAR).screenshot({ path: path.join(SHOTS, 'room-narrow.png') });
+    await f.evaluate(`document.querySelector('[data-testid="debate"]').scrollIntoView({ block: 'center' })`);
+    await page.locator(SIDEBAR).screenshot({ path: path.join(SHOTS, 'room-debate-narrow.png') });
     await f.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
     await page.locator(SIDEBAR).screenshot({ path: path.join(SHOTS, 'room-narrow-end.png') });
   });

@@ -95,7 +95,13 @@ describe('Roundtable in a real VS Code (code-server)', () => {
     await review.click('#edit-toggle');
     const digest = await review.inputValue('#digest-text');
     // The digest is reviewed as Markdown sections (rendered; Edit shows the Markdown).
-    for (const section of ['## Outcome', '## Dissent', '## Contributions', '## Standing'])
+    for (const section of [
+      '## Outcome',
+      '## Dissent',
+      '## Contributions',
+      '## Standing',
+      '## Was the debate worth it?',
+    ])
       assert.ok(digest.includes(section), section);
     await page.screenshot({ path: path.join(SHOTS, 'digest-review.png') });
     await review.fill('#digest-text', `${digest}\nREVIEWER NOTE: start with the billing service.`);

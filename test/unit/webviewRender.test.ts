@@ -141,7 +141,7 @@ describe('room view rendering', () => {
     const debate = c.querySelector('[data-testid="debate"]');
     assert.match(
       text(debate),
-      /^Debate changed the outcome: yes — round 1 majority no majority, final AGREE · rounds after the first cost [\d,]+ billed tokens/,
+      /^Debate changed the outcome: yes — round 1: no majority · final: AGREE · rounds after the first cost [\d,]+ billed tokens/,
     );
     assert.deepEqual(
       [...(debate?.querySelectorAll('.flips li') ?? [])].map((li) => text(li)),
@@ -173,7 +173,7 @@ describe('room view rendering', () => {
     );
     const live = room(fold(running));
     const d = live.querySelector('[data-testid="debate"]');
-    assert.match(text(d), /^Debate has changed the outcome: no — round 1 majority AGREE, now AGREE/);
+    assert.match(text(d), /^Debate has changed the outcome: no — round 1: AGREE · now: AGREE/);
     assert.match(
       text(d?.querySelector('.flips li.conformity')),
       /^grace DISAGREE → AGREE in round 2 after ada, linus possible conformity$/,

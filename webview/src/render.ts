@@ -226,8 +226,8 @@ function debateSection(s: MeetingState): TemplateResult | typeof nothing {
   return html`<section class="debate" data-testid="debate">
     <p>
       <strong>Debate ${closed ? 'changed' : 'has changed'} the outcome: ${m.changedOutcome ? 'yes' : 'no'}</strong>
-      — round 1 majority ${m.round1Majority}, ${closed ? 'final' : 'now'} ${m.finalOutcome} · rounds after the first
-      cost ${n(m.laterRoundsBilledTokens)} billed tokens
+      — round 1: ${m.round1Majority} · ${closed ? 'final' : 'now'}: ${m.finalOutcome} · rounds after the first cost
+      ${n(m.laterRoundsBilledTokens)} billed tokens
     </p>
     ${
       flips.length
