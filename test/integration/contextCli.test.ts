@@ -129,14 +129,17 @@ describe('the estimate counts the attached context', () => {
     assert.equal(withIt.allRounds.completionTokens, without.allRounds.completionTokens);
   }
 
+  /** A 3-round roundtable of the 3-worker panel, reading `dir`. */
+  const meeting = (): StartMeetingParams => ({
+    topic: 'Move storage off Postgres?',
+    mode: 'roundtable',
+    participants: PANEL,
+    config: { maxRounds: 3 },
+    workspace: dir,
+  });
+
   it('grows by the file × the calls that carry it, in a roundtable and a consensus', async () => {
-    const base: StartMeetingParams = {
-      topic: 'Move storage off Postgres?',
-      mode: 'roundtable',
-      participants: PANEL,
-      config: { maxRounds: 3 },
-      workspace: dir,
-    };
+    const base = meeting();
     // Briefing + 3 rounds × (3 workers + judge) carry it; 2 summaries + the digest list it.
     assertGrowth(await estimateStart(base), await estimateStart({ ...base, context: { paths: ['big.md'] } }), 13, 3);
     // Consensus: briefing, 3 proposals and 3 rounds × 3 ballots carry it; the digest lists it.
@@ -150,14 +153,7 @@ describe('the estimate counts the attached context', () => {
   });
 
   it('reads the context as the start does: from contextWorkspace when the evidence workspace is elsewhere', async () => {
-    const base: StartMeetingParams = {
-      topic: 'Move storage off Postgres?',
-      mode: 'roundtable',
-      participants: PANEL,
-      config: { maxRounds: 3 },
-      workspace: path.dirname(dir),
-      context: { paths: ['big.md'] },
-    };
+    const base: StartMeetingParams = { ...meeting(), workspace: path.dirname(dir), context: { paths: ['big.md'] } };
     const elsewhere = await estimateStart(base);
     const fromPerson = await estimateStart({ ...base, contextWorkspace: dir });
     assertGrowth(elsewhere, fromPerson, 13, 3);
@@ -167,13 +163,7 @@ describe('the estimate counts the attached context', () => {
     const d = await startDaemon({ dataDir: await tempDataDir(), port: 0, log: () => undefined });
     const conn = await connectDaemon(d.port, d.token);
     try {
-      const params: StartMeetingParams = {
-        topic: 'Move storage off Postgres?',
-        mode: 'roundtable',
-        participants: PANEL,
-        config: { maxRounds: 3 },
-        workspace: dir,
-      };
+      const params = meeting();
       const without = await conn.rpc.request('meeting/estimate', params);
       const withIt = await conn.rpc.request('meeting/estimate', { ...params, context: { paths: ['big.md'] } });
       assertGrowth(without, withIt, 13, 3);
