@@ -94,3 +94,13 @@ export function digestSections(markdown: string): Partial<Record<DigestSection, 
   for (const [k, v] of legacy) if (v) out[k] = paragraph(v);
   return out;
 }
+
+/** A decision that ends the review (another round reopens it: the next digest is reviewed again). */
+export function finalDecision(s: MeetingState): MeetingState['decision'] | undefined {
+  return s.decision && s.decision.decision !== 'another_round' ? s.decision : undefined;
+}
+
+/** The Markdown the editor starts from: what was accepted, else the digest as written. */
+export function reviewMarkdown(s: MeetingState): string {
+  return finalDecision(s)?.digestText ?? digestMarkdown(s);
+}

@@ -107,9 +107,38 @@ describe('room view rendering', () => {
     assert.equal(c.querySelectorAll('[data-testid="messages"] .message').length, posted + judged);
     assert.equal(c.querySelector('[data-testid="messages"]')?.getAttribute('aria-live'), 'polite');
     assert.match(text(c.querySelector('[data-testid="judge"]')), /@grace/);
-    assert.match(text(c.querySelector('[data-testid="digest"]')), /^TOPIC: Should we adopt/);
+    // The digest as the review shows it: sections, rendered, not the log's label lines.
+    const digest = c.querySelector('[data-testid="digest"]');
+    assert.deepEqual(
+      [...(digest?.querySelectorAll('h2') ?? [])].map((h) => h.textContent),
+      ['Outcome', 'Dissent', 'Contributions', 'Standing', 'Was the debate worth it?'],
+    );
+    assert.doesNotMatch(text(digest), /TOPIC:|CONSENSUS:/);
     assert.match(text(c.querySelector('[data-testid="closed"]')), /Ended: Full consensus/);
     assert.doesNotMatch(text(c), /consensus_full/);
+  });
+
+  it("shows the accepted digest once decided, and a model's HTML in the digest as text", () => {
+    const accepted: MeetingEvent = {
+      type: 'decision_recorded',
+      decision: 'accepted',
+      digestText: '## Outcome\n\nAdopt it, **billing first**',
+      meetingId: demo[0]?.meetingId ?? '',
+      seq: demo.length + 1,
+      at: Date.now(),
+    };
+    const s = fold([...demo, accepted]);
+    const digest = room(s).querySelector('[data-testid="digest"]');
+    assert.equal(text(digest), 'Outcome Adopt it, billing first');
+    assert.equal(text(digest?.querySelector('strong')), 'billing first');
+    const hostile = fold(demo);
+    hostile.digest = hostile.digest && {
+      ...hostile.digest,
+      digest: { ...hostile.digest.digest, consensusStatement: '<img src=x onerror=alert(1)> ## Injected' },
+    };
+    const shown = room(hostile).querySelector('[data-testid="digest"]');
+    assert.equal(shown?.querySelectorAll('img, script').length, 0);
+    assert.match(text(shown), /<img src=x onerror=alert\(1\)> ## Injected/);
   });
 
   it('fills the stance matrix agent × round from the log', () => {

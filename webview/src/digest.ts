@@ -8,7 +8,8 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
 import type { MeetingEvent, ToWebview } from '../../protocol/src';
 import { checkToWebview, fold } from '../../protocol/src';
-import { renderDigestView, reviewMarkdown, type ReviewContext } from './digestRender';
+import { reviewMarkdown } from '../../protocol/src/digestMarkdown';
+import { renderDigestView, type ReviewContext } from './digestRender';
 import { vscodeApi } from './vscodeApi';
 
 interface Saved {

@@ -6,7 +6,7 @@
  */
 import type { MeetingState } from '../../protocol/src';
 import { terminationLabel } from '../../protocol/src';
-import { digestMarkdown } from '../../protocol/src/digestMarkdown';
+import { finalDecision, reviewMarkdown } from '../../protocol/src/digestMarkdown';
 import { renderMarkdown } from './markdown';
 import { el } from './render';
 
@@ -18,16 +18,6 @@ export interface ReviewContext {
   draft?: string;
   /** Show the Markdown editor instead of the rendered digest. */
   editing?: boolean;
-}
-
-/** A decision that ends the review (another round reopens it: the next digest is reviewed again). */
-export function finalDecision(s: MeetingState): MeetingState['decision'] | undefined {
-  return s.decision && s.decision.decision !== 'another_round' ? s.decision : undefined;
-}
-
-/** The Markdown the editor starts from: what was accepted, else the digest as written. */
-export function reviewMarkdown(s: MeetingState): string {
-  return finalDecision(s)?.digestText ?? digestMarkdown(s);
 }
 
 const DECIDED: Record<string, string> = { accepted: 'accepted', rejected: 'rejected' };

@@ -18,6 +18,7 @@ import {
   terminationLabel,
   workersOf,
 } from '../../protocol/src';
+import { reviewMarkdown } from '../../protocol/src/digestMarkdown';
 import { visibleLive, type LiveEntry } from './live';
 import { MarkdownCache } from './markdown';
 import { timelineOf, timelineTemplate } from './timeline';
@@ -307,7 +308,7 @@ function ballots(s: MeetingState): TemplateResult | typeof nothing {
   </section>`;
 }
 
-function closedSection(s: MeetingState): TemplateResult | typeof nothing {
+function closedSection(s: MeetingState, md: MarkdownCache): TemplateResult | typeof nothing {
   if (!s.closed) return nothing;
   const finals = finalStances(s);
   return html`<section class="closed" data-testid="closed">
@@ -324,7 +325,12 @@ function closedSection(s: MeetingState): TemplateResult | typeof nothing {
           </p>`
         : nothing
     }
-    ${s.digest ? html`<pre class="digest" data-testid="digest">${s.digest.text}</pre>` : nothing}
+    ${
+      s.digest
+        ? // The digest as the review shows it (what was accepted, once decided), through the HTML-free renderer.
+          html`<div class="digest md" data-testid="digest">${unsafeHTML(md.html('digest', reviewMarkdown(s)))}</div>`
+        : nothing
+    }
     ${s.decision ? html`<p class="decision" data-testid="decision">Decision: ${s.decision.decision}</p>` : nothing}
   </section>`;
 }
@@ -355,7 +361,7 @@ export function roomTemplate(
             </vscode-collapsible>`
           : nothing
       }
-      ${timelineTemplate(entries, md, { copy: ui.onCopy })} ${closedSection(s)}
+      ${timelineTemplate(entries, md, { copy: ui.onCopy })} ${closedSection(s, md)}
       ${
         ui.unseen > 0
           ? html`<button class="jump" type="button" data-testid="new-messages" @click=${ui.onJumpToLatest}>
