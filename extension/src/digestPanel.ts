@@ -85,7 +85,8 @@ export class DigestPanel {
     panel.webview.html = webviewHtml(panel.webview, extensionUri, {
       script: 'digest.js',
       title: 'Review Digest',
-      body: '<main id="digest"></main>',
+      // Shown until the meeting's log arrives (the first render replaces it): never a blank panel.
+      body: '<main id="digest"><p class="quiet" role="status">Loading the meeting…</p></main>',
       styles: ['room.css', 'digest.css'],
     });
     panel.webview.onDidReceiveMessage((raw: unknown) => void this.onMessage(raw), undefined, this.disposables);

@@ -146,7 +146,7 @@ describe('room view rendering', () => {
     // What is seen: the stance, with ↺ where the worker changed position (the rest is for screen readers).
     const seen = (x: Element) => {
       const copy = x.cloneNode(true) as Element;
-      copy.querySelectorAll('.sr-only').forEach((e) => e.remove());
+      copy.querySelectorAll('.visually-hidden').forEach((e) => e.remove());
       return text(copy);
     };
     const rows = [...(table?.querySelectorAll('tbody tr') ?? [])].map((r) => [...r.children].map(seen));
@@ -158,7 +158,7 @@ describe('room view rendering', () => {
     assert.ok(table?.querySelector('td.stance-DISAGREE'));
     const graceR2 = table?.querySelectorAll('tbody tr')[1]?.children[2];
     assert.equal(
-      text(graceR2?.querySelector('.sr-only')),
+      text(graceR2?.querySelector('.visually-hidden')),
       '(changed from DISAGREE)',
       'a screen reader hears the change',
     );

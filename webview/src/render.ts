@@ -194,7 +194,7 @@ function stanceTable(s: MeetingState): TemplateResult | typeof nothing {
                   class="stance stance-${c} flipped${flip.possibleConformity ? ' conformity' : ''}"
                   title=${flipText(flip)}
                 >
-                  <span class="flip-mark" aria-hidden="true">↺</span>${c}<span class="sr-only">
+                  <span class="flip-mark" aria-hidden="true">↺</span>${c}<span class="visually-hidden">
                     (changed from ${flip.from})</span
                   >
                 </td>`;
