@@ -21,6 +21,8 @@ import {
   VSIX,
   frameWith,
   palette,
+  pressOn,
+  quickInput,
   resizeSidebar,
   setTheme,
   startMeeting,
@@ -32,20 +34,23 @@ import {
 
 const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
 
-/** The first minutes written in the workspace (`roundtable.minutes` is `always` in both tests). */
-function minutesOf(workspace: string): Promise<string> {
+/** Minutes written in the workspace (`roundtable.minutes` is `always`): the first, or the first that mention `mentioning`. */
+function minutesOf(workspace: string, mentioning = ''): Promise<string> {
   const dir = path.join(workspace, 'docs', 'roundtable');
   return until(
-    'the minutes in docs/roundtable',
+    `the minutes in docs/roundtable${mentioning ? ` that mention ${mentioning}` : ''}`,
     async () => {
-      const name = (await readdir(dir).catch(() => [])).find((f) => f.endsWith('.md'));
-      return name ? readFile(path.join(dir, name), 'utf8') : undefined;
+      for (const name of (await readdir(dir).catch(() => [])).filter((f) => f.endsWith('.md'))) {
+        const text = await readFile(path.join(dir, name), 'utf8');
+        if (text.includes(mentioning)) return text;
+      }
+      return undefined;
     },
     60_000,
   );
 }
 
-describe('Discuss in Roundtable from the explorer', () => {
+describe('Discuss in Roundtable from the explorer and the editor', () => {
   let vs: RunningVsCode;
   let page: Page;
 
@@ -89,6 +94,49 @@ describe('Discuss in Roundtable from the explorer', () => {
     const line = minutes.split('\n').find((l) => l.includes('README.md')) ?? '';
     assert.match(line, /^\| file \| README\.md \|/, 'the explorer pick is listed as an attached file');
     assert.ok(line.includes(sha), `the minutes show README.md's sha256 (${sha}): ${line}`);
+  });
+
+  it("starts a meeting on the editor's selection, and the minutes list those lines with their sha256", async () => {
+    const notes = ['# Notes', 'We deploy on Fridays.', 'Rollbacks take an hour.', 'Nobody likes Fridays.', ''];
+    await writeFile(path.join(vs.workspace, 'notes.md'), notes.join('\n'));
+    const sha = createHash('sha256').update(notes.slice(1, 3).join('\n'), 'utf8').digest('hex');
+    // Quick Open, as a person opens a file they know the name of.
+    await palette(page, 'Go to File...');
+    await quickInput(page).fill('notes.md');
+    await until(
+      'notes.md in Quick Open',
+      async () => (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'notes.md' }).count()) > 0,
+    );
+    await pressOn(page, 'notes.md');
+    const editor = page.locator('.editor-instance .monaco-editor .view-lines');
+    // Monaco draws spaces as no-break spaces.
+    await until('notes.md in the editor', async () =>
+      /Rollbacks\s+take\s+an\s+hour/.test((await editor.first().textContent()) ?? ''),
+    ).catch(async (e: unknown) => {
+      await page.screenshot({ path: path.join(SHOTS, 'grounding-editor-failed.png') });
+      throw e;
+    });
+    // Lines 2 and 3, from the keyboard as a person would: go to line 2, extend to the end of line 3.
+    await page.keyboard.press('Control+g');
+    await page.keyboard.type('2');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Shift+End');
+    const item = page.locator('.monaco-menu .action-item', { hasText: 'Discuss in Roundtable' });
+    await startMeeting(page, {
+      mode: 'Roundtable',
+      open: async () => {
+        // On the selected words: a right click outside the selection would move the cursor.
+        await editor.getByText('Rollbacks take an hour.', { exact: true }).click({ button: 'right' });
+        await until('"Discuss in Roundtable" in the editor menu', async () => (await item.count()) > 0, 15_000);
+        await page.screenshot({ path: path.join(SHOTS, 'grounding-editor-menu.png') });
+        await item.first().click();
+      },
+    });
+    const minutes = await minutesOf(vs.workspace, 'notes.md:2-3');
+    const line = minutes.split('\n').find((l) => l.includes('notes.md:2-3')) ?? '';
+    assert.match(line, /^\| selection \| notes\.md:2-3 \|/, 'the selected lines are listed as a selection');
+    assert.ok(line.includes(sha), `the minutes show the sha256 of lines 2-3 (${sha}): ${line}`);
   });
 });
 
