@@ -24,6 +24,7 @@ import {
   pressOn,
   quickInput,
   resizeSidebar,
+  retrying,
   setTheme,
   startMeeting,
   startVsCode,
@@ -116,12 +117,22 @@ describe('Discuss in Roundtable from the explorer and the editor', () => {
       await page.screenshot({ path: path.join(SHOTS, 'grounding-editor-failed.png') });
       throw e;
     });
-    // Lines 2 and 3, from the keyboard as a person would: go to line 2, extend to the end of line 3.
-    await page.keyboard.press('Control+g');
-    await page.keyboard.type('2');
-    await page.keyboard.press('Enter');
-    await page.keyboard.press('Shift+ArrowDown');
-    await page.keyboard.press('Shift+End');
+    // Lines 2 and 3, as a person would: click into line 2, Home, extend to the end of line 3. The
+    // status bar says "(N selected)" once it took (a keystroke sent while focus was still moving
+    // to the editor is lost: then again).
+    const selected = page.locator('.statusbar-item', { hasText: /\(\d+ selected\)/ });
+    await retrying(
+      3,
+      async () => {
+        await editor.getByText('We deploy on Fridays.', { exact: true }).click();
+        await page.keyboard.press('Home');
+        await page.keyboard.press('Shift+ArrowDown');
+        await page.keyboard.press('Shift+End');
+        await selected.first().waitFor({ timeout: 5_000 });
+      },
+      () => page.keyboard.press('Escape'),
+    );
+    assert.match((await selected.first().textContent()) ?? '', /\(45 selected\)/, 'lines 2-3, whole');
     const item = page.locator('.monaco-menu .action-item', { hasText: 'Discuss in Roundtable' });
     await startMeeting(page, {
       mode: 'Roundtable',
