@@ -71,6 +71,17 @@ function replay(stream: Item[], check?: (c: HTMLElement) => void): { c: HTMLElem
 }
 
 let demo: MeetingEvent[];
+/** The person accepts the demo's digest as `digestText`: the event that follows the demo's log. */
+function acceptedWith(digestText: string): MeetingEvent {
+  return {
+    type: 'decision_recorded',
+    decision: 'accepted',
+    digestText,
+    meetingId: demo[0]?.meetingId ?? '',
+    seq: demo.length + 1,
+    at: Date.now(),
+  };
+}
 let demoScript: { replies: Record<string, unknown> };
 const demoPanel = () => loadPanel(path.join(__dirname, '..', '..', 'examples', 'demo-panel.json'));
 before(async () => {
@@ -119,15 +130,7 @@ describe('room view rendering', () => {
   });
 
   it("shows the accepted digest once decided, and a model's HTML in the digest as text", () => {
-    const accepted: MeetingEvent = {
-      type: 'decision_recorded',
-      decision: 'accepted',
-      digestText: '## Outcome\n\nAdopt it, **billing first**',
-      meetingId: demo[0]?.meetingId ?? '',
-      seq: demo.length + 1,
-      at: Date.now(),
-    };
-    const s = fold([...demo, accepted]);
+    const s = fold([...demo, acceptedWith('## Outcome\n\nAdopt it, **billing first**')]);
     const digest = room(s).querySelector('[data-testid="digest"]');
     assert.equal(text(digest), 'Outcome Adopt it, billing first');
     assert.equal(text(digest?.querySelector('strong')), 'billing first');
@@ -536,15 +539,7 @@ describe('digest review rendering', () => {
   });
 
   it('shows the decision instead of buttons once recorded', () => {
-    const decided: MeetingEvent = {
-      type: 'decision_recorded',
-      decision: 'accepted',
-      digestText: 'EDITED',
-      meetingId: demo[0]?.meetingId ?? '',
-      seq: demo.length + 1,
-      at: Date.now(),
-    };
-    const view = renderDigestView(doc(), fold([...demo, decided]));
+    const view = renderDigestView(doc(), fold([...demo, acceptedWith('EDITED')]));
     assert.equal(view.querySelector('#accept'), null);
     assert.match(text(view.querySelector('[data-testid="decided"]')), /accepted/);
     assert.equal((view.querySelector('#digest-text') as HTMLTextAreaElement).value, 'EDITED');
