@@ -4,7 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { MeetingEvent, MeetingState, PostedMessage } from '../../../protocol/src';
+import type { Bill, MeetingEvent, MeetingState, PostedMessage, RoundState } from '../../../protocol/src';
 import { billOf, fold, formatBill, formatUsd, slugify, stanceMatrix, type BillLine } from '../../../protocol/src';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
 import { renderBallot } from './prompts';
@@ -39,6 +39,25 @@ export function thinkingMinutes(m: PostedMessage, opts: MinutesOptions = {}): st
 
 export function renderMinutes(events: MeetingEvent[], opts: MinutesOptions = {}): string {
   const s: MeetingState = fold(events);
+  const bill = billOf(s);
+  return [
+    ...headerMinutes(s, bill),
+    ...participantsMinutes(s),
+    ...contextMinutes(s),
+    ...briefingMinutes(s, opts),
+    ...roundsMinutes(s, opts),
+    ...interruptionsMinutes(s),
+    ...ballotsMinutes(s),
+    ...stanceMatrixMinutes(s),
+    ...(s.rounds.length > 0 ? debateMinutes(s) : []),
+    ...toolMinutes(s),
+    ...outcomeMinutes(s),
+    ...tokenAccounting(s, bill),
+  ].join('\n');
+}
+
+/** Title, the canned-reply note, the facts list and (roundtables) the topic. */
+function headerMinutes(s: MeetingState, bill: Bill): string[] {
   const out: string[] = [];
   // Canned replies on another topic are never presented as an answer to it: said under the title.
   const canned = ignoresTopic(s) ? [`> **${CANNED_NOTE}.**`, ''] : [];
@@ -63,20 +82,26 @@ export function renderMinutes(events: MeetingEvent[], opts: MinutesOptions = {})
     `- **Consensus:** ${lastConsensus ? `${lastConsensus.level} (${lastConsensus.agree} agree, ${lastConsensus.disagree} disagree, ${lastConsensus.neutral} neutral of ${lastConsensus.voters})` : 'not evaluated'}`,
   );
   out.push(`- **Rounds:** ${s.rounds.length} of at most ${s.config.maxRounds} (${s.config.order} order)`);
-  const bill = billOf(s);
   out.push(
     `- **Tokens spoken:** ${s.spokenTokens.toLocaleString('en-US')} / ${s.config.tokenBudget.toLocaleString('en-US')}`,
   );
   out.push(`- **Bill:** ${inline(formatBill(s, bill))}`);
   if (s.mode !== 'consensus') out.push('', '## Topic', '', quote(s.topic), '');
   else out.push('');
+  return out;
+}
 
-  out.push('## Participants', '', '| Name | Role | Provider | Model |', '| --- | --- | --- | --- |');
+function participantsMinutes(s: MeetingState): string[] {
+  const out = ['## Participants', '', '| Name | Role | Provider | Model |', '| --- | --- | --- | --- |'];
   for (const p of s.participants)
     out.push(`| ${cell(p.name)} | ${cell(p.role)} | ${cell(p.provider)} | ${cell(p.model)} |`);
   out.push('');
+  return out;
+}
 
-  out.push(...contextMinutes(s));
+/** The briefing and the human posts made before round 1. */
+function briefingMinutes(s: MeetingState, opts: MinutesOptions): string[] {
+  const out: string[] = [];
   if (s.briefing)
     out.push(
       '## Briefing',
@@ -87,29 +112,23 @@ export function renderMinutes(events: MeetingEvent[], opts: MinutesOptions = {})
       '',
       ...thinkingMinutes(s.briefing, opts),
     );
-
-  const announcements = s.messages.filter((m) => m.kind === 'announcement');
   const before = s.pendingHumanPosts;
   if (before.length > 0) {
     out.push('## Before round 1', '');
     for (const m of before) out.push(`**${inline(m.from)}** (human):`, '', quote(m.text), '');
   }
+  return out;
+}
 
-  for (const r of s.mode === 'consensus' ? [] : s.rounds) {
+/** A roundtable's rounds: contributions, human posts, announcements, stances, judge, summary. */
+function roundsMinutes(s: MeetingState, opts: MinutesOptions): string[] {
+  if (s.mode === 'consensus') return [];
+  const out: string[] = [];
+  const announcements = s.messages.filter((m) => m.kind === 'announcement');
+  for (const r of s.rounds) {
     out.push(`## Round ${r.round}${r.final ? ' (final)' : ''}`, '');
     out.push(`Speaking order: ${inline(r.speakers.join(', ')) || '(nobody)'}`, '');
-    for (const w of r.speakers) {
-      const m = r.contributions[w];
-      const failure = r.failures[w];
-      if (m) out.push(heading(3, w), '', quote(m.text), '', ...thinkingMinutes(m, opts));
-      else if (failure)
-        out.push(
-          heading(3, w),
-          '',
-          `_${failure.reason === 'timeout' ? 'Timed out' : 'Failed'}: ${inline(failure.detail)}_`,
-          '',
-        );
-    }
+    for (const w of r.speakers) out.push(...contributionMinutes(w, r, opts));
     for (const h of r.humanPosts) out.push(heading(3, `${h.from} (human)`), '', quote(h.text), '');
     for (const a of announcements.filter((m: PostedMessage) => m.round === r.round)) {
       out.push(`**${inline(a.from)}** (assistant): ${inline(a.text)}`, '');
@@ -127,44 +146,62 @@ export function renderMinutes(events: MeetingEvent[], opts: MinutesOptions = {})
     if (r.summary !== undefined)
       out.push('<details><summary>Rolling summary</summary>', '', quote(r.summary || '(empty)'), '', '</details>', '');
   }
+  return out;
+}
 
-  if (s.interruptions.length > 0) {
-    out.push('## Interruptions', '');
-    for (const i of s.interruptions) out.push(`- ${iso(i.at)}: ${inline(i.detail)}`);
-    out.push('');
-  }
+function contributionMinutes(w: string, r: RoundState, opts: MinutesOptions): string[] {
+  const m = r.contributions[w];
+  if (m) return [heading(3, w), '', quote(m.text), '', ...thinkingMinutes(m, opts)];
+  const failure = r.failures[w];
+  if (!failure) return [];
+  return [
+    heading(3, w),
+    '',
+    `_${failure.reason === 'timeout' ? 'Timed out' : 'Failed'}: ${inline(failure.detail)}_`,
+    '',
+  ];
+}
 
-  if (s.mode === 'consensus') {
-    for (const r of s.rounds) {
-      out.push(`## Ballots, round ${r.round}${r.round > 1 ? ' (challenge)' : ''}`, '');
-      for (const [w, b] of Object.entries(r.ballots)) {
-        out.push(heading(3, `${w}${b.valid ? '' : ' (invalid ballot)'}`), '', quote(renderBallot(s, b.votes)), '');
-      }
-      for (const h of r.humanPosts) out.push(heading(3, `${h.from} (human)`), '', quote(h.text), '');
+function interruptionsMinutes(s: MeetingState): string[] {
+  if (s.interruptions.length === 0) return [];
+  return ['## Interruptions', '', ...s.interruptions.map((i) => `- ${iso(i.at)}: ${inline(i.detail)}`), ''];
+}
+
+function ballotsMinutes(s: MeetingState): string[] {
+  if (s.mode !== 'consensus') return [];
+  const out: string[] = [];
+  for (const r of s.rounds) {
+    out.push(`## Ballots, round ${r.round}${r.round > 1 ? ' (challenge)' : ''}`, '');
+    for (const [w, b] of Object.entries(r.ballots)) {
+      out.push(heading(3, `${w}${b.valid ? '' : ' (invalid ballot)'}`), '', quote(renderBallot(s, b.votes)), '');
     }
+    for (const h of r.humanPosts) out.push(heading(3, `${h.from} (human)`), '', quote(h.text), '');
   }
+  return out;
+}
 
+function stanceMatrixMinutes(s: MeetingState): string[] {
   const matrix = stanceMatrix(s);
-  if (s.mode !== 'consensus' && matrix.rounds.length > 0) {
-    out.push('## Stance matrix', '');
-    out.push(`| Worker | ${matrix.rounds.map((r) => `R${r}`).join(' | ')} |`);
-    out.push(`| --- | ${matrix.rounds.map(() => '---').join(' | ')} |`);
-    for (const w of matrix.workers) {
-      out.push(`| ${cell(w)} | ${matrix.rounds.map((r) => matrix.cells[w]?.[r] || '·').join(' | ')} |`);
-    }
-    out.push('');
+  if (s.mode === 'consensus' || matrix.rounds.length === 0) return [];
+  const out = ['## Stance matrix', ''];
+  out.push(`| Worker | ${matrix.rounds.map((r) => `R${r}`).join(' | ')} |`);
+  out.push(`| --- | ${matrix.rounds.map(() => '---').join(' | ')} |`);
+  for (const w of matrix.workers) {
+    out.push(`| ${cell(w)} | ${matrix.rounds.map((r) => matrix.cells[w]?.[r] || '·').join(' | ')} |`);
   }
+  out.push('');
+  return out;
+}
 
-  if (s.rounds.length > 0) out.push(...debateMinutes(s));
-  out.push(...toolMinutes(s));
+/** The digest and the decision recorded on it. */
+function outcomeMinutes(s: MeetingState): string[] {
+  const out: string[] = [];
   if (s.digest) out.push('## Digest', '', codeBlock(s.digest.text, 'text'), '');
   if (s.decision) {
     out.push('## Decision', '', `**${s.decision.decision}** on ${iso(s.decision.at)}`, '');
     if (s.decision.instruction) out.push(quote(s.decision.instruction), '');
   }
-
-  out.push(...tokenAccounting(s, bill));
-  return out.join('\n');
+  return out;
 }
 
 const n = (v: number): string => v.toLocaleString('en-US');
