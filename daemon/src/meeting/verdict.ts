@@ -122,86 +122,94 @@ export function findConflicts(
   firstRound: Record<string, Ballot> | undefined,
   results: OptionResult[],
 ): Conflict[] {
-  const out: Conflict[] = [];
+  const out = options.flatMap((o) => optionConflict(ballots, o, firstRound, results) ?? []);
   const workers = Object.keys(ballots).sort();
-  const voteOf = (w: string, o: string, b = ballots) => b[w]?.votes.find((v) => v.option === o);
-  for (const o of options) {
-    const acc = workers.map((w) => [w, voteOf(w, o.id)] as const).filter(([, v]) => v?.vote === 'accept');
-    const rej = workers.map((w) => [w, voteOf(w, o.id)] as const).filter(([, v]) => v?.vote === 'reject');
-    if (acc.length === 0 || rej.length === 0) continue;
-    let severity: ConflictSeverity = 'low';
-    let shared = false;
-    for (const [, a] of acc) {
-      for (const [, r] of rej) {
-        if (!a || !r) continue;
-        const s = severityOf(a.confidence, r.confidence, hasEvidence(a) && hasEvidence(r));
-        if (RANK[s] > RANK[severity]) severity = s;
-        const filesA = new Set(a.evidence.map((e) => e.file));
-        if (r.evidence.some((e) => filesA.has(e.file))) shared = true;
-      }
-    }
-    const hadBefore =
-      firstRound !== undefined &&
-      Object.keys(firstRound).some((w) => voteOf(w, o.id, firstRound)?.vote === 'accept') &&
-      Object.keys(firstRound).some((w) => voteOf(w, o.id, firstRound)?.vote === 'reject');
-    const verdict = results.find((r) => r.option === o.id)?.verdict ?? 'CONTESTED';
-    out.push({
-      conflictId: '',
-      severity,
-      conflictType: shared ? 'contradiction' : 'scope-difference',
-      positions: [...acc, ...rej].map(([worker, v]) => ({
-        worker,
-        option: o.id,
-        vote: v?.vote ?? 'abstain',
-        confidence: v?.confidence ?? 0,
-      })),
-      resolution: `${hadBefore ? 'present since the first vote and not settled by the challenge rounds' : 'arose during the challenge rounds'}; verdict ${verdict}${verdict === 'PROVEN' || verdict === 'REFUTED' ? ' (outvoted side recorded as dissent)' : ' — needs the human'}`,
-    });
-  }
-  const accepted = (w: string) => new Set(ballots[w]?.votes.filter((v) => v.vote === 'accept').map((v) => v.option));
-  const firstChoice = (w: string) =>
-    [...(ballots[w]?.votes ?? [])].filter((v) => v.vote === 'accept').sort((a, b) => b.confidence - a.confidence)[0];
   for (let i = 0; i < workers.length; i++) {
     for (let j = i + 1; j < workers.length; j++) {
-      const a = workers[i] as string;
-      const b = workers[j] as string;
-      const A = accepted(a);
-      const B = accepted(b);
-      const common = [...A].filter((x) => B.has(x));
-      const same = A.size === B.size && common.length === A.size;
-      if (common.length > 0 && !same) {
-        out.push({
-          conflictId: '',
-          severity: 'medium',
-          conflictType: 'partial-overlap',
-          positions: [a, b].flatMap((w) =>
-            (ballots[w]?.votes ?? [])
-              .filter((v) => v.vote === 'accept')
-              .map((v) => ({ worker: w, option: v.option, vote: v.vote, confidence: v.confidence })),
-          ),
-          resolution: `${a} and ${b} both accept ${common.join(', ')} but differ on the rest`,
-        });
-      } else if (same && A.size > 1) {
-        const fa = firstChoice(a);
-        const fb = firstChoice(b);
-        if (fa && fb && fa.option !== fb.option) {
-          out.push({
-            conflictId: '',
-            severity: 'low',
-            conflictType: 'priority-difference',
-            positions: [fa, fb].map((v, k) => ({
-              worker: k === 0 ? a : b,
-              option: v.option,
-              vote: v.vote,
-              confidence: v.confidence,
-            })),
-            resolution: `${a} and ${b} accept the same options but rank ${fa.option} and ${fb.option} first`,
-          });
-        }
-      }
+      const c = pairConflict(ballots, workers[i] as string, workers[j] as string);
+      if (c) out.push(c);
     }
   }
   return out.sort((x, y) => RANK[y.severity] - RANK[x.severity]).map((c, i) => ({ ...c, conflictId: `C${i + 1}` }));
+}
+
+const voteOf = (b: Record<string, Ballot>, w: string, o: string) => b[w]?.votes.find((v) => v.option === o);
+
+/** Some accept option `o` and some reject it: a contradiction or a scope difference (see findConflicts). */
+function optionConflict(
+  ballots: Record<string, Ballot>,
+  o: ConsensusOption,
+  firstRound: Record<string, Ballot> | undefined,
+  results: OptionResult[],
+): Conflict | undefined {
+  const workers = Object.keys(ballots).sort();
+  const acc = workers.map((w) => [w, voteOf(ballots, w, o.id)] as const).filter(([, v]) => v?.vote === 'accept');
+  const rej = workers.map((w) => [w, voteOf(ballots, w, o.id)] as const).filter(([, v]) => v?.vote === 'reject');
+  if (acc.length === 0 || rej.length === 0) return undefined;
+  let severity: ConflictSeverity = 'low';
+  let shared = false;
+  for (const [, a] of acc) {
+    for (const [, r] of rej) {
+      if (!a || !r) continue;
+      const s = severityOf(a.confidence, r.confidence, hasEvidence(a) && hasEvidence(r));
+      if (RANK[s] > RANK[severity]) severity = s;
+      const filesA = new Set(a.evidence.map((e) => e.file));
+      if (r.evidence.some((e) => filesA.has(e.file))) shared = true;
+    }
+  }
+  const hadBefore =
+    firstRound !== undefined &&
+    Object.keys(firstRound).some((w) => voteOf(firstRound, w, o.id)?.vote === 'accept') &&
+    Object.keys(firstRound).some((w) => voteOf(firstRound, w, o.id)?.vote === 'reject');
+  const verdict = results.find((r) => r.option === o.id)?.verdict ?? 'CONTESTED';
+  return {
+    conflictId: '',
+    severity,
+    conflictType: shared ? 'contradiction' : 'scope-difference',
+    positions: [...acc, ...rej].map(([worker, v]) => ({
+      worker,
+      option: o.id,
+      vote: v?.vote ?? 'abstain',
+      confidence: v?.confidence ?? 0,
+    })),
+    resolution: `${hadBefore ? 'present since the first vote and not settled by the challenge rounds' : 'arose during the challenge rounds'}; verdict ${verdict}${verdict === 'PROVEN' || verdict === 'REFUTED' ? ' (outvoted side recorded as dissent)' : ' — needs the human'}`,
+  };
+}
+
+/** Two workers accept overlapping but different options, or the same ones ranked differently. */
+function pairConflict(ballots: Record<string, Ballot>, a: string, b: string): Conflict | undefined {
+  const accepts = (w: string) => (ballots[w]?.votes ?? []).filter((v) => v.vote === 'accept');
+  const A = new Set(accepts(a).map((v) => v.option));
+  const B = new Set(accepts(b).map((v) => v.option));
+  const common = [...A].filter((x) => B.has(x));
+  const same = A.size === B.size && common.length === A.size;
+  if (common.length > 0 && !same)
+    return {
+      conflictId: '',
+      severity: 'medium',
+      conflictType: 'partial-overlap',
+      positions: [a, b].flatMap((w) =>
+        accepts(w).map((v) => ({ worker: w, option: v.option, vote: v.vote, confidence: v.confidence })),
+      ),
+      resolution: `${a} and ${b} both accept ${common.join(', ')} but differ on the rest`,
+    };
+  if (!same || A.size <= 1) return undefined;
+  const firstChoice = (w: string) => [...accepts(w)].sort((x, y) => y.confidence - x.confidence)[0];
+  const fa = firstChoice(a);
+  const fb = firstChoice(b);
+  if (!fa || !fb || fa.option === fb.option) return undefined;
+  return {
+    conflictId: '',
+    severity: 'low',
+    conflictType: 'priority-difference',
+    positions: [fa, fb].map((v, k) => ({
+      worker: k === 0 ? a : b,
+      option: v.option,
+      vote: v.vote,
+      confidence: v.confidence,
+    })),
+    resolution: `${a} and ${b} accept the same options but rank ${fa.option} and ${fb.option} first`,
+  };
 }
 
 /** Why the human must decide, if they must. Empty when the votes settle the question. */
