@@ -79,51 +79,10 @@ export function decide(command: Command, s: MeetingState): EventBody[] {
       return [
         { type: 'close_requested', reason: 'cut', detail: command.detail ?? 'closed by the human', graceful: true },
       ];
-    case 'decide': {
-      if (s.status !== 'closed' || !s.digest) {
-        reject('conflict', 'a decision is recorded on the digest, once the meeting has closed');
-      }
-      const { decision, instruction, digestText } = command;
-      // The one rule the extension follows too: no Accept or Reject of a meeting with no decision.
-      const refused = decisionRefusal(s, decision);
-      if (refused) reject('conflict', refused);
-      const events: EventBody[] = [
-        {
-          type: 'decision_recorded',
-          decision,
-          ...(instruction !== undefined ? { instruction } : {}),
-          ...(digestText !== undefined ? { digestText } : {}),
-        },
-      ];
-      // The post is decided against the reopened meeting: it belongs to the round about to start.
-      if (decision === 'another_round' && instruction) events.push(humanPost(s, command.messageId, instruction));
-      return events;
-    }
-    case 'resolve': {
-      if (s.status !== 'awaiting_human') reject('conflict', 'the meeting is not waiting for a human decision');
-      const { action, instruction } = command;
-      let option: string | undefined;
-      if (action === 'pick') {
-        const o = findOption(s, command.option);
-        if (!o) {
-          reject('conflict', `pick one of the options: ${s.options.map((x) => `${x.id} (${x.label})`).join(', ')}`);
-        }
-        option = o.id;
-      }
-      if (action === 'another_round' && !instruction?.trim()) {
-        reject('conflict', 'another round needs an instruction for the workers');
-      }
-      const events: EventBody[] = [
-        {
-          type: 'human_resolved',
-          action,
-          ...(option ? { option } : {}),
-          ...(instruction ? { instruction } : {}),
-        },
-      ];
-      if (action === 'another_round' && instruction) events.push(humanPost(s, command.messageId, instruction));
-      return events;
-    }
+    case 'decide':
+      return decideDecision(command, s);
+    case 'resolve':
+      return decideResolve(command, s);
     case 'join':
       if (s.status === 'closed') reject('conflict', 'the meeting is closed');
       if (seatOf(s, command.participant.name))
@@ -140,4 +99,53 @@ export function decide(command: Command, s: MeetingState): EventBody[] {
       return [];
     }
   }
+}
+
+/** A decision on the digest of a closed meeting (Accept, Reject, Another round). */
+function decideDecision(command: Extract<Command, { type: 'decide' }>, s: MeetingState): EventBody[] {
+  if (s.status !== 'closed' || !s.digest) {
+    reject('conflict', 'a decision is recorded on the digest, once the meeting has closed');
+  }
+  const { decision, instruction, digestText } = command;
+  // The one rule the extension follows too: no Accept or Reject of a meeting with no decision.
+  const refused = decisionRefusal(s, decision);
+  if (refused) reject('conflict', refused);
+  const events: EventBody[] = [
+    {
+      type: 'decision_recorded',
+      decision,
+      ...(instruction !== undefined ? { instruction } : {}),
+      ...(digestText !== undefined ? { digestText } : {}),
+    },
+  ];
+  // The post is decided against the reopened meeting: it belongs to the round about to start.
+  if (decision === 'another_round' && instruction) events.push(humanPost(s, command.messageId, instruction));
+  return events;
+}
+
+/** The human's answer to an escalation. */
+function decideResolve(command: Extract<Command, { type: 'resolve' }>, s: MeetingState): EventBody[] {
+  if (s.status !== 'awaiting_human') reject('conflict', 'the meeting is not waiting for a human decision');
+  const { action, instruction } = command;
+  let option: string | undefined;
+  if (action === 'pick') {
+    const o = findOption(s, command.option);
+    if (!o) {
+      reject('conflict', `pick one of the options: ${s.options.map((x) => `${x.id} (${x.label})`).join(', ')}`);
+    }
+    option = o.id;
+  }
+  if (action === 'another_round' && !instruction?.trim()) {
+    reject('conflict', 'another round needs an instruction for the workers');
+  }
+  const events: EventBody[] = [
+    {
+      type: 'human_resolved',
+      action,
+      ...(option ? { option } : {}),
+      ...(instruction ? { instruction } : {}),
+    },
+  ];
+  if (action === 'another_round' && instruction) events.push(humanPost(s, command.messageId, instruction));
+  return events;
 }
