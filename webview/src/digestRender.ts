@@ -184,7 +184,6 @@ function instructionBox(doc: Document): HTMLElement {
 
 export function renderDigestView(doc: Document, s: MeetingState, ctx: ReviewContext = {}): HTMLElement {
   const decided = finalDecision(s);
-  const awaiting = s.status === 'awaiting_human';
   const root = el(doc, 'div', { class: 'review' }, el(doc, 'h2', {}, `Review: ${s.topic}`));
   // What a person must know before reading on: a demo answers nothing; no decision means nothing to accept.
   const demo = demoNote(s);
@@ -199,27 +198,7 @@ export function renderDigestView(doc: Document, s: MeetingState, ctx: ReviewCont
       ),
     );
   const noDecision = decided ? undefined : noDecisionOf(s);
-  if (noDecision)
-    root.append(
-      el(
-        doc,
-        'div',
-        { class: 'banner banner-error', role: 'alert', 'data-testid': 'no-decision' },
-        el(doc, 'p', {}, el(doc, 'strong', {}, 'No decision to accept.'), ` ${noDecision}`),
-        el(
-          doc,
-          'p',
-          { class: 'banner-hint' },
-          'Fix the cause (the model, its server or the key), then Retry: the meeting runs again with the same topic and panel.',
-        ),
-        el(
-          doc,
-          'div',
-          { class: 'actions' },
-          el(doc, 'vscode-button', { id: 'retry', 'data-testid': 'retry' }, 'Retry'),
-        ),
-      ),
-    );
+  if (noDecision) root.append(noDecisionBanner(doc, noDecision));
   const outcome = outcomeLine(doc, s);
   if (outcome) root.append(outcome);
   if (decided) {
@@ -241,69 +220,95 @@ export function renderDigestView(doc: Document, s: MeetingState, ctx: ReviewCont
   else if (s.status === 'closed') root.append(progress(doc, 'Writing the digest…'));
   else if (s.closeRequest) root.append(progress(doc, 'Closing the meeting…'));
   root.append(...consensusSection(doc, s));
-
-  if (awaiting) {
-    const select = el(
-      doc,
-      'select',
-      { id: 'option', 'aria-label': 'Option' },
-      ...s.options.map((o) => el(doc, 'option', { value: o.id }, `${o.id}: ${o.label}`)),
-    );
-    root.append(
-      el(doc, 'h3', {}, 'Your decision is needed'),
-      el(doc, 'p', { 'data-testid': 'reasons' }, s.escalation?.reasons.join('; ') ?? ''),
-      el(doc, 'div', { class: 'actions' }, select, el(doc, 'vscode-button', { id: 'pick' }, 'Pick this option')),
-      instructionBox(doc),
-      el(
-        doc,
-        'div',
-        { class: 'actions' },
-        el(doc, 'vscode-button', { id: 'resolve-another', secondary: '' }, 'Run Another Round'),
-        el(doc, 'vscode-button', { id: 'defer', secondary: '' }, 'Defer'),
-      ),
-    );
-  } else if (noDecision) {
-    // Nothing to accept or reject: Retry (in the banner above) is the way on.
-  } else if (s.digest && !decided) {
-    // A failed meeting decided nothing: there is nothing to accept, only to reject or run again.
-    const failed = s.closed?.reason === 'error';
-    if (failed)
-      root.append(
-        el(
-          doc,
-          'p',
-          { class: 'failed-note', 'data-testid': 'failed' },
-          'The meeting failed, so there is no outcome to accept. Reject it, or run another round once the cause is fixed.',
-        ),
-      );
-    root.append(
-      el(
-        doc,
-        'div',
-        { class: 'actions' },
-        failed ? null : el(doc, 'vscode-button', { id: 'accept', 'data-testid': 'accept' }, 'Accept'),
-        el(doc, 'vscode-button', { id: 'reject', ...(failed ? {} : { secondary: '' }) }, 'Reject'),
-      ),
-      instructionBox(doc),
-      el(
-        doc,
-        'div',
-        { class: 'actions' },
-        el(doc, 'vscode-button', { id: 'another', secondary: '' }, 'Run Another Round'),
-      ),
-    );
-  } else if (!decided && s.status !== 'closed' && !s.closeRequest) {
-    // Another round clears the decision (so the new digest offers Accept again) and reopens the meeting.
-    const again = s.reopenedAfterRound !== undefined;
-    root.append(
-      progress(
-        doc,
-        again
-          ? 'Another round is running with your instruction; the new digest shows here when it ends.'
-          : 'The meeting is still running; the review fills in when it closes or needs you.',
-      ),
-    );
-  }
+  root.append(...actionsOf(doc, s, Boolean(decided), noDecision !== undefined));
   root.append(el(doc, 'p', { id: 'error', class: 'error', role: 'alert' }));
   return root;
+}
+
+function noDecisionBanner(doc: Document, reason: string): HTMLElement {
+  return el(
+    doc,
+    'div',
+    { class: 'banner banner-error', role: 'alert', 'data-testid': 'no-decision' },
+    el(doc, 'p', {}, el(doc, 'strong', {}, 'No decision to accept.'), ` ${reason}`),
+    el(
+      doc,
+      'p',
+      { class: 'banner-hint' },
+      'Fix the cause (the model, its server or the key), then Retry: the meeting runs again with the same topic and panel.',
+    ),
+    el(doc, 'div', { class: 'actions' }, el(doc, 'vscode-button', { id: 'retry', 'data-testid': 'retry' }, 'Retry')),
+  );
+}
+
+/** What the person can do now: answer an escalation, decide on the digest, or wait. */
+function actionsOf(doc: Document, s: MeetingState, decided: boolean, noDecision: boolean): HTMLElement[] {
+  if (s.status === 'awaiting_human') return escalationActions(doc, s);
+  // Nothing to accept or reject: Retry (in the banner above) is the way on.
+  if (noDecision) return [];
+  if (s.digest && !decided) return digestActions(doc, s);
+  if (decided || s.status === 'closed' || s.closeRequest) return [];
+  // Another round clears the decision (so the new digest offers Accept again) and reopens the meeting.
+  const again = s.reopenedAfterRound !== undefined;
+  return [
+    progress(
+      doc,
+      again
+        ? 'Another round is running with your instruction; the new digest shows here when it ends.'
+        : 'The meeting is still running; the review fills in when it closes or needs you.',
+    ),
+  ];
+}
+
+function escalationActions(doc: Document, s: MeetingState): HTMLElement[] {
+  const select = el(
+    doc,
+    'select',
+    { id: 'option', 'aria-label': 'Option' },
+    ...s.options.map((o) => el(doc, 'option', { value: o.id }, `${o.id}: ${o.label}`)),
+  );
+  return [
+    el(doc, 'h3', {}, 'Your decision is needed'),
+    el(doc, 'p', { 'data-testid': 'reasons' }, s.escalation?.reasons.join('; ') ?? ''),
+    el(doc, 'div', { class: 'actions' }, select, el(doc, 'vscode-button', { id: 'pick' }, 'Pick this option')),
+    instructionBox(doc),
+    el(
+      doc,
+      'div',
+      { class: 'actions' },
+      el(doc, 'vscode-button', { id: 'resolve-another', secondary: '' }, 'Run Another Round'),
+      el(doc, 'vscode-button', { id: 'defer', secondary: '' }, 'Defer'),
+    ),
+  ];
+}
+
+function digestActions(doc: Document, s: MeetingState): HTMLElement[] {
+  // A failed meeting decided nothing: there is nothing to accept, only to reject or run again.
+  const failed = s.closed?.reason === 'error';
+  return [
+    ...(failed
+      ? [
+          el(
+            doc,
+            'p',
+            { class: 'failed-note', 'data-testid': 'failed' },
+            'The meeting failed, so there is no outcome to accept. Reject it, or run another round once the cause is fixed.',
+          ),
+        ]
+      : []),
+    el(
+      doc,
+      'div',
+      { class: 'actions' },
+      failed ? null : el(doc, 'vscode-button', { id: 'accept', 'data-testid': 'accept' }, 'Accept'),
+      el(doc, 'vscode-button', { id: 'reject', ...(failed ? {} : { secondary: '' }) }, 'Reject'),
+    ),
+    instructionBox(doc),
+    el(
+      doc,
+      'div',
+      { class: 'actions' },
+      el(doc, 'vscode-button', { id: 'another', secondary: '' }, 'Run Another Round'),
+    ),
+  ];
 }
