@@ -6,6 +6,7 @@
  */
 import type { MeetingEstimate, Price, ProviderKind } from './domain';
 import type { MeetingState, UsageTotals } from './state';
+import { formatCount } from './text';
 
 export interface BillLine {
   promptTokens: number;
@@ -112,7 +113,7 @@ export function billOf(s: MeetingState): Bill {
   return { ...total, byParticipant, byRole, requestsByProvider, unpricedModels: [...unpriced].sort() };
 }
 
-const n = (v: number) => v.toLocaleString('en-US');
+const n = formatCount;
 
 /** `$0.0123` with enough digits to be non-zero for small bills. */
 export function formatUsd(v: number): string {

@@ -70,3 +70,6 @@ export function visibleDeep<T>(value: T): T {
   }
   return value;
 }
+
+/** A count as people read it in this product, the same everywhere: 12,345. */
+export const formatCount = (v: number): string => v.toLocaleString('en-US');

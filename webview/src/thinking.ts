@@ -4,13 +4,14 @@
  * never spoken: it never becomes the reply, its stance or what Copy copies.
  */
 import { html, nothing, type TemplateResult } from 'lit';
+import { formatCount } from '../../protocol/src';
 
 /** Roughly four characters a token: what the room counts while a model thinks, or where the log does not say. */
 export function estimateTokens(text: string): number {
   return text.trim() ? Math.max(1, Math.round(text.length / 4)) : 0;
 }
 
-const n = (v: number): string => v.toLocaleString('en-US');
+const n = formatCount;
 
 /** "Thought for 1,234 tokens" (known) or "Thought for about 310 tokens" (counted here); "Thinking… (about 12 tokens)" while written. */
 export function thinkingLabel(text: string, tokens: number | undefined, streaming: boolean): string {

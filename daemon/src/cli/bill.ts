@@ -12,7 +12,7 @@ import type {
   Prices,
   StartMeetingParams,
 } from '../../../protocol/src';
-import { PricesSchema, billOf, formatUsd } from '../../../protocol/src';
+import { PricesSchema, billOf, formatCount, formatUsd } from '../../../protocol/src';
 import { estimateStart } from '../meeting/estimate';
 import { UsageError } from './common';
 
@@ -124,7 +124,7 @@ export function billJson(s: MeetingState): { billed: BilledJson; cost?: CostJson
   };
 }
 
-const n = (v: number): string => v.toLocaleString('en-US');
+const n = formatCount;
 
 function row(label: string, l: EstimateLine): string {
   return `  ${label.padEnd(14)}${String(l.calls).padStart(6)}${n(l.promptTokens).padStart(12)}${n(l.completionTokens).padStart(12)}${n(l.totalTokens).padStart(12)}${n(l.spokenTokens).padStart(10)}${l.costUsd !== undefined ? formatUsd(l.costUsd).padStart(11) : ''}`;

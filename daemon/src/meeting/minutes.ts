@@ -5,7 +5,16 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Bill, MeetingEvent, MeetingState, PostedMessage, RoundState } from '../../../protocol/src';
-import { billOf, fold, formatBill, formatUsd, slugify, stanceMatrix, type BillLine } from '../../../protocol/src';
+import {
+  billOf,
+  fold,
+  formatBill,
+  formatCount,
+  formatUsd,
+  slugify,
+  stanceMatrix,
+  type BillLine,
+} from '../../../protocol/src';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
 import { renderBallot } from './prompts';
 import { writeTemp } from './atomicFile';
@@ -204,7 +213,7 @@ function outcomeMinutes(s: MeetingState): string[] {
   return out;
 }
 
-const n = (v: number): string => v.toLocaleString('en-US');
+const n = formatCount;
 const money = (l: BillLine): string => (l.costUsd === undefined ? '—' : formatUsd(l.costUsd));
 const figures = (l: BillLine): string =>
   `${l.calls} | ${n(l.promptTokens)} | ${n(l.completionTokens)} | ${n(l.cachedTokens)} | ${n(l.totalTokens)} | ${money(l)}`;
