@@ -21,7 +21,8 @@ import type { ConsensusOption } from '../../protocol/src';
 import { splitThinking } from '../../daemon/src/providers/reply';
 import { isPass, parseStance } from '../../daemon/src/meeting/stance';
 import { parseJudge } from '../../daemon/src/meeting/judge';
-import { extractJson, parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
+import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
+import { extractJson } from '../../daemon/src/meeting/jsonInReply';
 import { parseDigestReply } from '../../daemon/src/meeting/digest';
 import { isCorrect, parseAnswer } from '../../daemon/src/eval/questions';
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ConsensusOption } from '../../protocol/src';
-import { dedupeOptions, extractJson, parseBallot, parseProposals, repairJson } from '../../daemon/src/meeting/votes';
+import { dedupeOptions, parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
+import { extractJson, repairJson } from '../../daemon/src/meeting/jsonInReply';
 
 const options: ConsensusOption[] = [
   { id: 'O1', label: 'PostgreSQL' },
