@@ -2,6 +2,7 @@
 export * from './connection';
 export * from './discovery';
 export * from './follower';
+export * from './models';
 export * from './rawData';
 export * from './readMeeting';
 export * from './session';

@@ -1,12 +1,11 @@
 /**
  * The scripted demo, offered only when no chat model at all is available. Its replies are canned
  * and about one fixed topic, so it runs on that topic and says so. The one place the extension
- * takes the demo's topic from (the daemon's scripted provider owns it).
+ * takes the demo's topic from (the protocol owns it: the daemon's script answers it).
  */
 import type { Participant } from '../../protocol/src';
-import { DEMO_TOPIC } from '../../daemon/src/providers/scripted';
 
-export { DEMO_TOPIC };
+export { DEMO_TOPIC } from '../../protocol/src';
 
 /** What the user is told before a demo starts. */
 export const DEMO_NOTICE = 'Demo: canned replies about a fixed topic, not an answer to your question';

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { ModelChoice } from '../../protocol/src';
 import { costRank, familyOf } from '../../protocol/src';
-import { listModels } from '../../daemon/src/providers/models';
+import { listModels } from '../../client/src/models';
 import { STUB_VENDOR, stubModelSourceFromEnv } from './testStubModels';
 
 /** The part of `vscode.LanguageModelChat` Roundtable uses (a real one satisfies it). */

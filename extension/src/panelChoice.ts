@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { ModelChoice, Participant } from '../../protocol/src';
 import { checkPanel } from '../../protocol/src';
-import { listModels } from '../../daemon/src/providers/models';
+import { listModels } from '../../client/src/models';
 import { DEMO_NOTICE, DEMO_PANEL } from './demo';
 import {
   chatModelChoices,

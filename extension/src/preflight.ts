@@ -7,7 +7,7 @@
  */
 import type { Participant } from '../../protocol/src';
 import { collapseWhitespace } from '../../protocol/src';
-import type { ModelList } from '../../daemon/src/providers/models';
+import type { ModelList } from '../../client/src/models';
 
 export type PreflightAction = 'Open Settings' | 'Set API Key';
 

@@ -4,6 +4,12 @@
  */
 import { isRecord } from './schema';
 
+/**
+ * The one topic the embedded demo script (examples/demo-script.json) answers: its replies are
+ * canned and about this, whatever else is asked, so a demo always runs on this topic.
+ */
+export const DEMO_TOPIC = 'Should we adopt a monorepo for our three services?';
+
 /** True when every seat is scripted: the replies are the demo's, not a model's answer. */
 export function isScriptedPanel(participants: readonly { provider: string }[]): boolean {
   return participants.length > 0 && participants.every((p) => p.provider === 'scripted');

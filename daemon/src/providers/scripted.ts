@@ -25,12 +25,6 @@ import { countPromptTokens, countTokens, truncateToTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 import { consensusReply, parseConsensusSections, type ConsensusScript } from './scriptedConsensus';
 
-/**
- * The one topic the embedded demo script (examples/demo-script.json) answers: its replies are
- * canned and about this, whatever else is asked, so a demo always runs on this topic.
- */
-export const DEMO_TOPIC = 'Should we adopt a monorepo for our three services?';
-
 export interface ScriptedReply {
   text: string;
   delayMs?: number;

@@ -28,6 +28,7 @@
  * message says "json", and is switched the same way; where a schema is refused too, no JSON mode
  * at all: the parsers read JSON out of prose.
  */
+import type { ModelInfo } from '../../../client/src/models';
 
 /** The name under which the reply's token cap is sent. */
 export type TokenParam = 'max_tokens' | 'max_completion_tokens';
@@ -41,15 +42,6 @@ export interface CallParams {
   /** False where only the default temperature is accepted: none is sent then. */
   temperature: boolean;
   json: JsonMode;
-}
-
-/** What a server's `GET /v1/models` says about one model, where it says anything. */
-export interface ModelInfo {
-  id: string;
-  /** OpenRouter-style `supported_parameters` (e.g. `max_tokens`, `temperature`, `response_format`, `structured_outputs`). */
-  supportedParameters?: string[];
-  /** Context window in tokens: vLLM's `max_model_len`, OpenRouter's `context_length`, LM Studio's `max_context_length`. */
-  contextLength?: number;
 }
 
 const DEFAULTS: CallParams = { tokenParam: 'max_tokens', temperature: true, json: 'json_object' };
@@ -218,20 +210,4 @@ export function resetServerProfiles(): void {
   learnt.clear();
   listed.clear();
   asking.clear();
-}
-
-/** Reads one entry of a `GET /v1/models` list into what the profile uses. */
-export function parseModelInfo(m: unknown): ModelInfo | undefined {
-  if (typeof m !== 'object' || m === null) return undefined;
-  const r = m as Record<string, unknown>;
-  const id = r.id;
-  if (typeof id !== 'string' || id.length === 0 || id.length > 200) return undefined;
-  const info: ModelInfo = { id };
-  if (Array.isArray(r.supported_parameters))
-    info.supportedParameters = r.supported_parameters.filter((s): s is string => typeof s === 'string');
-  const ctx = [r.max_model_len, r.context_length, r.max_context_length, r.loaded_context_length].find(
-    (n): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0,
-  );
-  if (ctx !== undefined) info.contextLength = Math.floor(ctx);
-  return info;
 }
