@@ -108,36 +108,39 @@ function positiveInt(v: string | undefined, flag: string): number | undefined {
   return Number(v);
 }
 
+/** The flags of `roundtable run`. */
+const RUN_OPTIONS = {
+  topic: { type: 'string' },
+  participants: { type: 'string' },
+  provider: { type: 'string' },
+  'base-url': { type: 'string' },
+  model: { type: 'string' },
+  models: { type: 'string' },
+  script: { type: 'string' },
+  'max-rounds': { type: 'string' },
+  budget: { type: 'string' },
+  order: { type: 'string' },
+  'turn-timeout': { type: 'string' },
+  'time-limit': { type: 'string' },
+  out: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  daemon: { type: 'boolean' },
+  'no-daemon': { type: 'boolean' },
+  'data-dir': { type: 'string' },
+  mode: { type: 'string' },
+  option: { type: 'string', multiple: true },
+  threshold: { type: 'string' },
+  ...BILL_OPTIONS,
+} as const;
+
+type RunValues = ReturnType<
+  typeof parseCli<{ args: string[]; allowPositionals: false; options: typeof RUN_OPTIONS }>
+>['values'];
+
 export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Promise<RunOptions | 'help'> {
   const { rest: argv, context, tools } = contextFlags(argvIn);
-  const { values } = parseCli({
-    args: argv,
-    allowPositionals: false,
-    options: {
-      topic: { type: 'string' },
-      participants: { type: 'string' },
-      provider: { type: 'string' },
-      'base-url': { type: 'string' },
-      model: { type: 'string' },
-      models: { type: 'string' },
-      script: { type: 'string' },
-      'max-rounds': { type: 'string' },
-      budget: { type: 'string' },
-      order: { type: 'string' },
-      'turn-timeout': { type: 'string' },
-      'time-limit': { type: 'string' },
-      out: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-      daemon: { type: 'boolean' },
-      'no-daemon': { type: 'boolean' },
-      'data-dir': { type: 'string' },
-      mode: { type: 'string' },
-      option: { type: 'string', multiple: true },
-      threshold: { type: 'string' },
-      ...BILL_OPTIONS,
-    },
-  });
+  const { values } = parseCli({ args: argv, allowPositionals: false, options: RUN_OPTIONS });
   if (values.help) return 'help';
   const topic = values.topic?.trim();
   if (!topic) throw new UsageError('--topic is required and must not be empty');
@@ -163,42 +166,9 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
     ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
   });
   const participants: Participant[] = choice.participants;
-  const baseURL = choice.baseURL;
-
-  const config: Partial<MeetingConfig> = {};
-  const maxRounds = positiveInt(values['max-rounds'], '--max-rounds');
-  const budget = positiveInt(values.budget, '--budget');
-  const turnTimeout = positiveInt(values['turn-timeout'], '--turn-timeout');
-  const timeLimit = positiveInt(values['time-limit'], '--time-limit');
-  if (maxRounds !== undefined) config.maxRounds = maxRounds;
-  if (budget !== undefined) config.tokenBudget = budget;
-  if (order !== undefined) config.order = order;
-  if (turnTimeout !== undefined) config.turnTimeoutMs = turnTimeout * 1000;
-  if (timeLimit !== undefined) config.timeLimitMs = timeLimit * 1000;
-  if (tools) config.tools = true;
-
-  const mode = values.mode ?? 'roundtable';
-  if (mode !== 'roundtable' && mode !== 'consensus')
-    throw new UsageError(`--mode must be roundtable or consensus, got "${mode}"`);
-  if (values.option && mode !== 'consensus') throw new UsageError('--option is for --mode consensus');
-  const options = values.option?.map((o) => o.trim());
-  if (options) {
-    // Two options alike would split the votes between them and the digest would count both as accepted.
-    const seen = new Set<string>();
-    for (const o of options) {
-      if (!o) throw new UsageError('--option must not be empty');
-      if (seen.has(o.toLowerCase())) throw new UsageError(`--option "${o}" is given twice: every option must differ`);
-      seen.add(o.toLowerCase());
-    }
-  }
-  if (values.threshold !== undefined) {
-    const t = Number(values.threshold);
-    if (!(t > 0 && t <= 1))
-      throw new UsageError(`--threshold must be a number above 0 and at most 1, got "${values.threshold}"`);
-    config.consensusThreshold = t;
-  }
+  const config = configOf(values, order, tools);
+  const { mode, options } = modeOf(values);
   const scriptFile = values.script ?? path.join(examplesDir(), 'demo-script.json');
-  Object.assign(config, billingConfig(values));
   const workspace = evidenceWorkspace({
     participants,
     playsShippedScript: path.dirname(path.resolve(scriptFile)) === path.resolve(examplesDir()),
@@ -225,13 +195,55 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
     dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir(env)),
     outDir: path.resolve(values.out ?? path.join('docs', 'roundtable')),
     json: values.json ?? false,
-    baseURL,
+    baseURL: choice.baseURL,
     apiKey: env.ROUNDTABLE_API_KEY || env.OPENAI_API_KEY || undefined,
     scriptFile,
     notices: choice.notice ? [choice.notice] : [],
     demoFallback: choice.demoFallback,
     estimate: values.estimate ?? false,
   };
+}
+
+/** The meeting's settings from the flags: rounds, budget, order, limits, tools, threshold, prices. */
+function configOf(
+  values: RunValues,
+  order: MeetingConfig['order'] | undefined,
+  tools: boolean,
+): Partial<MeetingConfig> {
+  const config: Partial<MeetingConfig> = {};
+  const maxRounds = positiveInt(values['max-rounds'], '--max-rounds');
+  const budget = positiveInt(values.budget, '--budget');
+  const turnTimeout = positiveInt(values['turn-timeout'], '--turn-timeout');
+  const timeLimit = positiveInt(values['time-limit'], '--time-limit');
+  if (maxRounds !== undefined) config.maxRounds = maxRounds;
+  if (budget !== undefined) config.tokenBudget = budget;
+  if (order !== undefined) config.order = order;
+  if (turnTimeout !== undefined) config.turnTimeoutMs = turnTimeout * 1000;
+  if (timeLimit !== undefined) config.timeLimitMs = timeLimit * 1000;
+  if (tools) config.tools = true;
+  if (values.threshold !== undefined) {
+    const t = Number(values.threshold);
+    if (!(t > 0 && t <= 1))
+      throw new UsageError(`--threshold must be a number above 0 and at most 1, got "${values.threshold}"`);
+    config.consensusThreshold = t;
+  }
+  return Object.assign(config, billingConfig(values));
+}
+
+/** `--mode` and its `--option`s: two options alike would split the votes between them. */
+function modeOf(values: RunValues): { mode: 'roundtable' | 'consensus'; options: string[] | undefined } {
+  const mode = values.mode ?? 'roundtable';
+  if (mode !== 'roundtable' && mode !== 'consensus')
+    throw new UsageError(`--mode must be roundtable or consensus, got "${mode}"`);
+  if (values.option && mode !== 'consensus') throw new UsageError('--option is for --mode consensus');
+  const options = values.option?.map((o) => o.trim());
+  const seen = new Set<string>();
+  for (const o of options ?? []) {
+    if (!o) throw new UsageError('--option must not be empty');
+    if (seen.has(o.toLowerCase())) throw new UsageError(`--option "${o}" is given twice: every option must differ`);
+    seen.add(o.toLowerCase());
+  }
+  return { mode, options };
 }
 
 /** Checks everything the panel needs before a meeting starts; fails early with one clear line. */
