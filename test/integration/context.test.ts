@@ -13,7 +13,7 @@ import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { MeetingManager } from '../../daemon/src/daemon/manager';
 import { providerFactory } from '../../daemon/src/daemon/daemon';
-import { examplesDir } from '../../daemon/src/cli/common';
+import { demoEvidenceWorkspace, examplesDir } from '../../daemon/src/providers/demo';
 import { eventsOfType } from '../fakes/meetings';
 import { instructionsOf, startFakeOpenAI, type ChatBody, type FakeOpenAI } from '../fakes/openaiServer';
 import { APP_TS, makeWorkspace, type FakeWorkspace } from '../fakes/workspace';
@@ -176,6 +176,7 @@ describe('context attached to a meeting', () => {
       providers: providerFactory({}),
       log: () => undefined,
       newId: () => 'm-ctx-demo',
+      evidenceWorkspace: demoEvidenceWorkspace,
     });
     const scripted = (name: string, role: Participant['role']): Participant => ({
       name,

@@ -1,34 +1,10 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { isScriptedPanel } from '../../../protocol/src';
 
 /** Bad input from the user: printed as one line, exit code 2, never a stack trace. */
 export class UsageError extends Error {
   override name = 'UsageError';
-}
-
-/** The shipped demo panel and script, found from the bundle (dist/daemon) or the sources (daemon/src/cli). */
-export function examplesDir(): string {
-  const candidates = [
-    path.resolve(__dirname, '..', '..', 'examples'),
-    path.resolve(__dirname, '..', '..', '..', 'examples'),
-  ];
-  return candidates.find((d) => existsSync(path.join(d, 'demo-panel.json'))) ?? (candidates[0] as string);
-}
-
-/**
- * Where the evidence of a meeting is checked: the shipped demo's ballots cite the demo's own files,
- * so a panel that is all scripted and plays the shipped script is checked in `examples/`; any other
- * meeting in `workspace`. One rule for the CLI and the daemon, so a demo consensus reaches its
- * verdict from both.
- */
-export function evidenceWorkspace<W extends string | undefined>(o: {
-  participants: readonly { provider: string }[];
-  playsShippedScript: boolean;
-  workspace: W;
-}): string | W {
-  return o.playsShippedScript && isScriptedPanel(o.participants) ? examplesDir() : o.workspace;
 }
 
 /**

@@ -10,7 +10,8 @@ import type { Participant } from '../../../protocol/src';
 import { familyOf, proposePanel, PANEL_WORKERS, type ModelChoice } from '../../../protocol/src/panel';
 import { loadPanel } from '../panel';
 import { LOCAL_SERVERS, listModels, probeLocalServers, type ModelList } from '../providers/models';
-import { UsageError, examplesDir } from './common';
+import { UsageError } from './common';
+import { examplesDir } from '../providers/demo';
 
 export type ProviderFlag = 'auto' | 'scripted' | 'openai';
 

@@ -10,11 +10,11 @@
  *   store/        the event store (journal + sql.js snapshot)
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs, readFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Participant, ProviderConfig } from '../../../protocol/src';
 import { PROTOCOL_VERSION, collapseWhitespace } from '../../../protocol/src';
-import { examplesDir } from '../cli/common';
+import { demoEvidenceWorkspace, loadDemoScript } from '../providers/demo';
 import { systemClock, type Clock } from '../meeting/clock';
 import { OpenAIProvider } from '../providers/openai';
 import { ScriptedProvider, parseScript } from '../providers/scripted';
@@ -69,12 +69,6 @@ async function writeFileAtomic(file: string, text: string, mode: number): Promis
   }
   await fs.chmod(tmp, mode); // explicit: the process umask must not decide who can read the token
   await fs.rename(tmp, file);
-}
-
-let demoScript: unknown;
-function loadDemoScript(): unknown {
-  demoScript ??= JSON.parse(readFileSync(path.join(examplesDir(), 'demo-script.json'), 'utf8'));
-  return demoScript;
 }
 
 /** Provider lookup per meeting. OpenAI clients are shared per endpoint and key, in memory only. */
@@ -175,6 +169,7 @@ export async function startDaemon(opts: {
       limiter,
       log,
       newId: () => newMeetingId(),
+      evidenceWorkspace: demoEvidenceWorkspace,
     });
     const token = randomBytes(32).toString('hex');
     await writeFileAtomic(path.join(dataDir, 'token'), `${token}\n`, 0o600);

@@ -21,7 +21,6 @@ import { AttachedSeats } from '../providers/attached';
 import type { ChatProvider } from '../providers/types';
 import { StoreWriteError, type EventStore } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
-import { evidenceWorkspace } from '../cli/common';
 import { contextRoot } from '../context/attach';
 import type { KeyedLimiter } from './limiter';
 
@@ -37,6 +36,8 @@ export interface ManagerOptions {
   limiter?: KeyedLimiter;
   log: (line: string) => void;
   newId: () => string;
+  /** Where a meeting's evidence is checked, when not in its workspace (the daemon's demo rule). */
+  evidenceWorkspace?: (params: StartMeetingParams) => string | undefined;
 }
 
 interface Live {
@@ -134,12 +135,7 @@ export class MeetingManager {
     const seats = new AttachedSeats();
     const meetingId = this.opts.newId();
     const { apiKey, ...asked } = params;
-    // A scripted panel with no script of its own plays the shipped demo: its evidence is in examples/.
-    const workspace = evidenceWorkspace({
-      participants: params.participants,
-      playsShippedScript: params.providers?.script === undefined,
-      workspace: params.workspace,
-    });
+    const workspace = this.opts.evidenceWorkspace?.(params) ?? params.workspace;
     // The context the person attached is read from their folder, even when the demo's evidence is not.
     const person = contextRoot(params);
     const logged =
