@@ -100,7 +100,7 @@ export async function benchOverhead(meetings = 10, workers = 10, rounds = 100): 
         inModel += performance.now() - t;
       }
     },
-    ...(inner.skip ? { skip: inner.skip.bind(inner) } : {}),
+    ...(inner.resumeFrom ? { resumeFrom: inner.resumeFrom.bind(inner) } : {}),
   });
   return withDaemon(async (d) => {
     const last = new Map<string, { t: number; model: number }>();

@@ -5,7 +5,6 @@
  * and never redoes a completed reply.
  */
 import type {
-  CallPurpose,
   DecisionKind,
   MeetingConfig,
   MeetingEvent,
@@ -205,33 +204,8 @@ export class Meeting {
     });
   }
 
-  /** Completed calls per participant and purpose, read from the log (what a resume must not redo). */
+  /** A stateful provider (the scripted one) is shown the log it resumes, so it does not redo what is done. */
   private tellProvidersWhatIsDone(): void {
-    const s = this.state;
-    for (const p of s.participants) {
-      const provider = this.deps.providerFor(p);
-      if (!provider.skip) continue;
-      const consensusCalls =
-        (s.proposals[p.name] ? 1 : 0) +
-        s.rounds.reduce((n, r) => n + (r.ballots[p.name] ? (r.ballots[p.name]?.retried ? 2 : 1) : 0), 0);
-      const counts: [CallPurpose, number][] =
-        p.role === 'worker'
-          ? [
-              [
-                'turn',
-                s.mode === 'consensus'
-                  ? consensusCalls
-                  : s.rounds.filter((r) => r.contributions[p.name] || r.failures[p.name]).length,
-              ],
-            ]
-          : p.role === 'judge'
-            ? [['judge', s.rounds.filter((r) => r.judge).length]]
-            : [
-                ['briefing', s.briefing ? 1 : 0],
-                ['summary', s.rounds.filter((r) => r.summary !== undefined).length],
-                ['digest', s.digest ? 1 : 0],
-              ];
-      for (const [purpose, n] of counts) if (n > 0) provider.skip(p.name, purpose, n);
-    }
+    for (const p of this.state.participants) this.deps.providerFor(p).resumeFrom?.(p, this.state);
   }
 }

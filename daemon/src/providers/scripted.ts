@@ -19,7 +19,7 @@
  * silent, so a script only needs the workers' lines.
  */
 import { readFileSync } from 'node:fs';
-import type { CallPurpose } from '../../../protocol/src';
+import type { CallPurpose, MeetingState, Participant } from '../../../protocol/src';
 import { isRecord } from '../../../protocol/src';
 import { countPromptTokens, countTokens, truncateToTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
@@ -283,11 +283,16 @@ export class ScriptedProvider implements ChatProvider {
     return { text: fallback(req) };
   }
 
+  /** Moves the participant's cursors past the calls the log of a resumed meeting already holds. */
+  resumeFrom(p: Participant, s: MeetingState): void {
+    for (const [purpose, n] of completedCalls(p, s)) if (n > 0) this.skip(p.name, purpose, n);
+  }
+
   /**
    * Moves each participant's cursor past replies already recorded in a meeting's log, so a
    * resumed meeting continues the script where it stopped instead of starting it over.
    */
-  skip(participant: string, purpose: CallPurpose, count: number): void {
+  private skip(participant: string, purpose: CallPurpose, count: number): void {
     const entry = this.script.replies[participant];
     const key = Array.isArray(entry) || !entry ? participant : `${participant}/${purpose}`;
     this.cursors.set(key, (this.cursors.get(key) ?? 0) + count);
@@ -295,3 +300,18 @@ export class ScriptedProvider implements ChatProvider {
 }
 
 export { ignoresTopic } from '../../../protocol/src';
+
+/** Completed calls of a participant per purpose, read from the log (what a resume must not redo). */
+function completedCalls(p: Participant, s: MeetingState): [CallPurpose, number][] {
+  if (p.role === 'judge') return [['judge', s.rounds.filter((r) => r.judge).length]];
+  if (p.role !== 'worker')
+    return [
+      ['briefing', s.briefing ? 1 : 0],
+      ['summary', s.rounds.filter((r) => r.summary !== undefined).length],
+      ['digest', s.digest ? 1 : 0],
+    ];
+  if (s.mode !== 'consensus')
+    return [['turn', s.rounds.filter((r) => r.contributions[p.name] || r.failures[p.name]).length]];
+  const ballots = s.rounds.reduce((n, r) => n + (r.ballots[p.name] ? (r.ballots[p.name]?.retried ? 2 : 1) : 0), 0);
+  return [['turn', (s.proposals[p.name] ? 1 : 0) + ballots]];
+}

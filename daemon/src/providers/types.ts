@@ -1,4 +1,4 @@
-import type { CallPurpose, Role, Usage } from '../../../protocol/src';
+import type { CallPurpose, MeetingState, Participant, Role, Usage } from '../../../protocol/src';
 import type { ToolLoop } from '../tools/toolLoop';
 import type { FinishReason, ReplyChannel } from './reply';
 
@@ -65,10 +65,10 @@ export interface ChatProvider {
   readonly id: string;
   chat(req: ChatRequest): Promise<ChatResult>;
   /**
-   * Told on resume how many calls of a participant and purpose the log already holds, so a
-   * stateful provider (the scripted one) continues where the meeting stopped.
+   * Shown, on resume, the state of the meeting a participant's calls belong to, so a stateful
+   * provider (the scripted one) continues where the meeting stopped.
    */
-  skip?(participant: string, purpose: CallPurpose, completed: number): void;
+  resumeFrom?(participant: Participant, state: MeetingState): void;
   /** The model's context window in tokens, where the server says (vLLM's `max_model_len`); undefined otherwise. */
   contextWindow?(model: string, signal: AbortSignal): Promise<number | undefined>;
 }
