@@ -10,12 +10,11 @@
  * profile's (serverProfile.ts); a 400 that names one of them is retried once, adapted.
  */
 import OpenAI from 'openai';
-import { collapseWhitespace, type ToolTurn } from '../../../protocol/src';
+import { collapseWhitespace, isRecord, type ToolTurn } from '../../../protocol/src';
 import { countPromptTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 import {
   ToolCallCollector,
-  cutPiece,
   echoed,
   pieceTokens,
   runToolTurn,
@@ -24,6 +23,9 @@ import {
 } from '../tools/toolLoop';
 import { ReplyReader, type FinishReason } from './reply';
 import { listModels } from './models';
+import { StreamGuard, holdToCap, usageOf, withThinking } from './openaiStream';
+import { DEFAULT_KEY, aborted, invalidURL, redact, rootCause, seconds, toProviderError } from './openaiErrors';
+
 import {
   adaptToRefusal,
   askServerOnce,
@@ -115,146 +117,8 @@ function requestBody(
   };
 }
 
-/** What `toProviderError` needs to know about the call besides the error itself. */
-export interface ErrorContext {
-  /** Redacted from any text taken from the server. */
-  apiKey?: string;
-  maxRetries?: number;
-  timeoutMs?: number;
-  /** The response had started streaming when the error happened. */
-  midStream?: boolean;
-}
-
-const DEFAULT_KEY = 'not-needed';
-
-function clip(text: string, max = 300): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-function redact(text: string, apiKey?: string): string {
-  let out = text;
-  if (apiKey && apiKey !== DEFAULT_KEY && apiKey.length >= 4) out = out.split(apiKey).join('***');
-  return out.replace(/\bsk-[A-Za-z0-9_*-]{6,}/g, 'sk-***').replace(/(Bearer\s+)\S+/gi, '$1***');
-}
-
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null;
-}
-
-/**
- * The most telling reason in an error's `cause` chain: the innermost message (`connect
- * ECONNREFUSED 127.0.0.1:1234`, `getaddrinfo ENOTFOUND host`), with its code when the message
- * lacks it.
- */
-export function rootCause(e: unknown): string {
-  let cur: unknown = e;
-  let message = '';
-  let code = '';
-  for (let depth = 0; depth < 8 && isRecord(cur); depth++) {
-    if (typeof cur.message === 'string' && cur.message) message = cur.message;
-    if (typeof cur.code === 'string' && cur.code) code = cur.code;
-    // AggregateError (happy eyeballs: one error per address) keeps its reasons in `errors`.
-    const next: unknown = cur.cause ?? (Array.isArray(cur.errors) ? cur.errors[0] : undefined);
-    if (next === cur) break;
-    cur = next;
-  }
-  if (!message) return code || String(e);
-  return code && !message.includes(code) ? `${code} (${message})` : message;
-}
-
-/** What the server said about the failure, from its JSON error body when there is one. */
-function serverDetail(body: unknown, message: string, apiKey?: string): string {
-  let detail: string;
-  if (isRecord(body) && typeof body.message === 'string') detail = body.message;
-  else if (typeof body === 'string') detail = body;
-  else detail = message.replace(/^\d{3}\s+/, '');
-  return clip(collapseWhitespace(redact(detail, apiKey)));
-}
-
-function aborted(): ProviderError {
-  return new ProviderError('the call was aborted', 'aborted');
-}
-
-/** Turns whatever the SDK threw into a ProviderError that says what to do. */
-export function toProviderError(
-  e: unknown,
-  baseURL: string,
-  signal?: AbortSignal,
-  ctx: ErrorContext = {},
-): ProviderError {
-  if (e instanceof ProviderError) return e;
-  if (signal?.aborted || e instanceof OpenAI.APIUserAbortError) return aborted();
-  const after = ctx.maxRetries ? ' after retries' : '';
-  if (e instanceof OpenAI.APIConnectionTimeoutError) {
-    const wait = ctx.timeoutMs !== undefined ? ` within ${seconds(ctx.timeoutMs)}` : ' in time';
-    return new ProviderError(
-      `the model server at ${baseURL} did not answer${wait}${after}. Is it running (or still loading the model)?`,
-      'unreachable',
-    );
-  }
-  if (e instanceof OpenAI.APIConnectionError) {
-    const cause = collapseWhitespace(redact(rootCause(e.cause ?? e), ctx.apiKey));
-    if (ctx.midStream) {
-      return new ProviderError(`the model server at ${baseURL} broke off the reply: ${cause}`, 'server');
-    }
-    return new ProviderError(`cannot reach the model server at ${baseURL}: ${cause}. Is it running?`, 'unreachable');
-  }
-  if (e instanceof OpenAI.APIError) {
-    const status: unknown = e.status;
-    const detail = serverDetail(e.error, e.message, ctx.apiKey);
-    if (typeof status !== 'number') {
-      // An `error` event inside the stream.
-      return new ProviderError(`the model server at ${baseURL} reported an error mid-reply: ${detail}`, 'server');
-    }
-    if (status === 401 || status === 403) {
-      return new ProviderError(
-        `the model server at ${baseURL} rejected the API key (${status}); set a valid key`,
-        'auth',
-      );
-    }
-    if (status === 429) {
-      return new ProviderError(
-        `the model server at ${baseURL} is still rate limiting (429)${after}: ${detail}. Wait a little and try again`,
-        'rate_limited',
-      );
-    }
-    if (status >= 500) {
-      return new ProviderError(`the model server at ${baseURL} failed (${status})${after}: ${detail}`, 'server');
-    }
-    const hint = status === 404 ? ' (check the model name and the base URL)' : '';
-    return new ProviderError(
-      `the model server at ${baseURL} refused the request (${status})${hint}: ${detail}`,
-      'bad_request',
-    );
-  }
-  const cause = clip(collapseWhitespace(redact(rootCause(e), ctx.apiKey)));
-  if (ctx.midStream) return new ProviderError(`the model server at ${baseURL} broke off the reply: ${cause}`, 'server');
-  return new ProviderError(`the call to the model server at ${baseURL} failed: ${cause}`, 'server');
-}
-
 function normalizeBaseURL(baseURL: string): string {
   return baseURL.trim().replace(/\/+$/, '');
-}
-
-/** Null when `baseURL` is a usable http(s) URL, otherwise the error to report. */
-function invalidURL(baseURL: string): ProviderError | null {
-  let ok: boolean;
-  try {
-    const u = new URL(baseURL);
-    ok = u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    ok = false;
-  }
-  return ok
-    ? null
-    : new ProviderError(
-        `the model server address "${baseURL}" is not an http(s) URL; use e.g. http://127.0.0.1:11434/v1`,
-        'unreachable',
-      );
 }
 
 /** Rejects as soon as `signal` aborts, even while the SDK sleeps before a retry. */
@@ -318,57 +182,19 @@ export class OpenAIProvider implements ChatProvider {
     const bad = invalidURL(this.baseURL);
     if (bad) throw bad;
 
-    // Our own controller: aborted by the caller's signal, or by us when a started stream goes silent.
-    const ctl = new AbortController();
-    const forward = () => ctl.abort();
-    req.signal.addEventListener('abort', forward, { once: true });
-    let stalled = false;
-    let idle: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => {
-        stalled = true;
-        ctl.abort();
-      }, this.timeoutMs);
-    };
-
+    const guard = new StreamGuard(req.signal, this.timeoutMs);
     let usage: ChatResult['usage'] | undefined;
-    let reasoningTokens: number | undefined;
     let finishReason: FinishReason | undefined;
     let midStream = false;
     const reader = new ReplyReader(req.onDelta);
     try {
       await this.discover(req.signal);
       const messages = [...req.messages, ...turns.map(openAiTurn)];
-      let params = paramsFor(this.baseURL, req.model);
-      const adapted = new Set<Adaptation['param']>();
-      let stream: AsyncIterable<OpenAI.ChatCompletionChunk>;
-      for (;;) {
-        try {
-          stream = await untilAborted(
-            this.client.chat.completions.create(requestBody({ ...req, maxTokens }, params, messages, tools), {
-              signal: ctl.signal,
-            }),
-            req.signal,
-          );
-          break;
-        } catch (e) {
-          // A 400 that names a parameter: retried once per parameter with it adapted (and
-          // remembered for this server and model, so the next call sends it right away).
-          const a =
-            e instanceof OpenAI.APIError && !req.signal.aborted
-              ? adaptToRefusal(this.baseURL, req.model, params, e.status as number | undefined, e.error)
-              : null;
-          if (!a || adapted.has(a.param)) throw e;
-          adapted.add(a.param);
-          remember(this.baseURL, req.model, a);
-          params = a.params;
-        }
-      }
+      const stream = await this.openStream({ ...req, maxTokens }, messages, tools, guard.signal);
       midStream = true;
-      arm();
+      guard.arm();
       for await (const chunk of stream) {
-        arm();
+        guard.arm();
         const choice = chunk.choices[0];
         const before = calls.streamedTokens;
         calls.add(choice?.delta?.tool_calls, maxTokens - streamed);
@@ -378,13 +204,9 @@ export class OpenAIProvider implements ChatProvider {
         if (hold) {
           // Held to max_tokens by our count: kept up to it, the rest not read (closing the stream stops the server).
           streamed += calls.streamedTokens - before;
-          const room = Math.max(0, maxTokens - streamed);
-          const thoughtTokens = pieceTokens(thought, room);
-          if (thoughtTokens > room) thought = cutPiece(thought, room);
-          const saidTokens = pieceTokens(said, room);
-          const left = Math.max(0, room - thoughtTokens);
-          if (saidTokens > left) said = cutPiece(said, left);
-          streamed += thoughtTokens + saidTokens;
+          const kept = holdToCap(thought, said, Math.max(0, maxTokens - streamed));
+          ({ thought, said } = kept);
+          streamed += kept.tokens;
         }
         reader.addReasoning(thought);
         reader.addContent(said);
@@ -394,35 +216,16 @@ export class OpenAIProvider implements ChatProvider {
           break;
         }
         finishReason = finishReasonOf(choice?.finish_reason) ?? finishReason;
-        if (chunk.usage) {
-          // Servers with a prefix cache (OpenAI, vLLM, some others) say how much of the prompt it served.
-          const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
-          // Already inside completion_tokens: never added to it.
-          const thought = chunk.usage.completion_tokens_details?.reasoning_tokens;
-          reasoningTokens = typeof thought === 'number' && thought > 0 ? Math.floor(thought) : undefined;
-          usage = {
-            promptTokens: chunk.usage.prompt_tokens,
-            completionTokens: chunk.usage.completion_tokens,
-            source: 'provider',
-            ...(typeof cached === 'number' && cached >= 0 ? { cachedTokens: Math.floor(cached) } : {}),
-          };
-        }
+        if (chunk.usage) usage = usageOf(chunk.usage);
       }
     } catch (e) {
-      if (stalled && !req.signal.aborted) throw this.stallError();
-      throw toProviderError(e, this.baseURL, req.signal, {
-        apiKey: this.apiKey,
-        maxRetries: this.maxRetries,
-        timeoutMs: this.timeoutMs,
-        midStream,
-      });
+      throw guard.stalled && !req.signal.aborted ? this.stallError() : this.failure(e, req.signal, midStream);
     } finally {
-      clearTimeout(idle);
-      req.signal.removeEventListener('abort', forward);
+      guard.dispose();
     }
     // The SDK ends the iteration quietly on abort: a cut reply must not pass for a complete one.
     if (req.signal.aborted) throw aborted();
-    if (stalled) throw this.stallError();
+    if (guard.stalled) throw this.stallError();
     const { thinking, reply } = reader.end();
     const thinkingTokens = thinking ? pieceTokens(thinking) : 0;
     const result: ChatResult = {
@@ -430,29 +233,62 @@ export class OpenAIProvider implements ChatProvider {
       ...(thinking ? { thinking } : {}),
       ...(finishReason ? { finishReason } : {}),
       usage: usage
-        ? {
-            ...usage,
-            // The server's count where it gives one; else the thinking it sent, counted (never
-            // more than the completion it reported, which already holds it).
-            ...(reasoningTokens !== undefined
-              ? { reasoningTokens }
-              : thinkingTokens > 0
-                ? { reasoningTokens: Math.min(thinkingTokens, usage.completionTokens) }
-                : {}),
-          }
+        ? withThinking(usage, thinkingTokens)
         : {
             // Servers that ignore include_usage (some local ones) are counted with the tokenizer:
             // the thinking was generated too.
             promptTokens: turns.length
               ? toolTurnPromptTokens(req.messages, turns, tools)
               : countPromptTokens(req.messages),
-            completionTokens: thinkingTokens + pieceTokens(reply) + calls.streamedTokens,
+            completionTokens: overCap
+              ? Math.min(streamed, maxTokens)
+              : thinkingTokens + pieceTokens(reply) + calls.streamedTokens,
             source: 'estimate',
             ...(thinkingTokens > 0 ? { reasoningTokens: thinkingTokens } : {}),
           },
     };
-    if (overCap && result.usage.source === 'estimate') result.usage.completionTokens = Math.min(streamed, maxTokens);
     return { result, calls: calls.calls(), ...(calls.stopped ? { stopped: calls.stopped } : {}) };
+  }
+
+  /** What the SDK threw, said as one line that names this server. */
+  private failure(e: unknown, signal: AbortSignal, midStream: boolean): ProviderError {
+    return toProviderError(e, this.baseURL, signal, {
+      apiKey: this.apiKey,
+      maxRetries: this.maxRetries,
+      timeoutMs: this.timeoutMs,
+      midStream,
+    });
+  }
+
+  /**
+   * The request's stream. A 400 that names a parameter is retried once per parameter with it
+   * adapted (and remembered for this server and model, so the next call sends it right away).
+   */
+  private async openStream(
+    req: ChatRequest,
+    messages: OpenAI.ChatCompletionMessageParam[],
+    tools: ReturnType<NonNullable<ChatRequest['tools']>['definitions']>,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<OpenAI.ChatCompletionChunk>> {
+    let params = paramsFor(this.baseURL, req.model);
+    const adapted = new Set<Adaptation['param']>();
+    for (;;) {
+      try {
+        return await untilAborted(
+          this.client.chat.completions.create(requestBody(req, params, messages, tools), { signal }),
+          req.signal,
+        );
+      } catch (e) {
+        const a =
+          e instanceof OpenAI.APIError && !req.signal.aborted
+            ? adaptToRefusal(this.baseURL, req.model, params, e.status as number | undefined, e.error)
+            : null;
+        if (!a || adapted.has(a.param)) throw e;
+        adapted.add(a.param);
+        remember(this.baseURL, req.model, a);
+        params = a.params;
+      }
+    }
   }
 
   /** The context window the server's model list gives for `model` (asked as `discover` asks), if any. */
