@@ -15,7 +15,8 @@
  */
 import { KeyedLimiter } from '../daemon/src/daemon/limiter';
 import type { LatencyModel } from '../test/fakes/openaiServer';
-import { runNaive, runOurs, type Bill, type OurRun, type ServerModel } from './wholeMeeting';
+import type { ServerModel } from './serverModel';
+import { runNaive, runOurs, type Bill, type OurRun } from './wholeMeeting';
 
 /**
  * llama.cpp on an M2 Ultra (76-core GPU), LLaMA 7B Q4_0: prompt processing 1,164 tokens/s

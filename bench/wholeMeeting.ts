@@ -19,7 +19,7 @@
  * per round it covers up to 400 (80% of its 500-token cap), the briefing ~100 and the digest
  * ~70 tokens.
  */
-import type { MeetingEvent, Participant } from '../protocol/src';
+import type { Participant } from '../protocol/src';
 import { systemClock } from '../daemon/src/meeting/clock';
 import { Meeting } from '../daemon/src/meeting/engine';
 import { OpenAIProvider } from '../daemon/src/providers/openai';
@@ -29,36 +29,12 @@ import { MemoryStore } from '../daemon/src/store/memoryStore';
 import type { EngineDeps } from '../daemon/src/meeting/ports';
 import {
   lastUserMessage,
-  latencyOf,
   startFakeOpenAI,
   type ChatBody,
   type FakeOpenAI,
-  type LatencyModel,
-  type PrefixCacheOptions,
   type RecordedRequest,
 } from '../test/fakes/openaiServer';
-
-/** Both rooms run on servers with OpenAI's prefix cache: 1,024-token minimum, 128-token blocks. */
-const CACHE = { minTokens: 1_024, blockTokens: 128 };
-
-/** The server both rooms run on: its prefix cache, and how long a call takes. */
-export interface ServerModel {
-  cache: PrefixCacheOptions;
-  /** A real server's prefill and decode; without it every call takes `LATENCY_MS`. */
-  latency?: LatencyModel;
-}
-/** An OpenAI-like API: OpenAI's cache rule, a flat 300 ms per call. */
-const HOSTED: ServerModel = { cache: CACHE };
-
-/** Milliseconds a call with this usage takes on `server` (the server's own figure, before any overhead). */
-export function callMsOn(
-  server: ServerModel,
-  u: { promptTokens: number; cachedTokens?: number; completionTokens: number },
-): number {
-  if (!server.latency) return LATENCY_MS;
-  const t = latencyOf(server.latency, u);
-  return t.firstTokenMs + t.decodeMs;
-}
+import { CACHE, HOSTED, LATENCY_MS, roundFloors, type ServerModel, type Stamp } from './serverModel';
 
 /** USD per million tokens. `cacheWrite`: the price of uncached input written to the cache (Anthropic). */
 export interface PriceTable {
@@ -117,7 +93,6 @@ export function moneyOf(requests: RecordedRequest[], roundOf: (i: number) => num
   };
 }
 
-const LATENCY_MS = 300;
 const WORKERS = 5;
 const TOPIC = 'Should we adopt a monorepo for our services?';
 const WORDS =
@@ -228,35 +203,6 @@ export interface OurRun extends Bill {
   roundFloorMs: number[];
   meetingFloorMs: number;
   byPurpose: Record<string, { calls: number; billed: number }>;
-}
-
-type Stamp = { e: MeetingEvent; t: number };
-
-/**
- * Per round, its wall time (from its start to the next round's, or the close) and the floor no
- * engine can beat on `server`: the slowest worker (its turn, and a follow-up that waits on it)
- * plus the slowest call that waits on every worker (the judge's review, a compaction beside it).
- * A call belongs to the round in which it was recorded; the briefing and the digest to none.
- */
-function roundFloors(stamps: Stamp[], server: ServerModel) {
-  const starts = stamps.filter((x) => x.e.type === 'round_started').map((x) => x.t);
-  const closedAt = stamps.find((x) => x.e.type === 'meeting_closed')?.t ?? performance.now();
-  const workers = starts.map(() => new Map<string, number>());
-  const after = starts.map(() => 0);
-  let outsideMs = 0;
-  for (const { e, t } of stamps) {
-    if (e.type !== 'usage_recorded') continue;
-    const ms = callMsOn(server, e.usage);
-    const k = t >= closedAt ? -1 : starts.filter((start) => start <= t).length - 1;
-    if (k < 0) outsideMs += ms;
-    else if (e.role === 'worker') workers[k]?.set(e.participant, (workers[k]?.get(e.participant) ?? 0) + ms);
-    else after[k] = Math.max(after[k] ?? 0, ms);
-  }
-  return {
-    roundMs: starts.map((t, i) => (starts[i + 1] ?? closedAt) - t),
-    roundFloorMs: starts.map((_, k) => Math.max(0, ...(workers[k]?.values() ?? [])) + (after[k] ?? 0)),
-    outsideMs,
-  };
 }
 
 export async function runOurs(
