@@ -19,13 +19,14 @@
  * per round it covers up to 400 (80% of its 500-token cap), the briefing ~100 and the digest
  * ~70 tokens.
  */
-import type { MeetingEvent, Participant } from '../protocol/src';
+import type { Participant } from '../protocol/src';
 import { systemClock } from '../daemon/src/meeting/clock';
 import { Meeting } from '../daemon/src/meeting/engine';
 import { OpenAIProvider } from '../daemon/src/providers/openai';
 import { countTokens } from '../daemon/src/providers/tokens';
 import type { ChatMessage, ChatResult } from '../daemon/src/providers/types';
 import { MemoryStore } from '../daemon/src/store/memoryStore';
+import type { EngineDeps } from '../daemon/src/meeting/ports';
 import {
   lastUserMessage,
   startFakeOpenAI,
@@ -33,9 +34,7 @@ import {
   type FakeOpenAI,
   type RecordedRequest,
 } from '../test/fakes/openaiServer';
-
-/** Both rooms run on servers with OpenAI's prefix cache: 1,024-token minimum, 128-token blocks. */
-const CACHE = { minTokens: 1_024, blockTokens: 128 };
+import { CACHE, HOSTED, LATENCY_MS, roundFloors, type ServerModel, type Stamp } from './serverModel';
 
 /** USD per million tokens. `cacheWrite`: the price of uncached input written to the cache (Anthropic). */
 export interface PriceTable {
@@ -94,7 +93,6 @@ export function moneyOf(requests: RecordedRequest[], roundOf: (i: number) => num
   };
 }
 
-const LATENCY_MS = 300;
 const WORKERS = 5;
 const TOPIC = 'Should we adopt a monorepo for our services?';
 const WORDS =
@@ -109,14 +107,17 @@ function prose(seed: number, tokens: number): string {
   return out.join(' ');
 }
 
-/** The fake models. Workers and the judge answer in call order: their n-th call is round n. */
-function responder(): (body: ChatBody) => { text: string; delayMs: number } {
+/**
+ * The fake models. Workers and the judge answer in call order: their n-th call is round n. On a
+ * server with a latency model the server takes its own time, streamed in pieces of 16 tokens.
+ */
+function responder(server: ServerModel): (body: ChatBody) => { text: string; delayMs?: number; chunkSize?: number } {
   const calls = new Map<string, number>();
   return (body) => {
     const model = body.model ?? '?';
     const n = (calls.get(model) ?? 0) + 1;
     calls.set(model, n);
-    const reply = (text: string) => ({ text, delayMs: LATENCY_MS });
+    const reply = (text: string) => (server.latency ? { text, chunkSize: 64 } : { text, delayMs: LATENCY_MS });
     const w = /^w(\d+)$/.exec(model);
     if (w) {
       const i = Number(w[1]);
@@ -204,11 +205,18 @@ export interface OurRun extends Bill {
   byPurpose: Record<string, { calls: number; billed: number }>;
 }
 
-export async function runOurs(rounds: number): Promise<{ run: OurRun; requests: ChatBody[] }> {
-  const fake = await startFakeOpenAI(responder(), { prefixCache: CACHE });
+export async function runOurs(
+  rounds: number,
+  server: ServerModel = HOSTED,
+  deps: Pick<EngineDeps, 'schedule'> = {},
+): Promise<{ run: OurRun; requests: ChatBody[] }> {
+  const fake = await startFakeOpenAI(responder(server), {
+    prefixCache: server.cache,
+    ...(server.latency ? { latency: server.latency } : {}),
+  });
   try {
     const provider = new OpenAIProvider({ baseURL: fake.baseURL });
-    const stamps: { e: MeetingEvent; t: number }[] = [];
+    const stamps: Stamp[] = [];
     const t0 = performance.now();
     const m = await Meeting.open(
       {
@@ -216,6 +224,7 @@ export async function runOurs(rounds: number): Promise<{ run: OurRun; requests: 
         providerFor: () => provider,
         clock: systemClock,
         onEvent: (e) => stamps.push({ e, t: performance.now() }),
+        ...deps,
       },
       `bench-whole-${rounds}`,
       {
@@ -225,7 +234,7 @@ export async function runOurs(rounds: number): Promise<{ run: OurRun; requests: 
         config: { maxRounds: rounds, tokenBudget: 10_000_000, order: 'parallel', timeLimitMs: 3_600_000 },
       },
     );
-    const s = await m.run();
+    await m.run();
     const wallMs = performance.now() - t0;
     const usage = stamps.flatMap((x) => (x.e.type === 'usage_recorded' ? [x.e] : []));
     const byPurpose: OurRun['byPurpose'] = {};
@@ -234,15 +243,11 @@ export async function runOurs(rounds: number): Promise<{ run: OurRun; requests: 
       p.calls++;
       p.billed += u.usage.promptTokens + u.usage.completionTokens;
     }
-    const starts = stamps.filter((x) => x.e.type === 'round_started').map((x) => x.t);
-    const closedAt = stamps.find((x) => x.e.type === 'meeting_closed')?.t ?? performance.now();
-    const roundMs = starts.map((t, i) => (starts[i + 1] ?? closedAt) - t);
-    // Every round here has a worker call followed by the judge's review (no round agrees).
-    const roundFloorMs = s.rounds.map((r) => LATENCY_MS * (r.judge || r.summary !== undefined ? 2 : 1));
+    const { roundMs, roundFloorMs, outsideMs } = roundFloors(stamps, server);
     const promptTokens = usage.reduce((n, u) => n + u.usage.promptTokens, 0);
     const completionTokens = usage.reduce((n, u) => n + u.usage.completionTokens, 0);
     const run: OurRun = {
-      rounds: s.rounds.length,
+      rounds: roundMs.length,
       promptTokens,
       completionTokens,
       billed: promptTokens + completionTokens,
@@ -251,7 +256,7 @@ export async function runOurs(rounds: number): Promise<{ run: OurRun; requests: 
       roundMs,
       roundFloorMs,
       // The briefing before the first round and the digest after the last must wait too.
-      meetingFloorMs: 2 * LATENCY_MS + roundFloorMs.reduce((a, b) => a + b, 0),
+      meetingFloorMs: outsideMs + roundFloorMs.reduce((a, b) => a + b, 0),
       cacheableShare: cacheableShare(chats(fake)),
       money: {
         ...moneyOf(fake.requests, () => 0),
@@ -270,8 +275,11 @@ export async function runOurs(rounds: number): Promise<{ run: OurRun; requests: 
  * The naive group chat of the same panel, round-robin: each turn sees everything said so far.
  * It borrows our meeting's system prompts and briefing request, so only the context differs.
  */
-async function runNaive(rounds: number, ours: ChatBody[]): Promise<Bill> {
-  const fake = await startFakeOpenAI(responder(), { prefixCache: CACHE });
+export async function runNaive(rounds: number, ours: ChatBody[], server: ServerModel = HOSTED): Promise<Bill> {
+  const fake = await startFakeOpenAI(responder(server), {
+    prefixCache: server.cache,
+    ...(server.latency ? { latency: server.latency } : {}),
+  });
   const callRound: number[] = [];
   let round = 0;
   try {

@@ -120,6 +120,8 @@ export interface RecordedRequest {
   status?: number;
   /** The usage reported for a completion (set once the answer starts). */
   usage?: { promptTokens: number; completionTokens: number; cachedTokens?: number };
+  /** `Date.now()` when the answer ended (or the connection closed). */
+  endedAt?: number;
 }
 
 /** A reply: a behaviour, or just its text. */
@@ -146,6 +148,30 @@ export interface FakeOpenAIOptions {
    * with ANY earlier prompt is reported as `prompt_tokens_details.cached_tokens`. Off by default.
    */
   prefixCache?: PrefixCacheOptions;
+  /** Take as long as a real server would (see `LatencyModel`), on top of a behaviour's own delays. */
+  latency?: LatencyModel;
+}
+
+/**
+ * A real server's time per completion: the prefill of the prompt tokens not served from the
+ * prefix cache, then the decode of each completion token. Streams take the decode time between
+ * their content chunks.
+ */
+export interface LatencyModel {
+  prefillTokensPerSec: number;
+  decodeTokensPerSec: number;
+}
+
+/** Milliseconds a completion takes under `m`: time to first token, then the decode. */
+export function latencyOf(
+  m: LatencyModel,
+  u: { promptTokens: number; cachedTokens?: number; completionTokens: number },
+): { firstTokenMs: number; decodeMs: number } {
+  const fresh = Math.max(0, u.promptTokens - (u.cachedTokens ?? 0));
+  return {
+    firstTokenMs: (fresh / m.prefillTokensPerSec) * 1000,
+    decodeMs: (u.completionTokens / m.decodeTokensPerSec) * 1000,
+  };
 }
 
 /**
@@ -448,8 +474,12 @@ export async function startFakeOpenAI(
       ...(reportTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reportTokens } } : {}),
     };
     rec.usage = { promptTokens, completionTokens, ...(cachedTokens !== undefined ? { cachedTokens } : {}) };
+    const timing = options.latency ? latencyOf(options.latency, rec.usage) : undefined;
+    if (timing) await sleep(timing.firstTokenMs);
+    if (res.destroyed) return;
 
     if (!body.stream) {
+      if (timing) await sleep(timing.decodeMs);
       sendJSON(res, 200, {
         id,
         object: 'chat.completion',
@@ -526,6 +556,7 @@ export async function startFakeOpenAI(
       const piece = pieces[i];
       if (piece === undefined) break;
       if (b.chunkDelayMs) await sleep(b.chunkDelayMs);
+      if (timing) await sleep(timing.decodeMs / pieces.length);
       if (res.destroyed) return;
       await send(chunk({ content: piece }, null));
     }
@@ -577,6 +608,7 @@ export async function startFakeOpenAI(
     const route = url.split('?')[0] ?? '';
     const rec: RecordedRequest = { method, path: url, headers: req.headers, body, at: Date.now() };
     requests.push(rec);
+    res.once('close', () => (rec.endedAt = Date.now()));
 
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       sendJSON(res, 401, openAIError(401, 'Incorrect API key provided.'));

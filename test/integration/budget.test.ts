@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Participant } from '../../protocol/src';
+import { billOf } from '../../protocol/src';
 import { BRIEFING_MAX_TOKENS, JUDGE_MAX_TOKENS } from '../../daemon/src/meeting/budget';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { countTokens } from '../../daemon/src/providers/tokens';
@@ -137,5 +138,41 @@ describe('the time limit bounds the whole run', () => {
     assert.equal(state.closed?.reason, 'time_limit');
     assert.ok(state.digest, 'the digest is written');
     assert.ok(!provider.purposes.includes('digest'), `calls: ${provider.purposes.join(', ')}`);
+  });
+});
+
+describe('a billed budget is a ceiling on tokens, not on money', () => {
+  it('counts prompt tokens served from the cache in full: the same meeting stops at the same point with or without a cache', async () => {
+    const runOn = async (prefixCache?: { minTokens: number; blockTokens: number }) => {
+      const server = await startFakeOpenAI(
+        (body) => ({ text: `${body.model ?? ''}: ${'an argument with evidence '.repeat(20)}[STANCE: DISAGREE]` }),
+        prefixCache ? { prefixCache } : {},
+      );
+      try {
+        return await runMeeting({
+          script: { replies: {} },
+          provider: new OpenAIProvider({ baseURL: server.baseURL }),
+          participants: seats(['ada', 'grace', 'linus']),
+          config: { tokenBudget: 12_000, budgetBasis: 'billed', order: 'parallel', maxRounds: 20 },
+        });
+      } finally {
+        await server.close();
+      }
+    };
+    const cached = await runOn({ minTokens: 0, blockTokens: 16 });
+    const plain = await runOn();
+    const bill = (s: typeof cached.state) => billOf(s);
+    assert.ok(bill(cached.state).cachedTokens > bill(cached.state).promptTokens / 3, 'the cache served little');
+    assert.equal(cached.state.closed?.reason, 'budget_exhausted');
+    assert.equal(cached.state.rounds.length, plain.state.rounds.length, 'cached tokens bought extra rounds');
+    assert.equal(bill(cached.state).calls, bill(plain.state).calls);
+    // The ceiling was reached on tokens the cache served: without them the room was far from it.
+    const spent = Number(/^(\d+) of 12000 tokens billed/.exec(cached.state.closed?.detail ?? '')?.[1]);
+    assert.ok(spent >= 0.8 * 12_000, cached.state.closed?.detail);
+    assert.ok(
+      spent - bill(cached.state).cachedTokens < 0.5 * 12_000,
+      `${spent} billed, ${bill(cached.state).cachedTokens} cached`,
+    );
+    assert.equal(bill(plain.state).cachedTokens, 0);
   });
 });
