@@ -409,7 +409,7 @@ export const ProviderConfigSchema = z.object({
     .max(2000, { error: 'must be an http(s) URL' })
     .regex(/^https?:\/\/\S+$/, { error: 'must be an http(s) URL' })
     .optional(),
-  /** Script for `scripted` participants (see the README); the demo script when absent. */
+  /** Script for `scripted` participants (see docs/cli.md); the demo script when absent. */
   // `: boolean` keeps the type `unknown` (zod 4.1+ narrows to a type predicate's type): the
   // scripted provider's loader checks the script's shape itself.
   script: z
