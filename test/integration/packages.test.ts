@@ -56,6 +56,9 @@ describe('the packages a user installs', () => {
     assert.deepEqual(entries.filter(notShipped), []);
     const dist = entries.map((e) => e.name).filter((n) => n.startsWith('extension/dist/'));
     assert.ok(!dist.some((n) => n.startsWith('extension/dist/test/')), 'the extension-host test suite ships');
+    // The bundle that was packed: the suite and its runner are loaded only from dist/test, never inlined.
+    const extension = await readFile(path.join(ROOT, 'dist', 'extension', 'extension.js'), 'utf8');
+    assert.doesNotMatch(extension, /mocha/i, 'the test runner is bundled into the extension');
   });
 
   it('the .vsix carries what the extension loads: its main, the daemon with its sql.js engine, the webviews', async () => {
