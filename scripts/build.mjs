@@ -1,18 +1,15 @@
 // Bundles the three programs with esbuild: the daemon/CLI for Node, the extension as CommonJS
 // with `vscode` external, the webview for the browser. Type-checking is `tsc -b`'s job.
 import * as esbuild from 'esbuild';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
-// A production build has no source maps: one left by an earlier development build would not match
-// the minified code, and would be packaged (vsce's secret scan also reads them).
-if (production) {
-  const { existsSync, readdirSync, rmSync } = await import('node:fs');
-  if (existsSync('dist'))
-    for (const entry of readdirSync('dist', { recursive: true }).map(String))
-      if (entry.endsWith('.map')) rmSync(`dist/${entry}`, { force: true });
-}
+// A production build starts from an empty dist/: a source map or a bundle left by an earlier
+// development build would not match the minified code, and would be packaged (vsce's secret scan
+// also reads maps).
+if (production) rmSync('dist', { recursive: true, force: true });
 
 const common = {
   bundle: true,
@@ -61,6 +58,11 @@ const builds = [
     format: 'iife',
   },
 ];
+
+// sql.js's engine ships as its .wasm file beside cli.js rather than inlined as base64 (a third
+// larger, and it compresses worse in the .vsix); storeFiles.ts loads it from there.
+mkdirSync('dist/daemon', { recursive: true });
+copyFileSync('node_modules/sql.js/dist/sql-wasm.wasm', 'dist/daemon/sql-wasm.wasm');
 
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();

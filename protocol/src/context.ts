@@ -5,7 +5,8 @@
  * are applied in one place for every client; what it read is logged once, so minutes and resume
  * never read the disk again.
  */
-import { int, text, z } from './schema';
+import * as z from 'zod';
+import { int, text } from './schema';
 
 /** A git revision as the CLI and the SCM view pass it: no leading `-`, so it can never be an option. */
 export const GIT_REF_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._/~^@{}-]{0,199}$/;

@@ -7,7 +7,7 @@
  * - flips toward the previous round's majority that followed no new argument: "possible conformity";
  * - what the rounds after the first cost in billed tokens.
  *
- * Definitions (documented in the README):
+ * Definitions (documented in docs/cli.md, "On every meeting"):
  * - roundtable outcome = the stance (AGREE / DISAGREE / NEUTRAL) held by more than half of the
  *   workers, else "no majority"; round 1 uses round-1 stances, the final outcome each worker's last
  *   stance. Consensus outcome = the option accepted by more than half of the valid round-1 ballots

@@ -4,7 +4,8 @@
  * schema (`settings.ts`) are built from these; the types are inferred from them.
  */
 import { NAME_PATTERN, isReservedName, reservedNameError } from './names';
-import { WHOLE, int, isRecord, oneOf, text, z } from './schema';
+import * as z from 'zod';
+import { WHOLE, int, isRecord, oneOf, text } from './schema';
 
 /** How a meeting is run. */
 export const MeetingModeSchema = oneOf(['roundtable', 'consensus']);
@@ -408,10 +409,12 @@ export const ProviderConfigSchema = z.object({
     .max(2000, { error: 'must be an http(s) URL' })
     .regex(/^https?:\/\/\S+$/, { error: 'must be an http(s) URL' })
     .optional(),
-  /** Script for `scripted` participants (see the README); the demo script when absent. */
+  /** Script for `scripted` participants (see docs/cli.md); the demo script when absent. */
+  // `: boolean` keeps the type `unknown` (zod 4.1+ narrows to a type predicate's type): the
+  // scripted provider's loader checks the script's shape itself.
   script: z
     .unknown()
-    .refine((v) => v === undefined || isRecord(v), { error: 'must be an object' })
+    .refine((v): boolean => v === undefined || isRecord(v), { error: 'must be an object' })
     .optional(),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;

@@ -25,7 +25,8 @@ import {
   UsageSchema,
 } from './domain';
 import { ContextAttachedSchema, ToolCalledSchema } from './context';
-import { WHOLE, check, fail, isRecord, z, type Checked } from './schema';
+import * as z from 'zod';
+import { WHOLE, check, fail, isRecord, type Checked } from './schema';
 
 export * from './domain';
 

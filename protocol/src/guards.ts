@@ -111,7 +111,7 @@ type Tagged<T> = { [K in keyof T]: { type: K } & T[K] }[keyof T];
 export type FromWebviewMessage = Tagged<FromWebview>;
 export type ToWebviewMessage = Tagged<ToWebview>;
 
-function checkTagged<T>(table: Record<string, import('zod/v4').ZodType>, v: unknown, what: string): Checked<Tagged<T>> {
+function checkTagged<T>(table: Record<string, import('zod').ZodType>, v: unknown, what: string): Checked<Tagged<T>> {
   if (!isRecord(v) || typeof v.type !== 'string') return fail(`${what} message must be an object with a type`);
   const schema = Object.hasOwn(table, v.type) ? table[v.type] : undefined;
   if (!schema) return fail(`unknown ${what} message type "${v.type.slice(0, 50)}"`);

@@ -18,7 +18,8 @@ import {
   ResolveActionSchema,
   TerminationReasonSchema,
 } from './events';
-import { WHOLE, int, meetingIdSchema, oneOf, text, z } from './schema';
+import * as z from 'zod';
+import { WHOLE, int, meetingIdSchema, oneOf, text } from './schema';
 import {
   ContextRequestSchema,
   LmToolSchema,

@@ -4,9 +4,7 @@
  * Types, validators, method lists, the MCP tools' input schemas and the extension's settings
  * schema all derive from schemas built here (zod 4).
  */
-import { z } from 'zod/v4';
-
-export { z };
+import * as z from 'zod';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 

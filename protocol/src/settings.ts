@@ -5,7 +5,7 @@
  */
 import { MeetingConfigSchema } from './domain';
 import { ParticipantSchema } from './events';
-import { z } from './schema';
+import * as z from 'zod';
 
 /** JSON Schema of one `roundtable.participants` entry, as VS Code's settings editor reads it. */
 export function participantSettingSchema(): Record<string, unknown> {

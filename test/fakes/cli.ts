@@ -23,10 +23,12 @@ export interface CliResult {
 /** Runs the real `roundtable` command as a user would, in its own process. */
 export function cli(
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  /** bin: an installed `roundtable` command to run instead of this checkout's. */
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; bin?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const [command, argv] = opts.bin ? [opts.bin, args] : [process.execPath, [BIN, ...args]];
+    const child = spawn(command, argv, {
       cwd: opts.cwd ?? ROOT,
       // A home with no daemon in it, unless the test gives one: runs stay in-process and isolated.
       // No local servers probed (unless the test names some): what runs on this machine's ports

@@ -19,8 +19,8 @@ import {
   RpcError,
   StartMeetingParamsSchema,
   meetingIdSchema,
-  z,
 } from '../../../protocol/src';
+import * as z from 'zod';
 import type { DaemonConnection } from '../../../client/src';
 import { DAEMON_VERSION } from '../daemon/server';
 

@@ -1,7 +1,7 @@
 /**
  * Deterministic provider for demos, tests and benchmarks: replies come from a JSON script.
  *
- * Script format (documented in the README):
+ * Script format (documented in docs/cli.md, "Scripted provider"):
  * {
  *   "defaultDelayMs": 0,                 // optional delay before every reply
  *   "onExhausted": "pass",               // worker out of replies: "pass" (default), "repeat" or "error"

@@ -2,9 +2,10 @@
  * The store's files on disk (layout and rules in sqliteStore.ts): which snapshot and journals to
  * trust at start-up, and how a newly exported snapshot is put in place.
  */
-import { promises as fs, openSync, closeSync, fsyncSync } from 'node:fs';
+import { promises as fs, openSync, closeSync, fsyncSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import initSqlJs from 'sql.js/dist/sql-wasm-inline.js';
+import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { StoreCorruptError, chainProblem, readJournal, verifySnapshot, type JournalRead } from './verify';
 
@@ -14,8 +15,17 @@ const JOURNAL_RE = /^journal\.(\d+)\.ndjson$/;
 
 let sqlPromise: Promise<SqlJsStatic> | undefined;
 export function sql(): Promise<SqlJsStatic> {
-  sqlPromise ??= initSqlJs();
+  sqlPromise ??= initSqlJs({ locateFile: wasmFile });
   return sqlPromise;
+}
+
+/**
+ * The bundled daemon finds sql.js's engine beside itself (the build copies it to dist/daemon);
+ * run from source (tests, benchmarks), it is the one in sql.js's own package.
+ */
+function wasmFile(name: string): string {
+  const beside = path.join(__dirname, name);
+  return existsSync(beside) ? beside : createRequire(__filename).resolve(`sql.js/dist/${name}`);
 }
 
 /** Journal files of a store directory, oldest generation first. */
