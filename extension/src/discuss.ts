@@ -10,7 +10,7 @@ import type { ContextRequest } from '../../protocol/src';
 export const DISCUSS_COMMAND = 'roundtable.discuss';
 
 /** Workspace-relative path with `/` separators, or undefined for a file outside every folder. */
-export function relative(uri: vscode.Uri): string | undefined {
+function relative(uri: vscode.Uri): string | undefined {
   const folder = vscode.workspace.getWorkspaceFolder(uri);
   if (!folder) return undefined;
   return vscode.workspace.asRelativePath(uri, false).replace(/\\/g, '/');

@@ -12,12 +12,15 @@ import { DaemonLink, dataDir } from './daemonLink';
 import { Lifecycle, needOf } from './lifecycle';
 import { LmBridge } from './lmBridge';
 import { registerMcpServer } from './mcpRegistration';
-import { MeetingCommands, type MeetingArg } from './meetings';
+import { MeetingCommands, meetingIdOf, type MeetingArg } from './meetings';
 import { modelSourceFor } from './modelSource';
 import { MeetingsTree } from './meetingsTree';
 import { RoomViewProvider } from './roomView';
 import { API_KEY_SECRET, startFlow } from './startFlow';
 import { registerDiscuss } from './discuss';
+import { anotherRound } from './chat/anotherRound';
+import { ANOTHER_ROUND_COMMAND, chatHandler, followups, registerChatParticipant } from './chat/participant';
+import { conveneFromExtension, validateConveneInput } from './convene';
 import { meetingStatusBar } from './statusBar';
 
 /** What activate() returns: used by the extension-host tests, not a public API. */
@@ -29,6 +32,10 @@ export interface RoundtableApi {
   /** The meeting the room shows. */
   shownMeeting(): string | undefined;
   link: DaemonLink;
+  /** The Meetings view's row of a meeting, as listed now (read again from the daemon). */
+  meetingRow(meetingId: string): Promise<vscode.TreeItem | undefined>;
+  /** `@roundtable`'s handler and follow-ups, for the extension-host tests only (ROUNDTABLE_EXTENSION_TESTS). */
+  chat?: { handler: vscode.ChatRequestHandler; followups: vscode.ChatFollowupProvider };
 }
 
 const ACTIVE_KEY = 'roundtable.activeMeeting';
@@ -246,7 +253,22 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
       vscode.commands.executeCommand(`${RoomViewProvider.viewId}.focus`),
     ),
     vscode.commands.registerCommand('roundtable.showLog', () => log.show()),
+    vscode.commands.registerCommand(
+      ANOTHER_ROUND_COMMAND,
+      run(async (arg?: MeetingArg) => {
+        const id = meetingIdOf(arg, activeMeeting);
+        if (!id) throw new Error('No meeting for another round: pick one in the Meetings view.');
+        if (await anotherRound(lifecycle, id)) await select(id);
+      }),
+    ),
   );
+  const chatDeps = { convene: conveneFromExtension, validate: validateConveneInput };
+  try {
+    context.subscriptions.push(registerChatParticipant(context, chatDeps));
+  } catch (e) {
+    // A host without the chat API (an older or stripped build): everything else works without it.
+    log.info(`@roundtable chat participant not registered: ${(e as Error).message}`);
+  }
 
   updateContext();
   // Connects (starting the daemon if needed): the list fills the Meetings view, and onConnected catches up.
@@ -278,6 +300,12 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     state: (meetingId) => fold(link.logs.get(meetingId) ?? []),
     roomResolved: () => room.resolved,
     shownMeeting: () => activeMeeting,
+    meetingRow: async (meetingId) => {
+      await tree.refresh();
+      const meeting = tree.find(meetingId);
+      return meeting ? tree.getTreeItem({ kind: 'meeting', meeting }) : undefined;
+    },
+    ...(process.env.ROUNDTABLE_EXTENSION_TESTS ? { chat: { handler: chatHandler(chatDeps), followups } } : {}),
     daemonPid: async () => {
       try {
         return (JSON.parse(await readFile(path.join(dataDir(), 'daemon.json'), 'utf8')) as { pid: number }).pid;

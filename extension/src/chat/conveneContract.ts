@@ -1,10 +1,10 @@
 /**
  * TEMPORARY: the shapes of the one "convene from the extension" path (extension/src/convene.ts,
- * branch `lmtool`, over client/src/convene.ts, branch `mirror`), copied from the shared contract
- * so the participant compiles before those branches land. Replaced by imports on merge.
+ * branch `lmtool`, over client/src/convene.ts, branch `mirror`), so the participant compiles
+ * before those branches land. Replaced by imports from '../convene' on merge.
  */
 import type * as vscode from 'vscode';
-import type { ContextRequest, Digest, MeetingState } from '../../../protocol/src';
+import type { MeetingMode, MeetingState } from '../../../protocol/src';
 
 /** Once per finished round: who spoke, with which model and stance, a one-line gist; the judge's notes. */
 export interface RoundProgress {
@@ -13,27 +13,28 @@ export interface RoundProgress {
   judge?: string;
 }
 
-/** What the chat asks the convene path for. */
+/** What a caller asks for. `context` lists workspace paths; the item `"diff"` is the current git diff. */
 export interface ConveneInput {
   topic: string;
-  mode?: 'roundtable' | 'consensus';
+  mode?: MeetingMode;
   options?: string[];
-  context?: ContextRequest;
+  context?: string[];
   maxRounds?: number;
 }
 
-export interface ConveneResult {
+/** How a convened meeting ended, with its digest as Markdown (already escaped). */
+export interface ConveneOutcome {
   meetingId: string;
   state: MeetingState;
-  digest: Digest | undefined;
+  digest: string;
   outcome: string;
   cut: boolean;
 }
 
 export type ConveneFromExtension = (
-  input: ConveneInput,
-  opts: { token?: vscode.CancellationToken; onRound?: (p: RoundProgress) => void },
-) => Promise<ConveneResult>;
+  input: unknown,
+  opts?: { token?: vscode.CancellationToken; onRound?: (p: RoundProgress) => void },
+) => Promise<ConveneOutcome>;
 
-/** The one line that says what is wrong with an input, or undefined when it may be convened. */
-export type ValidateConveneInput = (input: ConveneInput) => string | undefined;
+/** Throws the one line that says what is wrong with an input (empty topic, one option, a path outside the workspace). */
+export type ValidateConveneInput = (input: unknown) => unknown;
