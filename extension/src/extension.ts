@@ -18,6 +18,7 @@ import { MeetingsTree } from './meetingsTree';
 import { RoomViewProvider } from './roomView';
 import { API_KEY_SECRET, startFlow } from './startFlow';
 import { registerDiscuss } from './discuss';
+import { setConveneHost } from './convene';
 import { meetingStatusBar } from './statusBar';
 
 /** What activate() returns: used by the extension-host tests, not a public API. */
@@ -137,6 +138,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     treeView,
     lifecycle,
     commands,
+    setConveneHost({ context, link, log, startedHere }),
     vscode.window.registerWebviewViewProvider(RoomViewProvider.viewId, room),
     link.onEvent((e) => {
       if (e.meetingId === activeMeeting) updateContext();
