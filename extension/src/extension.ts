@@ -20,7 +20,7 @@ import { API_KEY_SECRET, startFlow } from './startFlow';
 import { registerDiscuss } from './discuss';
 import { anotherRound } from './chat/anotherRound';
 import { ANOTHER_ROUND_COMMAND, chatHandler, followups, registerChatParticipant } from './chat/participant';
-import { conveneFromExtension, validateConveneInput } from './convene';
+import { conveneFromExtension, setConveneHost, validateConveneInput } from './convene';
 import { meetingStatusBar } from './statusBar';
 
 /** What activate() returns: used by the extension-host tests, not a public API. */
@@ -144,6 +144,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     treeView,
     lifecycle,
     commands,
+    setConveneHost({ context, link, log, startedHere }),
     vscode.window.registerWebviewViewProvider(RoomViewProvider.viewId, room),
     link.onEvent((e) => {
       if (e.meetingId === activeMeeting) updateContext();

@@ -10,16 +10,27 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { STUB_MODELS_ENV } from '../../extension/src/testStubModels';
 import { ROOT, startVsCode, until, type RunningVsCode } from './codeServer';
 
 describe('extension-host suites inside code-server', () => {
   let vs: RunningVsCode | undefined;
   after(() => vs?.stop());
 
-  it('pass: activation, commands, room view, daemon start and restart, vscode.lm errors', async () => {
+  it('pass: activation, commands, room view, daemon start and restart, vscode.lm errors, @roundtable', async () => {
     assert.ok(existsSync(path.join(ROOT, 'dist', 'test', 'suite.js')), 'the suites are built by npm run build');
     const out = path.join(await mkdtemp(path.join(tmpdir(), 'rt-exthost-')), 'results.json');
-    vs = await startVsCode({ install: 'unpacked', env: { ROUNDTABLE_EXTENSION_TESTS: out } });
+    vs = await startVsCode({
+      install: 'unpacked',
+      env: {
+        ROUNDTABLE_EXTENSION_TESTS: out,
+        // Two families, so the convene path proposes a panel without a picker (no Copilot in code-server).
+        [STUB_MODELS_ENV]: JSON.stringify([
+          { id: 'stub-a', family: 'alpha' },
+          { id: 'stub-b', family: 'beta' },
+        ]),
+      },
+    });
     const failures = Number(
       await until('the suites to finish', async () => readFile(`${out}.done`, 'utf8').catch(() => undefined), 240_000),
     );
@@ -32,6 +43,6 @@ describe('extension-host suites inside code-server', () => {
         `  extension host: ${report.failures.some((f) => f.fullTitle === t.fullTitle) ? '✖' : '✔'} ${t.fullTitle}`,
       );
     assert.equal(failures, 0, report.failures.map((f) => `${f.fullTitle}: ${f.err.message}`).join('\n'));
-    assert.equal(report.tests.length, 4);
+    assert.equal(report.tests.length, 8);
   });
 });

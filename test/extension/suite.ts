@@ -7,25 +7,8 @@ import * as assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import Mocha from 'mocha';
 import * as vscode from 'vscode';
-import type { RoundtableApi } from '../../extension/src/extension';
-
-const EXTENSION_ID = 'roundtable-dev.roundtable';
-
-async function api(): Promise<RoundtableApi> {
-  const ext = vscode.extensions.getExtension<RoundtableApi>(EXTENSION_ID);
-  assert.ok(ext, `${EXTENSION_ID} is installed`);
-  return ext.isActive ? ext.exports : ext.activate();
-}
-
-async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const v = await fn();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { api, until } from './host';
+import { defineChatSuite } from './chatSuite';
 
 const scripted = (workers: string[], provider: 'scripted' | 'vscode-lm' = 'scripted') => [
   { name: 'sam', role: 'assistant' as const, provider: 'scripted' as const, model: 'scripted' },
@@ -132,6 +115,7 @@ export function defineSuites(mocha: Mocha): void {
       }
     });
   });
+  defineChatSuite();
 }
 
 /** Entry point for @vscode/test-electron. */

@@ -1,15 +1,13 @@
 /**
  * The `@roundtable` chat participant's pure parts: how a request is read (`/vote` syntax, bad input
- * refused with one line), and that the per-round table and the digest answer keep their structure
- * whatever the models wrote (parsed with markdown-it, `html: true`, as a chat renderer might).
+ * refused with one line), and that the per-round table keeps its structure whatever the models wrote (parsed with markdown-it, `html: true`, as a chat renderer might).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import MarkdownIt from 'markdown-it';
 import { rng } from '../../daemon/src/meeting/order';
-import type { Digest } from '../../protocol/src';
 import { parseAsk, VOTE_SYNTAX, withoutReferences } from '../../extension/src/chat/ask';
-import { digestAnswer, roundTable } from '../../extension/src/chat/render';
+import { roundTable } from '../../extension/src/chat/render';
 import { hostileText } from '../fakes/hostileText';
 
 describe('chat: reading a request', () => {
@@ -86,19 +84,6 @@ const shape = (text: string): string[] => {
   });
 };
 
-const digest = (text: (field: string) => string): Digest => ({
-  topic: text('topic'),
-  consensus: 'MAJORITY',
-  consensusStatement: text('statement'),
-  dissent: text('dissent'),
-  contributors: text('contributors'),
-  confidence: 0.5,
-  tokensUsed: 1200,
-  tokenBudget: 15000,
-  terminatedBy: 'consensus_majority',
-  debate: text('debate'),
-});
-
 describe('chat: the Markdown it streams', () => {
   it('a round is one table: a row per speaker with name, model, stance and gist, then the judge', () => {
     const out = roundTable({
@@ -119,7 +104,7 @@ describe('chat: the Markdown it streams', () => {
     assert.match(out, /^> Judge: Converging on the split\.$/m);
   });
 
-  it('hostile model text cannot change the table or the digest answer', () => {
+  it('hostile model text cannot change the table: no row, cell, heading, link or HTML added', () => {
     const benignRound = roundTable({
       round: 1,
       posts: [
@@ -128,7 +113,6 @@ describe('chat: the Markdown it streams', () => {
       ],
       judge: 'word',
     });
-    const benignDigest = digestAnswer({ digest: digest(() => 'word'), outcome: 'word', cut: false, verdict: 'word' });
     for (let seed = 1; seed <= 200; seed++) {
       const rand = rng(seed);
       const h = (): string => hostileText(rand);
@@ -141,20 +125,7 @@ describe('chat: the Markdown it streams', () => {
         judge: `word ${h()}`,
       });
       assert.deepEqual(shape(round), shape(benignRound), `seed ${seed}: round table\n${round}`);
-      const answer = digestAnswer({ digest: digest(h), outcome: h(), cut: false, verdict: h() });
-      assert.deepEqual(shape(answer), shape(benignDigest), `seed ${seed}: digest\n${answer}`);
-      assert.doesNotMatch(answer + round, /<(img|script|div|details)/i, 'no HTML element reaches the chat');
+      assert.doesNotMatch(round, /<(img|script|div|details)/i, 'no HTML element reaches the chat');
     }
-  });
-
-  it('the answer gives outcome, dissent, standing and the debate, and says when the chat cut it', () => {
-    const d = digest((f) => `the ${f}`);
-    const answer = digestAnswer({ digest: d, outcome: 'cut', cut: true, verdict: 'Postgres' });
-    for (const part of ['### Outcome', 'the statement', '### Dissent', 'the dissent', 'Majority', 'confidence 0.50'])
-      assert.ok(answer.includes(part), part);
-    assert.match(answer, /verdict: Postgres/);
-    assert.match(answer, /ended: cut from the chat/);
-    assert.match(answer, /### Was the debate worth it\?\n\nthe debate/);
-    assert.match(digestAnswer({ digest: undefined, outcome: 'the model refused', cut: false }), /No digest.*refused/);
   });
 });

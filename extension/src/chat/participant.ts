@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { parseAsk, withoutReferences } from './ask';
-import type { ConveneFromExtension, ValidateConveneInput } from './conveneContract';
+import type { conveneFromExtension, validateConveneInput } from '../convene';
 import { referencePaths } from './references';
 import { roundTable } from './render';
 
@@ -15,9 +15,10 @@ export const PARTICIPANT_ID = 'roundtable-dev.roundtable';
 /** The command behind the Another Round button (registered with the review's another-round path). */
 export const ANOTHER_ROUND_COMMAND = 'roundtable.anotherRound';
 
+/** The one convene path (injected, so the handler is the same in the extension and its tests). */
 export interface ChatDeps {
-  convene: ConveneFromExtension;
-  validate: ValidateConveneInput;
+  convene: typeof conveneFromExtension;
+  validate: typeof validateConveneInput;
 }
 
 /** What an answer remembers in the chat history, for the follow-ups. */

@@ -5,7 +5,7 @@
  * the escaping is tested without VS Code. (The answer is the convene path's digest report.)
  */
 import { cell, quote } from '../../../protocol/src/markdown';
-import type { RoundProgress } from './conveneContract';
+import type { RoundProgress } from '../convene';
 
 /** One round: who spoke, with which model, each stance and gist, then the judge's notes. */
 export function roundTable(p: RoundProgress): string {
