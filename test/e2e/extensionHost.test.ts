@@ -10,7 +10,6 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { STUB_MODELS_ENV } from '../../extension/src/testStubModels';
 import { ROOT, startVsCode, until, type RunningVsCode } from './codeServer';
 
 describe('extension-host suites inside code-server', () => {
@@ -25,7 +24,7 @@ describe('extension-host suites inside code-server', () => {
       env: {
         ROUNDTABLE_EXTENSION_TESTS: out,
         // Two families, so the convene path proposes a panel without a picker (no Copilot in code-server).
-        [STUB_MODELS_ENV]: JSON.stringify([
+        ROUNDTABLE_TEST_LM_MODELS: JSON.stringify([
           { id: 'stub-a', family: 'alpha' },
           { id: 'stub-b', family: 'beta' },
         ]),
