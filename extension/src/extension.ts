@@ -19,6 +19,7 @@ import { RoomViewProvider } from './roomView';
 import { API_KEY_SECRET, startFlow } from './startFlow';
 import { registerDiscuss } from './discuss';
 import { setConveneHost } from './convene';
+import { registerLmTool } from './lmTool';
 import { meetingStatusBar } from './statusBar';
 
 /** What activate() returns: used by the extension-host tests, not a public API. */
@@ -29,10 +30,15 @@ export interface RoundtableApi {
   daemonPid(): Promise<number | undefined>;
   /** The meeting the room shows. */
   shownMeeting(): string | undefined;
+  /** The Meetings view's rows as a person reads them: group, then each meeting's label and description. */
+  meetingRows(): { group: string; meetingId: string; label: string; description: string }[];
   link: DaemonLink;
 }
 
 const ACTIVE_KEY = 'roundtable.activeMeeting';
+
+const labelText = (l: string | vscode.TreeItemLabel | undefined): string =>
+  typeof l === 'object' ? l.label : (l ?? '');
 
 export function activate(context: vscode.ExtensionContext): RoundtableApi {
   const log = vscode.window.createOutputChannel('Roundtable', { log: true });
@@ -139,6 +145,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     lifecycle,
     commands,
     setConveneHost({ context, link, log, startedHere }),
+    registerLmTool(),
     vscode.window.registerWebviewViewProvider(RoomViewProvider.viewId, room),
     link.onEvent((e) => {
       if (e.meetingId === activeMeeting) updateContext();
@@ -280,6 +287,18 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     state: (meetingId) => fold(link.logs.get(meetingId) ?? []),
     roomResolved: () => room.resolved,
     shownMeeting: () => activeMeeting,
+    meetingRows: () =>
+      tree.getChildren().flatMap((g) =>
+        tree.getChildren(g).map((node) => {
+          const item = tree.getTreeItem(node);
+          return {
+            group: labelText(tree.getTreeItem(g).label),
+            meetingId: node.kind === 'meeting' ? node.meeting.meetingId : '',
+            label: labelText(item.label),
+            description: String(item.description),
+          };
+        }),
+      ),
     daemonPid: async () => {
       try {
         return (JSON.parse(await readFile(path.join(dataDir(), 'daemon.json'), 'utf8')) as { pid: number }).pid;

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import Mocha from 'mocha';
 import * as vscode from 'vscode';
 import type { RoundtableApi } from '../../extension/src/extension';
+import { defineLmToolSuite } from './lmToolSuite';
 
 const EXTENSION_ID = 'roundtable-dev.roundtable';
 
@@ -37,7 +38,7 @@ const scripted = (workers: string[], provider: 'scripted' | 'vscode-lm' = 'scrip
   })),
 ];
 
-export function defineSuites(mocha: Mocha): void {
+export function defineSuites(mocha: Mocha, results?: string): void {
   mocha.suite.emit('pre-require', globalThis, 'suite', mocha);
   suite('Roundtable extension host', function () {
     this.timeout(60_000);
@@ -132,6 +133,7 @@ export function defineSuites(mocha: Mocha): void {
       }
     });
   });
+  defineLmToolSuite({ api, until, results });
 }
 
 /** Entry point for @vscode/test-electron. */
@@ -152,7 +154,7 @@ export function runTo(out: string): Promise<void> {
     reporter: 'json',
     reporterOptions: { output: out },
   });
-  defineSuites(mocha);
+  defineSuites(mocha, out);
   return new Promise((resolve) =>
     mocha.run((failures) => {
       writeFileSync(`${out}.done`, String(failures));

@@ -1,0 +1,152 @@
+/**
+ * The language model tool `roundtable_convene`, called as agent mode calls it: `vscode.lm.invokeTool`
+ * in the real extension host. The panel is the first run's automatic proposal from the models of
+ * a real loopback OpenAI-compatible server (no saved panel), so nothing here is scripted inside
+ * the daemon. VS Code asks for confirmation before the tool runs; the code-server driver answers
+ * the dialog as a person would (test/e2e/extensionHost.test.ts).
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import * as vscode from 'vscode';
+import { PANEL_WORKERS } from '../../protocol/src';
+import { CONVENE_TOOL_NAME } from '../../protocol/src/convene';
+import { stubReply } from '../../extension/src/testStubModels';
+import type { RoundtableApi } from '../../extension/src/extension';
+import { startFakeOpenAI, seatOf, type ChatBody, type FakeOpenAI } from '../fakes/openaiServer';
+
+/** Files shared with the driver: the suite says when a tool meeting runs, the driver says when it has looked. */
+export const TOOL_RUNNING_SUFFIX = '.tool-running';
+export const TOOL_SEEN_SUFFIX = '.tool-seen';
+
+/** A worker turn on this topic is held until the meeting is cut: the meeting is visibly running meanwhile. */
+const HELD_TOPIC = 'Should the billing service be split out (held until cancelled)?';
+
+const MODELS = ['alpha-large', 'beta-large'];
+
+function promptOf(body: ChatBody): string {
+  return (body.messages ?? []).map((m) => m.content).join('\n');
+}
+
+export function defineLmToolSuite(o: {
+  api: () => Promise<RoundtableApi>;
+  until: <T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms?: number) => Promise<T>;
+  /** Where the driver's handshake files go (unset on desktop: the suite does not wait for a driver). */
+  results: string | undefined;
+}): void {
+  suite('Roundtable language model tool', function () {
+    // The driver answers the confirmation and takes screenshots of the running meeting in four looks.
+    this.timeout(400_000);
+    let fake: FakeOpenAI;
+    const config = () => vscode.workspace.getConfiguration('roundtable');
+    const completions = () => fake.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
+    const invoke = (input: object, token?: vscode.CancellationToken) =>
+      vscode.lm.invokeTool(CONVENE_TOOL_NAME, { input, toolInvocationToken: undefined }, token);
+    const textOf = (r: vscode.LanguageModelToolResult) =>
+      r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+
+    suiteSetup(async () => {
+      fake = await startFakeOpenAI(
+        (body) => {
+          const prompt = promptOf(body);
+          const { me } = seatOf(body);
+          // Held: never answered; the cut aborts the call.
+          if (prompt.includes(HELD_TOPIC) && PANEL_WORKERS.some((w) => w.name === me))
+            return new Promise<never>(() => undefined);
+          return { text: stubReply({ id: body.model ?? 'model', family: 'fake' }, prompt) };
+        },
+        { models: MODELS },
+      );
+      await config().update('providerBaseUrl', fake.baseURL, vscode.ConfigurationTarget.Global);
+      await config().update('maxRounds', 3, vscode.ConfigurationTarget.Global);
+      // Two seats for two families: the proposal gives each worker its own family.
+      await config().update('workers', 2, vscode.ConfigurationTarget.Global);
+    });
+    suiteTeardown(async () => {
+      await config().update('providerBaseUrl', undefined, vscode.ConfigurationTarget.Global);
+      await config().update('maxRounds', undefined, vscode.ConfigurationTarget.Global);
+      await config().update('workers', undefined, vscode.ConfigurationTarget.Global);
+      await fake.close();
+    });
+
+    test('is registered for agent mode, with its input schema', () => {
+      const tool = vscode.lm.tools.find((t) => t.name === CONVENE_TOOL_NAME);
+      assert.ok(tool, `${CONVENE_TOOL_NAME} is in vscode.lm.tools`);
+      assert.deepEqual((tool.inputSchema as { required?: string[] }).required, ['topic']);
+    });
+
+    test('bad input is one clear line and spends nothing', async () => {
+      const a = await o.api();
+      const before = { calls: completions(), meetings: (await a.link.request('meeting/list', {})).meetings.length };
+      const cases: [object, RegExp][] = [
+        [{ topic: '   ' }, /topic must not be empty/],
+        [{ topic: 'Pick one', mode: 'consensus', options: ['only this'] }, /at least 2 options/],
+        [{ topic: 'Read this', context: ['../outside.txt'] }, /"\.\.\/outside\.txt" is outside the workspace/],
+      ];
+      for (const [input, message] of cases)
+        await assert.rejects(Promise.resolve(invoke(input)), (e: Error) => {
+          assert.match(e.message, message);
+          assert.equal(e.message.split('\n').length, 1, 'one line');
+          return true;
+        });
+      assert.equal(completions(), before.calls, 'no model was called');
+      assert.equal(
+        (await a.link.request('meeting/list', {})).meetings.length,
+        before.meetings,
+        'no meeting was started',
+      );
+    });
+
+    test('convenes the proposed panel and answers with the digest; the review stays the person’s', async () => {
+      const a = await o.api();
+      const result = await invoke({ topic: 'Should we split billing?', context: ['README.md'] });
+      const text = textOf(result);
+      const meetingId = /Meeting `([^`]+)`/.exec(text)?.[1];
+      assert.ok(meetingId, `the digest names the meeting:\n${text}`);
+      assert.match(text, /^## Roundtable: Should we split billing\?/);
+      assert.match(text, /\*\*Verdict:\*\* Full consensus · \*\*Confidence:\*\* 1\.00/);
+      for (const section of ['Outcome', 'Dissent', 'Contributions', 'Standing'])
+        assert.match(text, new RegExp(`### ${section}\\n`), `${section} section`);
+      assert.match(text, /The stub panel agreed/);
+      assert.match(text, /\[Open the room\]\(command:roundtable\.openMeeting\?/);
+      const s = a.state(meetingId);
+      assert.deepEqual(
+        [...new Set(s.participants.filter((p) => p.role === 'worker').map((p) => p.model))].sort(),
+        MODELS,
+        'one worker per model family, proposed without a picker',
+      );
+      assert.deepEqual(s.context?.items.map((i) => i.path).filter(Boolean), ['README.md']);
+      assert.equal(s.decision, undefined, 'the tool did not decide');
+      const row = await o.until('the Meetings view row', () =>
+        a.meetingRows().find((r) => r.meetingId === meetingId && /review/.test(r.description)),
+      );
+      assert.equal(row.group, 'Awaiting you');
+      assert.equal(row.label, 'Should we split billing?');
+    });
+
+    test('cancelling cuts the meeting, which shows running meanwhile; the digest still comes back', async () => {
+      const a = await o.api();
+      const cts = new vscode.CancellationTokenSource();
+      const pending = Promise.resolve(invoke({ topic: HELD_TOPIC }, cts.token));
+      const row = await o.until('a running row in the Meetings view', () =>
+        a.meetingRows().find((r) => r.group === 'Running' && HELD_TOPIC.startsWith(r.label.replace(/…$/, ''))),
+      );
+      assert.match(row.description, /^Round 1 of 3/);
+      if (o.results) {
+        writeFileSync(`${o.results}${TOOL_RUNNING_SUFFIX}`, row.meetingId);
+        await o.until(
+          'the driver to look at the running meeting',
+          () => existsSync(`${o.results}${TOOL_SEEN_SUFFIX}`),
+          300_000,
+        );
+      }
+      cts.cancel();
+      const text = textOf(await pending);
+      assert.match(text, /\*\*Ended:\*\* Cut \(cancelled by whoever convened it\)/);
+      assert.match(text, new RegExp(`Meeting \`${row.meetingId}\``));
+      const s = a.state(row.meetingId);
+      assert.equal(s.closed?.reason, 'cut');
+      assert.ok(s.digest, 'the digest was written');
+      assert.equal(s.decision, undefined);
+    });
+  });
+}
