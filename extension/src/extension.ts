@@ -18,7 +18,7 @@ import { MeetingsTree } from './meetingsTree';
 import { RoomViewProvider } from './roomView';
 import { API_KEY_SECRET, startFlow } from './startFlow';
 import { registerDiscuss } from './discuss';
-import { setConveneHost } from './convene';
+import { conveneFromExtension, setConveneHost, type ConveneOutcome } from './convene';
 import { registerLmTool } from './lmTool';
 import { meetingStatusBar } from './statusBar';
 
@@ -30,6 +30,8 @@ export interface RoundtableApi {
   daemonPid(): Promise<number | undefined>;
   /** The meeting the room shows. */
   shownMeeting(): string | undefined;
+  /** Convenes as the tool and `@roundtable` do (no confirmation: that is VS Code's, around the tool). */
+  convene(input: unknown, token?: vscode.CancellationToken): Promise<ConveneOutcome>;
   /** The Meetings view's rows as a person reads them: group, then each meeting's label and description. */
   meetingRows(): { group: string; meetingId: string; label: string; description: string }[];
   link: DaemonLink;
@@ -287,6 +289,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     state: (meetingId) => fold(link.logs.get(meetingId) ?? []),
     roomResolved: () => room.resolved,
     shownMeeting: () => activeMeeting,
+    convene: (input, token) => conveneFromExtension(input, token ? { token } : {}),
     meetingRows: () =>
       tree.getChildren().flatMap((g) =>
         tree.getChildren(g).map((node) => {

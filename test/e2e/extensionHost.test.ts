@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { TOOL_RUNNING_SUFFIX, TOOL_SEEN_SUFFIX } from '../extension/lmToolSuite';
+import { TOOL_RUNNING_SUFFIX, TOOL_SEEN_SUFFIX } from '../extension/handshake';
 import { ROOT, palette, resizeSidebar, setTheme, startVsCode, until, type RunningVsCode } from './codeServer';
 
 const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
@@ -84,7 +84,7 @@ describe('extension-host suites inside code-server', () => {
         `  extension host: ${report.failures.some((f) => f.fullTitle === t.fullTitle) ? '✖' : '✔'} ${t.fullTitle}`,
       );
     assert.equal(failures, 0, report.failures.map((f) => `${f.fullTitle}: ${f.err.message}`).join('\n'));
-    assert.equal(report.tests.length, 8);
+    assert.equal(report.tests.length, 9);
     // Asked once per meeting the tool convened (bad input never reaches the confirmation), naming the panel and the bill.
     assert.equal(confirmations.length, 2, confirmations.join('\n'));
     for (const c of confirmations) {

@@ -12,11 +12,8 @@ import { PANEL_WORKERS } from '../../protocol/src';
 import { CONVENE_TOOL_NAME } from '../../protocol/src/convene';
 import { stubReply } from '../../extension/src/testStubModels';
 import type { RoundtableApi } from '../../extension/src/extension';
+import { TOOL_RUNNING_SUFFIX, TOOL_SEEN_SUFFIX } from './handshake';
 import { startFakeOpenAI, seatOf, type ChatBody, type FakeOpenAI } from '../fakes/openaiServer';
-
-/** Files shared with the driver: the suite says when a tool meeting runs, the driver says when it has looked. */
-export const TOOL_RUNNING_SUFFIX = '.tool-running';
-export const TOOL_SEEN_SUFFIX = '.tool-seen';
 
 /** A worker turn on this topic is held until the meeting is cut: the meeting is visibly running meanwhile. */
 const HELD_TOPIC = 'Should the billing service be split out (held until cancelled)?';
@@ -123,14 +120,31 @@ export function defineLmToolSuite(o: {
       assert.equal(row.label, 'Should we split billing?');
     });
 
-    test('cancelling cuts the meeting, which shows running meanwhile; the digest still comes back', async () => {
+    /** Starts a held meeting, waits for its row under Running, and returns it. */
+    const runningRow = async (a: RoundtableApi, topic: string) => {
+      const row = await o.until('a running row in the Meetings view', () =>
+        a.meetingRows().find((r) => r.group === 'Running' && topic.startsWith(r.label.replace(/…$/, ''))),
+      );
+      assert.match(row.description, /^Round 1 of 3/);
+      return row;
+    };
+    const settledCut = async (a: RoundtableApi, meetingId: string) => {
+      const s = await o.until('the digest of the cut meeting', () =>
+        a.state(meetingId).digest ? a.state(meetingId) : undefined,
+      );
+      assert.equal(s.closed?.reason, 'cut');
+      assert.equal(s.digest?.digest.terminatedBy, 'cut');
+      assert.equal(s.decision, undefined);
+      await o.until('the row to leave Running', () =>
+        a.meetingRows().find((r) => r.meetingId === meetingId && r.group !== 'Running'),
+      );
+    };
+
+    test('cancelling the tool cuts its meeting, which shows running meanwhile; the digest is still written', async () => {
       const a = await o.api();
       const cts = new vscode.CancellationTokenSource();
       const pending = Promise.resolve(invoke({ topic: HELD_TOPIC }, cts.token));
-      const row = await o.until('a running row in the Meetings view', () =>
-        a.meetingRows().find((r) => r.group === 'Running' && HELD_TOPIC.startsWith(r.label.replace(/…$/, ''))),
-      );
-      assert.match(row.description, /^Round 1 of 3/);
+      const row = await runningRow(a, HELD_TOPIC);
       if (o.results) {
         writeFileSync(`${o.results}${TOOL_RUNNING_SUFFIX}`, row.meetingId);
         await o.until(
@@ -140,13 +154,24 @@ export function defineLmToolSuite(o: {
         );
       }
       cts.cancel();
-      const text = textOf(await pending);
-      assert.match(text, /\*\*Ended:\*\* Cut \(cancelled by whoever convened it\)/);
-      assert.match(text, new RegExp(`Meeting \`${row.meetingId}\``));
-      const s = a.state(row.meetingId);
-      assert.equal(s.closed?.reason, 'cut');
-      assert.ok(s.digest, 'the digest was written');
-      assert.equal(s.decision, undefined);
+      // VS Code drops a cancelled tool's answer; the meeting is cut and its digest kept all the same.
+      await assert.rejects(pending, /Canceled/);
+      await settledCut(a, row.meetingId);
+    });
+
+    test('a cancelled convene answers with the digest of the cut meeting, saying it was cut', async () => {
+      const a = await o.api();
+      const topic = `${HELD_TOPIC} Again.`;
+      const cts = new vscode.CancellationTokenSource();
+      const pending = a.convene({ topic }, cts.token);
+      const row = await runningRow(a, topic);
+      cts.cancel();
+      const out = await pending;
+      assert.equal(out.meetingId, row.meetingId);
+      assert.equal(out.cut, true);
+      assert.match(out.digest, /\*\*Ended:\*\* Cut \(cancelled by whoever convened it\)/);
+      assert.match(out.digest, new RegExp(`Meeting \`${row.meetingId}\``));
+      await settledCut(a, row.meetingId);
     });
   });
 }
