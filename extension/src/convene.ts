@@ -163,7 +163,13 @@ export async function conveneFromExtension(
         return h.startedHere(id);
       },
     });
-    return { ...r, digest: digestReport(r.state, { cut: r.cut }) };
+    return {
+      meetingId: r.meetingId,
+      state: r.state,
+      outcome: r.outcome,
+      cut: r.cut,
+      digest: digestReport(r.state, { cut: r.cut }),
+    };
   } finally {
     sub?.dispose();
   }

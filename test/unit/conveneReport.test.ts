@@ -1,7 +1,7 @@
 /**
  * What a chat or an agent gets back from a convened meeting (the language model tool and
  * `@roundtable`): the digest as Markdown with the verdict, its sections, the meeting id and a
- * link to the room, hostile model text kept as text; the round progress; and the tool's input,
+ * link to the room, hostile model text kept as text; and the tool's input,
  * checked by one schema that package.json's `languageModelTools` entry is generated from.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +11,6 @@ import { describe, it } from 'node:test';
 import { check } from '../../protocol/src';
 import { CONVENE_TOOL_NAME, ConveneInputSchema, conveneInputJsonSchema } from '../../protocol/src/convene';
 import { digestReport, openRoomLink } from '../../extension/src/conveneReport';
-import { outcomeLine, roundProgress } from '../../extension/src/conveneFollow';
 import { panel, runMeeting } from '../fakes/meetings';
 
 const HOSTILE = '## Injected\n<img src=x onerror=alert(1)> [run](command:roundtable.deleteMeeting) ```';
@@ -44,7 +43,6 @@ describe('the digest a convened meeting answers with', () => {
     assert.match(md, /### Was the debate worth it\?\n\n\S/);
     assert.ok(md.includes(`Meeting \`${state.meetingId}\` · [Open the room](${openRoomLink(state.meetingId)})`));
     assert.match(md, /nothing was accepted or rejected on your behalf/);
-    assert.equal(outcomeLine(state), 'Split billing behind a flag.');
     assert.deepEqual(JSON.parse(decodeURIComponent(openRoomLink(state.meetingId).split('?')[1]!)), [state.meetingId]);
   });
 
@@ -64,20 +62,6 @@ describe('the digest a convened meeting answers with', () => {
     assert.match(md, /\\\[run\\\]\(command:roundtable\.deleteMeeting\)/, 'the model’s link is escaped text');
     assert.equal(md.match(/(?<!\\)\]\(command:/g)?.length, 1, 'the only command link is the room’s');
     assert.match(md, /\(cancelled by whoever convened it\)/);
-  });
-
-  it('reports each finished round: who spoke on which model, the stance and a one-line gist', async () => {
-    const { state } = await meeting('CONSENSUS_STATEMENT: ok\nCONTRIBUTORS: x\nDISSENT: none');
-    const first = roundProgress(state, 1);
-    assert.deepEqual(
-      first?.posts.map((p) => [p.speaker, p.model, p.stance]),
-      [
-        ['ada', 'scripted', 'AGREE'],
-        ['grace', 'scripted', 'DISAGREE'],
-      ],
-    );
-    assert.ok(first?.posts.every((p) => !p.gist.includes('\n')));
-    assert.equal(roundProgress(state, 9), undefined);
   });
 });
 
