@@ -8,7 +8,8 @@
  */
 import * as vscode from 'vscode';
 import type { ContextRequest, MeetingMode, MeetingState, StartMeetingParams } from '../../protocol/src';
-import { check, int, MeetingModeSchema, StartMeetingParamsSchema, text, z } from '../../protocol/src';
+import { check } from '../../protocol/src';
+import { ConveneInputSchema, DIFF_CONTEXT, type ConveneInput } from '../../protocol/src/convene';
 import { describePanel } from './panelPicker';
 import type { DaemonLink } from './daemonLink';
 import { workspaceRelative } from './discuss';
@@ -22,14 +23,7 @@ import { digestReport } from './conveneReport';
 
 export type { RoundProgress };
 
-/** What a caller asks for. `context` lists workspace paths; the item `"diff"` is the current git diff. */
-export interface ConveneInput {
-  topic: string;
-  mode?: MeetingMode;
-  options?: string[];
-  context?: string[];
-  maxRounds?: number;
-}
+export type { ConveneInput };
 
 /** The input once checked: the mode decided and the context as the daemon reads it. */
 export interface CheckedConvene {
@@ -39,17 +33,6 @@ export interface CheckedConvene {
   attach: ContextRequest | undefined;
   maxRounds: number | undefined;
 }
-
-export const DIFF_CONTEXT = 'diff';
-
-const ConveneInputSchema = StartMeetingParamsSchema.pick({ topic: true, options: true }).extend({
-  mode: MeetingModeSchema.optional(),
-  context: z
-    .array(text({ min: 1, max: 1_000 }))
-    .max(50, { error: 'must list at most 50 paths' })
-    .optional(),
-  maxRounds: int(1, 100).optional(),
-});
 
 /** Workspace paths and `"diff"` as a context request; throws one line for a path outside the workspace. */
 function attachOf(context: readonly string[]): ContextRequest | undefined {
@@ -180,7 +163,13 @@ export async function conveneFromExtension(
         return h.startedHere(id);
       },
     });
-    return { ...r, digest: digestReport(r.state, { cut: r.cut }) };
+    return {
+      meetingId: r.meetingId,
+      state: r.state,
+      outcome: r.outcome,
+      cut: r.cut,
+      digest: digestReport(r.state, { cut: r.cut }),
+    };
   } finally {
     sub?.dispose();
   }

@@ -20,7 +20,8 @@ import { API_KEY_SECRET, startFlow } from './startFlow';
 import { registerDiscuss } from './discuss';
 import { anotherRound } from './chat/anotherRound';
 import { ANOTHER_ROUND_COMMAND, chatHandler, followups, registerChatParticipant } from './chat/participant';
-import { conveneFromExtension, setConveneHost, validateConveneInput } from './convene';
+import { conveneFromExtension, setConveneHost, validateConveneInput, type ConveneOutcome } from './convene';
+import { registerLmTool } from './lmTool';
 import { meetingStatusBar } from './statusBar';
 
 /** What activate() returns: used by the extension-host tests, not a public API. */
@@ -31,14 +32,19 @@ export interface RoundtableApi {
   daemonPid(): Promise<number | undefined>;
   /** The meeting the room shows. */
   shownMeeting(): string | undefined;
+  /** Convenes as the tool and `@roundtable` do (no confirmation: that is VS Code's, around the tool). */
+  convene(input: unknown, token?: vscode.CancellationToken): Promise<ConveneOutcome>;
+  /** The Meetings view's rows as a person reads them: group, then each meeting's label and description. */
+  meetingRows(): { group: string; meetingId: string; label: string; description: string }[];
   link: DaemonLink;
-  /** The Meetings view's row of a meeting, as listed now (read again from the daemon). */
-  meetingRow(meetingId: string): Promise<vscode.TreeItem | undefined>;
   /** `@roundtable`'s handler and follow-ups, for the extension-host tests only (ROUNDTABLE_EXTENSION_TESTS). */
   chat?: { handler: vscode.ChatRequestHandler; followups: vscode.ChatFollowupProvider };
 }
 
 const ACTIVE_KEY = 'roundtable.activeMeeting';
+
+const labelText = (l: string | vscode.TreeItemLabel | undefined): string =>
+  typeof l === 'object' ? l.label : (l ?? '');
 
 export function activate(context: vscode.ExtensionContext): RoundtableApi {
   const log = vscode.window.createOutputChannel('Roundtable', { log: true });
@@ -145,6 +151,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     lifecycle,
     commands,
     setConveneHost({ context, link, log, startedHere }),
+    registerLmTool(),
     vscode.window.registerWebviewViewProvider(RoomViewProvider.viewId, room),
     link.onEvent((e) => {
       if (e.meetingId === activeMeeting) updateContext();
@@ -301,11 +308,19 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     state: (meetingId) => fold(link.logs.get(meetingId) ?? []),
     roomResolved: () => room.resolved,
     shownMeeting: () => activeMeeting,
-    meetingRow: async (meetingId) => {
-      await tree.refresh();
-      const meeting = tree.find(meetingId);
-      return meeting ? tree.getTreeItem({ kind: 'meeting', meeting }) : undefined;
-    },
+    convene: (input, token) => conveneFromExtension(input, token ? { token } : {}),
+    meetingRows: () =>
+      tree.getChildren().flatMap((g) =>
+        tree.getChildren(g).map((node) => {
+          const item = tree.getTreeItem(node);
+          return {
+            group: labelText(tree.getTreeItem(g).label),
+            meetingId: node.kind === 'meeting' ? node.meeting.meetingId : '',
+            label: labelText(item.label),
+            description: String(item.description),
+          };
+        }),
+      ),
     ...(process.env.ROUNDTABLE_EXTENSION_TESTS ? { chat: { handler: chatHandler(chatDeps), followups } } : {}),
     daemonPid: async () => {
       try {

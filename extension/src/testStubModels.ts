@@ -6,9 +6,6 @@
  *   ROUNDTABLE_TEST_LM_MODELS='[{"id":"stub-a","family":"alpha"},{"id":"stub-b","family":"beta"}]'
  *   ROUNDTABLE_TEST_LM_CALLS=/tmp/calls.jsonl   (optional: one JSON line per call, for the test to read)
  *
- * A worker's turn on a topic holding `STUB_HOLD` never answers until its request is cancelled, so a
- * test can cut a meeting mid-round without racing the stubs' instant replies.
- *
  * The stubs answer through a small scripted responder, and everything else (the picker, the
  * preflight, the LmBridge that answers the daemon's vscode-lm calls) runs the normal code.
  */
@@ -72,25 +69,6 @@ function toolResultsOf(messages: vscode.LanguageModelChatMessage[]): string[] {
     .map((p) => p.content.map((c) => (c instanceof vscode.LanguageModelTextPart ? c.value : '')).join(''));
 }
 
-/** In a topic, makes every worker's turn wait for its cancellation (the digest still answers). */
-export const STUB_HOLD = 'STUB_HOLD';
-
-/** A reply that ends only when the request is cancelled: empty, as a cut model's is. */
-function heldUntilCancelled(token: vscode.CancellationToken): AsyncIterable<unknown> {
-  return {
-    [Symbol.asyncIterator]: () => ({
-      next: () =>
-        new Promise<IteratorResult<unknown>>((resolve) => {
-          if (token.isCancellationRequested) return resolve({ value: undefined, done: true });
-          const sub = token.onCancellationRequested(() => {
-            sub.dispose();
-            resolve({ value: undefined, done: true });
-          });
-        }),
-    }),
-  };
-}
-
 /** The parts of a reply, streamed as a real model's are: word-sized text pieces, or tool calls. */
 function streamOf(parts: unknown[]): AsyncIterable<unknown> {
   return {
@@ -139,10 +117,8 @@ function stubModel(spec: StubSpec, callsFile: string | undefined): ChatModel {
     family: spec.family,
     vendor: STUB_VENDOR,
     name: spec.name ?? spec.id,
-    sendRequest: (messages, options, token) => {
+    sendRequest: (messages, options) => {
       const prompt = textOf(messages);
-      if (prompt.includes(STUB_HOLD) && prompt.includes('[STANCE: AGREE]') && !prompt.includes('CONSENSUS_STATEMENT'))
-        return Promise.resolve({ stream: heldUntilCancelled(token) });
       const parts = toolTurn(spec, prompt, messages, options) ?? textParts(stubReply(spec, prompt));
       if (callsFile) {
         const line = {

@@ -1,13 +1,16 @@
 /**
  * `@roundtable` in the extension host: its real handler (exposed on the test API) is driven with
- * a ChatResponseStream that records what the chat would show, on the stub models
- * (ROUNDTABLE_TEST_LM_MODELS) through the one convene path, the real daemon and the Meetings view.
+ * a ChatResponseStream that records what the chat would show, through the one convene path, the
+ * real daemon and the Meetings view, on the proposed panel of a loopback OpenAI-compatible server.
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RoundtableApi } from '../../extension/src/extension';
-import { STUB_HOLD } from '../../extension/src/testStubModels';
-import { api } from './host';
+import { useFakePanel } from './fakePanel';
+import { api, until } from './host';
+
+/** In a topic: the workers' turns are never answered, so the cancellation lands mid-round. */
+const HOLD = '(held until cancelled)';
 
 /** What the chat view would show: Markdown in order, buttons, progress lines. */
 class RecordingStream {
@@ -55,6 +58,10 @@ async function ask(
 const meetingCount = async (a: RoundtableApi): Promise<number> =>
   (await a.link.request('meeting/list', {})).meetings.length;
 
+/** The meeting's row in the Meetings view, once the view has listed it. */
+const rowOf = (a: RoundtableApi, meetingId: string) =>
+  until('the meeting in the Meetings view', () => a.meetingRows().find((r) => r.meetingId === meetingId));
+
 /** Nobody decided for the person: no decision event, the digest waits for the review. */
 function undecided(a: RoundtableApi, meetingId: string): void {
   const events = a.link.logs.get(meetingId) ?? [];
@@ -65,6 +72,7 @@ function undecided(a: RoundtableApi, meetingId: string): void {
 export function defineChatSuite(): void {
   suite('@roundtable chat participant', function () {
     this.timeout(90_000);
+    useFakePanel([HOLD]);
 
     test('answers a question with a table per round, the digest and the buttons; the meeting is in the Meetings view', async () => {
       const a = await api();
@@ -100,9 +108,9 @@ export function defineChatSuite(): void {
           ['Another Round', 'roundtable.anotherRound', [meetingId]],
         ],
       );
-      const row = await a.meetingRow(meetingId);
-      assert.equal(row?.label, 'Should we split the billing service?');
-      assert.match(String(row?.description), /roundtable/);
+      const row = await rowOf(a, meetingId);
+      assert.equal(row.label, 'Should we split the billing service?');
+      assert.match(row.description, /roundtable/);
       undecided(a, meetingId);
       const next = await a.chat!.followups.provideFollowups(
         result,
@@ -154,17 +162,17 @@ export function defineChatSuite(): void {
       const cancel = new vscode.CancellationTokenSource();
       // Cancelled once the meeting's first round has started: the held stub workers are mid-turn.
       const sub = a.link.onEvent((e) => {
-        if (e.type === 'round_started' && a.state(e.meetingId).topic.includes(STUB_HOLD)) cancel.cancel();
+        if (e.type === 'round_started' && a.state(e.meetingId).topic.includes(HOLD)) cancel.cancel();
       });
       try {
-        const { result, stream, meetingId } = await ask(a, request(`Cut me mid-round ${STUB_HOLD}`), cancel.token);
+        const { result, stream, meetingId } = await ask(a, request(`Cut me mid-round ${HOLD}`), cancel.token);
         assert.equal(result.errorDetails, undefined, result.errorDetails?.message);
         assert.ok(meetingId);
         const s = a.state(meetingId);
         assert.equal(s.closed?.reason, 'cut');
         assert.ok(s.digest, 'the digest was written from what was said');
         assert.match(stream.markdowns.join('\n'), /cancelled by whoever convened it/);
-        assert.match(String((await a.meetingRow(meetingId))?.description), /.+ · roundtable/);
+        assert.match((await rowOf(a, meetingId)).description, /.+ · roundtable/);
         undecided(a, meetingId);
       } finally {
         sub.dispose();

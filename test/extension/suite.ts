@@ -7,8 +7,9 @@ import * as assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import Mocha from 'mocha';
 import * as vscode from 'vscode';
-import { api, until } from './host';
 import { defineChatSuite } from './chatSuite';
+import { api, until } from './host';
+import { defineLmToolSuite } from './lmToolSuite';
 
 const scripted = (workers: string[], provider: 'scripted' | 'vscode-lm' = 'scripted') => [
   { name: 'sam', role: 'assistant' as const, provider: 'scripted' as const, model: 'scripted' },
@@ -20,7 +21,7 @@ const scripted = (workers: string[], provider: 'scripted' | 'vscode-lm' = 'scrip
   })),
 ];
 
-export function defineSuites(mocha: Mocha): void {
+export function defineSuites(mocha: Mocha, results?: string): void {
   mocha.suite.emit('pre-require', globalThis, 'suite', mocha);
   suite('Roundtable extension host', function () {
     this.timeout(60_000);
@@ -115,6 +116,7 @@ export function defineSuites(mocha: Mocha): void {
       }
     });
   });
+  defineLmToolSuite({ api, until, results });
   defineChatSuite();
 }
 
@@ -136,7 +138,7 @@ export function runTo(out: string): Promise<void> {
     reporter: 'json',
     reporterOptions: { output: out },
   });
-  defineSuites(mocha);
+  defineSuites(mocha, out);
   return new Promise((resolve) =>
     mocha.run((failures) => {
       writeFileSync(`${out}.done`, String(failures));
