@@ -10,7 +10,7 @@ import type { ContextRequest } from '../../protocol/src';
 export const DISCUSS_COMMAND = 'roundtable.discuss';
 
 /** Workspace-relative path with `/` separators, or undefined for a file outside every folder. */
-function relative(uri: vscode.Uri): string | undefined {
+export function workspaceRelative(uri: vscode.Uri): string | undefined {
   const folder = vscode.workspace.getWorkspaceFolder(uri);
   if (!folder) return undefined;
   return vscode.workspace.asRelativePath(uri, false).replace(/\\/g, '/');
@@ -29,7 +29,7 @@ export function contextFor(target: unknown, selected: unknown): ContextRequest |
   const paths: string[] = [];
   const selections: NonNullable<ContextRequest['selections']> = [];
   for (const uri of uris) {
-    const rel = relative(uri);
+    const rel = workspaceRelative(uri);
     if (!rel) return `${uri.fsPath} is outside the workspace: Roundtable only discusses files of the open folder.`;
     const sel = editor && editor.document.uri.toString() === uri.toString() ? editor.selection : undefined;
     if (sel && !sel.isEmpty) selections.push({ path: rel, startLine: sel.start.line + 1, endLine: sel.end.line + 1 });

@@ -12,12 +12,16 @@ import { DaemonLink, dataDir } from './daemonLink';
 import { Lifecycle, needOf } from './lifecycle';
 import { LmBridge } from './lmBridge';
 import { registerMcpServer } from './mcpRegistration';
-import { MeetingCommands, type MeetingArg } from './meetings';
+import { MeetingCommands, meetingIdOf, type MeetingArg } from './meetings';
 import { modelSourceFor } from './modelSource';
 import { MeetingsTree } from './meetingsTree';
 import { RoomViewProvider } from './roomView';
 import { API_KEY_SECRET, startFlow } from './startFlow';
 import { registerDiscuss } from './discuss';
+import { anotherRound } from './chat/anotherRound';
+import { ANOTHER_ROUND_COMMAND, chatHandler, followups, registerChatParticipant } from './chat/participant';
+import { conveneFromExtension, setConveneHost, validateConveneInput, type ConveneOutcome } from './convene';
+import { registerLmTool } from './lmTool';
 import { meetingStatusBar } from './statusBar';
 
 /** What activate() returns: used by the extension-host tests, not a public API. */
@@ -28,10 +32,19 @@ export interface RoundtableApi {
   daemonPid(): Promise<number | undefined>;
   /** The meeting the room shows. */
   shownMeeting(): string | undefined;
+  /** Convenes as the tool and `@roundtable` do (no confirmation: that is VS Code's, around the tool). */
+  convene(input: unknown, token?: vscode.CancellationToken): Promise<ConveneOutcome>;
+  /** The Meetings view's rows as a person reads them: group, then each meeting's label and description. */
+  meetingRows(): { group: string; meetingId: string; label: string; description: string }[];
   link: DaemonLink;
+  /** `@roundtable`'s handler and follow-ups, for the extension-host tests only (ROUNDTABLE_EXTENSION_TESTS). */
+  chat?: { handler: vscode.ChatRequestHandler; followups: vscode.ChatFollowupProvider };
 }
 
 const ACTIVE_KEY = 'roundtable.activeMeeting';
+
+const labelText = (l: string | vscode.TreeItemLabel | undefined): string =>
+  typeof l === 'object' ? l.label : (l ?? '');
 
 export function activate(context: vscode.ExtensionContext): RoundtableApi {
   const log = vscode.window.createOutputChannel('Roundtable', { log: true });
@@ -137,6 +150,8 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     treeView,
     lifecycle,
     commands,
+    setConveneHost({ context, link, log, startedHere }),
+    registerLmTool(),
     vscode.window.registerWebviewViewProvider(RoomViewProvider.viewId, room),
     link.onEvent((e) => {
       if (e.meetingId === activeMeeting) updateContext();
@@ -246,7 +261,22 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
       vscode.commands.executeCommand(`${RoomViewProvider.viewId}.focus`),
     ),
     vscode.commands.registerCommand('roundtable.showLog', () => log.show()),
+    vscode.commands.registerCommand(
+      ANOTHER_ROUND_COMMAND,
+      run(async (arg?: MeetingArg) => {
+        const id = meetingIdOf(arg, activeMeeting);
+        if (!id) throw new Error('No meeting for another round: pick one in the Meetings view.');
+        if (await anotherRound(lifecycle, id)) await select(id);
+      }),
+    ),
   );
+  const chatDeps = { convene: conveneFromExtension, validate: validateConveneInput };
+  try {
+    context.subscriptions.push(registerChatParticipant(context, chatDeps));
+  } catch (e) {
+    // A host without the chat API (an older or stripped build): everything else works without it.
+    log.info(`@roundtable chat participant not registered: ${(e as Error).message}`);
+  }
 
   updateContext();
   // Connects (starting the daemon if needed): the list fills the Meetings view, and onConnected catches up.
@@ -278,6 +308,20 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     state: (meetingId) => fold(link.logs.get(meetingId) ?? []),
     roomResolved: () => room.resolved,
     shownMeeting: () => activeMeeting,
+    convene: (input, token) => conveneFromExtension(input, token ? { token } : {}),
+    meetingRows: () =>
+      tree.getChildren().flatMap((g) =>
+        tree.getChildren(g).map((node) => {
+          const item = tree.getTreeItem(node);
+          return {
+            group: labelText(tree.getTreeItem(g).label),
+            meetingId: node.kind === 'meeting' ? node.meeting.meetingId : '',
+            label: labelText(item.label),
+            description: String(item.description),
+          };
+        }),
+      ),
+    ...(process.env.ROUNDTABLE_EXTENSION_TESTS ? { chat: { handler: chatHandler(chatDeps), followups } } : {}),
     daemonPid: async () => {
       try {
         return (JSON.parse(await readFile(path.join(dataDir(), 'daemon.json'), 'utf8')) as { pid: number }).pid;

@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { ModelChoice, Participant } from '../../protocol/src';
-import { checkPanel } from '../../protocol/src';
+import { checkPanel, proposePanel } from '../../protocol/src';
 import { listModels } from '../../client/src/models';
 import { DEMO_NOTICE, DEMO_PANEL } from './demo';
 import {
@@ -83,14 +83,39 @@ async function offerDemo(why: string | undefined): Promise<'demo' | undefined> {
   return pick?.action === 'demo' ? 'demo' : undefined;
 }
 
-/** The panel for this meeting, checked; undefined when the user cancelled or a check failed (shown). */
-export async function choosePanel(o: {
+/** Every model a panel can be proposed from: VS Code's chat models and the configured server's. */
+async function availableModels(o: PanelRequest): Promise<{ all: ModelChoice[]; problem: string | undefined }> {
+  const { settings: cfg, apiKey, log } = o;
+  const [vscodeModels, server] = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: 'Roundtable: looking for chat models…' },
+    () =>
+      Promise.all([
+        chatModelChoices(o.models),
+        serverModelChoices({ baseUrl: cfg.baseUrl, ...(apiKey ? { apiKey } : {}) }),
+      ]),
+  );
+  if (server.problem) log.warn(`no models from the configured server: ${server.problem}`);
+  const all: ModelChoice[] = [...vscodeModels, ...server.models];
+  log.info(`models available for a panel: ${all.map((m) => `${m.id} (${m.source})`).join(', ') || 'none'}`);
+  return { all, problem: server.problem };
+}
+
+export interface PanelRequest {
   settings: PanelSettings;
   apiKey: string | undefined;
   models: ModelSource;
   log: vscode.LogOutputChannel;
-}): Promise<ChosenPanel | undefined> {
+  /**
+   * false: nobody is there to pick (agent mode, a chat tool): the proposal is taken as it is, and
+   * "no model" or a preflight problem is thrown as one line instead of offering the demo.
+   */
+  interactive?: boolean;
+}
+
+/** The panel for this meeting, checked; undefined when the user cancelled or a check failed (shown). */
+export async function choosePanel(o: PanelRequest): Promise<ChosenPanel | undefined> {
   const { settings: cfg, apiKey, log } = o;
+  const interactive = o.interactive !== false;
   let chosen: ChosenPanel;
   if (cfg.participants.length > 0) {
     const checked = checkPanel(cfg.participants);
@@ -100,27 +125,28 @@ export async function choosePanel(o: {
       );
     chosen = { panel: checked.value, source: 'roundtable.participants', unsaved: false, demo: false };
   } else {
-    const [vscodeModels, server] = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: 'Roundtable: looking for chat models…' },
-      () =>
-        Promise.all([
-          chatModelChoices(o.models),
-          serverModelChoices({ baseUrl: cfg.baseUrl, ...(apiKey ? { apiKey } : {}) }),
-        ]),
-    );
-    if (server.problem) log.warn(`no models from the configured server: ${server.problem}`);
-    const all: ModelChoice[] = [...vscodeModels, ...server.models];
-    log.info(`models available for a panel: ${all.map((m) => `${m.id} (${m.source})`).join(', ') || 'none'}`);
+    const { all, problem } = await availableModels(o);
+    if (all.length === 0 && !interactive)
+      throw new Error(
+        `No chat model for a panel${problem ? ` (${problem})` : ''}: sign in to GitHub Copilot, or set roundtable.providerBaseUrl to a model server.`,
+      );
     if (all.length === 0) {
-      if ((await offerDemo(server.problem)) !== 'demo') return undefined;
+      if ((await offerDemo(problem)) !== 'demo') return undefined;
       return { panel: [...DEMO_PANEL], source: 'scripted demo', unsaved: false, demo: true };
     }
-    const panel = await pickPanel(all, {
-      workers: cfg.workers,
-      title: 'Start Roundtable: pick the workers (different model families debate best)',
-    });
+    const panel = interactive
+      ? await pickPanel(all, {
+          workers: cfg.workers,
+          title: 'Start Roundtable: pick the workers (different model families debate best)',
+        })
+      : proposePanel(all, { workers: cfg.workers });
     if (!panel) return undefined;
-    chosen = { panel, source: 'picked from your models', unsaved: true, demo: false };
+    chosen = {
+      panel,
+      source: interactive ? 'picked from your models' : 'proposed from your models',
+      unsaved: true,
+      demo: false,
+    };
   }
 
   const problems = await preflight(chosen.panel, {
@@ -133,6 +159,12 @@ export async function choosePanel(o: {
     listServerModels: () =>
       listModels(cfg.baseUrl || OPENAI_DEFAULT_BASE_URL, { timeoutMs: 3_000, ...(apiKey ? { apiKey } : {}) }),
   });
+  if (problems.length > 0 && !interactive) {
+    for (const p of problems) log.error(`preflight: ${p.message}`);
+    throw new Error(
+      `${problems[0]!.message}${problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): see "Roundtable: Show Log")` : ''}`,
+    );
+  }
   if (problems.length > 0) {
     showProblems(problems, log);
     return undefined;

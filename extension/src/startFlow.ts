@@ -4,7 +4,7 @@
  * limits taken from the settings, and the meeting started and followed.
  */
 import * as vscode from 'vscode';
-import type { ContextRequest, MeetingConfig, StartMeetingParams } from '../../protocol/src';
+import type { ContextRequest, MeetingConfig, Participant, StartMeetingParams } from '../../protocol/src';
 import { DEFAULT_WORKER_COUNT } from '../../protocol/src';
 import { billingConfig } from './billingSettings';
 import type { DaemonLink } from './daemonLink';
@@ -20,7 +20,8 @@ import { toolsConfig } from './toolsSetting';
 
 export const API_KEY_SECRET = 'roundtable.apiKey';
 
-function settings() {
+/** The start settings of `roundtable.*`: the panel, the server, the limits, billing and tools. */
+export function startSettings() {
   const c = vscode.workspace.getConfiguration('roundtable');
   return {
     participants: c.get<unknown[]>('participants') ?? [],
@@ -33,6 +34,47 @@ function settings() {
     tools: toolsConfig(c.get<unknown>('tools')),
   };
 }
+export type StartSettings = ReturnType<typeof startSettings>;
+
+/** The meeting's limits from the settings (the start step may change rounds and budget). */
+export function meetingConfig(cfg: StartSettings): Partial<MeetingConfig> {
+  return {
+    maxRounds: cfg.maxRounds,
+    tokenBudget: cfg.tokenBudget,
+    order: cfg.order,
+    ...cfg.billing,
+    ...cfg.tools,
+  };
+}
+
+/**
+ * The `meeting/start` params of a chosen panel: one definition for the start flow and every
+ * other way a meeting is convened from VS Code (the language model tool, `@roundtable`).
+ */
+export function meetingParams(o: {
+  topic: string;
+  mode: StartMeetingParams['mode'];
+  options: readonly string[];
+  panel: Participant[];
+  cfg: StartSettings;
+  config: Partial<MeetingConfig>;
+  storedKey: string | undefined;
+  attach: ContextRequest | undefined;
+}): StartMeetingParams {
+  const apiKey = o.panel.some((p) => p.provider === 'openai') ? o.storedKey : undefined;
+  const root = workspaceRoot();
+  return {
+    topic: o.topic.trim(),
+    mode: o.mode,
+    participants: o.panel,
+    config: o.config,
+    ...(o.options.length ? { options: [...o.options] } : {}),
+    ...(o.cfg.baseUrl ? { providers: { baseURL: o.cfg.baseUrl } } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    // Every start from a workspace briefs the room with the decisions folder (issue 16).
+    ...(root ? { workspace: root.fsPath, context: withDecisions(o.attach) } : {}),
+  };
+}
 
 export async function startFlow(
   context: vscode.ExtensionContext,
@@ -42,7 +84,7 @@ export async function startFlow(
   /** Context picked with "Discuss in Roundtable" (issue 16). */
   attach?: ContextRequest,
 ): Promise<void> {
-  const cfg = settings();
+  const cfg = startSettings();
   // Read without prompting; only sent to the daemon when an openai participant needs it.
   const storedKey = await context.secrets.get(API_KEY_SECRET);
   const chosen = await choosePanel({ settings: cfg, apiKey: storedKey, models: modelSourceFor(context, log), log });
@@ -99,26 +141,10 @@ export async function startFlow(
     attach = await pickContext();
     if (!attach) return;
   }
-  const config: Partial<MeetingConfig> = {
-    maxRounds: cfg.maxRounds,
-    tokenBudget: cfg.tokenBudget,
-    order: cfg.order,
-    ...cfg.billing,
-    ...cfg.tools,
-  };
+  const config = meetingConfig(cfg);
   const summary = `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens${cfg.tools.tools ? ' · workspace tools on' : ''}`;
-  const apiKey = panel.some((p) => p.provider === 'openai') ? storedKey : undefined;
-  const paramsWith = (c: Partial<MeetingConfig>): StartMeetingParams => ({
-    topic: topic.trim(),
-    mode: mode.mode,
-    participants: panel,
-    config: c,
-    ...(options.length ? { options } : {}),
-    ...(cfg.baseUrl ? { providers: { baseURL: cfg.baseUrl } } : {}),
-    ...(apiKey ? { apiKey } : {}),
-    // Every start from a workspace briefs the room with the decisions folder (issue 16).
-    ...(workspaceRoot() ? { workspace: (workspaceRoot() as vscode.Uri).fsPath, context: withDecisions(attach) } : {}),
-  });
+  const paramsWith = (c: Partial<MeetingConfig>): StartMeetingParams =>
+    meetingParams({ topic, mode: mode.mode, options, panel, cfg, config: c, storedKey, attach });
   // The expected bill before the user confirms, so nobody is surprised by it.
   const estimate = await estimateLine(link, paramsWith(config));
   const go = await vscode.window.showQuickPick(

@@ -7,25 +7,9 @@ import * as assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import Mocha from 'mocha';
 import * as vscode from 'vscode';
-import type { RoundtableApi } from '../../extension/src/extension';
-
-const EXTENSION_ID = 'roundtable-dev.roundtable';
-
-async function api(): Promise<RoundtableApi> {
-  const ext = vscode.extensions.getExtension<RoundtableApi>(EXTENSION_ID);
-  assert.ok(ext, `${EXTENSION_ID} is installed`);
-  return ext.isActive ? ext.exports : ext.activate();
-}
-
-async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const v = await fn();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { defineChatSuite } from './chatSuite';
+import { api, until } from './host';
+import { defineLmToolSuite } from './lmToolSuite';
 
 const scripted = (workers: string[], provider: 'scripted' | 'vscode-lm' = 'scripted') => [
   { name: 'sam', role: 'assistant' as const, provider: 'scripted' as const, model: 'scripted' },
@@ -37,7 +21,7 @@ const scripted = (workers: string[], provider: 'scripted' | 'vscode-lm' = 'scrip
   })),
 ];
 
-export function defineSuites(mocha: Mocha): void {
+export function defineSuites(mocha: Mocha, results?: string): void {
   mocha.suite.emit('pre-require', globalThis, 'suite', mocha);
   suite('Roundtable extension host', function () {
     this.timeout(60_000);
@@ -132,6 +116,8 @@ export function defineSuites(mocha: Mocha): void {
       }
     });
   });
+  defineLmToolSuite({ api, until, results });
+  defineChatSuite();
 }
 
 /** Entry point for @vscode/test-electron. */
@@ -152,7 +138,7 @@ export function runTo(out: string): Promise<void> {
     reporter: 'json',
     reporterOptions: { output: out },
   });
-  defineSuites(mocha);
+  defineSuites(mocha, out);
   return new Promise((resolve) =>
     mocha.run((failures) => {
       writeFileSync(`${out}.done`, String(failures));
