@@ -78,6 +78,8 @@ export async function connectDaemon(port: number, token: string, opts: ConnectOp
         if (method === 'room/event') follower.receive((params as { event: MeetingEvent }).event);
       });
       follower.onStop(off);
+      // One connection, no reconnect: once it is gone nothing more arrives, and waiters hear why.
+      void closed.then((reason) => follower.mirror.end(`${reason} before the meeting ended`));
       await follower.attach(rpc);
       return follower;
     },

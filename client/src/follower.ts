@@ -1,23 +1,25 @@
 /**
- * Follows one meeting's log from a cursor: delivers events in seq order, each exactly once. When
- * an event arrives after a gap (a frame lost, a subscription cut short), the follower does not
- * drop it silently and wait forever: it resubscribes from its cursor, and the daemon sends
- * everything after it again from the store. Duplicates (seq at or below the cursor) are ignored.
+ * Follows one meeting's log from a cursor into a MeetingMirror. The mirror applies events in seq
+ * order, each once, and reports a gap (a frame lost, a subscription cut short); on that report the
+ * follower does not drop the event silently and wait forever: it resubscribes from the mirror's
+ * last seq, and the daemon sends everything after it again from the store.
  */
 import type { MeetingEvent, RpcClient } from '../../protocol/src';
+import { MeetingMirror } from './mirror';
 
 export interface FollowOptions {
   meetingId: string;
-  /** Last seq already seen (0 = from the start). */
-  sinceSeq?: number;
-  deliver: (event: MeetingEvent) => void;
+  /** Where the log goes; its last seq is the cursor (default: a new mirror, from the start). */
+  mirror?: MeetingMirror;
+  /** Each event applied, in order. */
+  deliver?: (event: MeetingEvent) => void;
   /** A resubscription failed (the connection is gone): the owner reconnects and calls attach(). */
   onError?: (e: Error) => void;
 }
 
 export class LogFollower {
   readonly meetingId: string;
-  private last: number;
+  readonly mirror: MeetingMirror;
   private rpc: Pick<RpcClient, 'request'> | undefined;
   private resyncing: Promise<void> | undefined;
   private stopped = false;
@@ -27,33 +29,30 @@ export class LogFollower {
 
   constructor(private readonly opts: FollowOptions) {
     this.meetingId = opts.meetingId;
-    this.last = opts.sinceSeq ?? 0;
+    this.mirror = opts.mirror ?? new MeetingMirror(opts.meetingId);
+    const deliver = opts.deliver;
+    if (deliver) this.stops.push(this.mirror.onEvent((e) => deliver(e)));
+    this.stops.push(this.mirror.onGap(() => this.resync()));
   }
 
   /** Last seq delivered: the cursor a resubscription starts from. */
   get cursor(): number {
-    return this.last;
+    return this.mirror.lastSeq;
   }
 
   /** Subscribes on a (new) connection from the cursor; returns the log's last seq at that moment. */
   async attach(rpc: Pick<RpcClient, 'request'>): Promise<number> {
     this.rpc = rpc;
-    return (await rpc.request('room/subscribe', { meetingId: this.meetingId, sinceSeq: this.last })).lastSeq;
+    return (await rpc.request('room/subscribe', { meetingId: this.meetingId, sinceSeq: this.cursor })).lastSeq;
   }
 
   /** Feed every `room/event` received on the connection here. */
   receive(event: MeetingEvent): void {
-    if (this.stopped || event.meetingId !== this.meetingId || event.seq <= this.last) return;
-    if (event.seq === this.last + 1) {
-      this.last = event.seq;
-      this.opts.deliver(event);
-      return;
-    }
-    this.resync();
+    if (!this.stopped) this.mirror.apply(event);
   }
 
   private resync(): void {
-    if (this.resyncing || !this.rpc) return;
+    if (this.resyncing || !this.rpc || this.stopped) return;
     this.resyncs++;
     const rpc = this.rpc;
     this.resyncing = this.attach(rpc)

@@ -1,7 +1,9 @@
 /** The one client of the daemon, for the CLI, the MCP server and the VS Code extension (no vscode import). */
 export * from './connection';
+export * from './convene';
 export * from './discovery';
 export * from './follower';
+export * from './mirror';
 export * from './rawData';
 export * from './readMeeting';
 export * from './session';

@@ -6,6 +6,7 @@
 import type { DaemonMethod, MeetingEvent, ParamsOf, RequestOptions, ResultOf } from '../../protocol/src';
 import { connectDaemon, type DaemonConnection, type EventListener } from './connection';
 import { LogFollower } from './follower';
+import type { MeetingMirror } from './mirror';
 import { findDaemon } from './discovery';
 import { findOrSpawnDaemon, type SpawnOptions } from './spawn';
 
@@ -48,10 +49,13 @@ export class DaemonSession {
   }
 
   /**
-   * Follows a meeting from `sinceSeq` (first call) or from where it stands (later calls, which
-   * resubscribe from the cursor). Returns the log's last seq now.
+   * Follows a meeting into `mirror` from its last seq (first call) or from where it stands (later
+   * calls, which resubscribe from the cursor). Returns the log's last seq now.
    */
-  async follow(meetingId: string, opts: { sinceSeq?: number; deliver: (e: MeetingEvent) => void }): Promise<number> {
+  async follow(
+    meetingId: string,
+    opts: { mirror?: MeetingMirror; deliver?: (e: MeetingEvent) => void },
+  ): Promise<number> {
     let follower = this.followers.get(meetingId);
     if (!follower) {
       follower = new LogFollower({

@@ -70,7 +70,6 @@ export class DaemonLink implements vscode.Disposable {
     if (!log) this.logs.set(meetingId, (log = []));
     const events = log;
     return this.session.follow(meetingId, {
-      sinceSeq: events.length,
       deliver: (e) => {
         events.push(e);
         this.onEventEmitter.fire(e);
