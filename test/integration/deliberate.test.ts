@@ -129,7 +129,7 @@ describe('MCP deliberate', () => {
     assert.ok(!out.isError, r.stdout);
     const s = out.structuredContent;
     assert.equal(s.status, 'closed');
-    assert.equal(s.outcome, 'Migrate to a monorepo incrementally, service by service.');
+    assert.match(s.outcome, /: Migrate to a monorepo incrementally, service by service\.$/);
     assert.equal(s.decision, 'pending');
     assert.ok(s.minutes.written && s.minutes.path.startsWith(path.join(ws.root, 'docs', 'roundtable')), s.minutes.path);
     const text = out.content[0]?.text ?? '';

@@ -16,14 +16,13 @@ import {
   checkStartParams,
   z,
 } from '../../../protocol/src';
-import { readMeeting, type DaemonConnection } from '../../../client/src';
+import { convene, readMeeting, type DaemonConnection } from '../../../client/src';
 import { choosePanel } from '../cli/panelChoice';
 import { UsageError } from '../cli/common';
 import { writeMinutesOrExplain } from '../cli/output';
 import { workspaceGate } from '../gate';
 import { listModels } from '../providers/models';
 import { preflightPanel } from '../providers/preflight';
-import { convene } from './convene';
 import { DELIBERATE_OUTPUT, deliberateReport, progressLine } from './deliberateReport';
 
 export interface DeliberateOptions {

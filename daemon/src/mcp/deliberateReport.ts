@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ConsensusLevelSchema, TerminationReasonSchema, visibleText, z } from '../../../protocol/src';
 import { chosenOption, consensusLevelLabel, digestMarkdown } from '../../../protocol/src/digestMarkdown';
 import { inline, oneLine } from '../../../protocol/src/markdown';
-import type { ConveneResult, RoundProgress } from './convene';
+import type { ConveneResult, RoundProgress } from '../../../client/src';
 
 /** The structured result; every field is described because agents read the schema, not this file. */
 export const DELIBERATE_OUTPUT = {
@@ -17,7 +17,7 @@ export const DELIBERATE_OUTPUT = {
   status: z
     .enum(['closed', 'awaiting_human'])
     .describe('closed: the digest is ready; awaiting_human: the vote escalated and waits for the person'),
-  outcome: z.string().describe('Where the panel landed, in one statement (empty while awaiting the person)'),
+  outcome: z.string().describe('One line: where the panel landed, what the person must decide, or why it failed'),
   consensus: ConsensusLevelSchema.describe('FULL, MAJORITY or NONE'),
   verdict: z.string().optional().describe('Consensus mode: the option decided, when one was'),
   dissent: z.string().describe('Who disagreed or held back, and why'),
@@ -37,14 +37,16 @@ export const DELIBERATE_OUTPUT = {
 
 type Output = z.infer<z.ZodObject<typeof DELIBERATE_OUTPUT>>;
 
-/** One line per round for `notifications/progress`: who spoke, each stance, the judge's note. */
+/**
+ * One line per round for `notifications/progress`: who spoke, each stance, the judge's note. The
+ * gists are visible and short already; control characters go too, as a client may print the line.
+ */
 export function progressLine(p: RoundProgress): string {
-  const line = (s: string) => oneLine(visibleText(s));
   const posts = p.posts.map(
     (x) =>
-      `${line(x.speaker)}${x.model ? ` (${line(x.model)})` : ''}: ${x.stance ?? 'no stance'} — ${line(x.gist).slice(0, 120)}`,
+      `${oneLine(x.speaker)}${x.model ? ` (${oneLine(x.model)})` : ''}: ${x.stance ?? 'no stance'} — ${oneLine(x.gist)}`,
   );
-  const judge = p.judge ? `; judge: ${line(p.judge).slice(0, 160)}` : '';
+  const judge = p.judge ? `; judge: ${oneLine(p.judge)}` : '';
   return `Round ${p.round}: ${posts.join('; ')}${judge}`;
 }
 
@@ -55,8 +57,8 @@ export function deliberateReport(r: ConveneResult, minutes: Output['minutes']): 
   const out: Output = {
     meetingId: r.meetingId,
     status: s.status === 'awaiting_human' ? 'awaiting_human' : 'closed',
-    // Model text, as data: shown as it is, bidi controls made visible.
-    outcome: visibleText(d?.consensusStatement ?? ''),
+    // Model text, as data: shown as it is, bidi controls made visible (the outcome already is).
+    outcome: r.outcome,
     consensus: d?.consensus ?? 'NONE',
     ...(verdict ? { verdict: visibleText(verdict) } : {}),
     dissent: visibleText(d?.dissent ?? ''),
