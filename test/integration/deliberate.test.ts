@@ -74,7 +74,7 @@ describe('MCP deliberate', () => {
   const clients: Client[] = [];
   const env = (): Record<string, string> => ({ ROUNDTABLE_BASE_URL: fake.baseURL });
   const client = async (name: string, e: Record<string, string> = env()): Promise<Client> => {
-    const c = await mcpClient(dataDir, name, { cwd: ws.root, env: e });
+    const c = await mcpClient(dataDir, name, { args: ['--workspace', ws.root], env: e });
     clients.push(c);
     return c;
   };
