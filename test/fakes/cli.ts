@@ -25,8 +25,18 @@ export function cli(
   args: string[],
   opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): Promise<CliResult> {
+  return runScript(BIN, args, opts);
+}
+
+/** Runs a Node script (`roundtable`, or a real client such as the MCP Inspector) in the same isolated env. */
+export function runScript(
+  script: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const name = script === BIN ? 'roundtable' : path.basename(script);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       cwd: opts.cwd ?? ROOT,
       // A home with no daemon in it, unless the test gives one: runs stay in-process and isolated.
       // No local servers probed (unless the test names some): what runs on this machine's ports
@@ -47,7 +57,7 @@ export function cli(
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`roundtable ${args.join(' ')} did not finish; stderr: ${stderr}`));
+      reject(new Error(`${name} ${args.join(' ')} did not finish; stderr: ${stderr}`));
     }, opts.timeoutMs ?? 60_000);
     child.on('close', (code) => {
       clearTimeout(timer);

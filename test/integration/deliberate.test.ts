@@ -6,7 +6,6 @@
  * still produced; bad input is one line and spends nothing; the decision stays the person's.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -14,7 +13,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { connectDaemon, watchMeeting, type DaemonConnection } from '../../client/src';
 import { fold, settles } from '../../protocol/src';
-import { ROOT, ensureBuilt } from '../fakes/cli';
+import { ROOT, ensureBuilt, runScript } from '../fakes/cli';
 import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
 import { callText, mcpClient } from '../fakes/mcp';
 import { seatOf, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
@@ -34,32 +33,6 @@ interface Structured {
   cut: boolean;
   minutes: { path: string; written: boolean };
   decision: string;
-}
-
-/** Runs the Inspector's CLI to its end, killed (and failed) if it does not finish. */
-function inspector(
-  args: string[],
-  o: { cwd: string; env: NodeJS.ProcessEnv },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [INSPECTOR, '--cli', ...args], {
-      cwd: o.cwd,
-      env: { ...process.env, ...o.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the inspector did not finish; stderr: ${stderr}`));
-    }, 90_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 const chatCalls = (fake: FakeOpenAI): number =>
@@ -97,8 +70,10 @@ describe('MCP deliberate', () => {
   });
 
   it('answers the MCP Inspector CLI with the digest and its structured content, and writes the minutes', async () => {
-    const r = await inspector(
+    const r = await runScript(
+      INSPECTOR,
       [
+        '--cli',
         '-e',
         `ROUNDTABLE_BASE_URL=${fake.baseURL}`,
         process.execPath,
@@ -117,8 +92,8 @@ describe('MCP deliberate', () => {
         '--tool-arg',
         'context=["src/util.ts"]',
       ],
-      // No local servers probed: this machine's ports must not choose the panel.
-      { cwd: ws.root, env: { ROUNDTABLE_PROBE_SERVERS: '' } },
+      // In the isolated env of runScript: no local servers probed, no keys.
+      { cwd: ws.root, timeoutMs: 90_000 },
     );
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as {
