@@ -28,7 +28,7 @@ import { DELIBERATE_OUTPUT, deliberateReport, progressLine } from './deliberateR
 export interface DeliberateOptions {
   /** Where the panel is chosen from: ROUNDTABLE_BASE_URL, the API keys, ROUNDTABLE_PROBE_SERVERS. */
   env: NodeJS.ProcessEnv;
-  /** The workspace context paths are read from (the MCP server's working folder). */
+  /** The folder context paths are read from and minutes written into (`--workspace`, default the working folder). */
   workspace: string;
   /** Where the minutes are written. */
   minutesDir: string;
@@ -58,13 +58,7 @@ const INPUT = {
     .describe('Workspace files, folders or globs every participant reads (relative to the workspace)'),
   maxRounds: config.maxRounds.optional(),
 };
-type Input = {
-  topic: string;
-  mode?: 'roundtable' | 'consensus';
-  options?: string[];
-  context?: string[];
-  maxRounds?: number;
-};
+type Input = z.infer<z.ZodObject<typeof INPUT>>;
 
 /** The start params without the panel, so bad input is refused before any server is asked. */
 const WITHOUT_PANEL = StartMeetingParamsSchema.omit({ participants: true });
@@ -114,6 +108,8 @@ async function prepare(a: Input, o: DeliberateOptions): Promise<StartMeetingPara
   const problems = await preflightPanel(participants, {
     baseUrl: baseURL,
     listModels,
+    // The panel came from the server's own list a moment ago: a model gone since is a server that changed.
+    pickHint: 'call deliberate again to build the panel from what the server has now',
     ...(apiKey ? { apiKey } : {}),
   });
   if (problems.length > 0) throw new Refused(problems.join('; '));
@@ -157,7 +153,8 @@ export function registerDeliberate(server: McpServer, conn: DaemonConnection, o:
       try {
         params = await prepare(a, o);
       } catch (e) {
-        return { content: [{ type: 'text', text: (e as Error).message }], isError: true };
+        // A Refused line, or a model server that failed in a way of its own: one line either way.
+        return { content: [{ type: 'text', text: (e as Error).message.split('\n')[0] ?? '' }], isError: true };
       }
       const token = extra._meta?.progressToken;
       const total = params.config?.maxRounds ?? DEFAULT_CONFIG.maxRounds;
@@ -170,6 +167,7 @@ export function registerDeliberate(server: McpServer, conn: DaemonConnection, o:
               method: 'notifications/progress',
               params: { progressToken: token, progress: p.round, total, message: progressLine(p) },
             })
+            // A client gone mid-meeting is told nothing more; the meeting itself goes on to its digest.
             .catch(() => undefined);
         },
       });
