@@ -47,6 +47,11 @@ export class LogFollower {
     return (await rpc.request('room/subscribe', { meetingId: this.meetingId, sinceSeq: this.cursor })).lastSeq;
   }
 
+  /** True when it follows on this connection already (a second subscribe would be a wasted hop). */
+  attachedTo(rpc: Pick<RpcClient, 'request'>): boolean {
+    return this.rpc === rpc && !this.stopped;
+  }
+
   /** The connection already sends this meeting's events (it was started with `follow`). */
   subscribedOn(rpc: Pick<RpcClient, 'request'>): void {
     this.rpc = rpc;

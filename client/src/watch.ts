@@ -29,8 +29,7 @@ export function watchOf(follower: LogFollower): MeetingWatch {
       return mirror.state;
     },
     waitFor: async (pred, afterSeq) => {
-      // Events are contiguous from seq 1, so those after `afterSeq` start at index `afterSeq`.
-      await mirror.waitFor((_s, e) => (e ? e.seq > afterSeq && pred(e) : mirror.events.slice(afterSeq).some(pred)));
+      await mirror.waitForEvent(pred, afterSeq);
     },
   };
 }
