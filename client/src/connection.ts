@@ -1,8 +1,8 @@
 /** A WebSocket connection to the daemon: token auth, `initialize`, typed requests and events. */
 import WebSocket from 'ws';
-import type { DaemonEvents, MeetingEvent } from '../../protocol/src';
+import type { DaemonEvents, MeetingEvent, StartMeetingParams } from '../../protocol/src';
 import { PROTOCOL_VERSION, RpcClient } from '../../protocol/src';
-import { LogFollower, type FollowOptions } from './follower';
+import { LogFollower, startFollowed, type FollowOptions } from './follower';
 import { rawText } from './rawData';
 
 export type EventListener = <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => void;
@@ -26,6 +26,8 @@ export interface DaemonConnection {
   onEvent(listener: EventListener): () => void;
   /** Follows a meeting's log from a cursor on this connection (see LogFollower). */
   follow(meetingId: string, opts: Omit<FollowOptions, 'meetingId'>): Promise<LogFollower>;
+  /** Starts a meeting and follows it from seq 1, subscribed in the same request. */
+  start(params: StartMeetingParams, opts?: Omit<FollowOptions, 'meetingId' | 'mirror'>): Promise<LogFollower>;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,16 @@ export async function connectDaemon(port: number, token: string, opts: ConnectOp
     listeners.add(listener);
     return () => listeners.delete(listener);
   };
+  /** Hands the follower this connection's events of its meeting until it stops. */
+  const routed = (follower: LogFollower): LogFollower => {
+    const off = onEvent((method, params) => {
+      if (method === 'room/event') follower.receive((params as { event: MeetingEvent }).event);
+    });
+    follower.onStop(off);
+    // One connection, no reconnect: once it is gone nothing more arrives, and waiters hear why.
+    void closed.then((reason) => follower.mirror.end(`${reason} before the meeting ended`));
+    return follower;
+  };
   return {
     rpc,
     ws,
@@ -73,16 +85,13 @@ export async function connectDaemon(port: number, token: string, opts: ConnectOp
     closed,
     onEvent,
     follow: async (meetingId, fopts) => {
-      const follower = new LogFollower({ ...fopts, meetingId });
-      const off = onEvent((method, params) => {
-        if (method === 'room/event') follower.receive((params as { event: MeetingEvent }).event);
-      });
-      follower.onStop(off);
-      // One connection, no reconnect: once it is gone nothing more arrives, and waiters hear why.
-      void closed.then((reason) => follower.mirror.end(`${reason} before the meeting ended`));
+      const follower = routed(new LogFollower({ ...fopts, meetingId }));
       await follower.attach(rpc);
       return follower;
     },
+    start: async (params, fopts = {}) =>
+      (await startFollowed({ rpc, onEvent }, params, (meetingId) => routed(new LogFollower({ ...fopts, meetingId }))))
+        .follower,
     close: () =>
       new Promise<void>((resolve) => {
         if (ws.readyState === WebSocket.CLOSED) return resolve();

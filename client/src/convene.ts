@@ -7,7 +7,6 @@
 import type { Digest, MeetingEvent, MeetingState, RoundState, StartMeetingParams } from '../../protocol/src';
 import { collapseWhitespace, stanceMatrix, terminationLabel, visibleText } from '../../protocol/src';
 import type { DaemonConnection } from './connection';
-import { MeetingMirror } from './mirror';
 
 export interface ConveneOptions {
   /** Abort cuts the meeting (`meeting/cut`); convene still resolves, with the digest written after the cut. */
@@ -109,10 +108,15 @@ export async function convene(
   opts: ConveneOptions = {},
 ): Promise<ConveneResult> {
   if (opts.signal?.aborted) throw new Error('cancelled before the meeting started; nothing was spent');
-  const { meetingId } = await conn.rpc.request('meeting/start', params);
-  const mirror = new MeetingMirror(meetingId);
-  if (opts.onEvent) mirror.onEvent(opts.onEvent);
-  if (opts.onRound) mirror.onEvent(roundReporter(opts.onRound));
+  const onEvent = opts.onEvent;
+  const onRound = opts.onRound && roundReporter(opts.onRound);
+  const follower = await conn.start(params, {
+    deliver: (e, s) => {
+      onEvent?.(e, s);
+      onRound?.(e, s);
+    },
+  });
+  const { meetingId, mirror } = follower;
   let cut = false;
   const onAbort = (): void => {
     // Once closed, the digest is on its way: there is nothing left to cut.
@@ -122,7 +126,6 @@ export async function convene(
       .request('meeting/cut', { meetingId, reason: 'cancelled by the caller' })
       .catch((e: unknown) => mirror.end(`could not cut meeting ${meetingId}: ${(e as Error).message}`));
   };
-  const follower = await conn.follow(meetingId, { mirror });
   try {
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener('abort', onAbort, { once: true });

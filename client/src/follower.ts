@@ -4,15 +4,16 @@
  * follower does not drop the event silently and wait forever: it resubscribes from the mirror's
  * last seq, and the daemon sends everything after it again from the store.
  */
-import type { MeetingEvent, RpcClient } from '../../protocol/src';
+import type { MeetingEvent, MeetingState, RpcClient, StartMeetingParams } from '../../protocol/src';
+import type { EventListener } from './connection';
 import { MeetingMirror } from './mirror';
 
 export interface FollowOptions {
   meetingId: string;
   /** Where the log goes; its last seq is the cursor (default: a new mirror, from the start). */
   mirror?: MeetingMirror;
-  /** Each event applied, in order. */
-  deliver?: (event: MeetingEvent) => void;
+  /** Each event applied, in order, with the meeting's state after it. */
+  deliver?: (event: MeetingEvent, state: MeetingState) => void;
   /** A resubscription failed (the connection is gone): the owner reconnects and calls attach(). */
   onError?: (e: Error) => void;
 }
@@ -31,7 +32,7 @@ export class LogFollower {
     this.meetingId = opts.meetingId;
     this.mirror = opts.mirror ?? new MeetingMirror(opts.meetingId);
     const deliver = opts.deliver;
-    if (deliver) this.stops.push(this.mirror.onEvent((e) => deliver(e)));
+    if (deliver) this.stops.push(this.mirror.onEvent(deliver));
     this.stops.push(this.mirror.onGap(() => this.resync()));
   }
 
@@ -44,6 +45,16 @@ export class LogFollower {
   async attach(rpc: Pick<RpcClient, 'request'>): Promise<number> {
     this.rpc = rpc;
     return (await rpc.request('room/subscribe', { meetingId: this.meetingId, sinceSeq: this.cursor })).lastSeq;
+  }
+
+  /** True when it follows on this connection already (a second subscribe would be a wasted hop). */
+  attachedTo(rpc: Pick<RpcClient, 'request'>): boolean {
+    return this.rpc === rpc && !this.stopped;
+  }
+
+  /** The connection already sends this meeting's events (it was started with `follow`). */
+  subscribedOn(rpc: Pick<RpcClient, 'request'>): void {
+    this.rpc = rpc;
   }
 
   /** Feed every `room/event` received on the connection here. */
@@ -72,4 +83,30 @@ export class LogFollower {
     for (const fn of this.stops.splice(0)) fn();
     await this.rpc?.request('room/unsubscribe', { meetingId: this.meetingId }).catch(() => undefined);
   }
+}
+
+/**
+ * Starts a meeting subscribed in the same request (`follow: true`), so following it costs no second
+ * round trip. Events that arrive before the answer is read are held and handed to the follower
+ * `make` returns for the new meeting, in order, before any later one.
+ */
+export async function startFollowed(
+  conn: { rpc: Pick<RpcClient, 'request'>; onEvent(listener: EventListener): () => void },
+  params: StartMeetingParams,
+  make: (meetingId: string) => LogFollower,
+): Promise<{ follower: LogFollower; lastSeq: number }> {
+  const early: MeetingEvent[] = [];
+  const off = conn.onEvent((method, p) => {
+    if (method === 'room/event') early.push((p as { event: MeetingEvent }).event);
+  });
+  let started: { meetingId: string; lastSeq: number };
+  try {
+    started = await conn.rpc.request('meeting/start', { ...params, follow: true });
+  } finally {
+    off();
+  }
+  const follower = make(started.meetingId);
+  follower.subscribedOn(conn.rpc);
+  for (const e of early) follower.receive(e);
+  return { follower, lastSeq: started.lastSeq };
 }

@@ -120,6 +120,16 @@ export class MeetingMirror {
     });
   }
 
+  /** Resolves at the first event after `afterSeq` that matches, including events already applied. */
+  async waitForEvent(
+    pred: (e: MeetingEvent) => boolean,
+    afterSeq: number,
+    opts: WaitOptions = {},
+  ): Promise<MeetingState> {
+    // Events are contiguous from seq 1, so those after `afterSeq` start at index `afterSeq`.
+    return this.waitFor((_s, e) => (e ? e.seq > afterSeq && pred(e) : this.log.slice(afterSeq).some(pred)), opts);
+  }
+
   /** No more events will come (the connection is gone): every pending and later `waitFor` rejects with `reason`. */
   end(reason: string): void {
     this.endedWith ??= reason;

@@ -3,9 +3,16 @@
  * the daemon, connects, reconnects with backoff after the daemon restarts, and keeps every
  * followed meeting attached from its cursor, so nothing is lost or doubled across restarts.
  */
-import type { DaemonMethod, MeetingEvent, ParamsOf, RequestOptions, ResultOf } from '../../protocol/src';
+import type {
+  DaemonMethod,
+  MeetingEvent,
+  ParamsOf,
+  RequestOptions,
+  ResultOf,
+  StartMeetingParams,
+} from '../../protocol/src';
 import { connectDaemon, type DaemonConnection, type EventListener } from './connection';
-import { LogFollower } from './follower';
+import { LogFollower, startFollowed, type FollowOptions } from './follower';
 import type { MeetingMirror } from './mirror';
 import { findDaemon } from './discovery';
 import { findOrSpawnDaemon, type SpawnOptions } from './spawn';
@@ -49,24 +56,54 @@ export class DaemonSession {
   }
 
   /**
-   * Follows a meeting into `mirror` from its last seq (first call) or from where it stands (later
-   * calls, which resubscribe from the cursor). Returns the log's last seq now.
+   * Follows a meeting into a mirror from its first event; a later call for a meeting followed on
+   * this connection already changes nothing. Returns the log's last seq now (as far as known).
    */
-  async follow(
-    meetingId: string,
-    opts: { mirror?: MeetingMirror; deliver?: (e: MeetingEvent) => void },
-  ): Promise<number> {
-    let follower = this.followers.get(meetingId);
-    if (!follower) {
-      follower = new LogFollower({
-        meetingId,
-        ...opts,
-        onError: (e) => this.opts.log.warn(`could not resubscribe to ${meetingId}: ${e.message}`),
-      });
-      this.followers.set(meetingId, follower);
-    }
+  async follow(meetingId: string, opts: { deliver?: FollowOptions['deliver'] } = {}): Promise<number> {
+    // Connected first: a follower already in the map when connecting is attached by connect().
     const conn = await this.connection();
-    return follower.attach(conn.rpc);
+    const follower = this.followers.get(meetingId);
+    if (follower?.attachedTo(conn.rpc)) return follower.cursor;
+    return (follower ?? this.newFollower(meetingId, opts.deliver)).attach(conn.rpc);
+  }
+
+  /**
+   * Starts a meeting and follows it in the same request. `onStarted` hears its id before any of
+   * its events is delivered.
+   */
+  async start(
+    params: StartMeetingParams,
+    opts: { deliver?: FollowOptions['deliver']; onStarted?: (meetingId: string) => void } = {},
+  ): Promise<{ meetingId: string; lastSeq: number }> {
+    const conn = await this.connection();
+    const { follower, lastSeq } = await startFollowed(conn, params, (meetingId) => {
+      const f = this.newFollower(meetingId, opts.deliver);
+      opts.onStarted?.(meetingId);
+      return f;
+    });
+    return { meetingId: follower.meetingId, lastSeq };
+  }
+
+  /** The mirror of a followed meeting: its events and its state. */
+  mirror(meetingId: string): MeetingMirror | undefined {
+    return this.followers.get(meetingId)?.mirror;
+  }
+
+  /** Stops following a meeting (deleted) and forgets what it held. */
+  async unfollow(meetingId: string): Promise<void> {
+    const follower = this.followers.get(meetingId);
+    this.followers.delete(meetingId);
+    await follower?.stop();
+  }
+
+  private newFollower(meetingId: string, deliver: FollowOptions['deliver']): LogFollower {
+    const follower = new LogFollower({
+      meetingId,
+      ...(deliver ? { deliver } : {}),
+      onError: (e) => this.opts.log.warn(`could not resubscribe to ${meetingId}: ${e.message}`),
+    });
+    this.followers.set(meetingId, follower);
+    return follower;
   }
 
   private async connect(): Promise<DaemonConnection> {

@@ -1,10 +1,15 @@
 /** Follows a meeting and waits for what the caller cares about (the CLI waits for the digest). */
-import type { MeetingEvent } from '../../protocol/src';
+import type { MeetingEvent, MeetingState } from '../../protocol/src';
 import type { DaemonConnection } from './connection';
+import type { LogFollower } from './follower';
+import type { MeetingMirror } from './mirror';
 
 export interface MeetingWatch {
+  readonly mirror: MeetingMirror;
   /** The log so far, contiguous from seq 1. */
-  readonly events: MeetingEvent[];
+  readonly events: readonly MeetingEvent[];
+  /** The state after the last event, folded one event at a time. */
+  readonly state: MeetingState;
   /**
    * Resolves at the first event after `afterSeq` that matches, including events already here.
    * Rejects when the connection closes first.
@@ -12,31 +17,27 @@ export interface MeetingWatch {
   waitFor(pred: (e: MeetingEvent) => boolean, afterSeq: number): Promise<void>;
 }
 
+/** A watch over what a follower has applied and will apply. */
+export function watchOf(follower: LogFollower): MeetingWatch {
+  const { mirror } = follower;
+  return {
+    mirror,
+    get events() {
+      return mirror.events;
+    },
+    get state() {
+      return mirror.state;
+    },
+    waitFor: async (pred, afterSeq) => {
+      await mirror.waitForEvent(pred, afterSeq);
+    },
+  };
+}
+
 export async function watchMeeting(
   conn: DaemonConnection,
   meetingId: string,
   onEvent: (e: MeetingEvent) => void = () => undefined,
 ): Promise<MeetingWatch> {
-  const events: MeetingEvent[] = [];
-  let waiter: { pred: (e: MeetingEvent) => boolean; afterSeq: number; resolve: () => void } | undefined;
-  await conn.follow(meetingId, {
-    deliver: (e) => {
-      events.push(e);
-      onEvent(e);
-      if (waiter && e.seq > waiter.afterSeq && waiter.pred(e)) {
-        waiter.resolve();
-        waiter = undefined;
-      }
-    },
-  });
-  return {
-    events,
-    waitFor: (pred, afterSeq) => {
-      if (events.some((e) => e.seq > afterSeq && pred(e))) return Promise.resolve();
-      return Promise.race([
-        new Promise<void>((resolve) => (waiter = { pred, afterSeq, resolve })),
-        conn.closed.then((reason) => Promise.reject(new Error(`${reason} before the meeting ended`))),
-      ]);
-    },
-  };
+  return watchOf(await conn.follow(meetingId, { deliver: onEvent }));
 }

@@ -5,7 +5,17 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { DaemonEvents, DaemonMethod, MeetingEvent, MessageDelta, ParamsOf, ResultOf } from '../../protocol/src';
+import type {
+  DaemonEvents,
+  DaemonMethod,
+  MeetingEvent,
+  MeetingState,
+  MessageDelta,
+  ParamsOf,
+  ResultOf,
+  StartMeetingParams,
+} from '../../protocol/src';
+import { initialState } from '../../protocol/src';
 import type { RpcClient } from '../../protocol/src';
 import { DaemonSession, defaultDataDir, type SessionState } from '../../client/src';
 
@@ -18,11 +28,12 @@ export function dataDir(): string {
 
 export class DaemonLink implements vscode.Disposable {
   private readonly session: DaemonSession;
-  /** Log per meeting, contiguous from seq 1: the cursor to resubscribe from is its length. */
-  readonly logs = new Map<string, MeetingEvent[]>();
 
   private readonly onEventEmitter = new vscode.EventEmitter<MeetingEvent>();
   readonly onEvent = this.onEventEmitter.event;
+  private readonly onStartedEmitter = new vscode.EventEmitter<string>();
+  /** A meeting started from this window, before any of its events: everything in it is new. */
+  readonly onStarted = this.onStartedEmitter.event;
   private readonly onDeltaEmitter = new vscode.EventEmitter<MessageDelta>();
   readonly onDelta = this.onDeltaEmitter.event;
   private readonly onStateEmitter = new vscode.EventEmitter<{ state: LinkState; message?: string }>();
@@ -66,15 +77,37 @@ export class DaemonLink implements vscode.Disposable {
 
   /** Follows a meeting: its log from the cursor, then live. Safe to call again. Returns the log's last seq now. */
   subscribe(meetingId: string): Promise<number> {
-    let log = this.logs.get(meetingId);
-    if (!log) this.logs.set(meetingId, (log = []));
-    const events = log;
-    return this.session.follow(meetingId, {
-      deliver: (e) => {
-        events.push(e);
-        this.onEventEmitter.fire(e);
-      },
+    return this.session.follow(meetingId, { deliver: (e) => this.onEventEmitter.fire(e) });
+  }
+
+  /** Starts a meeting and follows it in the same request (no second read of its log). */
+  async start(params: StartMeetingParams): Promise<string> {
+    const { meetingId } = await this.session.start(params, {
+      deliver: (e) => this.onEventEmitter.fire(e),
+      onStarted: (id) => this.onStartedEmitter.fire(id),
     });
+    return meetingId;
+  }
+
+  /** A followed meeting's events, contiguous from seq 1 (none when it is not followed). */
+  events(meetingId: string): readonly MeetingEvent[] {
+    return this.session.mirror(meetingId)?.events ?? [];
+  }
+
+  /** A followed meeting's state, kept one event at a time (the empty state when it is not followed). */
+  state(meetingId: string): MeetingState {
+    return this.session.mirror(meetingId)?.state ?? initialState();
+  }
+
+  /** Resolves once a followed meeting's log holds an event after `afterSeq` matching `pred`. */
+  async waitForEvent(meetingId: string, pred: (e: MeetingEvent) => boolean, afterSeq: number): Promise<void> {
+    await this.subscribe(meetingId);
+    await this.session.mirror(meetingId)?.waitForEvent(pred, afterSeq);
+  }
+
+  /** Stops following a deleted meeting and drops what was held of it. */
+  forget(meetingId: string): Promise<void> {
+    return this.session.unfollow(meetingId);
   }
 
   private dispatch<K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]): void {
@@ -90,6 +123,7 @@ export class DaemonLink implements vscode.Disposable {
   dispose(): void {
     this.session.dispose();
     this.onEventEmitter.dispose();
+    this.onStartedEmitter.dispose();
     this.onDeltaEmitter.dispose();
     this.onStateEmitter.dispose();
     this.onConnectedEmitter.dispose();

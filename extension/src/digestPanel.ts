@@ -118,7 +118,7 @@ export class DigestPanel {
   }
 
   refresh(): void {
-    void this.panel.webview.postMessage({ type: 'digest/show', events: this.link.logs.get(this.meetingId) ?? [] });
+    void this.panel.webview.postMessage({ type: 'digest/show', events: [...this.link.events(this.meetingId)] });
   }
 
   private postFiles(): void {

@@ -7,7 +7,6 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { MeetingState, StartMeetingParams } from '../../protocol/src';
-import { fold } from '../../protocol/src';
 import { DaemonLink, dataDir } from './daemonLink';
 import { Lifecycle, needOf } from './lifecycle';
 import { LmBridge } from './lmBridge';
@@ -68,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
 
   /** Context keys for `when` clauses: what the room's meeting allows, and whether there is any meeting. */
   const updateContext = (): void => {
-    const s = activeMeeting ? fold(link.logs.get(activeMeeting) ?? []) : undefined;
+    const s = activeMeeting ? link.state(activeMeeting) : undefined;
     const need = s ? needOf(s) : undefined;
     void vscode.commands.executeCommand('setContext', 'roundtable.hasMeeting', tree.list().length > 0);
     void vscode.commands.executeCommand('setContext', 'roundtable.meetingShown', activeMeeting !== undefined);
@@ -167,7 +166,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     tree.onDidLoad((meetings) => {
       // The room's meeting was deleted (here, in another window, or by the CLI): forget it.
       const gone = activeMeeting;
-      if (gone && !meetings.some((m) => m.meetingId === gone) && !link.logs.get(gone)?.length) {
+      if (gone && !meetings.some((m) => m.meetingId === gone) && link.events(gone).length === 0) {
         activeMeeting = undefined;
         void context.workspaceState.update(ACTIVE_KEY, undefined);
       }
@@ -301,11 +300,11 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
   const api: RoundtableApi = {
     link,
     startMeeting: async (params) => {
-      const { meetingId } = await link.request('meeting/start', params);
+      const meetingId = await link.start(params);
       await startedHere(meetingId);
       return meetingId;
     },
-    state: (meetingId) => fold(link.logs.get(meetingId) ?? []),
+    state: (meetingId) => link.state(meetingId),
     roomResolved: () => room.resolved,
     shownMeeting: () => activeMeeting,
     convene: (input, token) => conveneFromExtension(input, token ? { token } : {}),

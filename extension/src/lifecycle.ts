@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { DecisionKind, MeetingEvent, MeetingState, MeetingSummary, StartMeetingParams } from '../../protocol/src';
-import { fold, settles } from '../../protocol/src';
+import { settles } from '../../protocol/src';
 import type { DaemonLink } from './daemonLink';
 import { DigestPanel, type ReviewActions } from './digestPanel';
 import {
@@ -42,6 +42,8 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
 
   constructor(private readonly host: LifecycleHost) {
     this.disposables.push(
+      // A meeting started here: everything in it is new, so its settling opens the review.
+      host.link.onStarted((meetingId) => this.since.set(meetingId, 0)),
       host.link.onEvent((e) => {
         if (STATUS_EVENTS.has(e.type)) host.changed();
         const since = this.since.get(e.meetingId);
@@ -71,7 +73,7 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
   }
 
   state(meetingId: string): MeetingState {
-    return fold(this.host.link.logs.get(meetingId) ?? []);
+    return this.host.link.state(meetingId);
   }
 
   /**
@@ -184,7 +186,7 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
       digestText,
       ...(instruction ? { instruction } : {}),
     });
-    await this.waitFor(meetingId, (e) => e.type === 'decision_recorded' && e.seq > from);
+    await this.host.link.waitForEvent(meetingId, (e) => e.type === 'decision_recorded', from);
     this.host.changed();
     if (decision === 'another_round') {
       void vscode.window.showInformationMessage('Another round is running; the review opens again when it ends.');
@@ -234,7 +236,7 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
   /** Starts the same meeting again (same topic, panel, options and limits) and shows it in its place. */
   async retry(meetingId: string): Promise<string> {
     await this.follow(meetingId);
-    const opened = this.host.link.logs.get(meetingId)?.find((e) => e.type === 'meeting_opened');
+    const opened = this.host.link.events(meetingId).find((e) => e.type === 'meeting_opened');
     if (opened?.type !== 'meeting_opened') throw new Error('The meeting’s log has no opening: start it again.');
     const apiKey = opened.participants.some((p) => p.provider === 'openai')
       ? await this.host.context.secrets.get(API_KEY_SECRET)
@@ -249,7 +251,7 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
       ...(opened.workspace ? { workspace: opened.workspace } : {}),
       ...(apiKey ? { apiKey } : {}),
     };
-    const { meetingId: next } = await this.host.link.request('meeting/start', params);
+    const next = await this.host.link.start(params);
     await this.follow(next, { fresh: true });
     await this.host.select(next);
     // The failed attempt is replaced by the retry: it leaves no entry behind.
@@ -264,21 +266,8 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
   async discard(meetingId: string): Promise<void> {
     await this.host.link.request('meeting/delete', { meetingId });
     this.since.delete(meetingId);
-    this.host.link.logs.delete(meetingId);
+    await this.host.link.forget(meetingId);
     this.host.changed();
-  }
-
-  /** Resolves once the meeting's log holds an event matching `pred` (it may already). */
-  waitFor(meetingId: string, pred: (e: MeetingEvent) => boolean): Promise<void> {
-    if ((this.host.link.logs.get(meetingId) ?? []).some(pred)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const d = this.host.link.onEvent((e) => {
-        if (e.meetingId === meetingId && pred(e)) {
-          d.dispose();
-          resolve();
-        }
-      });
-    });
   }
 
   dispose(): void {

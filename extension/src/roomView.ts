@@ -114,8 +114,7 @@ export class RoomViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
     const from = viewMeeting === this.meetingId ? sinceSeq : 0;
     this.send({ type: 'room/reset', meetingId: this.meetingId });
-    for (const event of (this.link.logs.get(this.meetingId) ?? []).slice(from))
-      this.send({ type: 'room/event', event });
+    for (const event of this.link.events(this.meetingId).slice(from)) this.send({ type: 'room/event', event });
   }
 
   /** Switches the room to a meeting and reveals it. */

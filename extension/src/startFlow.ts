@@ -203,9 +203,9 @@ export async function startFlow(
     config.tokenBudget = Number(budget);
   }
   const params = paramsWith(config);
-  const { meetingId } = await vscode.window.withProgress(
+  const meetingId = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Roundtable: starting the meeting…' },
-    () => link.request('meeting/start', params),
+    () => link.start(params),
   );
   log.info(`meeting ${meetingId} started: ${params.topic}`);
   await follow(meetingId, { restored: false });

@@ -6,7 +6,7 @@
  * budget and what the calls billed (the whole bill in the tooltip).
  */
 import * as vscode from 'vscode';
-import { billOf, currentRound, fold, formatBill, formatBillShort, terminationLabel } from '../../protocol/src';
+import { billOf, currentRound, formatBill, formatBillShort, terminationLabel } from '../../protocol/src';
 import type { DaemonLink, LinkState } from './daemonLink';
 
 export function meetingStatusBar(
@@ -36,12 +36,11 @@ export function meetingStatusBar(
     }
     status.command = 'roundtable.focusRoom';
     const meetingId = activeMeeting();
-    const events = meetingId ? link.logs.get(meetingId) : undefined;
-    if (!events || events.length === 0) {
+    const s = meetingId ? link.state(meetingId) : undefined;
+    if (!s || s.lastSeq === 0) {
       status.hide();
       return;
     }
-    const s = fold(events);
     const bill = billOf(s);
     const what =
       s.status === 'closed'

@@ -86,6 +86,8 @@ function postedOf(e: EventOf<'message_posted'> | EventOf<'human_posted'>): Poste
  * linear in the posts so far (hundreds in a long meeting; measured in the `overhead` bench).
  */
 export function evolve(prev: MeetingState, e: MeetingEvent): MeetingState {
+  // An invariant, not the client's gap handling (that is MeetingMirror.apply, which never passes a
+  // gap on): a stored log folded with a hole in it is corrupt, and must fail loudly, not fold.
   if (e.seq !== prev.lastSeq + 1) {
     throw new Error(`event ${e.seq} of meeting ${e.meetingId} does not follow ${prev.lastSeq}: the log has a gap`);
   }

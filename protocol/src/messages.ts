@@ -29,7 +29,7 @@ import {
 } from './context';
 
 /** Bumped on any incompatible change; a mismatch at `initialize` is refused. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** Largest message either side accepts, in bytes. */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -211,7 +211,18 @@ export const DAEMON_REQUESTS = {
     z.object({ protocolVersion: z.number(), daemonVersion: z.string() }),
     'First message of every connection; a protocol version mismatch is refused.',
   ),
-  'meeting/start': method(StartMeetingParamsSchema, z.object({ meetingId: z.string() }), 'Opens and runs a meeting.'),
+  'meeting/start': method(
+    StartMeetingParamsSchema.extend({
+      /** Also subscribe this connection to the meeting's events from seq 1 (no `room/subscribe` needed). */
+      follow: z.boolean().optional(),
+    }),
+    z.object({
+      meetingId: z.string(),
+      /** The log's last seq when the answer was sent; with `follow`, events up to it come next. */
+      lastSeq: z.number(),
+    }),
+    'Opens and runs a meeting.',
+  ),
   'meeting/estimate': method(
     StartMeetingParamsSchema,
     MeetingEstimateSchema,

@@ -22,6 +22,7 @@ import type {
 } from './events';
 import { DEFAULT_CONFIG } from './events';
 import type { ContextAttached, ToolCalled } from './context';
+import type { MeetingSummary } from './messages';
 
 export interface PostedMessage {
   messageId: string;
@@ -223,5 +224,29 @@ export function stanceMatrix(s: MeetingState): {
 export function finalStances(s: MeetingState): Record<string, StanceCell> {
   const out: Record<string, StanceCell> = {};
   for (const r of s.rounds) for (const [w, st] of Object.entries(r.stances)) out[w] = st.stance;
+  return out;
+}
+
+/**
+ * A meeting's row in `meeting/list`: the daemon keeps one per meeting, updated as events are
+ * appended, and the extension reads the same row for a meeting it follows.
+ */
+export function summaryOf(s: MeetingState): MeetingSummary {
+  const out: MeetingSummary = {
+    meetingId: s.meetingId,
+    topic: s.topic,
+    mode: s.mode,
+    status: s.status === 'new' ? 'running' : s.status,
+    round: s.rounds[s.rounds.length - 1]?.round ?? 0,
+    maxRounds: s.config.maxRounds,
+    tokensSpoken: s.spokenTokens,
+    tokenBudget: s.config.tokenBudget,
+    createdAt: s.openedAt,
+    lastSeq: s.lastSeq,
+  };
+  if (s.closed) out.terminatedBy = s.closed.reason;
+  if (s.digest) out.digestReady = true;
+  if (s.digest?.digest.noDecision) out.noDecision = true;
+  if (s.decision) out.decision = s.decision.decision;
   return out;
 }

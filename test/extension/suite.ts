@@ -89,7 +89,7 @@ export function defineSuites(mocha: Mocha, results?: string): void {
         () => (a.state(meetingId).digest ? a.state(meetingId) : undefined),
         60_000,
       );
-      const seqs = (a.link.logs.get(meetingId) ?? []).map((e) => e.seq);
+      const seqs = a.link.events(meetingId).map((e) => e.seq);
       assert.deepEqual(
         seqs,
         seqs.map((_, i) => i + 1),

@@ -26,8 +26,18 @@ export function cli(
   /** bin: an installed `roundtable` command to run instead of this checkout's. */
   opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; bin?: string } = {},
 ): Promise<CliResult> {
+  return runScript(BIN, args, opts);
+}
+
+/** Runs a Node script (`roundtable`, or a real client such as the MCP Inspector) in the same isolated env. */
+export function runScript(
+  script: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; bin?: string } = {},
+): Promise<CliResult> {
+  const name = script === BIN ? 'roundtable' : path.basename(script);
   return new Promise((resolve, reject) => {
-    const [command, argv] = opts.bin ? [opts.bin, args] : [process.execPath, [BIN, ...args]];
+    const [command, argv] = opts.bin ? [opts.bin, args] : [process.execPath, [script, ...args]];
     const child = spawn(command, argv, {
       cwd: opts.cwd ?? ROOT,
       // A home with no daemon in it, unless the test gives one: runs stay in-process and isolated.
@@ -49,7 +59,7 @@ export function cli(
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`roundtable ${args.join(' ')} did not finish; stderr: ${stderr}`));
+      reject(new Error(`${name} ${args.join(' ')} did not finish; stderr: ${stderr}`));
     }, opts.timeoutMs ?? 60_000);
     child.on('close', (code) => {
       clearTimeout(timer);

@@ -4,34 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectDaemon } from '../../client/src';
-import { BIN, ensureBuilt } from '../fakes/cli';
+import { ensureBuilt } from '../fakes/cli';
+import { callText, mcpClient } from '../fakes/mcp';
 import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
 
-type Content = { content: { type: string; text: string }[]; isError?: boolean };
-
-async function agent(dataDir: string, name: string): Promise<Client> {
-  const client = new Client({ name, version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, 'mcp', '--data-dir', dataDir],
-      stderr: 'ignore',
-    }),
-  );
-  return client;
-}
-
-async function call(
-  c: Client,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<{ text: string; isError: boolean }> {
-  const r = (await c.callTool({ name, arguments: args })) as Content;
-  return { text: r.content.map((x) => x.text).join('\n'), isError: r.isError === true };
-}
+const agent = (dataDir: string, name: string): Promise<Client> => mcpClient(dataDir, name);
+const call = callText;
 
 describe('MCP server over stdio', () => {
   let dataDir: string;
@@ -51,7 +31,7 @@ describe('MCP server over stdio', () => {
     const c = await agent(dataDir, 'lister');
     clients.push(c);
     const tools = (await c.listTools()).tools.map((t) => t.name).sort();
-    assert.deepEqual(tools, ['close', 'cut', 'join', 'leave', 'listen', 'open', 'speak']);
+    assert.deepEqual(tools, ['close', 'cut', 'deliberate', 'join', 'leave', 'listen', 'open', 'speak']);
     const speak = (await c.listTools()).tools.find((t) => t.name === 'speak');
     assert.deepEqual(
       Object.keys((speak?.inputSchema as { properties: object }).properties).sort(),

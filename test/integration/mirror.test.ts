@@ -15,7 +15,10 @@ import {
   type DaemonConnection,
   type RoundProgress,
 } from '../../client/src';
-import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
+import { providerFactory, startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
+import { MeetingManager } from '../../daemon/src/daemon/manager';
+import { systemClock } from '../../daemon/src/meeting/clock';
+import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { tempDataDir } from '../fakes/daemon';
 import { panel, turns } from '../fakes/meetings';
 
@@ -121,6 +124,17 @@ describe('client: the meeting mirror', () => {
   });
 });
 
+/** The methods a connection sends from now on, read off the WebSocket itself. */
+function methodsSent(conn: DaemonConnection): string[] {
+  const out: string[] = [];
+  const send = conn.ws.send.bind(conn.ws);
+  conn.ws.send = ((data: string, ...rest: unknown[]) => {
+    out.push((JSON.parse(data) as { method?: string }).method ?? '');
+    return (send as (...a: unknown[]) => void)(data, ...rest);
+  }) as typeof conn.ws.send;
+  return out;
+}
+
 describe('client: convene', () => {
   let d: DaemonHandle;
   let conn: DaemonConnection;
@@ -136,7 +150,9 @@ describe('client: convene', () => {
   it('resolves with the digest, reporting each finished round once with stances and gists', async () => {
     const rounds: RoundProgress[] = [];
     let events = 0;
+    const sent = methodsSent(conn);
     const r = await convene(conn, params(twoRounds), { onRound: (p) => rounds.push(p), onEvent: () => events++ });
+    assert.deepEqual(sent, ['meeting/start', 'room/unsubscribe'], 'followed without a second read');
     assert.equal(r.cut, false);
     assert.ok(r.digest, 'a digest');
     assert.equal(r.state.digest?.digest, r.digest);
@@ -199,3 +215,59 @@ describe('client: convene', () => {
     await assert.rejects(convene(conn, params(twoRounds, '')), /topic/);
   });
 });
+
+describe('daemon: meeting/list', () => {
+  it('reads summaries kept as events are appended: each stored log is folded once, not per list', async () => {
+    const store = new MemoryStore();
+    let loads = 0;
+    const load = store.load.bind(store);
+    store.load = (id, since) => {
+      loads++;
+      return load(id, since);
+    };
+    let n = 0;
+    const managerOn = (): MeetingManager =>
+      new MeetingManager({
+        store,
+        clock: systemClock,
+        providers: providerFactory({}),
+        log: quiet,
+        newId: () => `m-list-${++n}`,
+      });
+    const first = managerOn();
+    const ids = [await first.start(params(twoRounds)), await first.start(params(twoRounds))];
+    await Promise.all(ids.map((id) => waitUntilDigest(first, id)));
+    await first.shutdown();
+
+    // A restarted daemon: the meetings are only in the store.
+    const manager = managerOn();
+    const rows = async (): Promise<string[]> =>
+      (await manager.list()).map((m) => `${m.meetingId} ${m.status} ${m.lastSeq} ${m.decision ?? 'open'}`);
+    loads = 0;
+    const listed = await rows();
+    assert.equal(loads, 2, 'the first list folds each stored log once');
+    const folded = await Promise.all(ids.map(async (id) => fold(await load(id, 0))));
+    assert.deepEqual(
+      listed,
+      folded.map((s) => `${s.meetingId} closed ${s.lastSeq} open`),
+    );
+    await manager.decide(ids[0]!, 'accepted', {});
+    loads = 0;
+    const after = await rows();
+    assert.equal(loads, 0, 'later lists load no log');
+    assert.deepEqual(after, [`${ids[0]} closed ${folded[0]!.lastSeq + 1} accepted`, listed[1]]);
+    await manager.shutdown();
+  });
+});
+
+/** Resolves once the manager has appended the meeting's digest (checked at each event, no polling). */
+function waitUntilDigest(manager: MeetingManager, meetingId: string): Promise<void> {
+  return new Promise((resolve) => {
+    const off = manager.onEvent((e) => {
+      if (e.meetingId === meetingId && e.type === 'digest_ready') {
+        off();
+        resolve();
+      }
+    });
+  });
+}

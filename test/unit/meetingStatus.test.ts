@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBody, MeetingSummary } from '../../protocol/src';
-import { summaryOf } from '../../daemon/src/daemon/manager';
+import { summaryOf } from '../../protocol/src';
 import { contextOf, groupOf, needOf, outcomeOf } from '../../extension/src/meetingStatus';
 import { given, opened, roundSaid } from '../fakes/given';
 

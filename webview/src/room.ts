@@ -109,6 +109,8 @@ function scheduleRender(): void {
 }
 
 function apply(e: MeetingEvent): void {
+  // The extension relays a contiguous log from its MeetingMirror (the one gap check); this guards
+  // the postMessage boundary, where a view restored from saved state may be sent what it holds.
   if (e.meetingId !== saved.meetingId || e.seq !== saved.events.length + 1) return;
   saved.events.push(e);
   state = evolve(state, e);

@@ -56,7 +56,7 @@ const WHY: Record<string, string> = {
 /** Writes the minutes, or says clearly why not and how to get them later. */
 export async function writeMinutesOrExplain(
   dir: string,
-  events: MeetingEvent[],
+  events: readonly MeetingEvent[],
   err: NodeJS.WritableStream,
   opts: MinutesOptions = {},
 ): Promise<string | undefined> {

@@ -5,9 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import type { MeetingEvent } from '../../../protocol/src';
-import { fold } from '../../../protocol/src';
-import { connectDaemon, defaultDataDir, findDaemon, watchMeeting } from '../../../client/src';
+import { connectDaemon, defaultDataDir, findDaemon, watchMeeting, type MeetingWatch } from '../../../client/src';
 import { providerFactory } from '../daemon/daemon';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
@@ -111,7 +109,7 @@ export async function resolveCommand(argv: string[], io: RunIO): Promise<number>
   if (!found)
     throw new UsageError(`no meeting ${meetingId}: no daemon is running for ${dataDir} and no local run is kept there`);
   const conn = await connectDaemon(found.info.port, found.token);
-  let events: MeetingEvent[];
+  let watch: MeetingWatch;
   try {
     // Only what happens after our answer ends the wait: the log already holds the escalation we answer.
     let answeredAfter: number;
@@ -120,8 +118,7 @@ export async function resolveCommand(argv: string[], io: RunIO): Promise<number>
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    const watch = await watchMeeting(conn, meetingId, (e) => printer.event(e));
-    events = watch.events;
+    watch = await watchMeeting(conn, meetingId, (e) => printer.event(e));
     try {
       await conn.rpc.request('meeting/resolve', { meetingId, ...answer });
     } catch (e) {
@@ -131,7 +128,7 @@ export async function resolveCommand(argv: string[], io: RunIO): Promise<number>
   } finally {
     await conn.close();
   }
-  const state = fold(events);
+  const { state, events } = watch;
   if (state.status === 'awaiting_human') {
     const report = await writeMinutesOrExplain(outDir, events, io.stderr);
     io.stderr.write(escalationMessage(state, { report, outDir }));

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeetingParams } from '../../../protocol/src';
-import { checkStartParams, fold, settles } from '../../../protocol/src';
+import { checkStartParams, settles } from '../../../protocol/src';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
 import {
@@ -12,7 +12,8 @@ import {
   defaultDataDir,
   findDaemon,
   spawnDaemon,
-  watchMeeting,
+  watchOf,
+  type MeetingWatch,
   type FoundDaemon,
 } from '../../../client/src';
 import { listModels } from '../providers/models';
@@ -417,21 +418,26 @@ async function runInDaemon(
     roomOut.write('\nCutting the meeting…\n');
     void conn.rpc.request('meeting/cut', { meetingId }).catch(() => undefined);
   };
-  let events: MeetingEvent[];
+  let watch: MeetingWatch;
   try {
-    const started = await conn.rpc.request('meeting/start', {
-      ...opts.params,
-      providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) },
-      ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
-    });
-    meetingId = started.meetingId;
+    // Subscribed in the same request: the room prints from the first event, with no second read.
+    watch = watchOf(
+      await conn.start(
+        {
+          ...opts.params,
+          providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) },
+          ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+        },
+        { deliver: (e) => printer.event(e) },
+      ),
+    );
+    meetingId = watch.mirror.meetingId;
     roomOut.write(`(running in the daemon on port ${found.info.port}, meeting ${meetingId})\n`);
     process.on('SIGINT', onSigint);
-    const watch = await watchMeeting(conn, meetingId, (e) => printer.event(e));
-    events = watch.events;
+    const { events } = watch;
     await watch.waitFor(settles, 0);
-    while (fold(events).status === 'awaiting_human') {
-      const s = fold(events);
+    while (watch.state.status === 'awaiting_human') {
+      const s = watch.state;
       const report = await writeMinutesOrExplain(opts.outDir, events, io.stderr);
       const answer = io.stdinTTY ? await askHuman(s, roomOut, report) : undefined;
       if (!answer) {
@@ -446,7 +452,7 @@ async function runInDaemon(
     process.off('SIGINT', onSigint);
     await conn.close();
   }
-  const state = fold(events);
+  const { state, events } = watch;
   const minutesPath = await writeMinutesOrExplain(opts.outDir, events, io.stderr);
   if (!minutesPath) return EXIT_MINUTES_FAILED;
   const summary = summarize(state, minutesPath);

@@ -32,6 +32,8 @@ export function startFanout(manager: MeetingManager, conns: ReadonlySet<Connecti
         sub.again = false;
         const events = await manager.events(meetingId, sub.lastSent);
         for (const event of events) {
+          // The sending side's order, not a gap check on what was received (that is the client's
+          // MeetingMirror): a subscriber is sent seq n+1 only after n, or the pump reads on.
           if (conn.subscriptions.get(meetingId) !== sub || event.seq !== sub.lastSent + 1) break;
           conn.event('room/event', { event });
           sub.lastSent = event.seq;

@@ -13,7 +13,7 @@ import type {
   ProviderConfig,
   StartMeetingParams,
 } from '../../../protocol/src';
-import { fold } from '../../../protocol/src';
+import { fold, summaryOf } from '../../../protocol/src';
 import type { Clock } from '../meeting/clock';
 import { CommandRejected } from '../meeting/commands';
 import { Meeting, type EngineDeps } from '../meeting/engine';
@@ -70,28 +70,13 @@ async function asRequestError<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-export function summaryOf(s: MeetingState): MeetingSummary {
-  const out: MeetingSummary = {
-    meetingId: s.meetingId,
-    topic: s.topic,
-    mode: s.mode,
-    status: s.status === 'new' ? 'running' : s.status,
-    round: s.rounds[s.rounds.length - 1]?.round ?? 0,
-    maxRounds: s.config.maxRounds,
-    tokensSpoken: s.spokenTokens,
-    tokenBudget: s.config.tokenBudget,
-    createdAt: s.openedAt,
-    lastSeq: s.lastSeq,
-  };
-  if (s.closed) out.terminatedBy = s.closed.reason;
-  if (s.digest) out.digestReady = true;
-  if (s.digest?.digest.noDecision) out.noDecision = true;
-  if (s.decision) out.decision = s.decision.decision;
-  return out;
-}
-
 export class MeetingManager {
   private readonly live = new Map<string, Live>();
+  /**
+   * The list's row of each meeting, kept as its events are appended, so `meeting/list` folds a
+   * meeting's log at most once per daemon (the first time it is listed), not on every call.
+   */
+  private readonly summaries = new Map<string, MeetingSummary>();
   private readonly eventListeners = new Set<(e: MeetingEvent) => void>();
   private readonly deltaListeners = new Set<(d: MessageDelta) => void>();
   private stopping = false;
@@ -115,7 +100,8 @@ export class MeetingManager {
       store: this.opts.store,
       clock: this.opts.clock,
       providerFor: (p: Participant) => (p.provider === 'attached' ? seats : lookup(p)),
-      onEvent: (e: MeetingEvent) => {
+      onEvent: (e: MeetingEvent, s: MeetingState) => {
+        this.summaries.set(e.meetingId, summaryOf(s));
         for (const fn of this.eventListeners) fn(e);
       },
       onDelta: (d: MessageDelta) => {
@@ -257,7 +243,11 @@ export class MeetingManager {
 
   async list(): Promise<MeetingSummary[]> {
     const out: MeetingSummary[] = [];
-    for (const id of await this.opts.store.meetings()) out.push(summaryOf(await this.state(id)));
+    for (const id of await this.opts.store.meetings()) {
+      let summary = this.summaries.get(id);
+      if (!summary) this.summaries.set(id, (summary = summaryOf(await this.state(id))));
+      out.push(summary);
+    }
     return out;
   }
 
@@ -270,6 +260,7 @@ export class MeetingManager {
     }
     this.live.delete(meetingId);
     await this.opts.store.remove(meetingId);
+    this.summaries.delete(meetingId);
     this.changed();
   }
 

@@ -16,12 +16,13 @@ import {
   fold,
   isDaemonMethod,
   parseEnvelope,
+  summaryOf,
 } from '../../../protocol/src';
 import { minutesFileBase, renderMinutes } from '../meeting/minutes';
 import { manifestLine } from '../meeting/manifest';
 import type { VscodeLmBridge } from '../providers/vscodeLm';
 import { ProviderError } from '../providers/types';
-import { BadRequest, Conflict, NotFound, summaryOf, type MeetingManager } from './manager';
+import { BadRequest, Conflict, NotFound, type MeetingManager } from './manager';
 import { agentHandlers } from './agentHandlers';
 import { refuseWorkerSeat } from './seats';
 import { checkUpgrade, refuse } from './auth';
@@ -99,13 +100,24 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   /** The connection whose VS Code window answers vscode-lm calls: one per daemon. */
   let lmOwner: Connection | undefined;
 
+  /** Subscribes a connection to a meeting's events after `sinceSeq`; returns the log's last seq now. */
+  async function subscribe(conn: Connection, meetingId: string, sinceSeq: number): Promise<number> {
+    const { lastSeq } = await manager.state(meetingId);
+    conn.subscriptions.set(meetingId, { lastSent: Math.min(sinceSeq, lastSeq), pumping: false, again: false });
+    // History is pumped after the response so the client sees the ack first, then events in order.
+    setImmediate(() => void fanout.pump(conn, meetingId));
+    return lastSeq;
+  }
+
   const handlers: { [M in DaemonMethod]: Handler<M> } = {
     // Answered in handle(), synchronously; listed here so every method has a handler.
     initialize: () => Promise.resolve({ protocolVersion: PROTOCOL_VERSION, daemonVersion: DAEMON_VERSION }),
-    'meeting/start': async (p, conn) => {
-      const meetingId = await manager.start(p);
+    'meeting/start': async ({ follow, ...params }, conn) => {
+      const meetingId = await manager.start(params);
       conn.opened.add(meetingId);
-      return { meetingId };
+      // Subscribed in the same request: the caller follows from seq 1 without a second round trip.
+      const lastSeq = follow ? await subscribe(conn, meetingId, 0) : (await manager.state(meetingId)).lastSeq;
+      return { meetingId, lastSeq };
     },
     // The attached context is read as the start would read it; the prompts are built, nothing is
     // called or written.
@@ -123,17 +135,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         more: events.length < all.length,
       };
     },
-    'room/subscribe': async (p, conn) => {
-      const state = await manager.state(p.meetingId);
-      conn.subscriptions.set(p.meetingId, {
-        lastSent: Math.min(p.sinceSeq, state.lastSeq),
-        pumping: false,
-        again: false,
-      });
-      // History is pumped after the response so the client sees the ack first, then events in order.
-      setImmediate(() => void fanout.pump(conn, p.meetingId));
-      return { lastSeq: state.lastSeq };
-    },
+    'room/subscribe': async (p, conn) => ({ lastSeq: await subscribe(conn, p.meetingId, p.sinceSeq) }),
     'room/unsubscribe': (p, conn) => {
       conn.subscriptions.delete(p.meetingId);
       return Promise.resolve({});

@@ -1,7 +1,8 @@
 /**
- * `roundtable mcp`: the roundtable tools (open, join, speak, listen, cut, leave, close) as a
- * Model Context Protocol server over stdio, so agents in other tools (VS Code's agent mode,
- * Claude Code, Cline, any MCP client) take a seat in a room beside the daemon's own agents.
+ * `roundtable mcp`: the roundtable tools as a Model Context Protocol server over stdio, so agents
+ * in other tools (VS Code's agent mode, Claude Code, Cline, any MCP client) ask a panel for a
+ * decision (`deliberate`, see deliberate.ts) or take a seat in a room beside the daemon's own
+ * agents (open, join, speak, listen, cut, leave, close).
  *
  * One MCP session is one daemon connection: the identity an agent takes with `join` is bound to
  * that connection by the daemon, and `speak` has no name argument at all, so it can never post
@@ -23,6 +24,7 @@ import {
 import * as z from 'zod';
 import type { DaemonConnection } from '../../../client/src';
 import { DAEMON_VERSION } from '../daemon/server';
+import { registerDeliberate, type DeliberateOptions } from './deliberate';
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
 
@@ -37,8 +39,9 @@ const room = meetingIdSchema.describe('The room id that open returned');
 const start = StartMeetingParamsSchema.shape;
 const config = MeetingConfigSchema.shape;
 
-export function createMcpServer(conn: DaemonConnection): McpServer {
+export function createMcpServer(conn: DaemonConnection, deliberate: DeliberateOptions): McpServer {
   const server = new McpServer({ name: 'roundtable', version: DAEMON_VERSION });
+  registerDeliberate(server, conn, deliberate);
 
   server.registerTool(
     'open',
@@ -188,8 +191,8 @@ export function createMcpServer(conn: DaemonConnection): McpServer {
 }
 
 /** Serves MCP over this process's stdin/stdout until the client goes away. */
-export async function serveStdio(conn: DaemonConnection): Promise<void> {
-  const server = createMcpServer(conn);
+export async function serveStdio(conn: DaemonConnection, deliberate: DeliberateOptions): Promise<void> {
+  const server = createMcpServer(conn, deliberate);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -46,7 +46,7 @@ export function thinkingMinutes(m: PostedMessage, opts: MinutesOptions = {}): st
   return [`**Thinking of ${inline(m.from)}** (${tokens} tokens, never spoken in the room):`, '', quote(m.thinking), ''];
 }
 
-export function renderMinutes(events: MeetingEvent[], opts: MinutesOptions = {}): string {
+export function renderMinutes(events: readonly MeetingEvent[], opts: MinutesOptions = {}): string {
   const s: MeetingState = fold(events);
   const bill = billOf(s);
   return [
@@ -302,7 +302,11 @@ export function minutesFileBase(s: MeetingState): string {
  * (`Status: blocked`), replaced atomically when the human resolves it, and indexed by one line
  * of `MANIFEST.jsonl`, which is how the file is found again. The history stays in the log.
  */
-export async function writeMinutes(dir: string, events: MeetingEvent[], opts: MinutesOptions = {}): Promise<string> {
+export async function writeMinutes(
+  dir: string,
+  events: readonly MeetingEvent[],
+  opts: MinutesOptions = {},
+): Promise<string> {
   const s = fold(events);
   const text = renderMinutes(events, opts);
   if (s.mode !== 'consensus') return writeNewFile(dir, minutesFileBase(s), text);

@@ -3,7 +3,7 @@
  * and the live outlets. Everything the engine does outside itself goes through these ports, so
  * tests swap any of them for a fake.
  */
-import type { Evidence, MeetingEvent, MessageDelta, Participant } from '../../../protocol/src';
+import type { Evidence, MeetingEvent, MeetingState, MessageDelta, Participant } from '../../../protocol/src';
 import type { ChatProvider } from '../providers/types';
 import type { EventStore } from '../store/types';
 import type { Clock } from './clock';
@@ -15,8 +15,8 @@ export interface EngineDeps {
   clock: Clock;
   /** Live streaming of messages as they are written (not logged). */
   onDelta?: (d: MessageDelta) => void;
-  /** Every appended event, in order, once durable. */
-  onEvent?: (e: MeetingEvent) => void;
+  /** Every appended event, in order, once durable, with the meeting's state after it. */
+  onEvent?: (e: MeetingEvent, s: MeetingState) => void;
   /**
    * Wraps every model call, e.g. to limit concurrency per endpoint so one busy meeting cannot
    * starve the others. Defaults to calling straight through.

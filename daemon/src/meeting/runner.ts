@@ -319,7 +319,7 @@ export class Runner implements StepContext, RunnerClockInfo {
       .then((e) => {
         uncount();
         this.current = evolve(this.current, e);
-        this.deps.onEvent?.(e);
+        this.deps.onEvent?.(e, this.current);
       });
     next.catch(uncount);
     this.appendChain = next.catch(() => undefined);

@@ -1,0 +1,178 @@
+/**
+ * The MCP tool `deliberate`: an agent asks for a decision and gets it back. It convenes a whole
+ * meeting on the panel `roundtable run` would choose (ROUNDTABLE_BASE_URL, an API key, or a local
+ * server), reports each round as MCP progress, cuts the meeting when the call is cancelled, and
+ * answers with the digest. The decision stays the person's: nothing here accepts or rejects it.
+ */
+import { Writable } from 'node:stream';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Participant, StartMeetingParams } from '../../../protocol/src';
+import {
+  DEFAULT_CONFIG,
+  MeetingConfigSchema,
+  MeetingModeSchema,
+  StartMeetingParamsSchema,
+  check,
+  checkStartParams,
+  z,
+} from '../../../protocol/src';
+import { convene, readMeeting, type DaemonConnection } from '../../../client/src';
+import { choosePanel } from '../cli/panelChoice';
+import { UsageError } from '../cli/common';
+import { writeMinutesOrExplain } from '../cli/output';
+import { workspaceGate } from '../gate';
+import { listModels } from '../providers/models';
+import { preflightPanel } from '../providers/preflight';
+import { DELIBERATE_OUTPUT, deliberateReport, progressLine } from './deliberateReport';
+
+export interface DeliberateOptions {
+  /** Where the panel is chosen from: ROUNDTABLE_BASE_URL, the API keys, ROUNDTABLE_PROBE_SERVERS. */
+  env: NodeJS.ProcessEnv;
+  /** The folder context paths are read from and minutes written into (`--workspace`, default the working folder). */
+  workspace: string;
+  /** Where the minutes are written. */
+  minutesDir: string;
+}
+
+/** With no model the tool says this and runs nothing: the canned demo is never passed off as a decision. */
+export const NO_MODEL =
+  'no model found: set ROUNDTABLE_BASE_URL=http://HOST:PORT/v1 (any OpenAI-compatible server) or OPENAI_API_KEY in the MCP server\u2019s env, or start Ollama, LM Studio or vLLM';
+
+/**
+ * The tool's input. The fields are loosely typed here on purpose: the SDK would refuse a bad value
+ * with its own multi-line text, while the protocol's schema (checked in `prepare`) says it in one line.
+ */
+const config = MeetingConfigSchema.shape;
+const INPUT = {
+  topic: z.string().describe('The question the panel deliberates'),
+  mode: MeetingModeSchema.optional().describe(
+    'roundtable (default): a discussion judged to a consensus; consensus: a structured vote on options',
+  ),
+  options: z
+    .array(z.string())
+    .optional()
+    .describe('Consensus mode: 2 to 20 options to vote on (none: the workers propose them)'),
+  context: z
+    .array(z.string())
+    .optional()
+    .describe('Workspace files, folders or globs every participant reads (relative to the workspace)'),
+  maxRounds: config.maxRounds.optional(),
+};
+type Input = z.infer<z.ZodObject<typeof INPUT>>;
+
+/** The start params without the panel, so bad input is refused before any server is asked. */
+const WITHOUT_PANEL = StartMeetingParamsSchema.omit({ participants: true });
+
+class Refused extends Error {}
+
+/** Every context path through the workspace gate: one outside it, missing or secret is refused up front. */
+async function checkContext(workspace: string, paths: readonly string[]): Promise<void> {
+  const gate = workspaceGate(workspace);
+  for (const p of paths) {
+    if (/[*?[{]/.test(p)) continue; // a glob is expanded by the gate itself, file by file
+    const where = await gate.locate(p);
+    if ('reason' in where) throw new Refused(`context path "${where.path}" ${where.reason}`);
+  }
+}
+
+/** The panel and server `roundtable run` would use; refused when only the demo is left. */
+async function panelFor(env: NodeJS.ProcessEnv): Promise<{ participants: Participant[]; baseURL: string }> {
+  let choice;
+  try {
+    choice = await choosePanel({ provider: 'auto', env });
+  } catch (e) {
+    if (e instanceof UsageError) throw new Refused(e.message);
+    throw e;
+  }
+  if (choice.demoFallback) throw new Refused(NO_MODEL);
+  return choice;
+}
+
+/** Checks everything and builds the start params; throws `Refused` with one line before anything is spent. */
+async function prepare(a: Input, o: DeliberateOptions): Promise<StartMeetingParams> {
+  const mode = a.mode ?? 'roundtable';
+  if (a.options && mode !== 'consensus') throw new Refused('options are for mode "consensus"');
+  const asked = {
+    topic: a.topic,
+    mode,
+    ...(a.options ? { options: a.options } : {}),
+    ...(a.maxRounds ? { config: { maxRounds: a.maxRounds } } : {}),
+    workspace: o.workspace,
+    ...(a.context?.length ? { context: { paths: a.context } } : {}),
+  };
+  const shape = check(WITHOUT_PANEL, asked);
+  if (!shape.ok) throw new Refused(shape.error);
+  await checkContext(o.workspace, a.context ?? []);
+  const { participants, baseURL } = await panelFor(o.env);
+  const apiKey = o.env.ROUNDTABLE_API_KEY || o.env.OPENAI_API_KEY || undefined;
+  const problems = await preflightPanel(participants, {
+    baseUrl: baseURL,
+    listModels,
+    // The panel came from the server's own list a moment ago: a model gone since is a server that changed.
+    pickHint: 'call deliberate again to build the panel from what the server has now',
+    ...(apiKey ? { apiKey } : {}),
+  });
+  if (problems.length > 0) throw new Refused(problems.join('; '));
+  const checked = checkStartParams({ ...asked, participants, providers: { baseURL }, ...(apiKey ? { apiKey } : {}) });
+  if (!checked.ok) throw new Refused(checked.error);
+  return checked.value;
+}
+
+/** Writes the minutes like `roundtable run`; when it cannot, the one line that says how to get them later. */
+async function minutesOf(
+  conn: DaemonConnection,
+  meetingId: string,
+  dir: string,
+): Promise<{ path: string; written: boolean }> {
+  let why = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      why += chunk.toString();
+      done();
+    },
+  });
+  const { events } = await readMeeting(conn, meetingId);
+  const file = await writeMinutesOrExplain(dir, events, sink);
+  return file ? { path: file, written: true } : { path: why.replace(/^roundtable: /, '').trim(), written: false };
+}
+
+export function registerDeliberate(server: McpServer, conn: DaemonConnection, o: DeliberateOptions): void {
+  server.registerTool(
+    'deliberate',
+    {
+      title: 'Deliberate',
+      description:
+        'Convene a panel of models (the local Roundtable daemon) to argue a question over rounds and return their decision: ' +
+        'outcome, consensus, verdict, dissent and confidence, with the minutes written into the workspace. ' +
+        'Reports each round as progress; cancelling cuts the meeting. The decision stays pending for the person to review.',
+      inputSchema: INPUT,
+      outputSchema: DELIBERATE_OUTPUT,
+    },
+    async (a, extra) => {
+      let params: StartMeetingParams;
+      try {
+        params = await prepare(a, o);
+      } catch (e) {
+        // A Refused line, or a model server that failed in a way of its own: one line either way.
+        return { content: [{ type: 'text', text: (e as Error).message.split('\n')[0] ?? '' }], isError: true };
+      }
+      const token = extra._meta?.progressToken;
+      const total = params.config?.maxRounds ?? DEFAULT_CONFIG.maxRounds;
+      const result = await convene(conn, params, {
+        signal: extra.signal,
+        onRound: (p) => {
+          if (token === undefined) return;
+          void extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: p.round, total, message: progressLine(p) },
+            })
+            // A client gone mid-meeting is told nothing more; the meeting itself goes on to its digest.
+            .catch(() => undefined);
+        },
+      });
+      const minutes = await minutesOf(conn, result.meetingId, o.minutesDir);
+      return deliberateReport(result, minutes);
+    },
+  );
+}
