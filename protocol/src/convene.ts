@@ -5,7 +5,8 @@
  */
 import { MeetingModeSchema } from './domain';
 import { StartMeetingParamsSchema } from './messages';
-import { int, text, z } from './schema';
+import * as z from 'zod';
+import { int, text } from './schema';
 
 /** The context item that stands for the current git diff (the work tree against HEAD). */
 export const DIFF_CONTEXT = 'diff';

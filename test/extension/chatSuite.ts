@@ -64,7 +64,7 @@ const rowOf = (a: RoundtableApi, meetingId: string) =>
 
 /** Nobody decided for the person: no decision event, the digest waits for the review. */
 function undecided(a: RoundtableApi, meetingId: string): void {
-  const events = a.link.logs.get(meetingId) ?? [];
+  const events = a.link.events(meetingId);
   assert.equal(a.state(meetingId).decision, undefined, 'no decision taken');
   assert.ok(!events.some((e) => e.type === 'decision_recorded'), 'no decision recorded');
 }

@@ -14,8 +14,8 @@ import {
   StartMeetingParamsSchema,
   check,
   checkStartParams,
-  z,
 } from '../../../protocol/src';
+import * as z from 'zod';
 import { convene, readMeeting, type DaemonConnection } from '../../../client/src';
 import { choosePanel } from '../cli/panelChoice';
 import { UsageError } from '../cli/common';

@@ -4,7 +4,8 @@
  * through the protocol's escaping digest renderer, and the progress line one line, controls dropped.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ConsensusLevelSchema, TerminationReasonSchema, visibleText, z } from '../../../protocol/src';
+import * as z from 'zod';
+import { ConsensusLevelSchema, TerminationReasonSchema, visibleText } from '../../../protocol/src';
 import { chosenOption, consensusLevelLabel, digestMarkdown } from '../../../protocol/src/digestMarkdown';
 import { inline, oneLine } from '../../../protocol/src/markdown';
 import type { ConveneResult, RoundProgress } from '../../../client/src';
