@@ -11,6 +11,7 @@ import type {
   MessageDelta,
   Participant,
   ProviderConfig,
+  ResolveAction,
   StartMeetingParams,
 } from '../../../protocol/src';
 import { fold } from '../../../protocol/src';
@@ -328,7 +329,7 @@ export class MeetingManager {
 
   async resolve(
     meetingId: string,
-    action: 'pick' | 'another_round' | 'defer',
+    action: ResolveAction,
     opts: { option?: string; instruction?: string },
   ): Promise<void> {
     const live = await this.load(meetingId);

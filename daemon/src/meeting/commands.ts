@@ -5,7 +5,14 @@
  * in memory. Ids are never derived from the state (it may lag behind in-flight appends): the
  * caller puts a fresh random id in the command.
  */
-import type { DecisionKind, EventBody, MeetingState, Participant, TerminationReason } from '../../../protocol/src';
+import type {
+  DecisionKind,
+  EventBody,
+  ResolveAction,
+  MeetingState,
+  Participant,
+  TerminationReason,
+} from '../../../protocol/src';
 import { currentRound, decisionRefusal, findOption } from '../../../protocol/src';
 import { countTokens } from '../providers/tokens';
 
@@ -21,7 +28,7 @@ export type Command =
   /** Consensus mode: the human's answer to an escalation. */
   | {
       type: 'resolve';
-      action: 'pick' | 'another_round' | 'defer';
+      action: ResolveAction;
       option?: string;
       instruction?: string;
       messageId: string;

@@ -11,6 +11,7 @@ import type {
   MeetingEvent,
   MeetingState,
   Participant,
+  ResolveAction,
   StartMeetingParams,
   TerminationReason,
 } from '../../../protocol/src';
@@ -162,7 +163,7 @@ export class Meeting {
    * closes without a decision, `another_round` runs one more challenge round that starts with
    * the instruction. The caller runs the meeting afterwards.
    */
-  resolve(action: 'pick' | 'another_round' | 'defer', opts: { option?: string; instruction?: string } = {}) {
+  resolve(action: ResolveAction, opts: { option?: string; instruction?: string } = {}) {
     return this.execute({ type: 'resolve', action, ...opts, messageId: newMessageId() });
   }
 
