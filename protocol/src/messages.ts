@@ -27,8 +27,8 @@ import {
   ToolTurnSchema,
 } from './context';
 
-/** Bumped on any incompatible change; a mismatch at `initialize` is refused. */
-export const PROTOCOL_VERSION = 2;
+/** Bumped on any incompatible change (3: `room/delta` says its call's purpose); a mismatch at `initialize` is refused. */
+export const PROTOCOL_VERSION = 3;
 
 /** Largest message either side accepts, in bytes. */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;

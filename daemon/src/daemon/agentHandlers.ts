@@ -2,7 +2,7 @@
  * The agent/* methods: an attached agent takes a seat in a meeting on its connection, speaks
  * when its turn comes, listens for what the room said since, and leaves.
  */
-import { MAX_PARTICIPANTS, isReservedName, reservedNameError } from '../../../protocol/src';
+import { MAX_PARTICIPANTS, isReservedName, messageIdOf, reservedNameError } from '../../../protocol/src';
 import { wrapPost } from '../meeting/envelope';
 import { RequestError, type Connection, type Handler } from './connection';
 import type { MeetingManager } from './manager';
@@ -76,7 +76,7 @@ export function agentHandlers(
       } catch (e) {
         throw new RequestError('conflict', (e as Error).message);
       }
-      return { messageId: `r${turn?.round ?? meeting.state.rounds.length}-${me.name}` };
+      return { messageId: messageIdOf('turn', turn?.round ?? meeting.state.rounds.length, me.name) };
     },
     'agent/listen': async (p, conn) => {
       const me = agentOf(conn, p.meetingId);
