@@ -166,7 +166,9 @@ export type StartMeetingParams = z.input<typeof StartMeetingParamsSchema>;
 
 const meetingRef = z.object({ meetingId: meetingIdSchema });
 const empty = z.object({});
-const LmMessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
+/** One chat message sent to a model: what the engine builds, agents read and VS Code's models are sent. */
+export const ChatMessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 const requestIdSchema = z
   .string({ error: 'is missing' })
   .min(1, { error: 'is missing' })
@@ -179,7 +181,7 @@ export const AgentListenResultSchema = z.object({
   /** Cursor (log seq) to continue from; kept by the daemon per connection. */
   cursor: z.number(),
   /** Set when it is this agent's turn: the same prompt a daemon-run worker would get. */
-  turn: z.object({ round: z.number(), messages: z.array(LmMessageSchema) }).nullable(),
+  turn: z.object({ round: z.number(), messages: z.array(ChatMessageSchema) }).nullable(),
   /** True once the meeting is closed. */
   closed: z.boolean(),
 });
@@ -359,7 +361,7 @@ export const LmRequestSchema = z.object({
   requestId: z.string(),
   /** Model id or family as configured for the participant ("copilot-gpt-4o", "gpt-4o"). */
   model: z.string(),
-  messages: z.array(LmMessageSchema),
+  messages: z.array(ChatMessageSchema),
   maxTokens: z.number(),
   json: z.boolean(),
   /** Who asks, for the consent prompt and logs. */
