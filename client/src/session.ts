@@ -7,7 +7,7 @@ import type { DaemonMethod, MeetingEvent, ParamsOf, RequestOptions, ResultOf } f
 import { connectDaemon, type DaemonConnection, type EventListener } from './connection';
 import { LogFollower } from './follower';
 import { findDaemon } from './discovery';
-import { findOrSpawnDaemon, type SpawnOptions } from './spawn';
+import { findOrSpawnDaemon, incompatibility, type SpawnOptions } from './spawn';
 
 export type SessionState = 'connecting' | 'connected' | 'failed';
 
@@ -74,6 +74,9 @@ export class DaemonSession {
         ? await findDaemon(dataDir)
         : await findOrSpawnDaemon({ ...spawn, dataDir, log: (line) => this.opts.log.info(line) });
     if (!found) throw new Error(`no Roundtable daemon is running for ${dataDir}; start one with: roundtable daemon`);
+    // Without leave to start a daemon this client may not replace one either.
+    const refusal = incompatibility(found.info, dataDir);
+    if (refusal) throw new Error(refusal);
     const conn = await connectDaemon(found.info.port, found.token, {
       client: this.opts.client,
       onEvent: (method, params) => {
