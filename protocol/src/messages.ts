@@ -52,6 +52,11 @@ export const ERROR_CODES = [
 export const ErrorCodeSchema = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
+/** True for the codes a response may carry (not a client's own `timeout`, `closed`, `cancelled`). */
+export function isErrorCode(code: string): code is ErrorCode {
+  return (ERROR_CODES as readonly string[]).includes(code);
+}
+
 export const ProtocolErrorSchema = z.object({
   code: ErrorCodeSchema,
   /** What went wrong and what to do, for a human. */

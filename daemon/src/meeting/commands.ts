@@ -13,7 +13,7 @@ import type {
   Participant,
   TerminationReason,
 } from '../../../protocol/src';
-import { currentRound, decisionRefusal, findOption } from '../../../protocol/src';
+import { RpcError, currentRound, decisionRefusal, findOption } from '../../../protocol/src';
 import { countTokens } from '../providers/tokens';
 
 export type Command =
@@ -43,17 +43,8 @@ export type Command =
 export type RejectionCode = 'conflict' | 'bad_request' | 'not_found';
 
 /** A command the meeting's state refuses; `message` is one line saying what to do. */
-export class CommandRejected extends Error {
-  constructor(
-    readonly code: RejectionCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function reject(code: RejectionCode, message: string): never {
-  throw new CommandRejected(code, message);
+  throw new RpcError(code, message);
 }
 
 function seatOf(s: MeetingState, name: string): Participant | undefined {
@@ -65,7 +56,7 @@ function humanPost(s: MeetingState, messageId: string, text: string, from = 'hum
   return { type: 'human_posted', messageId, from, text, tokens: countTokens(text), round };
 }
 
-/** The events a command produces in this state; throws `CommandRejected` when it cannot apply. */
+/** The events a command produces in this state; throws an `RpcError` when it cannot apply. */
 export function decide(command: Command, s: MeetingState): EventBody[] {
   switch (command.type) {
     case 'post':

@@ -129,7 +129,7 @@ export class Meeting {
 
   /**
    * Decides a command against the state and appends its events; resolves once they are durable,
-   * so the caller acknowledges only what is on disk. Throws `CommandRejected` when refused.
+   * so the caller acknowledges only what is on disk. Throws an `RpcError` when refused.
    */
   execute(command: Command): Promise<void> {
     return this.runner.execute(command);
