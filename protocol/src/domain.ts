@@ -218,15 +218,6 @@ export type Usage = z.infer<typeof UsageSchema>;
 export const CallPurposeSchema = z.enum(['briefing', 'turn', 'judge', 'summary', 'digest', 'followup']);
 export type CallPurpose = z.infer<typeof CallPurposeSchema>;
 
-/**
- * The id of the message a call writes: its live deltas are keyed by it and its `message_posted`
- * carries it. A worker's turn is `r<round>-<name>` (the stance follow-up continues that post);
- * the other calls are `<purpose>-<name>`, one per seat, so the round tells them apart.
- */
-export function messageIdOf(purpose: CallPurpose, round: number, name: string): string {
-  return purpose === 'turn' || purpose === 'followup' ? `r${round}-${name}` : `${purpose}-${name}`;
-}
-
 /** The closing digest. Computed fields are computed; narrative fields come from the Assistant. */
 export const DigestSchema = z.object({
   topic: z.string(),

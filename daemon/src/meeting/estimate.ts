@@ -19,16 +19,8 @@ import type {
   Participant,
   StartMeetingParams,
 } from '../../../protocol/src';
-import {
-  DEFAULT_CONFIG,
-  billOf,
-  costOf,
-  currentRound,
-  evolve,
-  initialState,
-  messageIdOf,
-  workersOf,
-} from '../../../protocol/src';
+import { DEFAULT_CONFIG, billOf, costOf, currentRound, evolve, initialState, workersOf } from '../../../protocol/src';
+import { messageIdOf } from '../../../protocol/src/messageIds';
 import type { ChatMessage } from '../providers/types';
 import { countPromptTokens, countTokens, truncateToTokens } from '../providers/tokens';
 import { attachContext } from '../context/attach';
