@@ -15,7 +15,7 @@ import { connectDaemon, type DaemonConnection, type EventListener } from './conn
 import { LogFollower, startFollowed, type FollowOptions } from './follower';
 import type { MeetingMirror } from './mirror';
 import { findDaemon } from './discovery';
-import { findOrSpawnDaemon, type SpawnOptions } from './spawn';
+import { findOrSpawnDaemon, incompatibility, type SpawnOptions } from './spawn';
 
 export type SessionState = 'connecting' | 'connected' | 'failed';
 
@@ -115,6 +115,9 @@ export class DaemonSession {
         ? await findDaemon(dataDir)
         : await findOrSpawnDaemon({ ...spawn, dataDir, log: (line) => this.opts.log.info(line) });
     if (!found) throw new Error(`no Roundtable daemon is running for ${dataDir}; start one with: roundtable daemon`);
+    // Without leave to start a daemon this client may not replace one either.
+    const refusal = incompatibility(found.info, dataDir);
+    if (refusal) throw new Error(refusal);
     const conn = await connectDaemon(found.info.port, found.token, {
       client: this.opts.client,
       onEvent: (method, params) => {

@@ -1,8 +1,14 @@
-/** Starts a detached daemon for a data dir and waits until it can be found. */
+/**
+ * Starts a detached daemon for a data dir and waits until it can be found. The client owns the
+ * daemon's lifecycle, so a daemon left by an older install (an older protocol) is stopped and
+ * replaced; its meetings are in the log and resume in the new one. A newer daemon belongs to a
+ * newer install that this client cannot speak to: it is left alone and refused in one line.
+ */
 import { spawn } from 'node:child_process';
 import { openSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { findDaemon, type FoundDaemon } from './discovery';
+import { PROTOCOL_VERSION } from '../../protocol/src';
+import { findDaemon, isAlive, type DaemonInfo, type FoundDaemon } from './discovery';
 
 export interface SpawnOptions {
   dataDir: string;
@@ -45,7 +51,44 @@ export async function spawnDaemon(opts: SpawnOptions): Promise<FoundDaemon> {
   throw new Error(`the Roundtable daemon did not start; see its log ${logFile}`);
 }
 
-/** The running daemon of the data dir, or a new one started for it. */
+/** The one-line refusal of a daemon this client cannot speak to, or undefined when it can. */
+export function incompatibility(info: DaemonInfo, dataDir: string): string | undefined {
+  const v = info.protocolVersion;
+  if (v === PROTOCOL_VERSION) return undefined;
+  const fix =
+    v > PROTOCOL_VERSION
+      ? 'it comes from a newer install: update this Roundtable to use it'
+      : 'it comes from an older install: stop it so this one can start its own';
+  return `the Roundtable daemon for ${dataDir} (pid ${info.pid}) speaks protocol ${v} and this client ${PROTOCOL_VERSION}; ${fix}`;
+}
+
+/** Asks a daemon to stop (SIGTERM: it finishes its writes first) and waits until it has exited. */
+async function stopDaemon(info: DaemonInfo, timeoutMs: number): Promise<void> {
+  try {
+    process.kill(info.pid, 'SIGTERM');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+  }
+  // Another process's exit cannot be awaited; its pid is polled.
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(info.pid)) {
+    if (Date.now() > deadline)
+      throw new Error(`the older Roundtable daemon (pid ${info.pid}) did not stop; stop it and try again`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * The running daemon of the data dir, or a new one started for it. A daemon of an older protocol
+ * is replaced; one of a newer protocol is refused with one line.
+ */
 export async function findOrSpawnDaemon(opts: SpawnOptions): Promise<FoundDaemon> {
-  return (await findDaemon(opts.dataDir)) ?? (await spawnDaemon(opts));
+  const found = await findDaemon(opts.dataDir);
+  if (!found) return spawnDaemon(opts);
+  const refusal = incompatibility(found.info, opts.dataDir);
+  if (!refusal) return found;
+  if (found.info.protocolVersion > PROTOCOL_VERSION) throw new Error(refusal);
+  opts.log?.(`replacing the daemon of an older install: ${refusal}`);
+  await stopDaemon(found.info, opts.timeoutMs ?? 20_000);
+  return spawnDaemon(opts);
 }

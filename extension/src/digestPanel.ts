@@ -6,7 +6,7 @@
  * wrote, and is read-only once decided.
  */
 import * as vscode from 'vscode';
-import type { DecisionKind, ToWebview } from '../../protocol/src';
+import type { DecisionKind, ResolveAction, ToWebview } from '../../protocol/src';
 import { checkFromWebview } from '../../protocol/src';
 import type { DaemonLink } from './daemonLink';
 import { webviewHtml } from './html';
@@ -14,11 +14,7 @@ import { humanName } from './outputs';
 
 export interface ReviewActions {
   decide(meetingId: string, decision: DecisionKind, digestText: string, instruction?: string): Promise<void>;
-  resolve(
-    meetingId: string,
-    action: 'pick' | 'another_round' | 'defer',
-    opts: { option?: string; instruction?: string },
-  ): Promise<void>;
+  resolve(meetingId: string, action: ResolveAction, opts: { option?: string; instruction?: string }): Promise<void>;
   /** Starts the meeting again (it produced no decision): the retry replaces it. */
   retry(meetingId: string): Promise<unknown>;
 }

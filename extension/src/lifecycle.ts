@@ -6,7 +6,14 @@
  * bookkeeping of this window, so a meeting that finished while VS Code was closed is handled too.
  */
 import * as vscode from 'vscode';
-import type { DecisionKind, MeetingEvent, MeetingState, MeetingSummary, StartMeetingParams } from '../../protocol/src';
+import type {
+  DecisionKind,
+  MeetingEvent,
+  ResolveAction,
+  MeetingState,
+  MeetingSummary,
+  StartMeetingParams,
+} from '../../protocol/src';
 import { settles } from '../../protocol/src';
 import type { DaemonLink } from './daemonLink';
 import { DigestPanel, type ReviewActions } from './digestPanel';
@@ -226,7 +233,7 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
 
   async resolve(
     meetingId: string,
-    action: 'pick' | 'another_round' | 'defer',
+    action: ResolveAction,
     opts: { option?: string; instruction?: string },
   ): Promise<void> {
     await this.host.link.request('meeting/resolve', { meetingId, action, ...opts });

@@ -397,6 +397,12 @@ export type DecisionKind = z.infer<typeof DecisionKindSchema>;
 /** The human's answer to an escalation of a consensus meeting. */
 export const ResolveActionSchema = oneOf(['pick', 'another_round', 'defer']);
 export type ResolveAction = z.infer<typeof ResolveActionSchema>;
+/** That answer with what it needs: the option picked, or the next round's instruction. */
+export interface Resolution {
+  action: ResolveAction;
+  option?: string;
+  instruction?: string;
+}
 
 /**
  * How the daemon reaches the models of a meeting. Logged with the meeting so it can resume after a

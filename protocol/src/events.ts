@@ -266,6 +266,8 @@ export const MeetingEventSchema = z.unknown().transform((v, ctx): MeetingEvent =
 export const MessageDeltaSchema = z.object({
   meetingId: z.string(),
   messageId: z.string(),
+  /** Why the call is made: tells a turn from a judge, a summary or the digest without reading the id. */
+  purpose: CallPurposeSchema,
   from: z.string(),
   round: z.number(),
   /** Text appended since the previous delta. */

@@ -7,6 +7,7 @@ export * from './evolve';
 export * from './rpc';
 export * from './text';
 export * from './names';
+export * from './messageIds';
 export * from './settings';
 export * from './panel';
 export * from './billing';

@@ -28,7 +28,7 @@ import {
   ToolTurnSchema,
 } from './context';
 
-/** Bumped on any incompatible change; a mismatch at `initialize` is refused. */
+/** Bumped on any incompatible change (3: `meeting/start` follows the meeting it starts, `room/delta` says its call's purpose); a mismatch at `initialize` is refused. */
 export const PROTOCOL_VERSION = 3;
 
 /** Largest message either side accepts, in bytes. */
@@ -52,6 +52,11 @@ export const ERROR_CODES = [
 ] as const;
 export const ErrorCodeSchema = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
+
+/** True for the codes a response may carry (not a client's own `timeout`, `closed`, `cancelled`). */
+export function isErrorCode(code: string): code is ErrorCode {
+  return (ERROR_CODES as readonly string[]).includes(code);
+}
 
 export const ProtocolErrorSchema = z.object({
   code: ErrorCodeSchema,
@@ -167,7 +172,9 @@ export type StartMeetingParams = z.input<typeof StartMeetingParamsSchema>;
 
 const meetingRef = z.object({ meetingId: meetingIdSchema });
 const empty = z.object({});
-const LmMessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
+/** One chat message sent to a model: what the engine builds, agents read and VS Code's models are sent. */
+export const ChatMessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 const requestIdSchema = z
   .string({ error: 'is missing' })
   .min(1, { error: 'is missing' })
@@ -180,7 +187,7 @@ export const AgentListenResultSchema = z.object({
   /** Cursor (log seq) to continue from; kept by the daemon per connection. */
   cursor: z.number(),
   /** Set when it is this agent's turn: the same prompt a daemon-run worker would get. */
-  turn: z.object({ round: z.number(), messages: z.array(LmMessageSchema) }).nullable(),
+  turn: z.object({ round: z.number(), messages: z.array(ChatMessageSchema) }).nullable(),
   /** True once the meeting is closed. */
   closed: z.boolean(),
 });
@@ -371,7 +378,7 @@ export const LmRequestSchema = z.object({
   requestId: z.string(),
   /** Model id or family as configured for the participant ("copilot-gpt-4o", "gpt-4o"). */
   model: z.string(),
-  messages: z.array(LmMessageSchema),
+  messages: z.array(ChatMessageSchema),
   maxTokens: z.number(),
   json: z.boolean(),
   /** Who asks, for the consent prompt and logs. */

@@ -12,9 +12,16 @@ export interface Transport {
   close(): void;
 }
 
+/** What went wrong: a protocol error code, or why a request got no answer (client side only). */
+export type RpcErrorCode = ErrorCode | 'closed' | 'timeout' | 'cancelled';
+
+/**
+ * The one error with a code. The daemon's handlers and the meeting's commands throw it, the
+ * server sends its code and message as they are, and RpcClient raises it again on the other side.
+ */
 export class RpcError extends Error {
   constructor(
-    readonly code: ErrorCode | 'closed' | 'timeout' | 'cancelled',
+    readonly code: RpcErrorCode,
     message: string,
   ) {
     super(message);

@@ -21,6 +21,7 @@ import type {
   TerminationReason,
 } from './events';
 import { DEFAULT_CONFIG } from './events';
+import type { Resolution } from './domain';
 import type { ContextAttached, ToolCalled } from './context';
 import type { MeetingSummary } from './messages';
 
@@ -62,7 +63,7 @@ export interface RoundState {
   /** Consensus mode: set when the round's verdict was escalated to the human. */
   escalated?: string[];
   /** Consensus mode: the human's answer to that escalation. */
-  resolution?: { action: 'pick' | 'another_round' | 'defer'; option?: string; instruction?: string };
+  resolution?: Resolution;
 }
 
 export interface Ballot {
@@ -119,7 +120,7 @@ export interface MeetingState {
   /** Consensus mode: set while the meeting waits for the human. */
   escalation?: { reasons: string[]; at: number };
   /** Consensus mode: the human's answers to escalations, in order. */
-  resolutions: { action: 'pick' | 'another_round' | 'defer'; option?: string; instruction?: string; at: number }[];
+  resolutions: (Resolution & { at: number })[];
   status: 'new' | 'running' | 'awaiting_human' | 'closed';
   openedAt: number;
   closedAt?: number;

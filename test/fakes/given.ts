@@ -1,6 +1,6 @@
 /** Given/when/then helpers for the pure parts of a meeting: events in, state out. */
 import type { EventBody, MeetingEvent, MeetingState, Participant } from '../../protocol/src';
-import { DEFAULT_CONFIG, fold } from '../../protocol/src';
+import { DEFAULT_CONFIG, fold, messageIdOf } from '../../protocol/src';
 import { FakeClock } from './clock';
 
 /** The log a list of event bodies makes, with seq in order and times from a fake clock. */
@@ -34,7 +34,7 @@ export function opened(
     },
     {
       type: 'message_posted',
-      messageId: 'briefing-sam',
+      messageId: messageIdOf('briefing', 0, 'sam'),
       from: 'sam',
       role: 'assistant',
       round: 0,
@@ -54,7 +54,7 @@ export function roundSaid(
   for (const [w, stance] of Object.entries(stances)) {
     out.push({
       type: 'message_posted',
-      messageId: `r${round}-${w}`,
+      messageId: messageIdOf('turn', round, w),
       from: w,
       role: 'worker',
       round,

@@ -187,6 +187,10 @@ describe('daemon: meetings over the socket', () => {
     const { events } = await f.conn.rpc.request('meeting/get', { meetingId });
     assert.deepEqual(f.events, events, 'the live stream equals the stored log');
     assert.ok(f.deltas.length > 10, 'message text streamed while being written');
+    const streamed = new Set(f.deltas.map((x) => x.messageId));
+    for (const e of events) if (e.type === 'message_posted') assert.ok(streamed.has(e.messageId), e.messageId);
+    const purposes = new Set(f.deltas.map((x) => x.purpose));
+    for (const p of ['briefing', 'turn', 'digest'] as const) assert.ok(purposes.has(p), `${p} deltas say so`);
     const list = await f.conn.rpc.request('meeting/list', {});
     const summary = list.meetings.find((m) => m.meetingId === meetingId);
     assert.equal(summary?.status, 'closed');

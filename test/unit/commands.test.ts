@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBody } from '../../protocol/src';
-import { CommandRejected, decide } from '../../daemon/src/meeting/commands';
+import { decide } from '../../daemon/src/meeting/commands';
+import { RpcError } from '../../protocol/src';
 import { given, opened, roundSaid } from '../fakes/given';
 
 const closedWithDigest: EventBody[] = [
@@ -16,7 +17,7 @@ const closedWithDigest: EventBody[] = [
 ];
 
 function refused(f: () => unknown, code: string, message: RegExp): void {
-  assert.throws(f, (e: unknown) => e instanceof CommandRejected && e.code === code && message.test(e.message));
+  assert.throws(f, (e: unknown) => e instanceof RpcError && e.code === code && message.test(e.message));
 }
 
 describe('decide', () => {

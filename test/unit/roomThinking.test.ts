@@ -115,6 +115,7 @@ describe('thinking in the room', () => {
     const delta = (t: string, thinking: boolean): MessageDelta => ({
       meetingId: s.meetingId,
       messageId: 'r1-ada',
+      purpose: 'turn',
       from: 'ada',
       round: 1,
       text: t,

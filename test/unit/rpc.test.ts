@@ -42,7 +42,9 @@ describe('the client checks what the daemon sends', () => {
     const { rpc, events } = client();
     const send = (method: string, params: unknown): void =>
       rpc.receive(JSON.stringify({ kind: 'event', method, params }));
-    send('room/delta', { delta: { meetingId: 'm', messageId: 'r1-ada', from: 'ada', round: 1, text: 'hi' } });
+    send('room/delta', {
+      delta: { meetingId: 'm', messageId: 'r1-ada', purpose: 'turn', from: 'ada', round: 1, text: 'hi' },
+    });
     send('room/delta', { delta: { meetingId: 'm' } });
     send('room/event', { event: { type: 'meeting_closed', meetingId: 'm', seq: 'x', at: 1, reason: 'cut' } });
     send('lm/exploit', {});

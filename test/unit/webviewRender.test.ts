@@ -353,6 +353,7 @@ describe('room view rendering', () => {
     const chunk = (t: string): MessageDelta => ({
       meetingId: s.meetingId,
       messageId: 'r2-ada',
+      purpose: 'turn',
       from: 'ada',
       round: 2,
       text: t,

@@ -1,13 +1,14 @@
 /**
  * Text being written right now (from `room/delta`), one entry per model call, until the logged
- * event that finalises the call arrives. The daemon keys a call's deltas by its live message id
- * (`r<round>-<name>` for turns, ballots and proposals; `<purpose>-<name>` for briefing, judge,
- * summary and digest), so the entry key adds the round: a judge or summary of the next round is a
+ * event that finalises the call arrives. The daemon keys a call's deltas by the message id of
+ * the call (`messageIdOf`: one id per seat for briefing, judge, summary and digest) and says
+ * its purpose in the delta, so the entry key adds the round: a judge or summary of the next round is a
  * new entry, never text appended to the last one. Entries are dropped by the event that settles
  * them (`settle`), and whatever the folded state already shows as settled is never displayed
  * (`visibleLive`), so nothing "writing…" outlives its call, a close, a cut or a failure.
  */
-import type { MeetingEvent, MeetingState, MessageDelta } from '../../protocol/src';
+import type { CallPurpose, MeetingEvent, MeetingState, MessageDelta } from '../../protocol/src';
+import { messageIdOf } from '../../protocol/src';
 
 export type LivePurpose = 'turn' | 'ballot' | 'proposal' | 'briefing' | 'judge' | 'summary' | 'digest';
 
@@ -24,13 +25,10 @@ export interface LiveEntry {
   thinking: string;
 }
 
-const TURN_ID = /^r\d+-/;
-
-export function purposeOf(messageId: string, round: number, mode: MeetingState['mode']): LivePurpose {
-  if (TURN_ID.test(messageId)) return mode === 'consensus' ? (round === 0 ? 'proposal' : 'ballot') : 'turn';
-  const prefix = messageId.slice(0, messageId.indexOf('-'));
-  if (prefix === 'briefing' || prefix === 'judge' || prefix === 'summary' || prefix === 'digest') return prefix;
-  return 'turn';
+/** What a call's entry shows: a worker's call in a consensus meeting proposes (round 0) or votes. */
+export function purposeOf(purpose: CallPurpose, round: number, mode: MeetingState['mode']): LivePurpose {
+  if (purpose !== 'turn' && purpose !== 'followup') return purpose;
+  return mode === 'consensus' ? (round === 0 ? 'proposal' : 'ballot') : 'turn';
 }
 
 /** The list key of a call's entry: the posted message's id for turns and the briefing, else per round. */
@@ -40,7 +38,7 @@ export function liveKey(messageId: string, purpose: LivePurpose, round: number):
 
 /** Key of a round's judge feedback in the list (the judge's live entry turns into it). */
 export function judgeKey(judge: string, round: number): string {
-  return liveKey(`judge-${judge}`, 'judge', round);
+  return liveKey(messageIdOf('judge', round, judge), 'judge', round);
 }
 
 export class LiveMessages {
@@ -48,7 +46,7 @@ export class LiveMessages {
 
   /** Adds a chunk. After a close only the digest is still written, so other late chunks are dropped. */
   delta(d: MessageDelta, s: MeetingState): void {
-    const purpose = purposeOf(d.messageId, d.round, s.mode);
+    const purpose = purposeOf(d.purpose, d.round, s.mode);
     if ((s.status === 'closed' || s.status === 'awaiting_human') && purpose !== 'digest') return;
     const key = liveKey(d.messageId, purpose, d.round);
     let e = this.entries.get(key);

@@ -1,7 +1,7 @@
 /** When a consensus meeting waits for the human: what the terminal says, and asking the person at it. */
 import * as path from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import type { MeetingState } from '../../../protocol/src';
+import type { MeetingState, Resolution } from '../../../protocol/src';
 import { findOption } from '../../../protocol/src';
 import { oneLine } from '../meeting/markdown';
 import { terminalSafe } from './printer';
@@ -40,7 +40,7 @@ export async function askHuman(
   s: MeetingState,
   out: NodeJS.WritableStream,
   report: string | undefined,
-): Promise<{ action: 'pick' | 'another_round' | 'defer'; option?: string; instruction?: string } | undefined> {
+): Promise<Resolution | undefined> {
   const rl = createInterface({ input: process.stdin, output: out });
   try {
     out.write(terminalSafe(`\nThe meeting needs your decision: ${oneLine(s.escalation?.reasons.join('; ') ?? '')}\n`));

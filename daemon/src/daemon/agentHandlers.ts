@@ -2,9 +2,9 @@
  * The agent/* methods: an attached agent takes a seat in a meeting on its connection, speaks
  * when its turn comes, listens for what the room said since, and leaves.
  */
-import { MAX_PARTICIPANTS, isReservedName, reservedNameError } from '../../../protocol/src';
+import { MAX_PARTICIPANTS, RpcError, isReservedName, messageIdOf, reservedNameError } from '../../../protocol/src';
 import { wrapPost } from '../meeting/envelope';
-import { RequestError, type Connection, type Handler } from './connection';
+import type { Connection, Handler } from './connection';
 import type { MeetingManager } from './manager';
 import { heldRound, serialized } from './seats';
 
@@ -19,38 +19,37 @@ export function agentHandlers(
 
   function agentOf(conn: Connection, meetingId: string): { name: string; cursor: number } {
     const a = conn.agents.get(meetingId);
-    if (!a)
-      throw new RequestError('forbidden', 'join the meeting first (agent/join): this connection has no seat in it');
+    if (!a) throw new RpcError('forbidden', 'join the meeting first (agent/join): this connection has no seat in it');
     return a;
   }
 
   return {
     'agent/join': (p, conn) => {
-      if (isReservedName(p.name)) return Promise.reject(new RequestError('bad_request', reservedNameError(p.name)));
+      if (isReservedName(p.name)) return Promise.reject(new RpcError('bad_request', reservedNameError(p.name)));
       return joins(p.meetingId, async () => {
         if (conn.agents.has(p.meetingId)) {
-          throw new RequestError(
+          throw new RpcError(
             'conflict',
             `this connection already sits in ${p.meetingId} as ${conn.agents.get(p.meetingId)?.name}`,
           );
         }
         for (const other of conns) {
           if (other !== conn && other.agents.get(p.meetingId)?.name.toLowerCase() === p.name.toLowerCase()) {
-            throw new RequestError('conflict', `${p.name} is already taken by another connection`);
+            throw new RpcError('conflict', `${p.name} is already taken by another connection`);
           }
         }
         const { meeting, seats } = await manager.seats(p.meetingId);
-        if (meeting.state.status === 'closed') throw new RequestError('conflict', 'the meeting is closed');
+        if (meeting.state.status === 'closed') throw new RpcError('conflict', 'the meeting is closed');
         let participant = meeting.state.participants.find((x) => x.name.toLowerCase() === p.name.toLowerCase());
         if (participant && participant.provider !== 'attached') {
-          throw new RequestError(
+          throw new RpcError(
             'forbidden',
             `${participant.name} is run by the daemon; an attached agent cannot take that seat`,
           );
         }
         if (!participant) {
           if (meeting.state.participants.length >= MAX_PARTICIPANTS) {
-            throw new RequestError(
+            throw new RpcError(
               'conflict',
               `the meeting is full: it has ${MAX_PARTICIPANTS} seats, the most a meeting can have; join another meeting`,
             );
@@ -74,9 +73,9 @@ export function agentHandlers(
       try {
         seats.speak(me.name, p.text);
       } catch (e) {
-        throw new RequestError('conflict', (e as Error).message);
+        throw new RpcError('conflict', (e as Error).message);
       }
-      return { messageId: `r${turn?.round ?? meeting.state.rounds.length}-${me.name}` };
+      return { messageId: messageIdOf('turn', turn?.round ?? meeting.state.rounds.length, me.name) };
     },
     'agent/listen': async (p, conn) => {
       const me = agentOf(conn, p.meetingId);

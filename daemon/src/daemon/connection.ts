@@ -1,18 +1,6 @@
-/**
- * One client connection of the daemon's WebSocket API, and the error a request handler throws
- * to answer with a protocol error code.
- */
+/** One client connection of the daemon's WebSocket API. */
 import type { WebSocket } from 'ws';
-import type { DaemonEvents, DaemonMethod, ErrorCode, ParamsOf, ResultOf } from '../../../protocol/src';
-
-export class RequestError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import type { DaemonEvents, DaemonMethod, ParamsOf, ResultOf } from '../../../protocol/src';
 
 export type Handler<M extends DaemonMethod> = (params: ParamsOf<M>, conn: Connection) => Promise<ResultOf<M>>;
 

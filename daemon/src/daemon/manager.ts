@@ -11,11 +11,11 @@ import type {
   MessageDelta,
   Participant,
   ProviderConfig,
+  ResolveAction,
   StartMeetingParams,
 } from '../../../protocol/src';
-import { fold, summaryOf } from '../../../protocol/src';
+import { RpcError, fold, summaryOf } from '../../../protocol/src';
 import type { Clock } from '../meeting/clock';
-import { CommandRejected } from '../meeting/commands';
 import { Meeting, type EngineDeps } from '../meeting/engine';
 import { AttachedSeats } from '../providers/attached';
 import type { ChatProvider } from '../providers/types';
@@ -53,22 +53,6 @@ interface Live {
 /** The first wait before a meeting stopped by a failed store write is driven again. */
 const STORE_RETRY_MS = 500;
 const STORE_RETRY_MAX_MS = 30_000;
-
-export class NotFound extends Error {}
-export class Conflict extends Error {}
-export class BadRequest extends Error {}
-
-/** A command the meeting refused becomes the request error its code names. */
-async function asRequestError<T>(f: () => Promise<T>): Promise<T> {
-  try {
-    return await f();
-  } catch (e) {
-    if (!(e instanceof CommandRejected)) throw e;
-    if (e.code === 'not_found') throw new NotFound(e.message);
-    if (e.code === 'bad_request') throw new BadRequest(e.message);
-    throw new Conflict(e.message);
-  }
-}
 
 export class MeetingManager {
   private readonly live = new Map<string, Live>();
@@ -117,7 +101,7 @@ export class MeetingManager {
   }
 
   async start(params: StartMeetingParams): Promise<string> {
-    if (this.stopping) throw new Conflict('the daemon is shutting down');
+    if (this.stopping) throw new RpcError('conflict', 'the daemon is shutting down');
     const seats = new AttachedSeats();
     const meetingId = this.opts.newId();
     const { apiKey, ...asked } = params;
@@ -130,7 +114,7 @@ export class MeetingManager {
     try {
       lookup = this.opts.providers(params.providers, apiKey);
     } catch (e) {
-      throw new BadRequest((e as Error).message);
+      throw new RpcError('bad_request', (e as Error).message);
     }
     const deps = this.depsFor(seats, lookup, logged.workspace);
     const meeting = await Meeting.open(deps, meetingId, logged);
@@ -221,7 +205,7 @@ export class MeetingManager {
 
   private async loadOnce(meetingId: string): Promise<Live> {
     const events = await this.opts.store.load(meetingId, 0);
-    if (events.length === 0) throw new NotFound(`no meeting ${meetingId}`);
+    if (events.length === 0) throw new RpcError('not_found', `no meeting ${meetingId}`);
     const seats = new AttachedSeats();
     const opened = events[0];
     const config = opened?.type === 'meeting_opened' ? opened.providers : undefined;
@@ -237,7 +221,7 @@ export class MeetingManager {
     const live = this.live.get(meetingId);
     if (live) return live.meeting.state;
     const events = await this.opts.store.load(meetingId);
-    if (events.length === 0) throw new NotFound(`no meeting ${meetingId}`);
+    if (events.length === 0) throw new RpcError('not_found', `no meeting ${meetingId}`);
     return fold(events);
   }
 
@@ -256,7 +240,7 @@ export class MeetingManager {
     const s = await this.state(meetingId);
     const live = this.live.get(meetingId);
     if (s.status !== 'closed' || live?.run) {
-      throw new Conflict(`meeting ${meetingId} is not closed; cut it first, then delete it`);
+      throw new RpcError('conflict', `meeting ${meetingId} is not closed; cut it first, then delete it`);
     }
     this.live.delete(meetingId);
     await this.opts.store.remove(meetingId);
@@ -285,20 +269,20 @@ export class MeetingManager {
   /** `from` is the human's display name (default "human"); prompts always show a human as `human`. */
   async post(meetingId: string, text: string, from?: string): Promise<string> {
     const live = await this.load(meetingId);
-    return asRequestError(() => live.meeting.postHuman(text, from));
+    return live.meeting.postHuman(text, from);
   }
 
   /** Resolves once the cut is logged (it survives a restart); in-flight calls are then aborted. */
   async cut(meetingId: string, reason?: string): Promise<void> {
     const live = await this.load(meetingId);
-    await asRequestError(() => live.meeting.cut('cut', reason ? `cut by the human: ${reason}` : 'cut by the human'));
+    await live.meeting.cut('cut', reason ? `cut by the human: ${reason}` : 'cut by the human');
     this.drive(live);
   }
 
   /** Resolves once the close is logged; the meeting closes after the round in progress. */
   async close(meetingId: string, reason?: string): Promise<void> {
     const live = await this.load(meetingId);
-    await asRequestError(() => live.meeting.close(reason ? `closed by the human: ${reason}` : undefined));
+    await live.meeting.close(reason ? `closed by the human: ${reason}` : undefined);
     this.drive(live);
   }
 
@@ -309,18 +293,18 @@ export class MeetingManager {
   ): Promise<void> {
     const live = await this.load(meetingId);
     if (live.run) await live.run;
-    await asRequestError(() => live.meeting.decide(decision, opts));
+    await live.meeting.decide(decision, opts);
     if (decision === 'another_round') this.drive(live);
   }
 
   async resolve(
     meetingId: string,
-    action: 'pick' | 'another_round' | 'defer',
+    action: ResolveAction,
     opts: { option?: string; instruction?: string },
   ): Promise<void> {
     const live = await this.load(meetingId);
     if (live.run) await live.run;
-    await asRequestError(() => live.meeting.resolve(action, opts));
+    await live.meeting.resolve(action, opts);
     this.drive(live);
   }
 

@@ -1,6 +1,7 @@
 /** Helpers of the server's agent/* handlers: who may see what, and one join at a time. */
 import type { MeetingState } from '../../../protocol/src';
-import { RequestError, type Connection } from './connection';
+import { RpcError } from '../../../protocol/src';
+import type { Connection } from './connection';
 
 /**
  * Ending a meeting (cut, close), deciding it, resolving it, deleting it or posting as the person
@@ -11,7 +12,7 @@ import { RequestError, type Connection } from './connection';
 export function refuseWorkerSeat(conn: Connection, meetingId: string, what: string): void {
   if (conn.opened.has(meetingId) || !conn.workerSeats.has(meetingId)) return;
   const seat = conn.agents.get(meetingId)?.name;
-  throw new RequestError(
+  throw new RpcError(
     'forbidden',
     `${seat ? `${seat} sits` : 'this connection sat'} in the meeting as a worker, and a worker cannot ${what}: only the person, the one who opened the meeting, the judge or the assistant can; a worker may pass or leave`,
   );

@@ -3,7 +3,6 @@
  * each request and dispatches it to its handler, and drops connections that stop answering pings.
  * Subscribers are fed by fanout.ts; the agent/* methods live in agentHandlers.ts.
  */
-import { CommandRejected } from '../meeting/commands';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
@@ -12,9 +11,11 @@ import {
   MAX_MESSAGE_BYTES,
   MEETING_PAGE_DEFAULT,
   PROTOCOL_VERSION,
+  RpcError,
   checkParams,
   fold,
   isDaemonMethod,
+  isErrorCode,
   parseEnvelope,
   summaryOf,
 } from '../../../protocol/src';
@@ -22,11 +23,11 @@ import { minutesFileBase, renderMinutes } from '../meeting/minutes';
 import { manifestLine } from '../meeting/manifest';
 import type { VscodeLmBridge } from '../providers/vscodeLm';
 import { ProviderError } from '../providers/types';
-import { BadRequest, Conflict, NotFound, type MeetingManager } from './manager';
+import type { MeetingManager } from './manager';
 import { agentHandlers } from './agentHandlers';
 import { refuseWorkerSeat } from './seats';
 import { checkUpgrade, refuse } from './auth';
-import { Connection, RequestError, type Handler } from './connection';
+import { Connection, type Handler } from './connection';
 import { startFanout } from './fanout';
 import { rawText } from '../../../client/src/rawData';
 import { estimateStart } from '../meeting/estimate';
@@ -170,7 +171,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
     'meeting/render': async (p) => {
       const events = await manager.events(p.meetingId, 0);
-      if (events.length === 0) throw new NotFound(`no meeting ${p.meetingId}`);
+      if (events.length === 0) throw new RpcError('not_found', `no meeting ${p.meetingId}`);
       const state = fold(events);
       const fileBase = minutesFileBase(state);
       return {
@@ -181,10 +182,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
     'lm/register': (_p, conn) => {
       const bridge = opts.lmBridge;
-      if (!bridge) return Promise.reject(new RequestError('bad_request', 'this daemon does not take vscode-lm calls'));
+      if (!bridge) return Promise.reject(new RpcError('bad_request', 'this daemon does not take vscode-lm calls'));
       if (lmOwner && lmOwner !== conn && lmOwner.ws.readyState === lmOwner.ws.OPEN) {
         return Promise.reject(
-          new RequestError(
+          new RpcError(
             'conflict',
             'another VS Code window already answers vscode-lm calls for this daemon; close it (or its Roundtable connection) to answer from this one',
           ),
@@ -278,11 +279,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       const handler = handlers[method] as Handler<DaemonMethod>;
       reply(await handler(checked.value, conn));
     } catch (e) {
-      if (e instanceof RequestError) error(e.code, e.message);
-      else if (e instanceof NotFound) error('not_found', e.message);
-      else if (e instanceof CommandRejected) error(e.code, e.message);
-      else if (e instanceof Conflict) error('conflict', e.message);
-      else if (e instanceof BadRequest) error('bad_request', e.message);
+      // Thrown with its code, sent with it unchanged; a provider's refusal is the caller's to fix.
+      if (e instanceof RpcError && isErrorCode(e.code)) error(e.code, e.message);
       else if (e instanceof ProviderError) error('bad_request', e.message);
       else {
         log(`internal error in ${method}: ${(e as Error).message}`);

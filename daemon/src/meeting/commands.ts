@@ -5,8 +5,15 @@
  * in memory. Ids are never derived from the state (it may lag behind in-flight appends): the
  * caller puts a fresh random id in the command.
  */
-import type { DecisionKind, EventBody, MeetingState, Participant, TerminationReason } from '../../../protocol/src';
-import { currentRound, decisionRefusal, findOption } from '../../../protocol/src';
+import type {
+  DecisionKind,
+  EventBody,
+  ResolveAction,
+  MeetingState,
+  Participant,
+  TerminationReason,
+} from '../../../protocol/src';
+import { RpcError, currentRound, decisionRefusal, findOption } from '../../../protocol/src';
 import { countTokens } from '../providers/tokens';
 
 export type Command =
@@ -21,7 +28,7 @@ export type Command =
   /** Consensus mode: the human's answer to an escalation. */
   | {
       type: 'resolve';
-      action: 'pick' | 'another_round' | 'defer';
+      action: ResolveAction;
       option?: string;
       instruction?: string;
       messageId: string;
@@ -36,17 +43,8 @@ export type Command =
 export type RejectionCode = 'conflict' | 'bad_request' | 'not_found';
 
 /** A command the meeting's state refuses; `message` is one line saying what to do. */
-export class CommandRejected extends Error {
-  constructor(
-    readonly code: RejectionCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function reject(code: RejectionCode, message: string): never {
-  throw new CommandRejected(code, message);
+  throw new RpcError(code, message);
 }
 
 function seatOf(s: MeetingState, name: string): Participant | undefined {
@@ -58,7 +56,7 @@ function humanPost(s: MeetingState, messageId: string, text: string, from = 'hum
   return { type: 'human_posted', messageId, from, text, tokens: countTokens(text), round };
 }
 
-/** The events a command produces in this state; throws `CommandRejected` when it cannot apply. */
+/** The events a command produces in this state; throws an `RpcError` when it cannot apply. */
 export function decide(command: Command, s: MeetingState): EventBody[] {
   switch (command.type) {
     case 'post':

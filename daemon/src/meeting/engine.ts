@@ -10,6 +10,7 @@ import type {
   MeetingEvent,
   MeetingState,
   Participant,
+  ResolveAction,
   StartMeetingParams,
   TerminationReason,
 } from '../../../protocol/src';
@@ -127,7 +128,7 @@ export class Meeting {
 
   /**
    * Decides a command against the state and appends its events; resolves once they are durable,
-   * so the caller acknowledges only what is on disk. Throws `CommandRejected` when refused.
+   * so the caller acknowledges only what is on disk. Throws an `RpcError` when refused.
    */
   execute(command: Command): Promise<void> {
     return this.runner.execute(command);
@@ -161,7 +162,7 @@ export class Meeting {
    * closes without a decision, `another_round` runs one more challenge round that starts with
    * the instruction. The caller runs the meeting afterwards.
    */
-  resolve(action: 'pick' | 'another_round' | 'defer', opts: { option?: string; instruction?: string } = {}) {
+  resolve(action: ResolveAction, opts: { option?: string; instruction?: string } = {}) {
     return this.execute({ type: 'resolve', action, ...opts, messageId: newMessageId() });
   }
 

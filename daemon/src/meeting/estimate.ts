@@ -20,6 +20,7 @@ import type {
   StartMeetingParams,
 } from '../../../protocol/src';
 import { DEFAULT_CONFIG, billOf, costOf, currentRound, evolve, initialState, workersOf } from '../../../protocol/src';
+import { messageIdOf } from '../../../protocol/src/messageIds';
 import type { ChatMessage } from '../providers/types';
 import { countPromptTokens, countTokens, truncateToTokens } from '../providers/tokens';
 import { attachContext } from '../context/attach';
@@ -212,7 +213,7 @@ function briefing(m: PaperMeeting): void {
   );
   m.emit({
     type: 'message_posted',
-    messageId: `briefing-${a.name}`,
+    messageId: messageIdOf('briefing', 0, a.name),
     from: a.name,
     role: a.role,
     round: 0,
@@ -239,7 +240,7 @@ function roundtableRound(m: PaperMeeting, round: number, final: boolean): void {
     const text = `${filler(Math.max(0, n - countTokens(STANCE)))}${STANCE}`;
     m.emit({
       type: 'message_posted',
-      messageId: `r${round}-${name}`,
+      messageId: messageIdOf('turn', round, name),
       from: name,
       role: me.role,
       round,

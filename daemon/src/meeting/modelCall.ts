@@ -4,6 +4,7 @@
  * thrown) so the caller records them in one place.
  */
 import type { CallPurpose, Participant } from '../../../protocol/src';
+import { messageIdOf } from '../../../protocol/src';
 import { ProviderError, type ChatMessage, type ChatResult, type JsonReply } from '../providers/types';
 import type { EngineDeps } from './ports';
 import type { ToolLoop } from '../tools/toolLoop';
@@ -38,12 +39,6 @@ function abortReason(signal: AbortSignal): string {
   return r instanceof Error ? r.message : typeof r === 'string' ? r : 'aborted';
 }
 
-/** The live message id of a call's reply (the id its `message_posted` will carry). */
-export function liveMessageId(purpose: CallPurpose, round: number, name: string): string {
-  // The stance follow-up continues the worker's post of the round.
-  return purpose === 'turn' || purpose === 'followup' ? `r${round}-${name}` : `${purpose}-${name}`;
-}
-
 export async function callModel(
   ports: Pick<EngineDeps, 'providerFor' | 'clock' | 'onDelta' | 'schedule'>,
   o: ModelCallOptions,
@@ -56,7 +51,7 @@ export async function callModel(
   const onMeetingAbort = (): void => turn.abort(o.signal.reason);
   if (o.signal.aborted) onMeetingAbort();
   else o.signal.addEventListener('abort', onMeetingAbort, { once: true });
-  const messageId = liveMessageId(o.purpose, o.round, p.name);
+  const messageId = messageIdOf(o.purpose, o.round, p.name);
   const onDelta = ports.onDelta;
   try {
     const schedule = ports.schedule ?? (<T>(_p: Participant, f: () => Promise<T>) => f());
@@ -75,6 +70,7 @@ export async function callModel(
                 onDelta({
                   meetingId: o.meetingId,
                   messageId,
+                  purpose: o.purpose,
                   from: p.name,
                   round: o.round,
                   text,

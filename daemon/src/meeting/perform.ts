@@ -2,7 +2,7 @@
  * Performs one step: the steps every mode shares are here (briefing, rounds, close, digest);
  * the others go to the meeting's mode.
  */
-import { currentRound, workersOf } from '../../../protocol/src';
+import { currentRound, messageIdOf, workersOf } from '../../../protocol/src';
 import { replyCap } from './budget';
 import { buildDigest, parseDigestReply, renderDigest } from './digest';
 import { MODES } from './modes';
@@ -39,7 +39,7 @@ export async function performStep(step: Step, run: StepContext & RunnerClockInfo
       if (!spoken) return run.checkBudget();
       await run.emit({
         type: 'message_posted',
-        messageId: `briefing-${assistant.name}`,
+        messageId: messageIdOf('briefing', 0, assistant.name),
         from: assistant.name,
         role: assistant.role,
         round: 0,

@@ -1,4 +1,4 @@
-import type { CallPurpose, MeetingState, Participant, Role, Usage } from '../../../protocol/src';
+import type { CallPurpose, ChatMessage, MeetingState, Participant, Role, Usage } from '../../../protocol/src';
 import type { ToolLoop } from '../tools/toolLoop';
 import type { FinishReason, ReplyChannel } from './reply';
 
@@ -13,11 +13,7 @@ export interface JsonReply {
   schema: Record<string, unknown>;
 }
 
-/** One chat message sent to a model. */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+export type { ChatMessage } from '../../../protocol/src';
 
 /** One model call. Providers never know what kind of meeting they serve. */
 export interface ChatRequest {

@@ -1,5 +1,6 @@
 /** Roundtable mode's steps: the workers' turns, their stances, consensus, the judge, the summary. */
 import type { Participant, RoundState } from '../../../../../protocol/src';
+import { messageIdOf } from '../../../../../protocol/src';
 import type { ChatMessage } from '../../../providers/types';
 import { thinkingOf } from '../../thinking';
 import { countTokens } from '../../../providers/tokens';
@@ -75,7 +76,7 @@ async function turn(run: StepContext, planned: RoundState, name: string, share: 
   // Reply and stance are recorded together (one fsync); the budget is checked once both are in.
   const posted = run.emit({
     type: 'message_posted',
-    messageId: `r${round.round}-${name}`,
+    messageId: messageIdOf('turn', round.round, name),
     from: name,
     role: me.role,
     round: round.round,
