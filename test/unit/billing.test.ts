@@ -114,11 +114,11 @@ describe('billing settings', () => {
 });
 
 describe('estimate', () => {
-  it('follows the prompts: a longer topic costs its tokens once in every call', () => {
+  it('follows the prompts: a longer topic costs its tokens once in every call', async () => {
     const base = { mode: 'roundtable' as const, participants: panel(), config: { maxRounds: 2 } };
-    const short = estimateMeeting({ ...base, topic: 'Adopt a monorepo?' });
+    const short = await estimateMeeting({ ...base, topic: 'Adopt a monorepo?' });
     const extra = ' Consider the deploy pipeline, the ownership of shared code and the cost of CI.'.repeat(20);
-    const long = estimateMeeting({ ...base, topic: `Adopt a monorepo?${extra}` });
+    const long = await estimateMeeting({ ...base, topic: `Adopt a monorepo?${extra}` });
     const calls = short.allRounds.calls;
     assert.equal(long.allRounds.calls, calls);
     const delta = long.allRounds.promptTokens - short.allRounds.promptTokens;
@@ -130,7 +130,7 @@ describe('estimate', () => {
     assert.equal(long.allRounds.completionTokens, short.allRounds.completionTokens);
   });
 
-  it("counts what a prefix cache would serve, and prices it at the model's cached rate", () => {
+  it("counts what a prefix cache would serve, and prices it at the model's cached rate", async () => {
     const params = (cachedInput?: number) => ({
       topic: 'Adopt a monorepo?',
       mode: 'roundtable' as const,
@@ -141,20 +141,20 @@ describe('estimate', () => {
         prices: { scripted: { input: 1, output: 8, ...(cachedInput !== undefined ? { cachedInput } : {}) } },
       },
     });
-    const e = estimateMeeting(params(0.1));
+    const e = await estimateMeeting(params(0.1));
     assert.equal(e.rounds[0]?.cachedTokens, undefined, 'round 1 prompts are under 1,024 tokens of shared prefix');
     const cached = e.allRounds.cachedTokens ?? 0;
     assert.ok(cached > e.allRounds.promptTokens / 2, `${cached} of ${e.allRounds.promptTokens} prompt tokens cached`);
     assert.equal(cached % 128, 0, 'in whole blocks');
-    const full = estimateMeeting(params()).allRounds.costUsd ?? 0;
+    const full = (await estimateMeeting(params())).allRounds.costUsd ?? 0;
     assert.ok(
       Math.abs(full - (e.allRounds.costUsd ?? 0) - (cached * 0.9) / 1e6) < 1e-9,
       'the cached tokens cost 0.1 instead of 1',
     );
   });
 
-  it('fits in one line for a start flow, saying where the budget stops the meeting', () => {
-    const e = estimateMeeting({
+  it('fits in one line for a start flow, saying where the budget stops the meeting', async () => {
+    const e = await estimateMeeting({
       topic: 'Adopt a monorepo?',
       mode: 'roundtable',
       participants: panel(),
@@ -180,7 +180,7 @@ describe('the start flow estimate', () => {
     const link = {
       request: (method: string, p: unknown) => {
         sent.push([method, p]);
-        return Promise.resolve(estimateMeeting(p as typeof params));
+        return estimateMeeting(p as typeof params);
       },
     } as unknown as Parameters<typeof estimateLine>[0];
     const line = await estimateLine(link, params);
