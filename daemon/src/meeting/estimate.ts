@@ -21,7 +21,7 @@ import { DEFAULT_CONFIG, billOf, costOf, spokenTokensOf } from '../../../protoco
 import { MemoryStore } from '../store/memoryStore';
 import type { Clock } from './clock';
 import { Meeting } from './engine';
-import { FillerRoom, type FilledCall } from './filler';
+import { FillerRoom, rememberingCount, type FilledCall } from './filler';
 
 /** Time stands still: no time limit or timeout fires while the filler answers at once. */
 const STILL: Clock = { now: () => 0, setTimer: () => () => undefined };
@@ -40,8 +40,8 @@ interface Played {
  * Plays a meeting on the filler to its end. A consensus that escalates waits for the human: the
  * estimate has them defer, which closes the meeting and writes its digest.
  */
-async function play(params: StartMeetingParams): Promise<Played> {
-  const room = new FillerRoom();
+async function play(params: StartMeetingParams, count: (text: string) => number): Promise<Played> {
+  const room = new FillerRoom(count);
   const spokenByRound = new Map<number, number>();
   const onEvent = (e: MeetingEvent) => {
     const round = 'round' in e && typeof e.round === 'number' ? e.round : 0;
@@ -97,8 +97,9 @@ function budgetStopped(budgeted: MeetingState, full: MeetingState): boolean {
  */
 export async function estimateMeeting(params: StartMeetingParams): Promise<MeetingEstimate> {
   const config = { ...DEFAULT_CONFIG, ...params.config };
-  const full = await play({ ...params, config: { ...params.config, tokenBudget: UNBOUNDED } });
-  const budgeted = await play(params);
+  const count = rememberingCount();
+  const full = await play({ ...params, config: { ...params.config, tokenBudget: UNBOUNDED } }, count);
+  const budgeted = await play(params, count);
   const prices = Object.keys(config.prices ?? {}).length > 0 ? config.prices : undefined;
   const spoken = (p: Played, round: number) => p.spokenByRound.get(round) ?? 0;
   const roundNumbers = full.state.rounds.map((r) => r.round);

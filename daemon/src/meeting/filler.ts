@@ -12,7 +12,6 @@ import { PrefixCache, serializePrompt } from '../providers/prefixCache';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import type { ChatMessage, ChatProvider, ChatRequest, ChatResult } from '../providers/types';
 import { ProviderError } from '../providers/types';
-import { BALLOT_REPLY, PROPOSALS_REPLY } from './modes/consensus/replySchemas';
 
 const FILLER_WORDS = 'the room weighs this option against its cost risk and evidence from the code and the team ';
 /** Ends every text reply: a worker that never agrees (and harmless in any other reply). */
@@ -26,6 +25,7 @@ const LABEL_WORDS =
 const PROPOSED = 20;
 
 const fillers = new Map<number, string>();
+let stanceTokens: number | undefined;
 
 /** Placeholder text of exactly `tokens` tokens (or fewer, for tiny counts). */
 function filler(tokens: number): string {
@@ -58,16 +58,17 @@ function optionIdsOf(messages: readonly ChatMessage[]): string[] {
 }
 
 /**
- * The filler's reply to a call: `maxTokens` long, shaped as the JSON asked for (by its schema's
- * name) or as text with a NEUTRAL stance.
+ * The filler's reply to a call: `maxTokens` long; as text with a NEUTRAL stance, or when JSON is
+ * asked for, a ballot where the prompt lists options, else proposals. Decided only from what any
+ * server is sent: a provider may ask for JSON without the schema (`json_object`).
  */
-export function fillerReply(o: { maxTokens: number; json?: string; messages: readonly ChatMessage[] }): string {
-  if (o.json === PROPOSALS_REPLY.name) {
+export function fillerReply(o: { maxTokens: number; json: boolean; messages: readonly ChatMessage[] }): string {
+  const ids = o.json ? optionIdsOf(o.messages) : [];
+  if (o.json && ids.length === 0) {
     const labels = Array.from({ length: PROPOSED }, (_, i) => `Option ${i + 1}: ${LABEL_WORDS[i] ?? i}`);
     return fitJson((pad) => ({ options: labels, why: filler(pad) }), 1, o.maxTokens);
   }
-  if (o.json === BALLOT_REPLY.name) {
-    const ids = optionIdsOf(o.messages);
+  if (o.json) {
     return fitJson(
       (pad) => ({
         votes: ids.map((option) => ({ option, vote: 'abstain', confidence: 0.5, rationale: filler(pad) })),
@@ -76,8 +77,22 @@ export function fillerReply(o: { maxTokens: number; json?: string; messages: rea
       o.maxTokens,
     );
   }
-  const stance = countTokens(STANCE);
+  stanceTokens ??= countTokens(STANCE);
+  const stance = stanceTokens;
   return o.maxTokens > stance ? `${filler(o.maxTokens - stance)}${STANCE}` : filler(o.maxTokens);
+}
+
+/**
+ * `countTokens` that remembers each text: a round's prompts share their transcript message, and
+ * an estimate plays the same prompts twice (with and without the budget), so each is tokenized once.
+ */
+export function rememberingCount(): (text: string) => number {
+  const known = new Map<string, number>();
+  return (text) => {
+    let n = known.get(text);
+    if (n === undefined) known.set(text, (n = countTokens(text)));
+    return n;
+  };
 }
 
 /** One call the filler answered, as a server would bill it. */
@@ -101,12 +116,23 @@ export class FillerRoom {
   readonly calls: FilledCall[] = [];
   private readonly providers = new Map<string, ChatProvider>();
 
+  /** `count`: tokens of a message's text (an estimate shares one that remembers, see `rememberingCount`). */
+  constructor(private readonly count: (text: string) => number = countTokens) {}
+
   providerFor(p: Participant): ChatProvider {
     const key = `${p.provider}\u0000${p.model}`;
     let provider = this.providers.get(key);
     if (!provider) {
       const cache = new PrefixCache();
-      provider = { id: `filler@${p.provider}`, chat: (req) => Promise.resolve(this.answer(p, cache, req)) };
+      provider = {
+        id: `filler@${p.provider}`,
+        chat: (req) => {
+          // Answered in the order asked (the cache sees them so), each reply on its own turn of the
+          // event loop, as a server's replies arrive: one is recorded before the next comes in.
+          const answer = this.answer(p, cache, req);
+          return new Promise((resolve) => setImmediate(() => resolve(answer)));
+        },
+      };
       this.providers.set(key, provider);
     }
     return provider;
@@ -115,11 +141,15 @@ export class FillerRoom {
   private answer(p: Participant, cache: PrefixCache, req: ChatRequest): ChatResult {
     // A call the meeting has given up on is never answered, as a server's would not be.
     if (req.signal.aborted) throw new ProviderError('the call was aborted', 'aborted');
-    const text = fillerReply({ maxTokens: req.maxTokens, ...(req.json ? { json: req.json.name } : {}), messages: req.messages });
-    const promptTokens = toolTurnPromptTokens(req.messages, [], req.tools?.definitions() ?? []);
+    const text = fillerReply({
+      maxTokens: req.maxTokens,
+      json: req.json !== undefined,
+      messages: req.messages,
+    });
+    const promptTokens = toolTurnPromptTokens(req.messages, [], req.tools?.definitions() ?? [], this.count);
     const usage = {
       promptTokens,
-      completionTokens: countTokens(text),
+      completionTokens: this.count(text),
       cachedTokens: cache.lookup(serializePrompt(req.messages), promptTokens),
       source: 'estimate' as const,
     };
