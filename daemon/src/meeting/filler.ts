@@ -9,9 +9,11 @@
 import type { CallPurpose, Participant, ProviderKind } from '../../../protocol/src';
 import { toolTurnPromptTokens } from '../tools/toolLoop';
 import { PrefixCache, serializePrompt } from '../providers/prefixCache';
+import { isReasoningModel } from '../providers/serverProfile';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import type { ChatMessage, ChatProvider, ChatRequest, ChatResult } from '../providers/types';
 import { ProviderError } from '../providers/types';
+import { THINKING_ALLOWANCE } from './budget';
 
 const FILLER_WORDS = 'the room weighs this option against its cost risk and evidence from the code and the team ';
 /** Ends every text reply: a worker that never agrees (and harmless in any other reply). */
@@ -126,12 +128,17 @@ export class FillerRoom {
       const cache = new PrefixCache();
       provider = {
         id: `filler@${p.provider}`,
-        chat: (req) => {
-          // Answered in the order asked (the cache sees them so), each reply on its own turn of the
-          // event loop, as a server's replies arrive: one is recorded before the next comes in.
-          const answer = this.answer(p, cache, req);
-          return new Promise((resolve) => setImmediate(() => resolve(answer)));
-        },
+        // Answered in the order asked (the cache sees them so), each reply on its own turn of the
+        // event loop, as a server's replies arrive: one is recorded before the next comes in.
+        chat: (req) =>
+          new Promise((resolve, reject) => {
+            try {
+              const answer = this.answer(p, cache, req);
+              setImmediate(() => resolve(answer));
+            } catch (e) {
+              reject(e instanceof Error ? e : new Error(String(e)));
+            }
+          }),
       };
       this.providers.set(key, provider);
     }
@@ -141,20 +148,28 @@ export class FillerRoom {
   private answer(p: Participant, cache: PrefixCache, req: ChatRequest): ChatResult {
     // A call the meeting has given up on is never answered, as a server's would not be.
     if (req.signal.aborted) throw new ProviderError('the call was aborted', 'aborted');
+    // A reasoning model thinks through the room the engine gives it for that, then replies.
+    const thought = isReasoningModel(p.model) ? Math.min(THINKING_ALLOWANCE, req.maxTokens) : 0;
     const text = fillerReply({
-      maxTokens: req.maxTokens,
+      maxTokens: req.maxTokens - thought,
       json: req.json !== undefined,
       messages: req.messages,
     });
     const promptTokens = toolTurnPromptTokens(req.messages, [], req.tools?.definitions() ?? [], this.count);
     const usage = {
       promptTokens,
-      completionTokens: this.count(text),
+      completionTokens: this.count(text) + thought,
       cachedTokens: cache.lookup(serializePrompt(req.messages), promptTokens),
       source: 'estimate' as const,
+      ...(thought ? { reasoningTokens: thought } : {}),
     };
     const { participant, purpose, round } = req.meta;
     this.calls.push({ participant, provider: p.provider, model: p.model, purpose, round, ...usage });
-    return { text, finishReason: 'stop', usage };
+    return {
+      text,
+      ...(thought ? { thinking: filler(thought) } : {}),
+      finishReason: text === '' ? 'length' : 'stop',
+      usage,
+    };
   }
 }
