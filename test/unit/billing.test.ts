@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBody } from '../../protocol/src';
 import { billOf, costOf, formatBill, formatBillShort, formatEstimateShort } from '../../protocol/src';
+import { THINKING_ALLOWANCE } from '../../daemon/src/meeting/budget';
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { billingConfig } from '../../extension/src/billingSettings';
@@ -151,6 +152,25 @@ describe('estimate', () => {
       Math.abs(full - (e.allRounds.costUsd ?? 0) - (cached * 0.9) / 1e6) < 1e-9,
       'the cached tokens cost 0.1 instead of 1',
     );
+  });
+
+  it('gives a reasoning model its thinking room: billed on every call, never heard in the room', async () => {
+    const on = (model: string) =>
+      estimateMeeting({
+        topic: 'Adopt a monorepo?',
+        mode: 'roundtable',
+        participants: panel().map((p) => ({ ...p, provider: 'openai' as const, model })),
+        config: { maxRounds: 3 },
+      });
+    const plain = await on('llama3');
+    const thinking = await on('gpt-5');
+    assert.equal(thinking.allRounds.calls, plain.allRounds.calls);
+    assert.equal(thinking.allRounds.promptTokens, plain.allRounds.promptTokens, 'thinking is never shown to anyone');
+    assert.equal(
+      thinking.allRounds.completionTokens - plain.allRounds.completionTokens,
+      plain.allRounds.calls * THINKING_ALLOWANCE,
+    );
+    assert.equal(thinking.allRounds.spokenTokens, plain.allRounds.spokenTokens);
   });
 
   it('fits in one line for a start flow, saying where the budget stops the meeting', async () => {
