@@ -16,17 +16,12 @@ export interface EstimateTiming {
 }
 
 function params(workers: number, mode: StartMeetingParams['mode'], maxRounds: number): StartMeetingParams {
-  const seat = (name: string, role: Participant['role']): Participant => ({
-    name,
-    role,
-    provider: 'openai',
-    model: 'gpt-5',
-  });
-  const names = ['ada', 'grace', 'linus', 'barbara', 'ken'].slice(0, workers);
+  const names = ['sam', 'jude', ...['ada', 'grace', 'linus', 'barbara', 'ken'].slice(0, workers)];
+  const roles: Participant['role'][] = ['assistant', 'judge'];
   return {
     topic: 'Should billing move from MySQL to PostgreSQL?',
     mode,
-    participants: [seat('sam', 'assistant'), seat('jude', 'judge'), ...names.map((n) => seat(n, 'worker'))],
+    participants: names.map((name, i) => ({ name, role: roles[i] ?? 'worker', provider: 'openai', model: 'gpt-5' })),
     config: { maxRounds, prices: { 'gpt-5': { input: 1.25, cachedInput: 0.125, output: 10 } } },
   };
 }

@@ -19,19 +19,15 @@ import { fillerReply } from '../../daemon/src/meeting/filler';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { countPromptTokens, countTokens, truncateToTokens } from '../../daemon/src/providers/tokens';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
+import { panel } from '../fakes/meetings';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
 
 /** The panel on the loopback server: an assistant, a judge and `workers` workers, one model. */
-function panel(workers: number): Participant[] {
-  const seat = (name: string, role: Participant['role']): Participant => ({
-    name,
-    role,
+const onServer = (workers: number): Participant[] =>
+  panel(['ada', 'grace', 'linus', 'barbara', 'ken'].slice(0, workers), true, {
     provider: 'openai',
     model: 'fake-model',
   });
-  const names = ['ada', 'grace', 'linus', 'barbara', 'ken'].slice(0, workers);
-  return [seat('sam', 'assistant'), seat('jude', 'judge'), ...names.map((n) => seat(n, 'worker'))];
-}
 
 /** gpt-5's prices: cached input at a tenth. */
 const PRICES = { 'fake-model': { input: 1.25, cachedInput: 0.125, output: 10 } };
@@ -98,7 +94,7 @@ async function assertPredicted(params: StartMeetingParams, line: (e: MeetingEsti
 const roundtable = (workers: number, config: StartMeetingParams['config'] = {}): StartMeetingParams => ({
   topic: 'Should billing move from MySQL to PostgreSQL?',
   mode: 'roundtable',
-  participants: panel(workers),
+  participants: onServer(workers),
   config: { maxRounds: 4, prices: PRICES, ...config },
 });
 

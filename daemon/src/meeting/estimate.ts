@@ -14,6 +14,7 @@ import type {
   MeetingEvent,
   MeetingEstimate,
   MeetingState,
+  Participant,
   Price,
   StartMeetingParams,
 } from '../../../protocol/src';
@@ -47,7 +48,12 @@ async function play(params: StartMeetingParams, count: (text: string) => number)
     const round = 'round' in e && typeof e.round === 'number' ? e.round : 0;
     spokenByRound.set(round, (spokenByRound.get(round) ?? 0) + spokenTokensOf(e));
   };
-  const deps = { store: new MemoryStore(STILL.now), providerFor: room.providerFor.bind(room), clock: STILL, onEvent };
+  const deps = {
+    store: new MemoryStore(() => STILL.now()),
+    providerFor: (p: Participant) => room.providerFor(p),
+    clock: STILL,
+    onEvent,
+  };
   const meeting = await Meeting.open(deps, 'estimate', params);
   let state = await meeting.run();
   if (state.status === 'awaiting_human') {
