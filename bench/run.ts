@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { benchFanOut, benchOverhead, benchScale } from './daemon';
 import { benchRoundLatency, benchTokenGrowth } from './meetings';
+import { benchEstimate } from './estimate';
 import { benchStore } from './store';
 import { benchWallTime, LOCAL } from './wallTime';
 import { benchWholeMeeting } from './wholeMeeting';
@@ -203,6 +204,18 @@ async function main(): Promise<void> {
     console.log(table(growth));
     console.log();
     results.store = { rows, growthPer10x: growth };
+  }
+
+  if (want('estimate')) {
+    const e = await benchEstimate();
+    console.log(
+      '7. Estimate: the real engine played on the filler, every round then with the budget (a start confirmation waits for it)',
+    );
+    console.log(table(e.rows as unknown as Record<string, unknown>[]));
+    console.log(
+      `   first estimate of the process (the tokenizer loads): ${e.coldMs} ms; warm medians above (target < 1,000 ms)\n`,
+    );
+    results.estimate = e;
   }
 
   const out = path.join(__dirname, 'results', 'latest.json');

@@ -289,8 +289,9 @@ export const EstimateLineSchema = z.object({
 export type EstimateLine = z.infer<typeof EstimateLineSchema>;
 
 /**
- * What a meeting is expected to cost before it starts: built from the prompts the engine would
- * send, with every reply as long as its cap (an upper figure for models that answer shorter).
+ * What a meeting is expected to cost before it starts: the real engine plays it on a model whose
+ * every reply is as long as its call allows and never agrees (an upper figure for models that
+ * answer shorter or settle sooner); reasoning models think through their whole allowance.
  */
 export const MeetingEstimateSchema = z.object({
   mode: MeetingModeSchema,

@@ -8,11 +8,16 @@ import type { ChatProvider, ChatRequest, ChatResult } from '../../daemon/src/pro
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import type { EventStore } from '../../daemon/src/store/types';
 
-export function panel(workers: string[] = ['ada', 'grace', 'linus'], withJudge = true): Participant[] {
+/** An assistant (sam), a judge (jude) and the workers, all on `seat`'s provider and model (scripted by default). */
+export function panel(
+  workers: string[] = ['ada', 'grace', 'linus'],
+  withJudge = true,
+  seat: Pick<Participant, 'provider' | 'model'> = { provider: 'scripted', model: 'scripted' },
+): Participant[] {
   return [
-    { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
-    ...(withJudge ? [{ name: 'jude', role: 'judge' as const, provider: 'scripted' as const, model: 'scripted' }] : []),
-    ...workers.map((name) => ({ name, role: 'worker' as const, provider: 'scripted' as const, model: 'scripted' })),
+    { name: 'sam', role: 'assistant', ...seat },
+    ...(withJudge ? [{ name: 'jude', role: 'judge' as const, ...seat }] : []),
+    ...workers.map((name) => ({ name, role: 'worker' as const, ...seat })),
   ];
 }
 

@@ -17,6 +17,9 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { PrefixCache, serializePrompt, type PrefixCacheOptions } from '../../daemon/src/providers/prefixCache';
+
+export { PrefixCache, serializePrompt, type PrefixCacheOptions };
 
 /** One scripted reply. Everything is optional: `{}` is an empty, successful completion. */
 export interface Behaviour {
@@ -144,12 +147,17 @@ export interface FakeOpenAIOptions {
   personality?: Personality;
   /**
    * Keep a prefix cache as real servers do (see `PrefixCache`): each completion's prompt tokens
-   * are counted on `serializePrompt` (one token per four characters) and the longest common prefix
+   * are counted on `serializePrompt` (one token per four characters, or by `tokens`) and the longest common prefix
    * with ANY earlier prompt is reported as `prompt_tokens_details.cached_tokens`. Off by default.
    */
   prefixCache?: PrefixCacheOptions;
   /** Take as long as a real server would (see `LatencyModel`), on top of a behaviour's own delays. */
   latency?: LatencyModel;
+  /**
+   * How the server counts tokens (default: one per four characters). A test that compares a bill
+   * with the estimate gives the engine's tokenizer, as a real server counts with its own.
+   */
+  tokens?: TokenCounter;
 }
 
 /**
@@ -174,47 +182,22 @@ export function latencyOf(
   };
 }
 
-/**
- * OpenAI's rule (platform.openai.com/docs/guides/prompt-caching): prompts of at least 1,024 tokens
- * are cached, hits are counted in 128-token blocks. vLLM/llama.cpp skip the prefill of a cached
- * prefix in blocks of their own (`minTokens: 0, blockTokens: 16`).
- */
-export interface PrefixCacheOptions {
-  /** No hit is reported below this many common tokens (default 1,024). */
-  minTokens?: number;
-  /** Hits are counted in whole blocks of this many tokens (default 128). */
-  blockTokens?: number;
+/** A server's tokenizer: prompt tokens of a request, tokens of a text, a text cut to a count. */
+export interface TokenCounter {
+  prompt(messages: { role: 'system' | 'user' | 'assistant'; content: string }[]): number;
+  text(text: string): number;
+  truncate(text: string, tokens: number): string;
 }
 
-/** The prompt text a prefix cache sees: the messages in order, system first, role by role. */
-export function serializePrompt(messages: ChatBody['messages']): string {
-  return (messages ?? []).map((m) => `<${m.role}>\n${typeof m.content === 'string' ? m.content : ''}\n`).join('');
-}
-
-/** A prefix cache over every prompt seen so far, in the fake's token count (one per four characters). */
-export class PrefixCache {
-  private readonly seen: string[] = [];
-  constructor(private readonly o: PrefixCacheOptions = {}) {}
-
-  /** Prompt and cached tokens of `text`, then remembers it (a prompt is cached once it arrived). */
-  lookup(text: string): { promptTokens: number; cachedTokens: number } {
-    let best = 0;
-    for (const before of this.seen) {
-      const n = Math.min(before.length, text.length);
-      if (n <= best) continue;
-      let i = 0;
-      while (i < n && text.charCodeAt(i) === before.charCodeAt(i)) i++;
-      if (i > best) best = i;
-    }
-    this.seen.push(text);
-    const promptTokens = approxTokens(text);
-    const block = Math.max(1, this.o.blockTokens ?? 128);
-    const common = Math.floor(best / 4);
-    const cachedTokens = common < (this.o.minTokens ?? 1_024) ? 0 : Math.floor(common / block) * block;
-    // A prompt identical to an earlier one still has its last token computed.
-    return { promptTokens, cachedTokens: Math.min(cachedTokens, Math.max(0, promptTokens - 1)) };
-  }
-}
+/** One token per four characters. */
+const APPROX: TokenCounter = {
+  prompt: (messages) => approxTokens(serializePrompt(messages)),
+  text: (text) => approxTokens(text),
+  truncate: (text, tokens) =>
+    Array.from(text)
+      .slice(0, tokens * 4)
+      .join(''),
+};
 
 export interface FakeOpenAI {
   /** `http://127.0.0.1:PORT/v1` */
@@ -273,6 +256,24 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function approxTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
+}
+
+/** The request's messages as the tokenizer reads them (a tool result's text is its content). */
+function messagesOf(body: ChatBody): Parameters<TokenCounter['prompt']>[0] {
+  return (body.messages ?? []).map((m) => ({
+    role: m.role as 'system' | 'user' | 'assistant',
+    content: typeof m.content === 'string' ? m.content : '',
+  }));
+}
+
+/** Prompt and cached tokens of a request on the server's prefix cache (counted on `serializePrompt`). */
+function lookup(
+  cache: PrefixCache,
+  body: ChatBody,
+  tokens: TokenCounter,
+): { promptTokens: number; cachedTokens: number } {
+  const promptTokens = tokens.prompt(messagesOf(body));
+  return { promptTokens, cachedTokens: cache.lookup(serializePrompt(body.messages), promptTokens) };
 }
 
 function errorType(status: number): { type: string; code: string | null } {
@@ -401,6 +402,7 @@ export async function startFakeOpenAI(
   let chatCount = 0;
   const sockets = new Set<Socket>();
   const cache = options.prefixCache ? new PrefixCache(options.prefixCache) : undefined;
+  const tokens = options.tokens ?? APPROX;
 
   async function completion(
     req: http.IncomingMessage,
@@ -416,7 +418,7 @@ export async function startFakeOpenAI(
       return;
     }
     // Looked up on arrival: a prompt is in the cache for every request that comes after it.
-    const hit = cache?.lookup(serializePrompt(body.messages));
+    const hit = cache ? lookup(cache, body, tokens) : undefined;
     const reply = queue.length > 0 ? queue.shift() : await respond(body, index);
     const b: Behaviour = typeof reply === 'string' ? { text: reply } : (reply ?? {});
     if (b.delayMs) await sleep(b.delayMs);
@@ -437,7 +439,7 @@ export async function startFakeOpenAI(
     let reasoning = b.reasoning ?? '';
     let finishReason: string = b.finishReason ?? 'stop';
     // Thinking counts against the cap first (OpenAI: reasoning tokens are completion tokens).
-    const thoughtTokens = b.reasoningTokens ?? (reasoning ? approxTokens(reasoning) : 0);
+    const thoughtTokens = b.reasoningTokens ?? (reasoning ? tokens.text(reasoning) : 0);
     const cap = honouredCap(personality, body);
     if (cap !== undefined) {
       if (thoughtTokens >= cap) {
@@ -446,10 +448,8 @@ export async function startFakeOpenAI(
           .join('');
         text = '';
         finishReason = 'length';
-      } else if (approxTokens(text) > cap - thoughtTokens && text) {
-        text = Array.from(text)
-          .slice(0, (cap - thoughtTokens) * 4)
-          .join('');
+      } else if (tokens.text(text) > cap - thoughtTokens && text) {
+        text = tokens.truncate(text, cap - thoughtTokens);
         finishReason = 'length';
       }
     }
@@ -462,10 +462,14 @@ export async function startFakeOpenAI(
     const created = Math.floor(Date.now() / 1000);
     const model = body.model ?? 'fake-model';
     const promptTokens =
-      b.promptTokens ?? hit?.promptTokens ?? approxTokens((body.messages ?? []).map((m) => m.content).join('\n'));
+      b.promptTokens ??
+      hit?.promptTokens ??
+      (options.tokens
+        ? options.tokens.prompt(messagesOf(body))
+        : approxTokens((body.messages ?? []).map((m) => m.content).join('\n')));
     const cachedTokens = b.cachedTokens ?? (b.promptTokens === undefined ? hit?.cachedTokens : undefined);
     const completionTokens =
-      b.completionTokens ?? (field === 'inline' ? approxTokens(text) : approxTokens(text) + thoughtTokens);
+      b.completionTokens ?? (field === 'inline' ? tokens.text(text) : tokens.text(text) + thoughtTokens);
     const usage = {
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,

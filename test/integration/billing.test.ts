@@ -92,7 +92,7 @@ describe('estimate', () => {
         participants: panel(),
         config,
       };
-      const estimate = estimateMeeting(params);
+      const estimate = await estimateMeeting(params);
       const { state } = await runMeeting({ script, topic: params.topic, config });
       const bill = billOf(state);
       assert.equal(state.rounds.length, rounds);
@@ -117,7 +117,7 @@ describe('estimate', () => {
     });
   }
 
-  it('says where the budget would stop the meeting, and the money when prices are known', () => {
+  it('says where the budget would stop the meeting, and the money when prices are known', async () => {
     const params: StartMeetingParams = {
       topic: 'Adopt a monorepo?',
       mode: 'roundtable',
@@ -128,7 +128,7 @@ describe('estimate', () => {
         prices: { big: { input: 2, output: 8 }, small: { input: 0.1, output: 0.4 } },
       },
     };
-    const e = estimateMeeting(params);
+    const e = await estimateMeeting(params);
     assert.equal(e.allRounds.rounds, 10);
     assert.ok(e.budgetCut, 'the budget stops it first');
     assert.ok(e.budgetCut.rounds < 10 && e.budgetCut.totalTokens < e.allRounds.totalTokens);
@@ -138,7 +138,7 @@ describe('estimate', () => {
     assert.ok((e.allRounds.costUsd ?? 0) > (e.allRounds.totalTokens * 0.1) / 1e6);
     assert.deepEqual(e.unpricedModels, []);
     // A billed basis stops it sooner: prompts count too.
-    const billed = estimateMeeting({ ...params, config: { ...params.config, budgetBasis: 'billed' } });
+    const billed = await estimateMeeting({ ...params, config: { ...params.config, budgetBasis: 'billed' } });
     assert.ok((billed.budgetCut?.rounds ?? 99) < e.budgetCut.rounds);
   });
 });
@@ -156,7 +156,7 @@ describe('daemon: meeting/estimate', () => {
       };
       const e = await conn.rpc.request('meeting/estimate', params);
       assert.ok(MeetingEstimateSchema.safeParse(e).success);
-      assert.deepEqual(e, estimateMeeting(params));
+      assert.deepEqual(e, await estimateMeeting(params));
       assert.equal(e.rounds.length, 3);
       assert.ok((e.allRounds.costUsd ?? 0) > 0);
       assert.deepEqual((await conn.rpc.request('meeting/list', {})).meetings, []);

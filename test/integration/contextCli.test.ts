@@ -14,7 +14,7 @@ import type { MeetingEstimate, Participant, StartMeetingParams } from '../../pro
 import { checkStartParams } from '../../protocol/src';
 import { connectDaemon } from '../../client/src';
 import { startDaemon } from '../../daemon/src/daemon/daemon';
-import { estimateStart } from '../../daemon/src/meeting/estimate';
+import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { cli, ensureBuilt } from '../fakes/cli';
 import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
@@ -143,20 +143,20 @@ describe('the estimate counts the attached context', () => {
   it('grows by the file × the calls that carry it, in a roundtable and a consensus', async () => {
     const base = meeting();
     // Briefing + 3 rounds × (3 workers + judge) + the digest; three rounds need no compaction.
-    assertGrowth(await estimateStart(base), await estimateStart({ ...base, context: { paths: ['big.md'] } }), 14);
+    assertGrowth(await estimateMeeting(base), await estimateMeeting({ ...base, context: { paths: ['big.md'] } }), 14);
     // Consensus: briefing, 3 proposals, 3 rounds × 3 ballots and the digest.
     const consensus: StartMeetingParams = { ...base, mode: 'consensus', config: { challengeRounds: 2 } };
     assertGrowth(
-      await estimateStart(consensus),
-      await estimateStart({ ...consensus, context: { paths: ['big.md'] } }),
+      await estimateMeeting(consensus),
+      await estimateMeeting({ ...consensus, context: { paths: ['big.md'] } }),
       14,
     );
   });
 
   it('reads the context as the start does: from contextWorkspace when the evidence workspace is elsewhere', async () => {
     const base: StartMeetingParams = { ...meeting(), workspace: path.dirname(dir), context: { paths: ['big.md'] } };
-    const elsewhere = await estimateStart(base);
-    const fromPerson = await estimateStart({ ...base, contextWorkspace: dir });
+    const elsewhere = await estimateMeeting(base);
+    const fromPerson = await estimateMeeting({ ...base, contextWorkspace: dir });
     assertGrowth(elsewhere, fromPerson, 14);
   });
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBody } from '../../protocol/src';
 import { billOf, costOf, formatBill, formatBillShort, formatEstimateShort } from '../../protocol/src';
+import { THINKING_ALLOWANCE } from '../../daemon/src/meeting/budget';
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { billingConfig } from '../../extension/src/billingSettings';
@@ -114,11 +115,11 @@ describe('billing settings', () => {
 });
 
 describe('estimate', () => {
-  it('follows the prompts: a longer topic costs its tokens once in every call', () => {
+  it('follows the prompts: a longer topic costs its tokens once in every call', async () => {
     const base = { mode: 'roundtable' as const, participants: panel(), config: { maxRounds: 2 } };
-    const short = estimateMeeting({ ...base, topic: 'Adopt a monorepo?' });
+    const short = await estimateMeeting({ ...base, topic: 'Adopt a monorepo?' });
     const extra = ' Consider the deploy pipeline, the ownership of shared code and the cost of CI.'.repeat(20);
-    const long = estimateMeeting({ ...base, topic: `Adopt a monorepo?${extra}` });
+    const long = await estimateMeeting({ ...base, topic: `Adopt a monorepo?${extra}` });
     const calls = short.allRounds.calls;
     assert.equal(long.allRounds.calls, calls);
     const delta = long.allRounds.promptTokens - short.allRounds.promptTokens;
@@ -130,7 +131,7 @@ describe('estimate', () => {
     assert.equal(long.allRounds.completionTokens, short.allRounds.completionTokens);
   });
 
-  it("counts what a prefix cache would serve, and prices it at the model's cached rate", () => {
+  it("counts what a prefix cache would serve, and prices it at the model's cached rate", async () => {
     const params = (cachedInput?: number) => ({
       topic: 'Adopt a monorepo?',
       mode: 'roundtable' as const,
@@ -141,20 +142,39 @@ describe('estimate', () => {
         prices: { scripted: { input: 1, output: 8, ...(cachedInput !== undefined ? { cachedInput } : {}) } },
       },
     });
-    const e = estimateMeeting(params(0.1));
+    const e = await estimateMeeting(params(0.1));
     assert.equal(e.rounds[0]?.cachedTokens, undefined, 'round 1 prompts are under 1,024 tokens of shared prefix');
     const cached = e.allRounds.cachedTokens ?? 0;
     assert.ok(cached > e.allRounds.promptTokens / 2, `${cached} of ${e.allRounds.promptTokens} prompt tokens cached`);
     assert.equal(cached % 128, 0, 'in whole blocks');
-    const full = estimateMeeting(params()).allRounds.costUsd ?? 0;
+    const full = (await estimateMeeting(params())).allRounds.costUsd ?? 0;
     assert.ok(
       Math.abs(full - (e.allRounds.costUsd ?? 0) - (cached * 0.9) / 1e6) < 1e-9,
       'the cached tokens cost 0.1 instead of 1',
     );
   });
 
-  it('fits in one line for a start flow, saying where the budget stops the meeting', () => {
-    const e = estimateMeeting({
+  it('gives a reasoning model its thinking room: billed on every call, never heard in the room', async () => {
+    const on = (model: string) =>
+      estimateMeeting({
+        topic: 'Adopt a monorepo?',
+        mode: 'roundtable',
+        participants: panel().map((p) => ({ ...p, provider: 'openai' as const, model })),
+        config: { maxRounds: 3 },
+      });
+    const plain = await on('llama3');
+    const thinking = await on('gpt-5');
+    assert.equal(thinking.allRounds.calls, plain.allRounds.calls);
+    assert.equal(thinking.allRounds.promptTokens, plain.allRounds.promptTokens, 'thinking is never shown to anyone');
+    assert.equal(
+      thinking.allRounds.completionTokens - plain.allRounds.completionTokens,
+      plain.allRounds.calls * THINKING_ALLOWANCE,
+    );
+    assert.equal(thinking.allRounds.spokenTokens, plain.allRounds.spokenTokens);
+  });
+
+  it('fits in one line for a start flow, saying where the budget stops the meeting', async () => {
+    const e = await estimateMeeting({
       topic: 'Adopt a monorepo?',
       mode: 'roundtable',
       participants: panel(),
@@ -180,7 +200,7 @@ describe('the start flow estimate', () => {
     const link = {
       request: (method: string, p: unknown) => {
         sent.push([method, p]);
-        return Promise.resolve(estimateMeeting(p as typeof params));
+        return estimateMeeting(p as typeof params);
       },
     } as unknown as Parameters<typeof estimateLine>[0];
     const line = await estimateLine(link, params);

@@ -13,7 +13,7 @@ import type {
   StartMeetingParams,
 } from '../../../protocol/src';
 import { PricesSchema, billOf, formatCount, formatUsd } from '../../../protocol/src';
-import { estimateStart } from '../meeting/estimate';
+import { estimateMeeting } from '../meeting/estimate';
 import { UsageError } from './common';
 
 export const BILL_USAGE = `  --prices FILE           JSON: model → {"input": $, "output": $, "cachedInput"?: $} per million tokens (money in the bill)
@@ -158,7 +158,7 @@ export async function printEstimate(
   json: boolean,
   out: NodeJS.WritableStream,
 ): Promise<number> {
-  const e = await estimateStart(params);
+  const e = await estimateMeeting(params);
   out.write(`${json ? JSON.stringify(e) : formatEstimate(e)}\n`);
   return 0;
 }

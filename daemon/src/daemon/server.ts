@@ -30,7 +30,7 @@ import { checkUpgrade, refuse } from './auth';
 import { Connection, type Handler } from './connection';
 import { startFanout } from './fanout';
 import { rawText } from '../../../client/src/rawData';
-import { estimateStart } from '../meeting/estimate';
+import { estimateMeeting } from '../meeting/estimate';
 
 export const DAEMON_VERSION = '0.1.0';
 /** A connection that sends this many invalid messages is closed. */
@@ -122,7 +122,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
     // The attached context is read as the start would read it; the prompts are built, nothing is
     // called or written.
-    'meeting/estimate': (p) => estimateStart(p),
+    'meeting/estimate': (p) => estimateMeeting(p),
     'meeting/list': async () => ({ meetings: await manager.list() }),
     'meeting/get': async (p) => {
       const state = await manager.state(p.meetingId);

@@ -38,10 +38,16 @@ export function countTokens(text: string): number {
   return n;
 }
 
-/** Prompt tokens of a chat request, with the per-message overhead OpenAI documents (3 + 3). */
-export function countPromptTokens(messages: ChatMessage[]): number {
+/**
+ * Prompt tokens of a chat request, with the per-message overhead OpenAI documents (3 + 3).
+ * `count` counts one message's text (a caller that sends the same texts again may remember them).
+ */
+export function countPromptTokens(
+  messages: readonly ChatMessage[],
+  count: (text: string) => number = countTokens,
+): number {
   let n = 3;
-  for (const m of messages) n += 3 + countTokens(m.content);
+  for (const m of messages) n += 3 + count(m.content);
   return n;
 }
 

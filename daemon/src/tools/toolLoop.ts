@@ -264,7 +264,12 @@ export interface Asked {
 }
 
 /** The prompt of a tool turn's next request, by the engine's count: messages, tool steps and the tools offered. */
-export function toolTurnPromptTokens(messages: ChatMessage[], turns: ToolTurn[], tools: unknown[]): number {
+export function toolTurnPromptTokens(
+  messages: ChatMessage[],
+  turns: ToolTurn[],
+  tools: unknown[],
+  count: (text: string) => number = countTokens,
+): number {
   // The steps are what models and tools wrote: counted a slice at a time (see pieceTokens).
   const steps = turns.reduce(
     (n, t) =>
@@ -273,7 +278,7 @@ export function toolTurnPromptTokens(messages: ChatMessage[], turns: ToolTurn[],
       (t.kind === 'result' ? pieceTokens(`${t.callId} ${t.text}`) : pieceTokens(`${t.text}${JSON.stringify(t.calls)}`)),
     0,
   );
-  return countPromptTokens(messages) + steps + (tools.length ? countTokens(JSON.stringify(tools)) : 0);
+  return countPromptTokens(messages, count) + steps + (tools.length ? count(JSON.stringify(tools)) : 0);
 }
 
 /**

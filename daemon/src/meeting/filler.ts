@@ -1,0 +1,175 @@
+/**
+ * The filler: a model that uses its whole allowance and never settles, for the estimate to play
+ * the real engine on. Every reply is as long as the call's `max_tokens`; a worker's turn never
+ * agrees (it stays NEUTRAL), a judge finds nothing converged, a consensus ballot abstains on every
+ * option, so the meeting runs to its last round or its budget: the upper figure. What the reply
+ * says is decided only from what a server sees (the cap, the JSON shape asked, the prompt), so a
+ * test server that answers with `fillerReply` plays the same meeting as the estimate.
+ */
+import type { CallPurpose, Participant, ProviderKind } from '../../../protocol/src';
+import { toolTurnPromptTokens } from '../tools/toolLoop';
+import { PrefixCache, serializePrompt } from '../providers/prefixCache';
+import { isReasoningModel } from '../providers/serverProfile';
+import { countTokens, truncateToTokens } from '../providers/tokens';
+import type { ChatMessage, ChatProvider, ChatRequest, ChatResult } from '../providers/types';
+import { ProviderError } from '../providers/types';
+import { THINKING_ALLOWANCE } from './budget';
+
+const FILLER_WORDS = 'the room weighs this option against its cost risk and evidence from the code and the team ';
+/** Ends every text reply: a worker that never agrees (and harmless in any other reply). */
+const STANCE = '\n[STANCE: NEUTRAL]';
+/** Words of the proposed options' labels: each label its own, so no two are merged as the same option. */
+const LABEL_WORDS =
+  'staged rewrite vendor freeze pilot rollback shadow cutover hybrid audit defer split merge cache queue shard replica proxy batch stream'.split(
+    ' ',
+  );
+/** As many options as a meeting may hold (`maxOptions` is at most 20): the engine keeps its own number. */
+const PROPOSED = 20;
+
+const fillers = new Map<number, string>();
+let stanceTokens: number | undefined;
+
+/** Placeholder text of exactly `tokens` tokens (or fewer, for tiny counts). */
+function filler(tokens: number): string {
+  const n = Math.max(0, tokens);
+  let t = fillers.get(n);
+  if (t === undefined) {
+    t = truncateToTokens(FILLER_WORDS.repeat(Math.ceil(n / 14) + 1), n).trim();
+    fillers.set(n, t);
+  }
+  return t;
+}
+
+/** The JSON of `build(pad)` with the largest pad that keeps it within `maxTokens`. */
+function fitJson(build: (pad: number) => unknown, fields: number, maxTokens: number): string {
+  const bare = countTokens(JSON.stringify(build(0)));
+  let pad = Math.max(0, Math.floor((maxTokens - bare) / Math.max(1, fields)));
+  let text = JSON.stringify(build(pad));
+  // Words may tokenize differently inside JSON: shrink until it fits.
+  for (let over = countTokens(text) - maxTokens; over > 0 && pad > 0; over = countTokens(text) - maxTokens) {
+    pad = Math.max(0, pad - Math.ceil(over / Math.max(1, fields)));
+    text = JSON.stringify(build(pad));
+  }
+  return text;
+}
+
+/** The option ids a ballot prompt lists (`| O1: …`: the options, quoted as the meeting's record). */
+function optionIdsOf(messages: readonly ChatMessage[]): string[] {
+  const prompt = messages.map((m) => m.content).join('\n');
+  return [...new Set([...prompt.matchAll(/^\| (O\d+): /gm)].map((m) => m[1] ?? ''))];
+}
+
+/**
+ * The filler's reply to a call: `maxTokens` long; as text with a NEUTRAL stance, or when JSON is
+ * asked for, a ballot where the prompt lists options, else proposals. Decided only from what any
+ * server is sent: a provider may ask for JSON without the schema (`json_object`).
+ */
+export function fillerReply(o: { maxTokens: number; json: boolean; messages: readonly ChatMessage[] }): string {
+  const ids = o.json ? optionIdsOf(o.messages) : [];
+  if (o.json && ids.length === 0) {
+    const labels = Array.from({ length: PROPOSED }, (_, i) => `Option ${i + 1}: ${LABEL_WORDS[i] ?? i}`);
+    return fitJson((pad) => ({ options: labels, why: filler(pad) }), 1, o.maxTokens);
+  }
+  if (o.json) {
+    return fitJson(
+      (pad) => ({
+        votes: ids.map((option) => ({ option, vote: 'abstain', confidence: 0.5, rationale: filler(pad) })),
+      }),
+      ids.length,
+      o.maxTokens,
+    );
+  }
+  stanceTokens ??= countTokens(STANCE);
+  const stance = stanceTokens;
+  return o.maxTokens > stance ? `${filler(o.maxTokens - stance)}${STANCE}` : filler(o.maxTokens);
+}
+
+/**
+ * `countTokens` that remembers each text: a round's prompts share their transcript message, and
+ * an estimate plays the same prompts twice (with and without the budget), so each is tokenized once.
+ */
+export function rememberingCount(): (text: string) => number {
+  const known = new Map<string, number>();
+  return (text) => {
+    let n = known.get(text);
+    if (n === undefined) known.set(text, (n = countTokens(text)));
+    return n;
+  };
+}
+
+/** One call the filler answered, as a server would bill it. */
+export interface FilledCall {
+  participant: string;
+  provider: ProviderKind;
+  model: string;
+  purpose: CallPurpose;
+  round: number;
+  promptTokens: number;
+  /** What the server's prefix cache would serve (see providers/prefixCache.ts). */
+  cachedTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * Answers every participant of a meeting with filler and records every call. One prefix cache
+ * per provider and model: a server caches what was sent to the same model.
+ */
+export class FillerRoom {
+  readonly calls: FilledCall[] = [];
+  private readonly providers = new Map<string, ChatProvider>();
+
+  /** `count`: tokens of a message's text (an estimate shares one that remembers, see `rememberingCount`). */
+  constructor(private readonly count: (text: string) => number = countTokens) {}
+
+  providerFor(p: Participant): ChatProvider {
+    const key = `${p.provider}\u0000${p.model}`;
+    let provider = this.providers.get(key);
+    if (!provider) {
+      const cache = new PrefixCache();
+      provider = {
+        id: `filler@${p.provider}`,
+        // Answered in the order asked (the cache sees them so), each reply on its own turn of the
+        // event loop, as a server's replies arrive: one is recorded before the next comes in.
+        chat: (req) =>
+          new Promise((resolve, reject) => {
+            try {
+              const answer = this.answer(p, cache, req);
+              setImmediate(() => resolve(answer));
+            } catch (e) {
+              reject(e instanceof Error ? e : new Error(String(e)));
+            }
+          }),
+      };
+      this.providers.set(key, provider);
+    }
+    return provider;
+  }
+
+  private answer(p: Participant, cache: PrefixCache, req: ChatRequest): ChatResult {
+    // A call the meeting has given up on is never answered, as a server's would not be.
+    if (req.signal.aborted) throw new ProviderError('the call was aborted', 'aborted');
+    // A reasoning model thinks through the room the engine gives it for that, then replies.
+    const thought = isReasoningModel(p.model) ? Math.min(THINKING_ALLOWANCE, req.maxTokens) : 0;
+    const text = fillerReply({
+      maxTokens: req.maxTokens - thought,
+      json: req.json !== undefined,
+      messages: req.messages,
+    });
+    const promptTokens = toolTurnPromptTokens(req.messages, [], req.tools?.definitions() ?? [], this.count);
+    const usage = {
+      promptTokens,
+      completionTokens: this.count(text) + thought,
+      cachedTokens: cache.lookup(serializePrompt(req.messages), promptTokens),
+      source: 'estimate' as const,
+      ...(thought ? { reasoningTokens: thought } : {}),
+    };
+    const { participant, purpose, round } = req.meta;
+    this.calls.push({ participant, provider: p.provider, model: p.model, purpose, round, ...usage });
+    return {
+      text,
+      ...(thought ? { thinking: filler(thought) } : {}),
+      finishReason: text === '' ? 'length' : 'stop',
+      usage,
+    };
+  }
+}
