@@ -177,7 +177,6 @@ describe('the engine bounds a runaway model with tools on', () => {
       const chair = requests.filter((r) => isChair(r.body)).length;
       const workerTurns = eventsOfType(events, 'stance_recorded').length + 3;
       assert.ok(f.requests - chair <= workerTurns * (TOOL_LIMITS.callsPerTurn + 1), `${f.requests} requests`);
-      assert.ok(f.ms < 20_000, `${f.ms} ms`);
       const perTurn = new Map<string, number>();
       for (const t of eventsOfType(events, 'tool_called')) {
         const k = `${t.round}-${t.participant}`;
@@ -287,7 +286,6 @@ describe('the engine bounds a runaway model with tools on', () => {
       workers: ['ada', 'grace'],
     }).finally(() => clearInterval(timer));
     report('2e9 index', f);
-    assert.ok(f.ms < 5_000, `${f.ms} ms`);
     // A 10 ms timer ticks at least once per 100 ms of the run (a run shorter than that may not tick at all).
     assert.ok(ticks >= Math.floor(f.ms / 100), `the event loop ticked ${ticks} times in ${f.ms} ms`);
     assert.notEqual(state.closed?.reason, 'time_limit');
@@ -469,7 +467,6 @@ describe('the engine bounds a runaway model with tools on', () => {
       workers: ['ada', 'grace'],
     });
     report('20 MB streamed argument', f);
-    assert.ok(f.ms < 10_000, `${f.ms} ms`);
     const call = eventsOfType(events, 'tool_called')[0];
     assert.equal(call?.ok, false);
     assert.ok(requests.every((r) => JSON.stringify(r.body).length < 50_000));
@@ -578,7 +575,6 @@ describe('the engine bounds a runaway model with tools on', () => {
       workers: ['ada', 'grace'],
     });
     report('1 MB run of one character read through tools', f);
-    assert.ok(f.ms < 5_000, `${f.ms} ms`);
     const calls = eventsOfType(events, 'tool_called');
     assert.equal(calls.length, 2);
     assert.ok(calls.every((c) => c.tokens <= 1_500 && c.result.length <= 12_000));
