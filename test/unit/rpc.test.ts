@@ -23,8 +23,8 @@ describe('the client checks what the daemon sends', () => {
       mode: 'roundtable',
       participants: [],
     });
-    answer({ meetingId: 'm-1' });
-    assert.deepEqual(await started, { meetingId: 'm-1' });
+    answer({ meetingId: 'm-1', lastSeq: 0 });
+    assert.deepEqual(await started, { meetingId: 'm-1', lastSeq: 0 });
   });
 
   it('refuses an answer that does not fit its method, naming the method and field', async () => {
