@@ -1,11 +1,14 @@
 /**
- * The shapes a meeting is made of — seats, settings, digests, votes, verdicts — defined once in
- * zod. The log's event bodies (`events.ts`), the wire protocol (`messages.ts`) and the settings
- * schema (`settings.ts`) are built from these; the types are inferred from them.
+ * The shapes a meeting is made of — seats, settings, digests, estimates — defined once in zod
+ * (the votes and verdicts of a consensus meeting are in `consensus.ts`, re-exported here). The
+ * log's event bodies (`events.ts`), the wire protocol (`messages.ts`) and the settings schema
+ * (`settings.ts`) are built from these; the types are inferred from them.
  */
 import { NAME_PATTERN, isReservedName, reservedNameError } from './names';
 import * as z from 'zod';
 import { WHOLE, int, isRecord, oneOf, text } from './schema';
+
+export * from './consensus';
 
 /** How a meeting is run. */
 export const MeetingModeSchema = oneOf(['roundtable', 'consensus']);
@@ -312,98 +315,6 @@ export const MeetingEstimateSchema = z.object({
   unpricedModels: z.array(z.string()),
 });
 export type MeetingEstimate = z.infer<typeof MeetingEstimateSchema>;
-
-/** One option of a consensus meeting. */
-export const ConsensusOptionSchema = z.object({
-  /** Stable short id the workers vote with ("O1"). */
-  id: z.string(),
-  label: z.string(),
-});
-export type ConsensusOption = z.infer<typeof ConsensusOptionSchema>;
-
-export const VoteKindSchema = z.enum(['accept', 'reject', 'abstain']);
-export type VoteKind = z.infer<typeof VoteKindSchema>;
-
-export const EvidenceSchema = z.object({
-  file: z.string(),
-  section: z.string().optional(),
-  type: z.string().optional(),
-  /**
-   * Checked against the workspace when the vote was recorded; `refused` when the workspace gate
-   * would not let the file be read (version control internals, git-ignored, a secret).
-   */
-  status: z.enum(['exists', 'missing', 'outside_workspace', 'refused', 'unchecked']),
-});
-export type Evidence = z.infer<typeof EvidenceSchema>;
-
-export const OptionVoteSchema = z.object({
-  option: z.string(),
-  vote: VoteKindSchema,
-  /** 0.0–1.0 */
-  confidence: z.number(),
-  rationale: z.string(),
-  evidence: z.array(EvidenceSchema),
-  /** Assumptions the vote rests on, as the worker named them (seed CONS-011). */
-  assumptions: z.array(z.string()).optional(),
-  /** Why the worker is unsure; required when confidence < 0.5 (seed CONS-013). */
-  uncertainty: z.string().optional(),
-  /** A compromise position the worker proposes (seed CONS-020). */
-  compromise: z.string().optional(),
-});
-export type OptionVote = z.infer<typeof OptionVoteSchema>;
-
-export const VerdictSchema = z.enum(['PROVEN', 'REFUTED', 'CONTESTED', 'INSUFFICIENT_EVIDENCE']);
-export type Verdict = z.infer<typeof VerdictSchema>;
-
-export const OptionResultSchema = z.object({
-  option: z.string(),
-  verdict: VerdictSchema,
-  accept: z.number(),
-  reject: z.number(),
-  abstain: z.number(),
-  /** Calibrated confidence-weighted share of accepting weight among non-abstaining votes, 0–1. */
-  weightedAccept: z.number(),
-  weightedReject: z.number(),
-  /** Cited files that exist, on each side. */
-  evidenceFor: z.number(),
-  evidenceAgainst: z.number(),
-});
-export type OptionResult = z.infer<typeof OptionResultSchema>;
-
-export const ConflictSeveritySchema = z.enum(['critical', 'high', 'medium', 'low']);
-export type ConflictSeverity = z.infer<typeof ConflictSeveritySchema>;
-export const ConflictTypeSchema = z.enum([
-  'contradiction',
-  'partial-overlap',
-  'scope-difference',
-  'priority-difference',
-]);
-export type ConflictType = z.infer<typeof ConflictTypeSchema>;
-
-export const ConflictSchema = z.object({
-  conflictId: z.string(),
-  severity: ConflictSeveritySchema,
-  conflictType: ConflictTypeSchema,
-  positions: z.array(
-    z.object({ worker: z.string(), option: z.string(), vote: VoteKindSchema, confidence: z.number() }),
-  ),
-  resolution: z.string(),
-});
-export type Conflict = z.infer<typeof ConflictSchema>;
-
-/** Decision a human records on a digest. */
-export const DecisionKindSchema = oneOf(['accepted', 'rejected', 'another_round']);
-export type DecisionKind = z.infer<typeof DecisionKindSchema>;
-
-/** The human's answer to an escalation of a consensus meeting. */
-export const ResolveActionSchema = oneOf(['pick', 'another_round', 'defer']);
-export type ResolveAction = z.infer<typeof ResolveActionSchema>;
-/** That answer with what it needs: the option picked, or the next round's instruction. */
-export interface Resolution {
-  action: ResolveAction;
-  option?: string;
-  instruction?: string;
-}
 
 /**
  * How the daemon reaches the models of a meeting. Logged with the meeting so it can resume after a

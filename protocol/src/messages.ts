@@ -3,30 +3,48 @@
  * each method's name, params and result (LSP's `ProtocolRequestType`, written in zod): the
  * types, the validators and the method lists all come from these tables. Requests get exactly
  * one response, events are fire and forget, and `initialize` comes first with the protocol version.
+ * The requests' table is here; the param and result schemas are in `messageSchemas.ts`, the
+ * one-way tables (daemon events, webview messages) in `notifications.ts`, both re-exported here.
  */
 import {
-  ConfigOverridesSchema,
   DecisionKindSchema,
-  MessageDeltaSchema,
   MeetingEstimateSchema,
-  MeetingEventSchema,
-  MeetingModeSchema,
   NameSchema,
-  PanelSchema,
   ParticipantSchema,
-  ProviderConfigSchema,
   ResolveActionSchema,
-  TerminationReasonSchema,
 } from './events';
 import * as z from 'zod';
 import { WHOLE, int, meetingIdSchema, oneOf, text } from './schema';
+import { MAX_TOOL_CALLS_IN_ONE_REPLY, ToolCallSchema } from './context';
 import {
-  ContextRequestSchema,
-  LmToolSchema,
-  MAX_TOOL_CALLS_IN_ONE_REPLY,
-  ToolCallSchema,
-  ToolTurnSchema,
-} from './context';
+  AgentListenResultSchema,
+  MeetingPageSchema,
+  MeetingSummarySchema,
+  StartMeetingParamsSchema,
+  type ProtocolError,
+} from './messageSchemas';
+
+export {
+  ERROR_CODES,
+  ErrorCodeSchema,
+  type ErrorCode,
+  isErrorCode,
+  ProtocolErrorSchema,
+  type ProtocolError,
+  MeetingStatusSchema,
+  type MeetingStatus,
+  MeetingSummarySchema,
+  type MeetingSummary,
+  StartMeetingParamsSchema,
+  type StartMeetingParams,
+  ChatMessageSchema,
+  type ChatMessage,
+  AgentListenResultSchema,
+  type AgentListenResult,
+  LmRequestSchema,
+  type LmRequest,
+} from './messageSchemas';
+export * from './notifications';
 
 /** Bumped on any incompatible change (3: `meeting/start` follows the meeting it starts, `room/delta` says its call's purpose); a mismatch at `initialize` is refused. */
 export const PROTOCOL_VERSION = 3;
@@ -37,33 +55,6 @@ export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** `meeting/get` pages: default and largest `limit`. */
 export const MEETING_PAGE_DEFAULT = 1000;
 export const MEETING_PAGE_MAX = 5000;
-
-/** Error codes: stable strings a client can branch on. */
-export const ERROR_CODES = [
-  'bad_request',
-  'unknown_method',
-  'not_initialized',
-  'version_mismatch',
-  'not_found',
-  'conflict',
-  'forbidden',
-  'too_large',
-  'internal',
-] as const;
-export const ErrorCodeSchema = z.enum(ERROR_CODES);
-export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
-
-/** True for the codes a response may carry (not a client's own `timeout`, `closed`, `cancelled`). */
-export function isErrorCode(code: string): code is ErrorCode {
-  return (ERROR_CODES as readonly string[]).includes(code);
-}
-
-export const ProtocolErrorSchema = z.object({
-  code: ErrorCodeSchema,
-  /** What went wrong and what to do, for a human. */
-  message: z.string(),
-});
-export type ProtocolError = z.infer<typeof ProtocolErrorSchema>;
 
 export interface RequestEnvelope<M extends string = string, P = unknown> {
   kind: 'request';
@@ -92,117 +83,12 @@ export interface EventEnvelope<M extends string = string, P = unknown> {
 }
 export type Envelope = RequestEnvelope | ResponseEnvelope | EventEnvelope;
 
-export const MeetingStatusSchema = z.enum(['running', 'awaiting_human', 'closed']);
-export type MeetingStatus = z.infer<typeof MeetingStatusSchema>;
-
-/** Summary of a meeting for lists. */
-export const MeetingSummarySchema = z.object({
-  meetingId: z.string(),
-  topic: z.string(),
-  mode: MeetingModeSchema,
-  status: MeetingStatusSchema,
-  /** Current round (0 before the first). */
-  round: z.number(),
-  maxRounds: z.number(),
-  tokensSpoken: z.number(),
-  tokenBudget: z.number(),
-  /** Set once closed. */
-  terminatedBy: TerminationReasonSchema.optional(),
-  createdAt: z.number(),
-  lastSeq: z.number(),
-  /** Set once its digest is written (and cleared when another round reopens it). */
-  digestReady: z.boolean().optional(),
-  /** The human's decision on the current digest, once taken. */
-  decision: DecisionKindSchema.optional(),
-  /** Set when the digest says there is no decision to accept (the view offers Retry, not Review). */
-  noDecision: z.boolean().optional(),
-});
-export type MeetingSummary = z.infer<typeof MeetingSummarySchema>;
-
-/** Options of a consensus meeting: none (the workers propose them) or two to twenty. */
-const OptionsSchema = z
-  .array(
-    text({ min: 1, max: 2_000 }).transform((s) => s.trim()),
-    { error: 'must be a list of at most 20' },
-  )
-  .max(20, { error: 'must be a list of at most 20' })
-  .refine((o) => o.length !== 1, {
-    error: `${WHOLE}a consensus needs at least 2 options (or none, to have the workers propose them)`,
-  });
-
-/** POSIX (`/…`) or Windows (`C:\…`, `\\server\…`) absolute; the protocol runs in the browser too, so no node:path. */
-const isAbsolutePath = (p: string): boolean => /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(p);
-
-/** An absolute folder path the daemon reads from (the workspace, or where context is read). */
-const FolderSchema = z
-  .string({ error: 'must be a folder path' })
-  .min(1, { error: 'must be a folder path' })
-  .max(4096)
-  .refine(isAbsolutePath, { error: 'must be an absolute folder path' });
-
-export const StartMeetingParamsSchema = z.object({
-  /** The question or design topic the room discusses. Non-empty. */
-  topic: text({ min: 1, max: 20_000 }).transform((s) => s.trim()),
-  mode: MeetingModeSchema,
-  /** Everyone at the table: exactly one assistant, at most one judge, two or more workers. */
-  participants: PanelSchema,
-  /** Overrides of the defaults. */
-  config: ConfigOverridesSchema.optional(),
-  /** Options for a consensus meeting. */
-  options: OptionsSchema.optional(),
-  /** Where the models are; logged with the meeting (no secrets). */
-  providers: ProviderConfigSchema.optional(),
-  /** Absolute folder that cited evidence is checked against (consensus mode). */
-  workspace: FolderSchema.optional(),
-  /**
-   * Absolute folder `context` is read from when it is not `workspace` (default: `workspace`). The
-   * shipped demo checks its canned evidence in examples/, but the files the person attached are in
-   * the folder they ran `roundtable run` from.
-   */
-  contextWorkspace: FolderSchema.optional(),
-  /** Workspace context to read once at start and show every participant (needs `workspace`). */
-  context: ContextRequestSchema.optional(),
-  /**
-   * API key for `openai` participants. Held in the daemon's memory for this meeting only: never
-   * logged, never stored. A meeting resumed after a restart falls back to the daemon's environment.
-   */
-  apiKey: z.string({ error: 'must be a string' }).max(1000, { error: 'must be a string' }).optional(),
-});
-export type StartMeetingParams = z.input<typeof StartMeetingParamsSchema>;
-
 const meetingRef = z.object({ meetingId: meetingIdSchema });
 const empty = z.object({});
-/** One chat message sent to a model: what the engine builds, agents read and VS Code's models are sent. */
-export const ChatMessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
-export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 const requestIdSchema = z
   .string({ error: 'is missing' })
   .min(1, { error: 'is missing' })
   .max(100, { error: 'is missing' });
-
-/** What `agent/listen` returns. */
-export const AgentListenResultSchema = z.object({
-  /** Posts by others since the cursor, each wrapped as evidence with its room header. */
-  posts: z.array(z.string()),
-  /** Cursor (log seq) to continue from; kept by the daemon per connection. */
-  cursor: z.number(),
-  /** Set when it is this agent's turn: the same prompt a daemon-run worker would get. */
-  turn: z.object({ round: z.number(), messages: z.array(ChatMessageSchema) }).nullable(),
-  /** True once the meeting is closed. */
-  closed: z.boolean(),
-});
-export type AgentListenResult = z.infer<typeof AgentListenResultSchema>;
-
-/** A page of a meeting's log. */
-const MeetingPageSchema = z.object({
-  summary: MeetingSummarySchema,
-  /** Events with `seq > sinceSeq`, in order, at most `limit` and never more than fits one frame. */
-  events: z.array(MeetingEventSchema),
-  /** Seq of the last event returned (`sinceSeq` when none). */
-  lastSeq: z.number(),
-  /** True when more events follow: ask again from the last returned seq. */
-  more: z.boolean(),
-});
 
 function method<P extends z.ZodType, R extends z.ZodType>(params: P, result: R, doc: string) {
   return { params, result, doc };
@@ -372,108 +258,3 @@ export type ResultOf<M extends DaemonMethod> = z.output<Requests[M]['result']>;
 export type DaemonRequests = { [M in DaemonMethod]: [ParamsOf<M>, ResultOf<M>] };
 
 export const DAEMON_METHODS = Object.keys(DAEMON_REQUESTS) as DaemonMethod[];
-
-/** A model call the daemon asks the extension to make through VS Code's language models. */
-export const LmRequestSchema = z.object({
-  requestId: z.string(),
-  /** Model id or family as configured for the participant ("copilot-gpt-4o", "gpt-4o"). */
-  model: z.string(),
-  messages: z.array(ChatMessageSchema),
-  maxTokens: z.number(),
-  json: z.boolean(),
-  /** Who asks, for the consent prompt and logs. */
-  participant: z.string(),
-  /** Read-only workspace tools the model may call in this reply. */
-  tools: z.array(LmToolSchema).optional(),
-  /** This turn's tool calls so far and their results, after `messages`. */
-  toolTurns: z.array(ToolTurnSchema).optional(),
-});
-export type LmRequest = z.infer<typeof LmRequestSchema>;
-
-/** Notifications the daemon pushes to a client: method -> params. */
-export const DAEMON_EVENTS = {
-  /** One logged event of a subscribed meeting, in `seq` order, with no gap and no repeat. */
-  'room/event': z.object({ event: MeetingEventSchema }),
-  /** Live text of a message being written (not logged). */
-  'room/delta': z.object({ delta: MessageDeltaSchema }),
-  /** A message that could not be read as a request (no id to answer to). */
-  'daemon/error': ProtocolErrorSchema,
-  /** Sent to the registered extension: make this model call through VS Code and stream the answer back. */
-  'lm/request': LmRequestSchema,
-  /** The daemon no longer needs an `lm/request` (cut, timeout). */
-  'lm/cancel': z.object({ requestId: z.string() }),
-} as const;
-export type DaemonEventMethod = keyof typeof DAEMON_EVENTS;
-export type DaemonEvents = { [K in DaemonEventMethod]: z.output<(typeof DAEMON_EVENTS)[K]> };
-
-/** Messages the extension sends to a webview. */
-export const TO_WEBVIEW = {
-  /** Show this meeting; the view drops what it had unless it is the same meeting. */
-  'room/reset': z.object({ meetingId: z.string().nullable() }),
-  'room/event': DAEMON_EVENTS['room/event'],
-  'room/delta': DAEMON_EVENTS['room/delta'],
-  /** The daemon connection: shown so a person knows why nothing moves. */
-  'room/connection': z.object({
-    state: z.enum(['connected', 'connecting', 'failed']),
-    message: z.string().optional(),
-  }),
-  'room/error': z.object({ message: z.string() }),
-  /** The digest review: the meeting's log to render. */
-  'digest/show': z.object({ events: z.array(MeetingEventSchema) }),
-  /** The digest review: a failure to show in the panel. */
-  'digest/error': z.object({ message: z.string() }),
-  /**
-   * The digest review: the files the meeting wrote (workspace-relative, for links) and who decides
-   * (git user.name or the OS user), shown in "Decided: accepted by … on …".
-   */
-  'digest/files': z.object({
-    minutes: z.string().optional(),
-    decision: z.string().optional(),
-    decidedBy: z.string().optional(),
-  }),
-} as const;
-export type ToWebview = { [K in keyof typeof TO_WEBVIEW]: z.output<(typeof TO_WEBVIEW)[K]> };
-
-/** Messages a webview sends to the extension. */
-export const FROM_WEBVIEW = {
-  /** The view is ready; it holds the log of `meetingId` up to `sinceSeq` and wants the rest. */
-  'room/ready': z.object({ sinceSeq: int(0, Number.MAX_SAFE_INTEGER), meetingId: meetingIdSchema.optional() }),
-  'room/post': z.object({ text: text({ min: 1, max: 20_000 }) }),
-  'room/cut': z.object({ reason: text({ max: 500 }).optional() }),
-  /** Copy a message's text (when the webview's own clipboard is not available). */
-  'room/copy': z.object({ text: text({ max: 200_000 }) }),
-  /** Opens the digest review for the meeting shown. */
-  'room/review': z.object({ meetingId: meetingIdSchema.optional() }),
-  /** Starts the meeting shown again (one that failed or produced no decision). */
-  'room/retry': z.object({ meetingId: meetingIdSchema }),
-  /** The digest review panel is ready for its content. */
-  'digest/ready': z.object({}),
-  /** Digest review: start the meeting again (it produced no decision to accept). */
-  'digest/retry': z.object({}),
-  /** Digest review: the human's decision, with the digest text as edited. */
-  'digest/decide': z
-    .object({
-      decision: DecisionKindSchema,
-      digestText: text({ max: 100_000 }),
-      instruction: text({ min: 1, max: 20_000 }).optional(),
-    })
-    .superRefine((p, ctx) => {
-      if (p.decision === 'another_round' && !p.instruction)
-        ctx.addIssue({ code: 'custom', message: `${WHOLE}another round needs an instruction` });
-    }),
-  /** Digest review: open one of the files the meeting wrote (the extension knows where). */
-  'digest/open': z.object({ file: z.enum(['minutes', 'decision']) }),
-  /** Digest review of an escalated consensus meeting. */
-  'digest/resolve': z
-    .object({
-      action: ResolveActionSchema,
-      option: text({ min: 1, max: 2_000 }).optional(),
-      instruction: text({ min: 1, max: 20_000 }).optional(),
-    })
-    .superRefine((p, ctx) => {
-      if (p.action === 'pick' && !p.option) ctx.addIssue({ code: 'custom', message: `${WHOLE}pick needs an option` });
-      if (p.action === 'another_round' && !p.instruction)
-        ctx.addIssue({ code: 'custom', message: `${WHOLE}another round needs an instruction` });
-    }),
-} as const;
-export type FromWebview = { [K in keyof typeof FROM_WEBVIEW]: z.output<(typeof FROM_WEBVIEW)[K]> };

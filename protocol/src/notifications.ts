@@ -1,0 +1,96 @@
+/**
+ * The one-way messages: the events the daemon pushes to a client, and the messages between the
+ * extension and its webviews, each a table of method -> params. `messages.ts` re-exports them.
+ */
+import { DecisionKindSchema, MeetingEventSchema, MessageDeltaSchema, ResolveActionSchema } from './events';
+import * as z from 'zod';
+import { WHOLE, int, meetingIdSchema, text } from './schema';
+import { LmRequestSchema, ProtocolErrorSchema } from './messageSchemas';
+
+/** Notifications the daemon pushes to a client: method -> params. */
+export const DAEMON_EVENTS = {
+  /** One logged event of a subscribed meeting, in `seq` order, with no gap and no repeat. */
+  'room/event': z.object({ event: MeetingEventSchema }),
+  /** Live text of a message being written (not logged). */
+  'room/delta': z.object({ delta: MessageDeltaSchema }),
+  /** A message that could not be read as a request (no id to answer to). */
+  'daemon/error': ProtocolErrorSchema,
+  /** Sent to the registered extension: make this model call through VS Code and stream the answer back. */
+  'lm/request': LmRequestSchema,
+  /** The daemon no longer needs an `lm/request` (cut, timeout). */
+  'lm/cancel': z.object({ requestId: z.string() }),
+} as const;
+export type DaemonEventMethod = keyof typeof DAEMON_EVENTS;
+export type DaemonEvents = { [K in DaemonEventMethod]: z.output<(typeof DAEMON_EVENTS)[K]> };
+
+/** Messages the extension sends to a webview. */
+export const TO_WEBVIEW = {
+  /** Show this meeting; the view drops what it had unless it is the same meeting. */
+  'room/reset': z.object({ meetingId: z.string().nullable() }),
+  'room/event': DAEMON_EVENTS['room/event'],
+  'room/delta': DAEMON_EVENTS['room/delta'],
+  /** The daemon connection: shown so a person knows why nothing moves. */
+  'room/connection': z.object({
+    state: z.enum(['connected', 'connecting', 'failed']),
+    message: z.string().optional(),
+  }),
+  'room/error': z.object({ message: z.string() }),
+  /** The digest review: the meeting's log to render. */
+  'digest/show': z.object({ events: z.array(MeetingEventSchema) }),
+  /** The digest review: a failure to show in the panel. */
+  'digest/error': z.object({ message: z.string() }),
+  /**
+   * The digest review: the files the meeting wrote (workspace-relative, for links) and who decides
+   * (git user.name or the OS user), shown in "Decided: accepted by … on …".
+   */
+  'digest/files': z.object({
+    minutes: z.string().optional(),
+    decision: z.string().optional(),
+    decidedBy: z.string().optional(),
+  }),
+} as const;
+export type ToWebview = { [K in keyof typeof TO_WEBVIEW]: z.output<(typeof TO_WEBVIEW)[K]> };
+
+/** Messages a webview sends to the extension. */
+export const FROM_WEBVIEW = {
+  /** The view is ready; it holds the log of `meetingId` up to `sinceSeq` and wants the rest. */
+  'room/ready': z.object({ sinceSeq: int(0, Number.MAX_SAFE_INTEGER), meetingId: meetingIdSchema.optional() }),
+  'room/post': z.object({ text: text({ min: 1, max: 20_000 }) }),
+  'room/cut': z.object({ reason: text({ max: 500 }).optional() }),
+  /** Copy a message's text (when the webview's own clipboard is not available). */
+  'room/copy': z.object({ text: text({ max: 200_000 }) }),
+  /** Opens the digest review for the meeting shown. */
+  'room/review': z.object({ meetingId: meetingIdSchema.optional() }),
+  /** Starts the meeting shown again (one that failed or produced no decision). */
+  'room/retry': z.object({ meetingId: meetingIdSchema }),
+  /** The digest review panel is ready for its content. */
+  'digest/ready': z.object({}),
+  /** Digest review: start the meeting again (it produced no decision to accept). */
+  'digest/retry': z.object({}),
+  /** Digest review: the human's decision, with the digest text as edited. */
+  'digest/decide': z
+    .object({
+      decision: DecisionKindSchema,
+      digestText: text({ max: 100_000 }),
+      instruction: text({ min: 1, max: 20_000 }).optional(),
+    })
+    .superRefine((p, ctx) => {
+      if (p.decision === 'another_round' && !p.instruction)
+        ctx.addIssue({ code: 'custom', message: `${WHOLE}another round needs an instruction` });
+    }),
+  /** Digest review: open one of the files the meeting wrote (the extension knows where). */
+  'digest/open': z.object({ file: z.enum(['minutes', 'decision']) }),
+  /** Digest review of an escalated consensus meeting. */
+  'digest/resolve': z
+    .object({
+      action: ResolveActionSchema,
+      option: text({ min: 1, max: 2_000 }).optional(),
+      instruction: text({ min: 1, max: 20_000 }).optional(),
+    })
+    .superRefine((p, ctx) => {
+      if (p.action === 'pick' && !p.option) ctx.addIssue({ code: 'custom', message: `${WHOLE}pick needs an option` });
+      if (p.action === 'another_round' && !p.instruction)
+        ctx.addIssue({ code: 'custom', message: `${WHOLE}another round needs an instruction` });
+    }),
+} as const;
+export type FromWebview = { [K in keyof typeof FROM_WEBVIEW]: z.output<(typeof FROM_WEBVIEW)[K]> };
