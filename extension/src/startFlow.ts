@@ -11,7 +11,7 @@ import type { DaemonLink } from './daemonLink';
 import { DEMO_NOTICE, DEMO_TOPIC } from './demo';
 import { estimateLine } from './estimate';
 import { modelSourceFor } from './modelSource';
-import { choosePanel } from './panelChoice';
+import { choosePanel, type ChosenPanel } from './panelChoice';
 import { describePanel, pickerText, savePanel } from './panelPicker';
 import { workspaceRoot } from './outputs';
 import { attachedLabel, pickContext, withDecisions } from './discuss';
@@ -91,18 +91,44 @@ export async function startFlow(
   if (!chosen) return;
   const { panel, source } = chosen;
   log.info(`panel (${source}): ${describePanel(panel)}`);
-  // The demo's replies are canned and about one topic: it runs on that topic, never on the user's.
-  const topic = chosen.demo
-    ? DEMO_TOPIC
-    : await vscode.window.showInputBox({
-        title: `Start Roundtable: topic${attach ? ` (discussing ${attachedLabel(attach)})` : ''}`,
-        prompt: 'What should the room decide or discuss?',
-        placeHolder: 'Should we move the billing service to PostgreSQL?',
-        ignoreFocusOut: true,
-        validateInput: (v) => (v.trim() ? undefined : 'The topic must not be empty'),
-      });
+  const topic = await askTopic(chosen, attach);
   if (!topic?.trim()) return;
-  const mode = await vscode.window.showQuickPick(
+  const mode = await askMode(chosen);
+  if (!mode) return;
+  const options = mode.mode === 'consensus' ? await askOptions() : [];
+  if (!options) return;
+  // What the panel reads: chosen already with "Discuss in Roundtable"; the demo's replies ignore it.
+  if (!attach && !chosen.demo && workspaceRoot()) {
+    attach = await pickContext();
+    if (!attach) return;
+  }
+  const config = meetingConfig(cfg);
+  const summary = `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens${cfg.tools.tools ? ' · workspace tools on' : ''}`;
+  const paramsWith = (c: Partial<MeetingConfig>): StartMeetingParams =>
+    meetingParams({ topic, mode: mode.mode, options, panel, cfg, config: c, storedKey, attach });
+  // The expected bill before the user confirms, so nobody is surprised by it.
+  const estimate = await estimateLine(link, paramsWith(config));
+  const go = await askGo(chosen, summary, estimate);
+  if (!go) return;
+  if (go.save) await savePanelAndSay(panel);
+  if (!go.start && !(await askLimits(cfg, config))) return;
+  await startAndFollow(link, log, paramsWith(config), follow);
+}
+
+/** The topic: the demo's replies are canned and about one topic, so it runs on that, never on the user's. */
+async function askTopic(chosen: ChosenPanel, attach: ContextRequest | undefined): Promise<string | undefined> {
+  if (chosen.demo) return DEMO_TOPIC;
+  return vscode.window.showInputBox({
+    title: `Start Roundtable: topic${attach ? ` (discussing ${attachedLabel(attach)})` : ''}`,
+    prompt: 'What should the room decide or discuss?',
+    placeHolder: 'Should we move the billing service to PostgreSQL?',
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : 'The topic must not be empty'),
+  });
+}
+
+function askMode(chosen: ChosenPanel) {
+  return vscode.window.showQuickPick(
     [
       {
         label: 'Roundtable',
@@ -117,37 +143,33 @@ export async function startFlow(
     ],
     { title: chosen.demo ? `${DEMO_NOTICE}: mode` : 'Start Roundtable: mode', ignoreFocusOut: true },
   );
-  if (!mode) return;
+}
+
+/** A consensus's options, one by one: none (the workers propose them) or at least two; undefined if cancelled. */
+async function askOptions(): Promise<string[] | undefined> {
   const options: string[] = [];
-  if (mode.mode === 'consensus') {
-    for (;;) {
-      const o = await vscode.window.showInputBox({
-        title: `Option ${options.length + 1}`,
-        prompt:
-          options.length < 2
-            ? 'An option to vote on (leave empty to let the workers propose options)'
-            : 'Another option (leave empty when done)',
-        ignoreFocusOut: true,
-      });
-      if (o === undefined) return;
-      if (!o.trim()) break;
-      options.push(o.trim());
-    }
-    if (options.length === 1)
-      throw new Error('A consensus needs at least two options, or none so the workers propose them.');
+  for (;;) {
+    const o = await vscode.window.showInputBox({
+      title: `Option ${options.length + 1}`,
+      prompt:
+        options.length < 2
+          ? 'An option to vote on (leave empty to let the workers propose options)'
+          : 'Another option (leave empty when done)',
+      ignoreFocusOut: true,
+    });
+    if (o === undefined) return undefined;
+    if (!o.trim()) break;
+    options.push(o.trim());
   }
-  // What the panel reads: chosen already with "Discuss in Roundtable"; the demo's replies ignore it.
-  if (!attach && !chosen.demo && workspaceRoot()) {
-    attach = await pickContext();
-    if (!attach) return;
-  }
-  const config = meetingConfig(cfg);
-  const summary = `${panel.filter((p) => p.role === 'worker').length} workers (${source}) · ${cfg.maxRounds} rounds · ${cfg.tokenBudget.toLocaleString('en-US')} tokens${cfg.tools.tools ? ' · workspace tools on' : ''}`;
-  const paramsWith = (c: Partial<MeetingConfig>): StartMeetingParams =>
-    meetingParams({ topic, mode: mode.mode, options, panel, cfg, config: c, storedKey, attach });
-  // The expected bill before the user confirms, so nobody is surprised by it.
-  const estimate = await estimateLine(link, paramsWith(config));
-  const go = await vscode.window.showQuickPick(
+  if (options.length === 1)
+    throw new Error('A consensus needs at least two options, or none so the workers propose them.');
+  return options;
+}
+
+/** The last step: start, save the proposed panel and start, or change rounds and budget first. */
+function askGo(chosen: ChosenPanel, summary: string, estimate: string | undefined) {
+  const { panel } = chosen;
+  return vscode.window.showQuickPick(
     [
       {
         label: '$(play) Start',
@@ -180,29 +202,39 @@ export async function startFlow(
       ignoreFocusOut: true,
     },
   );
-  if (!go) return;
-  if (go.save) {
-    const target = await savePanel(panel);
-    void vscode.window.showInformationMessage(
-      `Roundtable: panel saved as roundtable.participants in your ${target === vscode.ConfigurationTarget.Global ? 'user' : 'workspace'} settings.`,
-    );
-  }
-  if (!go.start) {
-    const rounds = await vscode.window.showInputBox({
-      prompt: 'Maximum rounds',
-      value: String(cfg.maxRounds),
-      validateInput: (v) => (/^\d+$/.test(v) && Number(v) > 0 ? undefined : 'A positive whole number'),
-    });
-    const budget = await vscode.window.showInputBox({
-      prompt: 'Token budget',
-      value: String(cfg.tokenBudget),
-      validateInput: (v) => (/^\d+$/.test(v) && Number(v) > 0 ? undefined : 'A positive whole number'),
-    });
-    if (!rounds || !budget) return;
-    config.maxRounds = Number(rounds);
-    config.tokenBudget = Number(budget);
-  }
-  const params = paramsWith(config);
+}
+
+async function savePanelAndSay(panel: Participant[]): Promise<void> {
+  const target = await savePanel(panel);
+  void vscode.window.showInformationMessage(
+    `Roundtable: panel saved as roundtable.participants in your ${target === vscode.ConfigurationTarget.Global ? 'user' : 'workspace'} settings.`,
+  );
+}
+
+/** Rounds and budget for this meeting, into `config`; false if either was cancelled. */
+async function askLimits(cfg: StartSettings, config: Partial<MeetingConfig>): Promise<boolean> {
+  const rounds = await vscode.window.showInputBox({
+    prompt: 'Maximum rounds',
+    value: String(cfg.maxRounds),
+    validateInput: (v) => (/^\d+$/.test(v) && Number(v) > 0 ? undefined : 'A positive whole number'),
+  });
+  const budget = await vscode.window.showInputBox({
+    prompt: 'Token budget',
+    value: String(cfg.tokenBudget),
+    validateInput: (v) => (/^\d+$/.test(v) && Number(v) > 0 ? undefined : 'A positive whole number'),
+  });
+  if (!rounds || !budget) return false;
+  config.maxRounds = Number(rounds);
+  config.tokenBudget = Number(budget);
+  return true;
+}
+
+async function startAndFollow(
+  link: DaemonLink,
+  log: vscode.LogOutputChannel,
+  params: StartMeetingParams,
+  follow: (meetingId: string, opts: { restored: boolean }) => Promise<void>,
+): Promise<void> {
   const meetingId = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Roundtable: starting the meeting…' },
     () => link.start(params),
