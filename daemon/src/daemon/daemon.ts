@@ -124,7 +124,7 @@ export interface DaemonHandle {
   idleExit: Promise<void>;
 }
 
-export async function startDaemon(opts: {
+export interface DaemonOptions {
   dataDir?: string;
   port?: number;
   env?: NodeJS.ProcessEnv;
@@ -135,7 +135,113 @@ export async function startDaemon(opts: {
   idleExitMs?: number;
   /** The clock of the idle exit (tests pass a fake one). */
   idleClock?: Clock;
-}): Promise<DaemonHandle> {
+}
+
+/** The provider lookup of the manager; with `wrap`, every provider built is wrapped once. */
+function managerProviders(
+  env: NodeJS.ProcessEnv,
+  lmBridge: VscodeLmBridge,
+  wrap: ((p: ChatProvider) => ChatProvider) | undefined,
+): ReturnType<typeof providerFactory> {
+  if (!wrap) return providerFactory(env, lmBridge);
+  return (config, apiKey) => {
+    const lookup = providerFactory(env, lmBridge)(config, apiKey);
+    const wrapped = new Map<ChatProvider, ChatProvider>();
+    return (p) => {
+      const inner = lookup(p);
+      let w = wrapped.get(inner);
+      if (!w) wrapped.set(inner, (w = wrap(inner)));
+      return w;
+    };
+  };
+}
+
+function newManager(
+  store: SqliteStore,
+  env: NodeJS.ProcessEnv,
+  lmBridge: VscodeLmBridge,
+  opts: DaemonOptions,
+  log: (line: string) => void,
+): MeetingManager {
+  const perEndpoint = Number(env.ROUNDTABLE_ENDPOINT_CONCURRENCY ?? 4);
+  const limiter = new KeyedLimiter((key) => (key.startsWith('openai@') ? perEndpoint : 0));
+  return new MeetingManager({
+    store,
+    clock: systemClock,
+    providers: managerProviders(env, lmBridge, opts.wrapProvider),
+    limiter,
+    log,
+    newId: () => newMeetingId(),
+    evidenceWorkspace: demoEvidenceWorkspace,
+  });
+}
+
+/** Writes daemon.json, by which clients find this daemon. */
+async function writeDaemonInfo(dataDir: string, port: number): Promise<void> {
+  const info: DaemonInfo = {
+    pid: process.pid,
+    port,
+    protocolVersion: PROTOCOL_VERSION,
+    daemonVersion: DAEMON_VERSION,
+    startedAt: Date.now(),
+  };
+  await writeFileAtomic(path.join(dataDir, 'daemon.json'), `${JSON.stringify(info, null, 2)}\n`, 0o600);
+}
+
+async function resumeMeetings(manager: MeetingManager, dataDir: string): Promise<void> {
+  try {
+    await manager.resumeAll();
+  } catch (e) {
+    throw new Error(
+      `could not resume the unfinished meetings in ${path.join(dataDir, 'store')} (${collapseWhitespace((e as Error).message)}); nothing was changed: fix or move that folder aside, then start again`,
+      { cause: e },
+    );
+  }
+}
+
+/** The parts of a daemon that are running, and whether an idle watch guards them. */
+interface Running {
+  dataDir: string;
+  store: SqliteStore;
+  server: RunningServer;
+  manager: MeetingManager;
+  log: (line: string) => void;
+  idle: { watch?: IdleWatch };
+}
+
+/** The graceful stop: once only, in-flight work flushed to disk before the files are removed. */
+function stopper(r: Running): () => Promise<void> {
+  let stopping: Promise<void> | undefined;
+  return (): Promise<void> =>
+    (stopping ??= (async () => {
+      r.idle.watch?.dispose();
+      r.log('shutting down: flushing meetings to disk');
+      await r.server.close();
+      await r.manager.shutdown();
+      await r.store.close();
+      await fs.rm(path.join(r.dataDir, 'daemon.json'), { force: true });
+      await fs.rm(path.join(r.dataDir, 'daemon.lock'), { force: true });
+      r.log('stopped');
+    })());
+}
+
+/** Stops the daemon after `ms` with no client and no running meeting; `idleExited` is told then. */
+function watchIdle(r: Running, ms: number, clock: Clock, stop: () => Promise<void>, idleExited: () => void): void {
+  const idle = new IdleWatch({
+    ms,
+    clock,
+    busy: () => r.server.connections() > 0 || r.manager.running() > 0,
+    onIdle: () => {
+      r.log(`idle for ${Math.round(ms / 1000)} s with no client and no running meeting: stopping`);
+      void stop().then(idleExited, idleExited);
+    },
+  });
+  r.idle.watch = idle;
+  r.manager.onRunningChange = () => r.idle.watch?.check();
+  idle.check();
+}
+
+export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const env = opts.env ?? process.env;
   const dataDir = path.resolve(opts.dataDir ?? defaultDataDir(env));
   const log =
@@ -147,33 +253,11 @@ export async function startDaemon(opts: {
   let manager: MeetingManager | undefined;
   try {
     store = await SqliteStore.open(path.join(dataDir, 'store'), { log });
-    const perEndpoint = Number(env.ROUNDTABLE_ENDPOINT_CONCURRENCY ?? 4);
-    const limiter = new KeyedLimiter((key) => (key.startsWith('openai@') ? perEndpoint : 0));
     const lmBridge = new VscodeLmBridge();
-    manager = new MeetingManager({
-      store,
-      clock: systemClock,
-      providers: opts.wrapProvider
-        ? (config, apiKey) => {
-            const lookup = providerFactory(env, lmBridge)(config, apiKey);
-            const wrapped = new Map<ChatProvider, ChatProvider>();
-            const wrap = opts.wrapProvider as (p: ChatProvider) => ChatProvider;
-            return (p) => {
-              const inner = lookup(p);
-              let w = wrapped.get(inner);
-              if (!w) wrapped.set(inner, (w = wrap(inner)));
-              return w;
-            };
-          }
-        : providerFactory(env, lmBridge),
-      limiter,
-      log,
-      newId: () => newMeetingId(),
-      evidenceWorkspace: demoEvidenceWorkspace,
-    });
+    manager = newManager(store, env, lmBridge, opts, log);
     const token = randomBytes(32).toString('hex');
     await writeFileAtomic(path.join(dataDir, 'token'), `${token}\n`, 0o600);
-    let idle: IdleWatch | undefined;
+    const idle: Running['idle'] = {};
     let idleExited: () => void = () => undefined;
     const idleExit = new Promise<void>((resolve) => (idleExited = resolve));
     server = await startServer({
@@ -182,57 +266,19 @@ export async function startDaemon(opts: {
       port: opts.port ?? 0,
       log,
       lmBridge,
-      onConnectionsChange: () => idle?.check(),
+      onConnectionsChange: () => idle.watch?.check(),
     });
-    const info: DaemonInfo = {
-      pid: process.pid,
-      port: server.port,
-      protocolVersion: PROTOCOL_VERSION,
-      daemonVersion: DAEMON_VERSION,
-      startedAt: Date.now(),
-    };
-    await writeFileAtomic(path.join(dataDir, 'daemon.json'), `${JSON.stringify(info, null, 2)}\n`, 0o600);
+    await writeDaemonInfo(dataDir, server.port);
     log(`listening on 127.0.0.1:${server.port} (data dir ${dataDir})`);
     // Building the tokenizer takes about a second of CPU: do it now, not in the first meeting's fan-out.
     setImmediate(() => countTokens('warm up'));
-    try {
-      await manager.resumeAll();
-    } catch (e) {
-      throw new Error(
-        `could not resume the unfinished meetings in ${path.join(dataDir, 'store')} (${collapseWhitespace((e as Error).message)}); nothing was changed: fix or move that folder aside, then start again`,
-        { cause: e },
-      );
-    }
-    const openStore = store;
-    const openServer = server;
-    const openManager = manager;
-    let stopping: Promise<void> | undefined;
-    const stop = (): Promise<void> =>
-      (stopping ??= (async () => {
-        idle?.dispose();
-        log('shutting down: flushing meetings to disk');
-        await openServer.close();
-        await openManager.shutdown();
-        await openStore.close();
-        await fs.rm(path.join(dataDir, 'daemon.json'), { force: true });
-        await fs.rm(path.join(dataDir, 'daemon.lock'), { force: true });
-        log('stopped');
-      })());
+    await resumeMeetings(manager, dataDir);
+    const running: Running = { dataDir, store, server, manager, log, idle };
+    const stop = stopper(running);
     if (opts.idleExitMs !== undefined && opts.idleExitMs > 0) {
-      const ms = opts.idleExitMs;
-      idle = new IdleWatch({
-        ms,
-        clock: opts.idleClock ?? systemClock,
-        busy: () => openServer.connections() > 0 || openManager.running() > 0,
-        onIdle: () => {
-          log(`idle for ${Math.round(ms / 1000)} s with no client and no running meeting: stopping`);
-          void stop().then(idleExited, idleExited);
-        },
-      });
-      openManager.onRunningChange = () => idle?.check();
-      idle.check();
+      watchIdle(running, opts.idleExitMs, opts.idleClock ?? systemClock, stop, idleExited);
     }
-    return { port: openServer.port, token, dataDir, manager: openManager, server: openServer, stop, idleExit };
+    return { port: server.port, token, dataDir, manager, server, stop, idleExit };
   } catch (e) {
     // A failed start-up leaves no half-daemon behind (no listener, no daemon.json) and writes no
     // snapshot: a snapshot now could promote the very copy that failed and delete journals.

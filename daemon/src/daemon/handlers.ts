@@ -1,0 +1,191 @@
+/**
+ * The daemon's methods as a table: one named handler per method, each given the server's context,
+ * the checked params and the calling connection. The agent/* methods live in agentHandlers.ts.
+ */
+import type { DaemonMethod, MeetingEvent, ParamsOf, ResultOf } from '../../../protocol/src';
+import {
+  MAX_MESSAGE_BYTES,
+  MEETING_PAGE_DEFAULT,
+  PROTOCOL_VERSION,
+  RpcError,
+  fold,
+  summaryOf,
+} from '../../../protocol/src';
+import { minutesFileBase, renderMinutes } from '../meeting/minutes';
+import { manifestLine } from '../meeting/manifest';
+import { estimateMeeting } from '../meeting/estimate';
+import { agentHandlers } from './agentHandlers';
+import type { Connection } from './connection';
+import { refuseWorkerSeat } from './seats';
+import type { MethodHandler, ServerContext } from './serverContext';
+
+export const DAEMON_VERSION = '0.1.0';
+
+/** A page of `meeting/get` fills at most this much of a frame, leaving room for the summary. */
+const PAGE_BYTES = MAX_MESSAGE_BYTES / 2;
+
+/** The first events of `events`, at most `limit` and about PAGE_BYTES of JSON; always at least one. */
+function pageOf(events: MeetingEvent[], limit: number): MeetingEvent[] {
+  let bytes = 0;
+  let n = 0;
+  for (const e of events) {
+    if (n >= limit) break;
+    bytes += Buffer.byteLength(JSON.stringify(e), 'utf8') + 1;
+    if (n > 0 && bytes > PAGE_BYTES) break;
+    n++;
+  }
+  return events.slice(0, n);
+}
+
+/** Subscribes a connection to a meeting's events after `sinceSeq`; returns the log's last seq now. */
+async function subscribe(ctx: ServerContext, conn: Connection, meetingId: string, sinceSeq: number): Promise<number> {
+  const { lastSeq } = await ctx.manager.state(meetingId);
+  conn.subscriptions.set(meetingId, { lastSent: Math.min(sinceSeq, lastSeq), pumping: false, again: false });
+  // History is pumped after the response so the client sees the ack first, then events in order.
+  setImmediate(() => void ctx.fanout.pump(conn, meetingId));
+  return lastSeq;
+}
+
+type Params<M extends DaemonMethod> = ParamsOf<M>;
+type Result<M extends DaemonMethod> = Promise<ResultOf<M>>;
+
+async function start(
+  ctx: ServerContext,
+  { follow, ...params }: Params<'meeting/start'>,
+  conn: Connection,
+): Result<'meeting/start'> {
+  const meetingId = await ctx.manager.start(params);
+  conn.opened.add(meetingId);
+  // Subscribed in the same request: the caller follows from seq 1 without a second round trip.
+  const lastSeq = follow ? await subscribe(ctx, conn, meetingId, 0) : (await ctx.manager.state(meetingId)).lastSeq;
+  return { meetingId, lastSeq };
+}
+
+async function get(ctx: ServerContext, p: Params<'meeting/get'>): Result<'meeting/get'> {
+  const state = await ctx.manager.state(p.meetingId);
+  const sinceSeq = p.sinceSeq ?? 0;
+  const all = await ctx.manager.events(p.meetingId, sinceSeq);
+  const events = pageOf(all, p.limit ?? MEETING_PAGE_DEFAULT);
+  return {
+    summary: summaryOf(state),
+    events,
+    lastSeq: events.at(-1)?.seq ?? sinceSeq,
+    more: events.length < all.length,
+  };
+}
+
+function unsubscribe(_ctx: ServerContext, p: Params<'room/unsubscribe'>, conn: Connection): Result<'room/unsubscribe'> {
+  conn.subscriptions.delete(p.meetingId);
+  return Promise.resolve({});
+}
+
+async function post(ctx: ServerContext, p: Params<'room/post'>, conn: Connection): Result<'room/post'> {
+  refuseWorkerSeat(conn, p.meetingId, 'post as the person (its words go through speak)');
+  return { messageId: await ctx.manager.post(p.meetingId, p.text, p.from) };
+}
+
+async function cut(ctx: ServerContext, p: Params<'meeting/cut'>, conn: Connection): Result<'meeting/cut'> {
+  refuseWorkerSeat(conn, p.meetingId, 'cut the meeting');
+  await ctx.manager.cut(p.meetingId, p.reason);
+  return {};
+}
+
+async function close(ctx: ServerContext, p: Params<'meeting/close'>, conn: Connection): Result<'meeting/close'> {
+  refuseWorkerSeat(conn, p.meetingId, 'close the meeting');
+  await ctx.manager.close(p.meetingId, p.reason);
+  return {};
+}
+
+async function resolve(ctx: ServerContext, p: Params<'meeting/resolve'>, conn: Connection): Result<'meeting/resolve'> {
+  refuseWorkerSeat(conn, p.meetingId, 'resolve the meeting');
+  await ctx.manager.resolve(p.meetingId, p.action, {
+    ...(p.option !== undefined ? { option: p.option } : {}),
+    ...(p.instruction !== undefined ? { instruction: p.instruction } : {}),
+  });
+  return {};
+}
+
+async function remove(ctx: ServerContext, p: Params<'meeting/delete'>, conn: Connection): Result<'meeting/delete'> {
+  refuseWorkerSeat(conn, p.meetingId, 'delete the meeting');
+  await ctx.manager.remove(p.meetingId);
+  for (const c of ctx.conns) c.subscriptions.delete(p.meetingId);
+  return {};
+}
+
+async function render(ctx: ServerContext, p: Params<'meeting/render'>): Result<'meeting/render'> {
+  const events = await ctx.manager.events(p.meetingId, 0);
+  if (events.length === 0) throw new RpcError('not_found', `no meeting ${p.meetingId}`);
+  const state = fold(events);
+  const fileBase = minutesFileBase(state);
+  return {
+    minutes: renderMinutes(events),
+    fileBase,
+    ...(state.mode === 'consensus' ? { manifestLine: manifestLine(state, `${fileBase}.md`) } : {}),
+  };
+}
+
+async function decide(ctx: ServerContext, p: Params<'meeting/decide'>, conn: Connection): Result<'meeting/decide'> {
+  refuseWorkerSeat(conn, p.meetingId, 'decide the meeting');
+  await ctx.manager.decide(p.meetingId, p.decision, {
+    ...(p.instruction !== undefined ? { instruction: p.instruction } : {}),
+    ...(p.digestText !== undefined ? { digestText: p.digestText } : {}),
+  });
+  return {};
+}
+
+function lmRegister(ctx: ServerContext, _p: Params<'lm/register'>, conn: Connection): Result<'lm/register'> {
+  const bridge = ctx.lmBridge;
+  if (!bridge) return Promise.reject(new RpcError('bad_request', 'this daemon does not take vscode-lm calls'));
+  const owner = ctx.lmOwner;
+  if (owner && owner !== conn && owner.ws.readyState === owner.ws.OPEN) {
+    return Promise.reject(
+      new RpcError(
+        'conflict',
+        'another VS Code window already answers vscode-lm calls for this daemon; close it (or its Roundtable connection) to answer from this one',
+      ),
+    );
+  }
+  // The previous owner is gone (or is this connection): its registration is replaced.
+  owner?.unregisterLm?.();
+  if (owner) owner.unregisterLm = undefined;
+  ctx.lmOwner = conn;
+  conn.unregisterLm = bridge.register({
+    request: (r) => conn.event('lm/request', r),
+    cancel: (requestId) => conn.event('lm/cancel', { requestId }),
+  });
+  return Promise.resolve({});
+}
+
+export const handlers: { [M in DaemonMethod]: MethodHandler<M> } = {
+  // Answered in handle(), synchronously; listed here so every method has a handler.
+  initialize: () => Promise.resolve({ protocolVersion: PROTOCOL_VERSION, daemonVersion: DAEMON_VERSION }),
+  'meeting/start': start,
+  // The attached context is read as the start would read it; the prompts are built, nothing is
+  // called or written.
+  'meeting/estimate': (_ctx, p) => estimateMeeting(p),
+  'meeting/list': async (ctx) => ({ meetings: await ctx.manager.list() }),
+  'meeting/get': get,
+  'room/subscribe': async (ctx, p, conn) => ({ lastSeq: await subscribe(ctx, conn, p.meetingId, p.sinceSeq) }),
+  'room/unsubscribe': unsubscribe,
+  'room/post': post,
+  'meeting/cut': cut,
+  'meeting/close': close,
+  'meeting/resolve': resolve,
+  'meeting/delete': remove,
+  'meeting/render': render,
+  'lm/register': lmRegister,
+  'lm/delta': (ctx, p) => {
+    ctx.lmBridge?.delta(p.requestId, p.text);
+    return Promise.resolve({});
+  },
+  'lm/done': (ctx, p) => {
+    ctx.lmBridge?.done(p);
+    return Promise.resolve({});
+  },
+  'lm/fail': (ctx, p) => {
+    ctx.lmBridge?.fail(p.requestId, p.message, p.kind);
+    return Promise.resolve({});
+  },
+  'meeting/decide': decide,
+  ...agentHandlers,
+};
