@@ -25,24 +25,26 @@ export function registerMcpServer(context: vscode.ExtensionContext, log: vscode.
     }
   ).McpStdioServerDefinition;
   if (!lm.registerMcpServerDefinitionProvider || !Definition) {
-    log.info('this VS Code has no MCP server API; configure "roundtable mcp" by hand (see the README)');
+    log.info('this VS Code has no MCP server API; configure "roundtable mcp" by hand (see docs/agents.md)');
     return;
   }
   const script = path.join(context.extensionPath, 'dist', 'daemon', 'cli.js');
   try {
     context.subscriptions.push(
       lm.registerMcpServerDefinitionProvider('roundtable.mcp', {
-        provideMcpServerDefinitions: () => [
-          new Definition('Roundtable', process.execPath, [script, 'mcp', '--data-dir', dataDir()], {
-            ELECTRON_RUN_AS_NODE: '1',
-          }),
-        ],
+        // deliberate reads context from, and writes minutes into, the open folder: not wherever
+        // VS Code happens to start the server.
+        provideMcpServerDefinitions: () => {
+          const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+          const args = [script, 'mcp', '--data-dir', dataDir(), ...(folder ? ['--workspace', folder] : [])];
+          return [new Definition('Roundtable', process.execPath, args, { ELECTRON_RUN_AS_NODE: '1' })];
+        },
       }),
     );
   } catch (e) {
     // Versions where the API is still a proposal refuse the call: the server is then configured by hand.
     log.info(
-      `MCP server registration is not available here (${(e as Error).message}); configure "roundtable mcp" by hand (see the README)`,
+      `MCP server registration is not available here (${(e as Error).message}); configure "roundtable mcp" by hand (see docs/agents.md)`,
     );
   }
 }
