@@ -1,7 +1,7 @@
 /** Renders the room to a terminal as events arrive: who speaks, stance, round, budget. */
 import type { MeetingEvent, MeetingState } from '../../../protocol/src';
 import { UNSAFE_CHARS, budgetSpentOf, formatBill, initialState, reduce, visibleText } from '../../../protocol/src';
-import type { RunSummary } from './runCommand';
+import type { RunSummary } from './follow';
 import { contextLines, toolLine } from '../context/render';
 
 /**

@@ -14,15 +14,8 @@ import { settles } from '../../../protocol/src';
 import { SqliteStore } from '../store/sqliteStore';
 import { UsageError, parseCli, checkDataDir } from './common';
 import { RoomPrinter } from './printer';
-import {
-  EXIT_AWAITING_HUMAN,
-  EXIT_MINUTES_FAILED,
-  escalationMessage,
-  followInProcess,
-  summarize,
-  writeMinutesOrExplain,
-  type RunIO,
-} from './runCommand';
+import { EXIT_AWAITING_HUMAN, EXIT_MINUTES_FAILED, escalationMessage, writeMinutesOrExplain } from './runCommand';
+import { followInProcess, summarize, type RunIO } from './follow';
 
 export const RESOLVE_USAGE = `Usage: roundtable resolve <meetingId> (--pick OPTION | --another-round "INSTRUCTION" | --defer) [options]
 
