@@ -11,13 +11,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MeetingEvent, MeetingState, Participant } from '../../protocol/src';
 import { DEFAULT_CONFIG, initialState, reduce } from '../../protocol/src';
+import { ballotPrompt, ballotRetryPrompt, proposalPrompt } from '../../daemon/src/meeting/consensusPrompts';
 import {
-  ballotPrompt,
-  ballotRetryPrompt,
   briefingPrompt,
   digestPrompt,
   judgePrompt,
-  proposalPrompt,
   summaryPrompt,
   workerPrompt,
 } from '../../daemon/src/meeting/prompts';

@@ -2,7 +2,7 @@ import { BALLOT_REPLY } from '../../daemon/src/meeting/modes/consensus/replySche
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { ballotPrompt, proposalPrompt } from '../../daemon/src/meeting/prompts';
+import { ballotPrompt, proposalPrompt } from '../../daemon/src/meeting/consensusPrompts';
 import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
 import { ScriptedProvider, loadScript, parseScript } from '../../daemon/src/providers/scripted';
 import { given, opened } from '../fakes/given';

@@ -5,7 +5,7 @@ import type { MeetingEvent } from '../../../protocol/src';
 import { connectDaemon, defaultDataDir, findDaemon, readMeeting } from '../../../client/src';
 import { SqliteStore } from '../store/sqliteStore';
 import { UsageError, parseCli, checkDataDir } from './common';
-import type { RunIO } from './runCommand';
+import type { RunIO } from './follow';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 
 export const MINUTES_USAGE = `Usage: roundtable minutes <meetingId> [--out DIR] [--data-dir DIR] [--thinking]

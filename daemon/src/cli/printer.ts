@@ -1,7 +1,7 @@
 /** Renders the room to a terminal as events arrive: who speaks, stance, round, budget. */
 import type { MeetingEvent, MeetingState } from '../../../protocol/src';
 import { UNSAFE_CHARS, budgetSpentOf, formatBill, initialState, reduce, visibleText } from '../../../protocol/src';
-import type { RunSummary } from './runCommand';
+import type { RunSummary } from './follow';
 import { contextLines, toolLine } from '../context/render';
 
 /**
@@ -49,6 +49,110 @@ const STANCE_COLOR: Record<string, string> = {
   TIMEOUT: '35',
 };
 
+/** What an event's printer is given: the state folded through the event, and the room's pen. */
+interface Printing {
+  s: MeetingState;
+  /** `text` in the ANSI colour `code` when colour is on. */
+  c(code: string, text: string): string;
+  line(text?: string): void;
+  indent(text: string): string;
+  /** The budget figure, named (spoken or billed). */
+  budget(): string;
+}
+
+type PrinterOf<K extends MeetingEvent['type']> = (e: Extract<MeetingEvent, { type: K }>, p: Printing) => void;
+
+function printBallot(e: Extract<MeetingEvent, { type: 'ballot_recorded' }>, p: Printing): void {
+  p.line();
+  p.line(
+    `${p.c('1', e.worker)} ${p.c('90', `(ballot${e.valid ? '' : ', INVALID'}${e.retried ? ', asked twice' : ''})`)}`,
+  );
+  if (!e.valid) p.line(p.c('35', `    ! ${e.invalidReason ?? ''} — recorded as abstaining`));
+  for (const v of e.votes) {
+    const missing = v.evidence.filter((x) => x.status !== 'exists' && x.status !== 'unchecked').map((x) => x.file);
+    p.line(
+      `    ${v.option}: ${p.c(v.vote === 'accept' ? '32' : v.vote === 'reject' ? '31' : '90', v.vote)} ${v.confidence.toFixed(2)}${missing.length ? p.c('33', ` (cited but not found: ${missing.join(', ')})`) : ''}`,
+    );
+  }
+}
+
+function printVerdict(e: Extract<MeetingEvent, { type: 'verdict_computed' }>, p: Printing): void {
+  p.line();
+  p.line(p.c('1', `Verdicts after round ${e.round}${e.final ? '' : ' (provisional)'}:`));
+  for (const r of e.results)
+    p.line(`  ${r.option}: ${r.verdict} (weighted acceptance ${Math.round(r.weightedAccept * 100)}%)`);
+  p.line(
+    `  agreement ${Math.round(e.actualConsensus * 100)}% of ${Math.round(e.consensusThreshold * 100)}% needed${e.decision ? ` · decision ${e.decision}` : ''}`,
+  );
+  for (const c of e.conflicts) p.line(`  conflict ${c.conflictId}: ${c.severity} ${c.conflictType}`);
+}
+
+/** How each event type is printed; a type not here prints nothing. */
+const PRINTERS: { [K in MeetingEvent['type']]?: PrinterOf<K> } = {
+  meeting_opened: (e, p) => {
+    p.line(p.c('1', `Roundtable · ${e.topic}`));
+    p.line(`  ${e.participants.map((x) => `${x.name} (${x.role}, ${x.provider}:${x.model})`).join(', ')}`);
+    p.line(
+      `  up to ${e.config.maxRounds} rounds · budget ${e.config.tokenBudget.toLocaleString('en-US')} tokens · ${e.config.order} order`,
+    );
+  },
+  tool_called: (e, p) => p.line(`  ${toolLine(e)}`),
+  context_attached: (_e, p) => {
+    if (p.s.context) for (const l of contextLines(p.s.context)) p.line(`  ${l}`);
+  },
+  round_started: (e, p) => {
+    p.line();
+    p.line(p.c('1', `── Round ${e.round} of ${p.s.config.maxRounds}${e.final ? ' (final)' : ''} · ${p.budget()} ──`));
+  },
+  message_posted: (e, p) => {
+    p.line();
+    p.line(`${p.c('1', e.from)} ${p.c('90', `(${e.role}${e.kind === 'contribution' ? '' : `, ${e.kind}`})`)}`);
+    p.line(p.indent(e.text));
+  },
+  human_posted: (e, p) => {
+    p.line();
+    p.line(`${p.c('1', e.from)} ${p.c('90', '(human)')}`);
+    p.line(p.indent(e.text));
+  },
+  stance_recorded: (e, p) =>
+    p.line(
+      `    ${p.c('90', '→')} ${e.participant}: ${p.c(STANCE_COLOR[e.stance] ?? '0', e.stance)}${e.passed ? ' (passes)' : ''}`,
+    ),
+  turn_failed: (e, p) =>
+    p.line(p.c('35', `    ! ${e.participant} ${e.reason === 'timeout' ? 'timed out' : 'failed'}: ${e.detail}`)),
+  consensus_evaluated: (e, p) =>
+    p.line(`  consensus: ${e.level} (${e.agree} agree, ${e.disagree} disagree, ${e.neutral} neutral)`),
+  judge_feedback: (e, p) => {
+    p.line();
+    p.line(`${p.c('1', 'judge')} ${p.c('90', `(round ${e.round})`)}`);
+    p.line(p.indent(e.text || '[CLEAN] no corrections'));
+  },
+  summary_updated: (e, p) => p.line(p.c('90', `  summary updated (${e.tokens} tokens) · ${p.budget()}`)),
+  budget_warning: (e, p) =>
+    p.line(p.c('33', `  budget at ${Math.round((e.spent / e.budget) * 100)}%: round ${e.finalRound} is the last`)),
+  options_set: (e, p) => {
+    p.line();
+    p.line(p.c('1', `Options (${e.source === 'user' ? 'given' : 'proposed by the workers'}):`));
+    for (const o of e.options) p.line(`  ${o.id}: ${o.label}`);
+  },
+  options_proposed: (e, p) => p.line(`  ${e.worker} proposes: ${e.options.join(' | ') || '(nothing usable)'}`),
+  ballot_recorded: printBallot,
+  verdict_computed: printVerdict,
+  escalated: (e, p) => {
+    p.line();
+    p.line(p.c('33', `▲ Escalated to the human: ${e.reasons.join('; ')}`));
+  },
+  human_resolved: (e, p) =>
+    p.line(
+      p.c('1', `Human: ${e.action}${e.option ? ` ${e.option}` : ''}${e.instruction ? ` — ${e.instruction}` : ''}`),
+    ),
+  meeting_interrupted: (e, p) => p.line(p.c('35', `  interrupted: ${e.detail}`)),
+  meeting_closed: (e, p) => {
+    p.line();
+    p.line(p.c('1', `■ Meeting closed: ${e.reason}${e.detail ? ` (${e.detail})` : ''}`));
+  },
+};
+
 export class RoomPrinter {
   private s: MeetingState = initialState();
 
@@ -85,122 +189,14 @@ export class RoomPrinter {
     // Every field of an event may hold model or agent text: cleaned once, here, before any is printed.
     const e = safeDeep(raw);
     this.s = reduce(this.s, e);
-    switch (e.type) {
-      case 'meeting_opened':
-        this.line(this.c('1', `Roundtable · ${e.topic}`));
-        this.line(`  ${e.participants.map((p) => `${p.name} (${p.role}, ${p.provider}:${p.model})`).join(', ')}`);
-        this.line(
-          `  up to ${e.config.maxRounds} rounds · budget ${e.config.tokenBudget.toLocaleString('en-US')} tokens · ${e.config.order} order`,
-        );
-        break;
-      case 'tool_called':
-        this.line(`  ${toolLine(e)}`);
-        break;
-      case 'context_attached':
-        if (this.s.context) for (const l of contextLines(this.s.context)) this.line(`  ${l}`);
-        break;
-      case 'round_started':
-        this.line();
-        this.line(
-          this.c(
-            '1',
-            `── Round ${e.round} of ${this.s.config.maxRounds}${e.final ? ' (final)' : ''} · ${this.budget()} ──`,
-          ),
-        );
-        break;
-      case 'message_posted':
-        this.line();
-        this.line(
-          `${this.c('1', e.from)} ${this.c('90', `(${e.role}${e.kind === 'contribution' ? '' : `, ${e.kind}`})`)}`,
-        );
-        this.line(this.indent(e.text));
-        break;
-      case 'human_posted':
-        this.line();
-        this.line(`${this.c('1', e.from)} ${this.c('90', '(human)')}`);
-        this.line(this.indent(e.text));
-        break;
-      case 'stance_recorded':
-        this.line(
-          `    ${this.c('90', '→')} ${e.participant}: ${this.c(STANCE_COLOR[e.stance] ?? '0', e.stance)}${e.passed ? ' (passes)' : ''}`,
-        );
-        break;
-      case 'turn_failed':
-        this.line(
-          this.c('35', `    ! ${e.participant} ${e.reason === 'timeout' ? 'timed out' : 'failed'}: ${e.detail}`),
-        );
-        break;
-      case 'consensus_evaluated':
-        this.line(`  consensus: ${e.level} (${e.agree} agree, ${e.disagree} disagree, ${e.neutral} neutral)`);
-        break;
-      case 'judge_feedback':
-        this.line();
-        this.line(`${this.c('1', 'judge')} ${this.c('90', `(round ${e.round})`)}`);
-        this.line(this.indent(e.text || '[CLEAN] no corrections'));
-        break;
-      case 'summary_updated':
-        this.line(this.c('90', `  summary updated (${e.tokens} tokens) · ${this.budget()}`));
-        break;
-      case 'budget_warning':
-        this.line(
-          this.c('33', `  budget at ${Math.round((e.spent / e.budget) * 100)}%: round ${e.finalRound} is the last`),
-        );
-        break;
-      case 'options_set':
-        this.line();
-        this.line(this.c('1', `Options (${e.source === 'user' ? 'given' : 'proposed by the workers'}):`));
-        for (const o of e.options) this.line(`  ${o.id}: ${o.label}`);
-        break;
-      case 'options_proposed':
-        this.line(`  ${e.worker} proposes: ${e.options.join(' | ') || '(nothing usable)'}`);
-        break;
-      case 'ballot_recorded':
-        this.line();
-        this.line(
-          `${this.c('1', e.worker)} ${this.c('90', `(ballot${e.valid ? '' : ', INVALID'}${e.retried ? ', asked twice' : ''})`)}`,
-        );
-        if (!e.valid) this.line(this.c('35', `    ! ${e.invalidReason ?? ''} — recorded as abstaining`));
-        for (const v of e.votes) {
-          const missing = v.evidence
-            .filter((x) => x.status !== 'exists' && x.status !== 'unchecked')
-            .map((x) => x.file);
-          this.line(
-            `    ${v.option}: ${this.c(v.vote === 'accept' ? '32' : v.vote === 'reject' ? '31' : '90', v.vote)} ${v.confidence.toFixed(2)}${missing.length ? this.c('33', ` (cited but not found: ${missing.join(', ')})`) : ''}`,
-          );
-        }
-        break;
-      case 'verdict_computed':
-        this.line();
-        this.line(this.c('1', `Verdicts after round ${e.round}${e.final ? '' : ' (provisional)'}:`));
-        for (const r of e.results)
-          this.line(`  ${r.option}: ${r.verdict} (weighted acceptance ${Math.round(r.weightedAccept * 100)}%)`);
-        this.line(
-          `  agreement ${Math.round(e.actualConsensus * 100)}% of ${Math.round(e.consensusThreshold * 100)}% needed${e.decision ? ` · decision ${e.decision}` : ''}`,
-        );
-        for (const c of e.conflicts) this.line(`  conflict ${c.conflictId}: ${c.severity} ${c.conflictType}`);
-        break;
-      case 'escalated':
-        this.line();
-        this.line(this.c('33', `▲ Escalated to the human: ${e.reasons.join('; ')}`));
-        break;
-      case 'human_resolved':
-        this.line(
-          this.c(
-            '1',
-            `Human: ${e.action}${e.option ? ` ${e.option}` : ''}${e.instruction ? ` — ${e.instruction}` : ''}`,
-          ),
-        );
-        break;
-      case 'meeting_interrupted':
-        this.line(this.c('35', `  interrupted: ${e.detail}`));
-        break;
-      case 'meeting_closed':
-        this.line();
-        this.line(this.c('1', `■ Meeting closed: ${e.reason}${e.detail ? ` (${e.detail})` : ''}`));
-        break;
-      default:
-        break;
-    }
+    const print = PRINTERS[e.type] as ((e: MeetingEvent, p: Printing) => void) | undefined;
+    print?.(e, {
+      s: this.s,
+      c: (code, text) => this.c(code, text),
+      line: (text) => this.line(text),
+      indent: (text) => this.indent(text),
+      budget: () => this.budget(),
+    });
   }
 
   finish(summary: RunSummary): void {

@@ -14,15 +14,8 @@ import { settles } from '../../../protocol/src';
 import { SqliteStore } from '../store/sqliteStore';
 import { UsageError, parseCli, checkDataDir } from './common';
 import { RoomPrinter } from './printer';
-import {
-  EXIT_AWAITING_HUMAN,
-  EXIT_MINUTES_FAILED,
-  escalationMessage,
-  followInProcess,
-  summarize,
-  writeMinutesOrExplain,
-  type RunIO,
-} from './runCommand';
+import { EXIT_AWAITING_HUMAN, EXIT_MINUTES_FAILED, escalationMessage, writeMinutesOrExplain } from './runCommand';
+import { followInProcess, summarize, type RunIO } from './follow';
 
 export const RESOLVE_USAGE = `Usage: roundtable resolve <meetingId> (--pick OPTION | --another-round "INSTRUCTION" | --defer) [options]
 
@@ -33,6 +26,23 @@ export const RESOLVE_USAGE = `Usage: roundtable resolve <meetingId> (--pick OPTI
                            escalation is updated in place
   --data-dir DIR           the daemon's data dir (default $ROUNDTABLE_HOME or ~/.roundtable)
   --json                   print one JSON object at the end`;
+
+/** The human's answer, as `meeting/resolve` takes it. */
+type Answer =
+  | { action: 'defer'; option?: undefined; instruction?: undefined }
+  | { action: 'pick'; option: string; instruction?: undefined }
+  | { action: 'another_round'; instruction: string; option?: undefined };
+
+/** What both paths of `resolve` work with: the meeting, the answer, and where the room and minutes go. */
+interface ResolveJob {
+  meetingId: string;
+  answer: Answer;
+  outDir: string;
+  json: boolean;
+  printer: RoomPrinter;
+  io: RunIO;
+  roomOut: NodeJS.WritableStream;
+}
 
 export async function resolveCommand(argv: string[], io: RunIO): Promise<number> {
   const parsed = parseCli({
@@ -63,7 +73,7 @@ export async function resolveCommand(argv: string[], io: RunIO): Promise<number>
   if (chosen !== 1) throw new UsageError('give exactly one of --pick OPTION, --another-round "INSTRUCTION" or --defer');
   if (values['another-round'] !== undefined && !values['another-round'].trim())
     throw new UsageError('--another-round needs an instruction');
-  const answer = values.defer
+  const answer: Answer = values.defer
     ? { action: 'defer' as const }
     : values.pick !== undefined
       ? { action: 'pick' as const, option: values.pick }
@@ -73,38 +83,48 @@ export async function resolveCommand(argv: string[], io: RunIO): Promise<number>
   const json = values.json ?? false;
   const roomOut = json ? io.stderr : io.stdout;
   const printer = new RoomPrinter(roomOut, io.isTTY && !json);
+  const job: ResolveJob = { meetingId, answer, outDir, json, printer, io, roomOut };
 
   const runDir = path.join(dataDir, 'runs', meetingId);
-  if (existsSync(runDir)) {
-    const store = await SqliteStore.open(runDir);
-    const events = await store.load(meetingId);
-    if (events.length === 0) {
-      await store.close();
-      throw new UsageError(`no meeting ${meetingId} in ${runDir}`);
-    }
-    for (const e of events) printer.event(e);
-    const opened = events[0];
-    const config = opened?.type === 'meeting_opened' ? opened.providers : undefined;
-    const workspace = opened?.type === 'meeting_opened' ? opened.workspace : undefined;
-    const meeting = await Meeting.resume(
-      {
-        store,
-        providerFor: providerFactory(io.env)(config, undefined),
-        clock: systemClock,
-        onEvent: (e) => printer.event(e),
-        ...(workspace ? { checkEvidence: evidenceChecker(workspace) } : {}),
-      },
-      meetingId,
-    );
-    try {
-      await meeting.resolve(answer.action, answer);
-    } catch (e) {
-      await store.close();
-      throw new UsageError((e as Error).message);
-    }
-    return followInProcess(meeting, store, { outDir, json }, printer, io, roomOut);
-  }
+  if (existsSync(runDir)) return resolveInProcess(job, runDir);
+  return resolveInDaemon(job, dataDir);
+}
 
+/** A meeting the CLI ran in its own process: resumed from its run dir and followed here. */
+async function resolveInProcess(job: ResolveJob, runDir: string): Promise<number> {
+  const { meetingId, answer, printer, io } = job;
+  const store = await SqliteStore.open(runDir);
+  const events = await store.load(meetingId);
+  if (events.length === 0) {
+    await store.close();
+    throw new UsageError(`no meeting ${meetingId} in ${runDir}`);
+  }
+  for (const e of events) printer.event(e);
+  const opened = events[0];
+  const config = opened?.type === 'meeting_opened' ? opened.providers : undefined;
+  const workspace = opened?.type === 'meeting_opened' ? opened.workspace : undefined;
+  const meeting = await Meeting.resume(
+    {
+      store,
+      providerFor: providerFactory(io.env)(config, undefined),
+      clock: systemClock,
+      onEvent: (e) => printer.event(e),
+      ...(workspace ? { checkEvidence: evidenceChecker(workspace) } : {}),
+    },
+    meetingId,
+  );
+  try {
+    await meeting.resolve(answer.action, answer);
+  } catch (e) {
+    await store.close();
+    throw new UsageError((e as Error).message);
+  }
+  return followInProcess(meeting, store, { outDir: job.outDir, json: job.json }, printer, io, job.roomOut);
+}
+
+/** A meeting in the running daemon: answered over RPC and watched until it settles again. */
+async function resolveInDaemon(job: ResolveJob, dataDir: string): Promise<number> {
+  const { meetingId, answer, outDir, json, printer, io } = job;
   const found = await findDaemon(dataDir);
   if (!found)
     throw new UsageError(`no meeting ${meetingId}: no daemon is running for ${dataDir} and no local run is kept there`);

@@ -3,19 +3,11 @@
  * the digest (or one JSON object with --json). Bad input exits 2 with one clear line.
  */
 import * as path from 'node:path';
-import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeetingParams } from '../../../protocol/src';
-import { checkStartParams, settles } from '../../../protocol/src';
+import type { MeetingConfig, MeetingEvent, Participant, StartMeetingParams } from '../../../protocol/src';
+import { checkStartParams } from '../../../protocol/src';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
-import {
-  connectDaemon,
-  defaultDataDir,
-  findDaemon,
-  spawnDaemon,
-  watchOf,
-  type MeetingWatch,
-  type FoundDaemon,
-} from '../../../client/src';
+import { defaultDataDir, findDaemon, spawnDaemon } from '../../../client/src';
 import { listModels } from '../providers/models';
 import { OpenAIProvider } from '../providers/openai';
 import { preflightPanel } from '../providers/preflight';
@@ -29,19 +21,10 @@ import { UsageError, parseCli, checkDataDir } from './common';
 import { evidenceWorkspace, examplesDir } from '../providers/demo';
 import { RoomPrinter } from './printer';
 import { DEMO_HINT, choosePanel, parseModelsFlag } from './panelChoice';
-import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
-import { EXIT_AWAITING_HUMAN, askHuman, escalationMessage } from './escalation';
-import {
-  BILL_OPTIONS,
-  BILL_USAGE,
-  billJson,
-  billingConfig,
-  printEstimate,
-  type BilledJson,
-  type CostJson,
-} from './bill';
+import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
 
 import { CONTEXT_USAGE, takeContextFlags } from '../context/cliFlags';
+import { followInProcess, runInDaemon, type RunIO } from './follow';
 
 export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 export { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
@@ -85,7 +68,7 @@ ${BILL_USAGE}
 
 The API key for --provider openai is read from ROUNDTABLE_API_KEY or OPENAI_API_KEY; it is never written anywhere.`;
 
-interface RunOptions {
+export interface RunOptions {
   params: StartMeetingParams;
   /** `auto`: use a running daemon if there is one. */
   daemon: 'auto' | 'yes' | 'no';
@@ -280,35 +263,6 @@ function providersFor(opts: RunOptions, script: Script | undefined): (p: Partici
   return (p) => (p.provider === 'scripted' && scripted ? scripted : openai);
 }
 
-export interface RunSummary {
-  meetingId: string;
-  terminatedBy: string;
-  detail?: string;
-  consensus: string;
-  rounds: number;
-  tokens: { spoken: number; budget: number; prompt: number; completion: number; billed: BilledJson };
-  cost?: CostJson;
-  minutesPath: string;
-  digest: string;
-}
-
-export function summarize(s: MeetingState, minutesPath: string): RunSummary {
-  const prompt = Object.values(s.usageByParticipant).reduce((n, u) => n + u.promptTokens, 0);
-  const completion = Object.values(s.usageByParticipant).reduce((n, u) => n + u.completionTokens, 0);
-  const { billed, cost } = billJson(s);
-  return {
-    meetingId: s.meetingId,
-    terminatedBy: s.closed?.reason ?? 'error',
-    ...(s.closed?.detail ? { detail: s.closed.detail } : {}),
-    consensus: s.digest?.digest.consensus ?? 'NONE',
-    rounds: s.rounds.length,
-    tokens: { spoken: s.spokenTokens, budget: s.config.tokenBudget, prompt, completion, billed },
-    ...(cost ? { cost } : {}),
-    minutesPath,
-    digest: s.digest?.text ?? '',
-  };
-}
-
 export async function runCommand(argv: string[], io: RunIO): Promise<number> {
   const opts = await parseRunArgs(argv, io.env);
   if (opts === 'help') {
@@ -346,117 +300,4 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
   );
   printer.event((await store.load(meeting.id))[0] as MeetingEvent);
   return followInProcess(meeting, store, opts, printer, io, roomOut);
-}
-
-export interface RunIO {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-  /** stdout is a terminal: colour the room. */
-  isTTY: boolean;
-  /** stdin is a terminal: a person can answer an escalation. */
-  stdinTTY: boolean;
-}
-
-/** Runs an in-process meeting to its end, asking the human on a TTY when it escalates. */
-export async function followInProcess(
-  meeting: Meeting,
-  store: EventStore,
-  opts: { outDir: string; json: boolean },
-  printer: RoomPrinter,
-  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; stdinTTY?: boolean },
-  roomOut: NodeJS.WritableStream,
-): Promise<number> {
-  let interrupts = 0;
-  const onSigint = (): void => {
-    interrupts++;
-    if (interrupts === 1) {
-      roomOut.write('\nCutting the meeting (Ctrl-C again to quit without minutes)…\n');
-      meeting.cut('cut', 'interrupted from the terminal').catch(() => undefined);
-    } else process.exit(130);
-  };
-  process.on('SIGINT', onSigint);
-  try {
-    let state = await meeting.run();
-    while (state.status === 'awaiting_human') {
-      // The report (Status: blocked) is written before the human is asked, so they decide with it.
-      const report = await writeMinutesOrExplain(opts.outDir, await store.load(meeting.id), io.stderr);
-      const answer = io.stdinTTY ? await askHuman(state, roomOut, report) : undefined;
-      if (!answer) {
-        io.stderr.write(escalationMessage(state, { report, outDir: opts.outDir }));
-        await (store as Partial<SqliteStore>).close?.();
-        return EXIT_AWAITING_HUMAN;
-      }
-      await meeting.resolve(answer.action, answer);
-      state = await meeting.run();
-    }
-    const events = await store.load(meeting.id);
-    await (store as Partial<SqliteStore>).close?.();
-    const minutesPath = await writeMinutesOrExplain(opts.outDir, events, io.stderr);
-    if (!minutesPath) return EXIT_MINUTES_FAILED;
-    const summary = summarize(state, minutesPath);
-    if (opts.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
-    else printer.finish(summary);
-    return state.closed?.reason === 'error' ? 1 : 0;
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
-}
-
-/** Runs the meeting in the daemon and follows it live, so VS Code windows see it too. */
-async function runInDaemon(
-  opts: RunOptions,
-  found: FoundDaemon,
-  script: Script | undefined,
-  printer: RoomPrinter,
-  io: RunIO,
-  roomOut: NodeJS.WritableStream,
-): Promise<number> {
-  const conn = await connectDaemon(found.info.port, found.token);
-  let meetingId = '';
-  const onSigint = (): void => {
-    roomOut.write('\nCutting the meeting…\n');
-    void conn.rpc.request('meeting/cut', { meetingId }).catch(() => undefined);
-  };
-  let watch: MeetingWatch;
-  try {
-    // Subscribed in the same request: the room prints from the first event, with no second read.
-    watch = watchOf(
-      await conn.start(
-        {
-          ...opts.params,
-          providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) },
-          ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
-        },
-        { deliver: (e) => printer.event(e) },
-      ),
-    );
-    meetingId = watch.mirror.meetingId;
-    roomOut.write(`(running in the daemon on port ${found.info.port}, meeting ${meetingId})\n`);
-    process.on('SIGINT', onSigint);
-    const { events } = watch;
-    await watch.waitFor(settles, 0);
-    while (watch.state.status === 'awaiting_human') {
-      const s = watch.state;
-      const report = await writeMinutesOrExplain(opts.outDir, events, io.stderr);
-      const answer = io.stdinTTY ? await askHuman(s, roomOut, report) : undefined;
-      if (!answer) {
-        io.stderr.write(escalationMessage(s, { report, outDir: opts.outDir }));
-        return EXIT_AWAITING_HUMAN;
-      }
-      const answeredAfter = events.length;
-      await conn.rpc.request('meeting/resolve', { meetingId, ...answer });
-      await watch.waitFor(settles, answeredAfter);
-    }
-  } finally {
-    process.off('SIGINT', onSigint);
-    await conn.close();
-  }
-  const { state, events } = watch;
-  const minutesPath = await writeMinutesOrExplain(opts.outDir, events, io.stderr);
-  if (!minutesPath) return EXIT_MINUTES_FAILED;
-  const summary = summarize(state, minutesPath);
-  if (opts.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
-  else printer.finish(summary);
-  return state.closed?.reason === 'error' ? 1 : 0;
 }

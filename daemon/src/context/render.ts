@@ -6,7 +6,7 @@
 import type { ContextItem, MeetingState } from '../../../protocol/src';
 import { wrapPost } from '../meeting/envelope';
 import { cell, codeSpan, inline } from '../meeting/markdown';
-import type { PromptOptions } from '../meeting/prompts';
+import type { PromptOptions } from '../meeting/promptParts';
 
 /** The envelope's author for context: not a seat (kind=system), the workspace itself. */
 const FROM = 'workspace';

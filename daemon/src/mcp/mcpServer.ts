@@ -39,10 +39,8 @@ const room = meetingIdSchema.describe('The room id that open returned');
 const start = StartMeetingParamsSchema.shape;
 const config = MeetingConfigSchema.shape;
 
-export function createMcpServer(conn: DaemonConnection, deliberate: DeliberateOptions): McpServer {
-  const server = new McpServer({ name: 'roundtable', version: DAEMON_VERSION });
-  registerDeliberate(server, conn, deliberate);
-
+/** `open`: a room with the given seats (by default an assistant and two attached workers). */
+function registerOpen(server: McpServer, conn: DaemonConnection): void {
   server.registerTool(
     'open',
     {
@@ -101,7 +99,10 @@ export function createMcpServer(conn: DaemonConnection, deliberate: DeliberateOp
       }
     },
   );
+}
 
+/** `join`: a seat under a name, bound to this session. */
+function registerJoin(server: McpServer, conn: DaemonConnection): void {
   server.registerTool(
     'join',
     {
@@ -120,7 +121,10 @@ export function createMcpServer(conn: DaemonConnection, deliberate: DeliberateOp
       }
     },
   );
+}
 
+/** `listen`: what was said since, and the prompt when it is this seat's turn. */
+function registerListen(server: McpServer, conn: DaemonConnection): void {
   server.registerTool(
     'listen',
     {
@@ -147,7 +151,10 @@ export function createMcpServer(conn: DaemonConnection, deliberate: DeliberateOp
       }
     },
   );
+}
 
+/** `speak`: this seat's turn, posted as the name it joined with. */
+function registerSpeak(server: McpServer, conn: DaemonConnection): void {
   server.registerTool(
     'speak',
     {
@@ -164,7 +171,10 @@ export function createMcpServer(conn: DaemonConnection, deliberate: DeliberateOp
       }
     },
   );
+}
 
+/** `cut`, `close` and `leave`: one request on the room, answered with done. */
+function registerRoomActions(server: McpServer, conn: DaemonConnection): void {
   for (const [name, method, description] of [
     [
       'cut',
@@ -187,6 +197,21 @@ export function createMcpServer(conn: DaemonConnection, deliberate: DeliberateOp
       }
     });
   }
+}
+
+/** The room tools, registered after deliberate in the order clients list them. */
+const ROOM_TOOLS: readonly ((server: McpServer, conn: DaemonConnection) => void)[] = [
+  registerOpen,
+  registerJoin,
+  registerListen,
+  registerSpeak,
+  registerRoomActions,
+];
+
+export function createMcpServer(conn: DaemonConnection, deliberate: DeliberateOptions): McpServer {
+  const server = new McpServer({ name: 'roundtable', version: DAEMON_VERSION });
+  registerDeliberate(server, conn, deliberate);
+  for (const register of ROOM_TOOLS) register(server, conn);
   return server;
 }
 

@@ -16,7 +16,7 @@ import {
   type BillLine,
 } from '../../../protocol/src';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
-import { renderBallot } from './prompts';
+import { renderBallot } from './consensusPrompts';
 import { writeTemp } from './atomicFile';
 import { appendManifest, manifestFileFor, replaceFile } from './manifest';
 import { renderConsensusReport } from './report';

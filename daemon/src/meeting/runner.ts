@@ -6,6 +6,7 @@
 import type { EventBody, MeetingEvent, MeetingState, Participant, TerminationReason } from '../../../protocol/src';
 import { billedTokensOf, currentRound, evolve, fold, spokenTokensOf } from '../../../protocol/src';
 import { countTokens } from '../providers/tokens';
+import type { ChatResult } from '../providers/types';
 import {
   FINAL_ROUND_ANNOUNCEMENT,
   budgetDetail,
@@ -25,6 +26,8 @@ import { toolLoopFor, toolTurnPromptTokens, type ToolLoop } from '../tools/toolL
 import type { CallRequest, StepContext } from './modes/types';
 import type { RunnerClockInfo } from './perform';
 import type { EngineDeps } from './ports';
+
+type BudgetBasis = NonNullable<MeetingState['config']['budgetBasis']>;
 
 export class Runner implements StepContext, RunnerClockInfo {
   private current: MeetingState;
@@ -169,26 +172,10 @@ export class Runner implements StepContext, RunnerClockInfo {
         })
       : undefined;
     const tools = this.toolsFor(req, reservation);
-    let maxTokens: number;
-    if (!reservation) {
-      maxTokens = planCallTokens({ cap: req.cap, left: Infinity, share: 1, thinking, basis });
-    } else {
-      const offered = tools.tools?.definitions() ?? [];
-      const prompt = basis === 'billed' ? toolTurnPromptTokens(req.messages, [], offered) : 0;
-      for (;;) {
-        maxTokens = reservation.request(prompt);
-        if (maxTokens > 0 || this.halted) break;
-        // Other calls hold room they may not use: wait for them to settle before calling it a day.
-        if (this.reserved <= 0) break;
-        await this.released();
-      }
-      if (maxTokens <= 0) {
-        reservation.close();
-        const detail = `${budgetDetail(this.budgetSpent(), s.config.tokenBudget, basis)}: no room left for ${req.participant.name}'s call`;
-        if (!this.halted) await this.cut('budget_exhausted', detail);
-        return { ok: false, reason: 'error', error: detail };
-      }
-    }
+    const maxTokens = reservation
+      ? await this.roomFor(req, reservation, basis, tools)
+      : planCallTokens({ cap: req.cap, left: Infinity, share: 1, thinking, basis });
+    if (typeof maxTokens !== 'number') return maxTokens;
     let r: CallOutcome;
     try {
       r = await callModel(this.deps, {
@@ -214,8 +201,48 @@ export class Runner implements StepContext, RunnerClockInfo {
       reservation?.close();
       return r;
     }
+    return this.settleCall(req, r.result, reservation, maxTokens);
+  }
+
+  /**
+   * The max_tokens a budgeted call may send with, waiting for calls under way to release what they
+   * hold; when there is none, the meeting is cut for its budget and the call fails.
+   */
+  private async roomFor(
+    req: CallRequest,
+    reservation: Reservation,
+    basis: BudgetBasis,
+    tools: { tools?: ToolLoop },
+  ): Promise<number | Extract<CallOutcome, { ok: false }>> {
+    const s = this.current;
+    let maxTokens: number;
+    const offered = tools.tools?.definitions() ?? [];
+    const prompt = basis === 'billed' ? toolTurnPromptTokens(req.messages, [], offered) : 0;
+    for (;;) {
+      maxTokens = reservation.request(prompt);
+      if (maxTokens > 0 || this.halted) break;
+      // Other calls hold room they may not use: wait for them to settle before calling it a day.
+      if (this.reserved <= 0) break;
+      await this.released();
+    }
+    if (maxTokens <= 0) {
+      reservation.close();
+      const detail = `${budgetDetail(this.budgetSpent(), s.config.tokenBudget, basis)}: no room left for ${req.participant.name}'s call`;
+      if (!this.halted) await this.cut('budget_exhausted', detail);
+      return { ok: false, reason: 'error', error: detail };
+    }
+    return maxTokens;
+  }
+
+  /** After a call that returned: its usage recorded, its reservation released, its reply capped. */
+  private async settleCall(
+    req: CallRequest,
+    result: ChatResult,
+    reservation: Reservation | undefined,
+    maxTokens: number,
+  ): Promise<CallOutcome> {
     const p = req.participant;
-    reservation?.settlePending(r.result.usage);
+    reservation?.settlePending(result.usage);
     // Not awaited: it goes to the store with whatever the caller records next (one fsync). The
     // reservation is released in the same breath, so the tokens are never counted twice or not at all.
     this.emit({
@@ -224,17 +251,17 @@ export class Runner implements StepContext, RunnerClockInfo {
       role: p.role,
       purpose: req.purpose,
       round: req.round,
-      usage: r.result.usage,
+      usage: result.usage,
     }).catch(() => undefined);
     reservation?.close();
     // A server that billed past its reservation: recorded as it reported it, and the room stops here.
     if (reservation && reservation.overrun > 0) await this.checkBudget();
     // Billed, but nothing to speak: the cap ran out while the model was thinking.
-    const silent = silentReply(p, r.result, maxTokens);
+    const silent = silentReply(p, result, maxTokens);
     if (silent) return { ok: false, reason: 'error', error: silent };
     // The cap holds whatever the server did with max_tokens; a turn keeps its end (the stance).
-    const text = req.purpose === 'turn' ? capReply(r.result.text, req.cap) : capText(r.result.text, req.cap);
-    return { ok: true, result: { ...r.result, text } };
+    const text = req.purpose === 'turn' ? capReply(result.text, req.cap) : capText(result.text, req.cap);
+    return { ok: true, result: { ...result, text } };
   }
 
   /** Workers' turns may use the read-only workspace tools when the meeting offers them. */

@@ -2,7 +2,7 @@
 import type { ConsensusOption, RoundState } from '../../../../../protocol/src';
 import { workersOf } from '../../../../../protocol/src';
 import { replyCap } from '../../budget';
-import { ballotPrompt, ballotRetryPrompt, proposalPrompt } from '../../prompts';
+import { ballotPrompt, ballotRetryPrompt, proposalPrompt } from '../../consensusPrompts';
 import { BALLOT_REPLY, PROPOSALS_REPLY } from './replySchemas';
 import type { ModeStep } from '../../steps';
 import { decide, escalationReasons, findConflicts, optionResult } from '../../verdict';
