@@ -2,7 +2,7 @@
  * Following a meeting to its end, in this process or in the daemon: the room printed as it goes,
  * the human asked on a TTY when it escalates, then the minutes and the summary (`run`, `resolve`).
  */
-import type { MeetingState } from '../../../protocol/src';
+import type { MeetingEvent, MeetingState } from '../../../protocol/src';
 import { settles } from '../../../protocol/src';
 import { connectDaemon, watchOf, type FoundDaemon, type MeetingWatch } from '../../../client/src';
 import type { Meeting } from '../meeting/engine';
@@ -88,12 +88,7 @@ export async function followInProcess(
     }
     const events = await store.load(meeting.id);
     await (store as Partial<SqliteStore>).close?.();
-    const minutesPath = await writeMinutesOrExplain(opts.outDir, events, io.stderr);
-    if (!minutesPath) return EXIT_MINUTES_FAILED;
-    const summary = summarize(state, minutesPath);
-    if (opts.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
-    else printer.finish(summary);
-    return state.closed?.reason === 'error' ? 1 : 0;
+    return await finishRun(state, events, opts, printer, io);
   } finally {
     process.off('SIGINT', onSigint);
   }
@@ -148,7 +143,17 @@ export async function runInDaemon(
     process.off('SIGINT', onSigint);
     await conn.close();
   }
-  const { state, events } = watch;
+  return finishRun(watch.state, watch.events, opts, printer, io);
+}
+
+/** The end of a run: the minutes written, the summary printed (or its JSON), and the exit code. */
+async function finishRun(
+  state: MeetingState,
+  events: readonly MeetingEvent[],
+  opts: { outDir: string; json: boolean },
+  printer: RoomPrinter,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+): Promise<number> {
   const minutesPath = await writeMinutesOrExplain(opts.outDir, events, io.stderr);
   if (!minutesPath) return EXIT_MINUTES_FAILED;
   const summary = summarize(state, minutesPath);
