@@ -5,9 +5,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { DaemonEvents, MeetingEvent, StartMeetingParams } from '../protocol/src';
-import { fold } from '../protocol/src';
-import { connectDaemon } from '../client/src';
+import type { DaemonEvents, MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
+import { fold } from '@roundtable/protocol';
+import { connectDaemon } from '@roundtable/client';
 import { startDaemon, type DaemonHandle } from '../daemon/src/daemon/daemon';
 import type { ChatProvider } from '../daemon/src/providers/types';
 import { panelOf, scriptFor } from './meetings';

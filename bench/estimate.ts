@@ -4,7 +4,7 @@
  * CPU time (the CPU figure holds on a busy machine), the first estimate of the process (the
  * tokenizer loads) apart from the warm median a running daemon sees.
  */
-import type { Participant, StartMeetingParams } from '../protocol/src';
+import type { Participant, StartMeetingParams } from '@roundtable/protocol';
 import { estimateMeeting } from '../daemon/src/meeting/estimate';
 
 export interface EstimateTiming {

@@ -2,7 +2,7 @@
  * Benchmarks of the meeting engine on the scripted provider: token growth against a naive
  * full-transcript baseline, and round latency in parallel and sequential order.
  */
-import type { MeetingEvent, Participant } from '../protocol/src';
+import type { MeetingEvent, Participant } from '@roundtable/protocol';
 import { systemClock } from '../daemon/src/meeting/clock';
 import { Meeting } from '../daemon/src/meeting/engine';
 import { countPromptTokens } from '../daemon/src/providers/tokens';

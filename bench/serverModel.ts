@@ -2,7 +2,7 @@
  * The server a bench meeting runs on (its prefix cache, how long a call takes) and the floor of a
  * round's wall time on it.
  */
-import type { MeetingEvent } from '../protocol/src';
+import type { MeetingEvent } from '@roundtable/protocol';
 import { latencyOf, type LatencyModel, type PrefixCacheOptions } from '../test/fakes/openaiServer';
 
 /** Milliseconds per call on a server with no latency model. */

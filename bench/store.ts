@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { EventBody } from '../protocol/src';
+import type { EventBody } from '@roundtable/protocol';
 import { SqliteStore } from '../daemon/src/store/sqliteStore';
 
 export interface StoreRow {

@@ -19,7 +19,7 @@
  * per round it covers up to 400 (80% of its 500-token cap), the briefing ~100 and the digest
  * ~70 tokens.
  */
-import type { Participant } from '../protocol/src';
+import type { Participant } from '@roundtable/protocol';
 import { systemClock } from '../daemon/src/meeting/clock';
 import { Meeting } from '../daemon/src/meeting/engine';
 import { OpenAIProvider } from '../daemon/src/providers/openai';

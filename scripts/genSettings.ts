@@ -6,8 +6,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { participantSettingSchema, toolsSettingSchema } from '../protocol/src/settings';
-import { CONVENE_TOOL_NAME, conveneInputJsonSchema } from '../protocol/src/convene';
+import { participantSettingSchema, toolsSettingSchema } from '@roundtable/protocol/settings';
+import { CONVENE_TOOL_NAME, conveneInputJsonSchema } from '@roundtable/protocol/convene';
 
 const file = path.join(__dirname, '..', 'package.json');
 const pkg = JSON.parse(readFileSync(file, 'utf8')) as {

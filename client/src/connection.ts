@@ -1,7 +1,7 @@
 /** A WebSocket connection to the daemon: token auth, `initialize`, typed requests and events. */
 import WebSocket from 'ws';
-import type { DaemonEvents, MeetingEvent, StartMeetingParams } from '../../protocol/src';
-import { PROTOCOL_VERSION, RpcClient } from '../../protocol/src';
+import type { DaemonEvents, MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
+import { PROTOCOL_VERSION, RpcClient } from '@roundtable/protocol';
 import { LogFollower, startFollowed, type FollowOptions } from './follower';
 import { rawText } from './rawData';
 

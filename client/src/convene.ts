@@ -4,8 +4,8 @@
  * like any other (the Meetings view and the room show it); the caller gets the digest, never the
  * decision: accepting it stays the person's, in the review.
  */
-import type { Digest, MeetingEvent, MeetingState, RoundState, StartMeetingParams } from '../../protocol/src';
-import { collapseWhitespace, stanceMatrix, terminationLabel, visibleText } from '../../protocol/src';
+import type { Digest, MeetingEvent, MeetingState, RoundState, StartMeetingParams } from '@roundtable/protocol';
+import { collapseWhitespace, stanceMatrix, terminationLabel, visibleText } from '@roundtable/protocol';
 import type { DaemonConnection } from './connection';
 
 export interface ConveneOptions {

@@ -4,7 +4,7 @@
  * follower does not drop the event silently and wait forever: it resubscribes from the mirror's
  * last seq, and the daemon sends everything after it again from the store.
  */
-import type { MeetingEvent, MeetingState, RpcClient, StartMeetingParams } from '../../protocol/src';
+import type { MeetingEvent, MeetingState, RpcClient, StartMeetingParams } from '@roundtable/protocol';
 import type { EventListener } from './connection';
 import { MeetingMirror } from './mirror';
 

@@ -5,8 +5,8 @@
  * log's order lives here: a duplicate is ignored, a gap is reported to whoever can fetch what is
  * missing (the follower resubscribes) and never applied.
  */
-import type { MeetingEvent, MeetingState } from '../../protocol/src';
-import { evolve, initialState } from '../../protocol/src';
+import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
+import { evolve, initialState } from '@roundtable/protocol';
 
 export type MirrorListener = (e: MeetingEvent, s: MeetingState) => void;
 

@@ -4,7 +4,7 @@
  * `--provider auto`, the preflight and the extension's model picker. Never logs the key. What a
  * list says about its models goes to `onInfos` (the daemon's server profile keeps it).
  */
-import { collapseWhitespace } from '../../protocol/src';
+import { collapseWhitespace } from '@roundtable/protocol';
 
 /** The local servers probed when nothing is configured, in this order. */
 export const LOCAL_SERVERS: readonly { name: string; baseUrl: string }[] = [

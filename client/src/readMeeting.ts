@@ -1,5 +1,5 @@
 /** Reads a whole meeting through `meeting/get` pages, so a log of any size fits in 4 MiB frames. */
-import type { MeetingEvent, MeetingSummary, RpcClient } from '../../protocol/src';
+import type { MeetingEvent, MeetingSummary, RpcClient } from '@roundtable/protocol';
 
 export async function readMeeting(
   conn: { rpc: Pick<RpcClient, 'request'> },

@@ -10,7 +10,7 @@ import type {
   RequestOptions,
   ResultOf,
   StartMeetingParams,
-} from '../../protocol/src';
+} from '@roundtable/protocol';
 import { connectDaemon, type DaemonConnection, type EventListener } from './connection';
 import { LogFollower, startFollowed, type FollowOptions } from './follower';
 import type { MeetingMirror } from './mirror';

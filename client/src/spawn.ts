@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { openSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { PROTOCOL_VERSION } from '../../protocol/src';
+import { PROTOCOL_VERSION } from '@roundtable/protocol';
 import { findDaemon, isAlive, type DaemonInfo, type FoundDaemon } from './discovery';
 
 export interface SpawnOptions {

@@ -1,5 +1,5 @@
 /** Follows a meeting and waits for what the caller cares about (the CLI waits for the digest). */
-import type { MeetingEvent, MeetingState } from '../../protocol/src';
+import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
 import type { DaemonConnection } from './connection';
 import type { LogFollower } from './follower';
 import type { MeetingMirror } from './mirror';

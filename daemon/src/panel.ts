@@ -1,7 +1,7 @@
 /** Participants files: a JSON list of participants, or `{ "participants": [...] }`. */
 import { readFileSync } from 'node:fs';
-import type { Participant } from '../../protocol/src';
-import { checkPanel, isRecord } from '../../protocol/src';
+import type { Participant } from '@roundtable/protocol';
+import { checkPanel, isRecord } from '@roundtable/protocol';
 
 export function parsePanel(json: unknown, source: string): Participant[] {
   const list = isRecord(json) ? json.participants : json;

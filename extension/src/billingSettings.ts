@@ -3,8 +3,8 @@
  * of the vscode module so it is checked the same way everywhere: a broken price setting is one
  * line saying where to fix it, never a meeting refused by the daemon after the topic was typed.
  */
-import type { MeetingConfig } from '../../protocol/src';
-import { PricesSchema } from '../../protocol/src';
+import type { MeetingConfig } from '@roundtable/protocol';
+import { PricesSchema } from '@roundtable/protocol';
 
 export function billingConfig(raw: { prices?: unknown; budgetBasis?: unknown }): Partial<MeetingConfig> {
   const out: Partial<MeetingConfig> = {};

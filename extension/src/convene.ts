@@ -7,9 +7,9 @@
  * decision: the review stays the person's.
  */
 import * as vscode from 'vscode';
-import type { ContextRequest, MeetingMode, MeetingState, StartMeetingParams } from '../../protocol/src';
-import { check } from '../../protocol/src';
-import { ConveneInputSchema, DIFF_CONTEXT, type ConveneInput } from '../../protocol/src/convene';
+import type { ContextRequest, MeetingMode, MeetingState, StartMeetingParams } from '@roundtable/protocol';
+import { check } from '@roundtable/protocol';
+import { ConveneInputSchema, DIFF_CONTEXT, type ConveneInput } from '@roundtable/protocol/convene';
 import { describePanel } from './panelPicker';
 import type { DaemonLink } from './daemonLink';
 import { workspaceRelative } from './discuss';

@@ -4,8 +4,8 @@
  * and meeting, and convene unsubscribes when it is done, which on the window's shared connection
  * would stop the Meetings view, the room and the review from following the meeting.
  */
-import type { StartMeetingParams } from '../../protocol/src';
-import { connectDaemon, convene, findDaemon, type ConveneResult, type RoundProgress } from '../../client/src';
+import type { StartMeetingParams } from '@roundtable/protocol';
+import { connectDaemon, convene, findDaemon, type ConveneResult, type RoundProgress } from '@roundtable/client';
 import { dataDir, type DaemonLink } from './daemonLink';
 
 export type { ConveneResult, RoundProgress };

@@ -4,9 +4,9 @@
  * was the debate worth it), then the meeting id with a link that opens its room. Built through
  * the escaping builder: a model's text cannot add a section, a link or HTML.
  */
-import type { MeetingState } from '../../protocol/src';
-import { terminationLabel } from '../../protocol/src';
-import { codeSpan, heading, inline, markdownBody } from '../../protocol/src/markdown';
+import type { MeetingState } from '@roundtable/protocol';
+import { terminationLabel } from '@roundtable/protocol';
+import { codeSpan, heading, inline, markdownBody } from '@roundtable/protocol/markdown';
 import {
   chosenOption,
   consensusLevelLabel,
@@ -14,7 +14,7 @@ import {
   digestMarkdown,
   digestSections,
   type DigestSection,
-} from '../../protocol/src/digestMarkdown';
+} from '@roundtable/protocol/digestMarkdown';
 
 /** A `command:` link that opens a meeting's room (VS Code passes the JSON array as the arguments). */
 export function openRoomLink(meetingId: string): string {

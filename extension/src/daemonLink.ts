@@ -14,10 +14,10 @@ import type {
   ParamsOf,
   ResultOf,
   StartMeetingParams,
-} from '../../protocol/src';
-import { initialState } from '../../protocol/src';
-import type { RpcClient } from '../../protocol/src';
-import { DaemonSession, defaultDataDir, type SessionState } from '../../client/src';
+} from '@roundtable/protocol';
+import { initialState } from '@roundtable/protocol';
+import type { RpcClient } from '@roundtable/protocol';
+import { DaemonSession, defaultDataDir, type SessionState } from '@roundtable/client';
 
 export type LinkState = SessionState;
 

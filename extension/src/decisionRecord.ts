@@ -4,9 +4,9 @@
  * every string from the meeting (topic, names, models, the reviewed digest) goes through the
  * escaping Markdown builder, so no model text can end the front matter or add a heading.
  */
-import type { MeetingState } from '../../protocol/src';
-import { formatBill, terminationLabel } from '../../protocol/src';
-import { chosenOption, consensusLevelLabel, digestSections } from '../../protocol/src/digestMarkdown';
+import type { MeetingState } from '@roundtable/protocol';
+import { formatBill, terminationLabel } from '@roundtable/protocol';
+import { chosenOption, consensusLevelLabel, digestSections } from '@roundtable/protocol/digestMarkdown';
 import {
   codeBlock,
   heading,
@@ -16,7 +16,7 @@ import {
   markdownLine,
   paragraph,
   yamlString,
-} from '../../protocol/src/markdown';
+} from '@roundtable/protocol/markdown';
 
 export interface DecisionRecordInput {
   /** The meeting as folded from its log (decision recorded). */

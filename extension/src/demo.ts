@@ -3,9 +3,9 @@
  * and about one fixed topic, so it runs on that topic and says so. The one place the extension
  * takes the demo's topic from (the protocol owns it: the daemon's script answers it).
  */
-import type { Participant } from '../../protocol/src';
+import type { Participant } from '@roundtable/protocol';
 
-export { DEMO_TOPIC } from '../../protocol/src';
+export { DEMO_TOPIC } from '@roundtable/protocol';
 
 /** What the user is told before a demo starts. */
 export const DEMO_NOTICE = 'Demo: canned replies about a fixed topic, not an answer to your question';

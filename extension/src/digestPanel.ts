@@ -6,8 +6,8 @@
  * wrote, and is read-only once decided.
  */
 import * as vscode from 'vscode';
-import type { DecisionKind, ResolveAction, ToWebview } from '../../protocol/src';
-import { checkFromWebview } from '../../protocol/src';
+import type { DecisionKind, ResolveAction, ToWebview } from '@roundtable/protocol';
+import { checkFromWebview } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { webviewHtml } from './html';
 import { humanName } from './outputs';

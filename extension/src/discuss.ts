@@ -5,7 +5,7 @@
  * refusing what must not leave it (outside the workspace, binary, git-ignored, secrets).
  */
 import * as vscode from 'vscode';
-import type { ContextRequest } from '../../protocol/src';
+import type { ContextRequest } from '@roundtable/protocol';
 
 export const DISCUSS_COMMAND = 'roundtable.discuss';
 

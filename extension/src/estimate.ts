@@ -2,8 +2,8 @@
  * The expected bill of a meeting about to start, in one line, for the start flow to show before
  * the user confirms (issue 13: nobody is surprised by the bill).
  */
-import type { StartMeetingParams } from '../../protocol/src';
-import { formatEstimateShort } from '../../protocol/src';
+import type { StartMeetingParams } from '@roundtable/protocol';
+import { formatEstimateShort } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 
 /**

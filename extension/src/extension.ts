@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { MeetingState, StartMeetingParams } from '../../protocol/src';
+import type { MeetingState, StartMeetingParams } from '@roundtable/protocol';
 import { DaemonLink, dataDir } from './daemonLink';
 import { Lifecycle, needOf } from './lifecycle';
 import { LmBridge } from './lmBridge';

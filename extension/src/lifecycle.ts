@@ -13,8 +13,8 @@ import type {
   MeetingState,
   MeetingSummary,
   StartMeetingParams,
-} from '../../protocol/src';
-import { settles } from '../../protocol/src';
+} from '@roundtable/protocol';
+import { settles } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { DigestPanel, type ReviewActions } from './digestPanel';
 import {

@@ -3,8 +3,8 @@
  * other provider registered through `vscode.lm`), streaming the reply back. No API key needed.
  */
 import * as vscode from 'vscode';
-import type { LmRequest, ToolCall, ToolTurn } from '../../protocol/src';
-import { RpcError } from '../../protocol/src';
+import type { LmRequest, ToolCall, ToolTurn } from '@roundtable/protocol';
+import { RpcError } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { findModel, type ModelSource } from './modelSource';
 

@@ -6,8 +6,8 @@
  * Cancelling the chat request cuts the meeting; the digest of what was said still comes back.
  */
 import * as vscode from 'vscode';
-import { CONVENE_TOOL_NAME, type ConveneInput } from '../../protocol/src/convene';
-import { inline } from '../../protocol/src/markdown';
+import { CONVENE_TOOL_NAME, type ConveneInput } from '@roundtable/protocol/convene';
+import { inline } from '@roundtable/protocol/markdown';
 import { shortTopic } from './meetingStatus';
 import { conveneFromExtension, prepareConvene, type PreparedConvene } from './convene';
 

@@ -2,11 +2,11 @@
  * What a meeting waits for and how it is named in the Meetings view, as pure functions of its
  * folded state or the daemon's summary (no VS Code API), so they are checked outside the editor.
  */
-import type { MeetingSummary } from '../../protocol/src';
-import { terminationLabel } from '../../protocol/src';
+import type { MeetingSummary } from '@roundtable/protocol';
+import { terminationLabel } from '@roundtable/protocol';
 
-import type { Need } from '../../protocol/src';
-export { decisionRefusal, needOf, type Need } from '../../protocol/src';
+import type { Need } from '@roundtable/protocol';
+export { decisionRefusal, needOf, type Need } from '@roundtable/protocol';
 
 /** The same, from the daemon's list (no log needed). */
 export function needOfSummary(m: MeetingSummary): Need | undefined {

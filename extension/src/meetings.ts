@@ -4,7 +4,7 @@
  * Meetings view item, or the room itself. Cut and delete always ask first.
  */
 import * as vscode from 'vscode';
-import type { MeetingSummary } from '../../protocol/src';
+import type { MeetingSummary } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { needOf, shortTopic, type Lifecycle } from './lifecycle';
 import type { MeetingsNode, MeetingsTree } from './meetingsTree';

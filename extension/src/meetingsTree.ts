@@ -4,7 +4,7 @@
  * the daemon's (`meeting/list`), read again whenever a meeting changes state.
  */
 import * as vscode from 'vscode';
-import type { MeetingSummary } from '../../protocol/src';
+import type { MeetingSummary } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { contextOf, groupOf, needOfSummary, outcomeOf, shortTopic, type Group } from './meetingStatus';
 

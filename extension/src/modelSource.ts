@@ -5,9 +5,9 @@
  * API: the stubs then go through exactly the same bridge, picker and preflight code.
  */
 import * as vscode from 'vscode';
-import type { ModelChoice } from '../../protocol/src';
-import { costRank, familyOf } from '../../protocol/src';
-import { listModels } from '../../client/src/models';
+import type { ModelChoice } from '@roundtable/protocol';
+import { costRank, familyOf } from '@roundtable/protocol';
+import { listModels } from '@roundtable/client/models';
 import { STUB_VENDOR, stubModelSourceFromEnv } from './testStubModels';
 
 /** The part of `vscode.LanguageModelChat` Roundtable uses (a real one satisfies it). */

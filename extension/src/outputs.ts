@@ -7,9 +7,9 @@
 import { execFile } from 'node:child_process';
 import { userInfo } from 'node:os';
 import * as vscode from 'vscode';
-import type { MeetingState } from '../../protocol/src';
-import { slugify } from '../../protocol/src';
-import { jsonLine, withoutMeeting } from '../../protocol/src/markdown';
+import type { MeetingState } from '@roundtable/protocol';
+import { slugify } from '@roundtable/protocol';
+import { jsonLine, withoutMeeting } from '@roundtable/protocol/markdown';
 import { decisionRecord } from './decisionRecord';
 import { linkSupersededRecords } from './supersede';
 

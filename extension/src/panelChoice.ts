@@ -6,9 +6,9 @@
  * flow here, with one line each, before anything is started or written.
  */
 import * as vscode from 'vscode';
-import type { ModelChoice, Participant } from '../../protocol/src';
-import { checkPanel, proposePanel } from '../../protocol/src';
-import { listModels } from '../../client/src/models';
+import type { ModelChoice, Participant } from '@roundtable/protocol';
+import { checkPanel, proposePanel } from '@roundtable/protocol';
+import { listModels } from '@roundtable/client/models';
 import { DEMO_NOTICE, DEMO_PANEL } from './demo';
 import {
   chatModelChoices,

@@ -5,8 +5,8 @@
  * panel can then be saved as `roundtable.participants`.
  */
 import * as vscode from 'vscode';
-import type { ModelChoice, Participant } from '../../protocol/src';
-import { collapseWhitespace, PANEL_WORKERS, proposePanel } from '../../protocol/src';
+import type { ModelChoice, Participant } from '@roundtable/protocol';
+import { collapseWhitespace, PANEL_WORKERS, proposePanel } from '@roundtable/protocol';
 
 /** Rows of the picker: a separator per source, then its models. Pure, so it is unit-tested. */
 export type PickerRow = { kind: 'source'; label: string } | { kind: 'model'; model: ModelChoice; picked: boolean };

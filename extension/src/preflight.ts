@@ -5,9 +5,9 @@
  * written when a check fails. No `vscode` import: the start flow passes what it can see, so the
  * checks are unit-tested under Node.
  */
-import type { Participant } from '../../protocol/src';
-import { collapseWhitespace } from '../../protocol/src';
-import type { ModelList } from '../../client/src/models';
+import type { Participant } from '@roundtable/protocol';
+import { collapseWhitespace } from '@roundtable/protocol';
+import type { ModelList } from '@roundtable/client/models';
 
 export type PreflightAction = 'Open Settings' | 'Set API Key';
 

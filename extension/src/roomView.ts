@@ -3,8 +3,8 @@
  * the daemon, so the token stays in the extension) and validates every message the webview sends.
  */
 import * as vscode from 'vscode';
-import type { ToWebview } from '../../protocol/src';
-import { checkFromWebview } from '../../protocol/src';
+import type { ToWebview } from '@roundtable/protocol';
+import { checkFromWebview } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { webviewHtml } from './html';
 

@@ -4,8 +4,8 @@
  * limits taken from the settings, and the meeting started and followed.
  */
 import * as vscode from 'vscode';
-import type { ContextRequest, MeetingConfig, Participant, StartMeetingParams } from '../../protocol/src';
-import { DEFAULT_WORKER_COUNT } from '../../protocol/src';
+import type { ContextRequest, MeetingConfig, Participant, StartMeetingParams } from '@roundtable/protocol';
+import { DEFAULT_WORKER_COUNT } from '@roundtable/protocol';
 import { billingConfig } from './billingSettings';
 import type { DaemonLink } from './daemonLink';
 import { DEMO_NOTICE, DEMO_TOPIC } from './demo';

@@ -6,7 +6,7 @@
  * budget and what the calls billed (the whole bill in the tooltip).
  */
 import * as vscode from 'vscode';
-import { billOf, currentRound, formatBill, formatBillShort, terminationLabel } from '../../protocol/src';
+import { billOf, currentRound, formatBill, formatBillShort, terminationLabel } from '@roundtable/protocol';
 import type { DaemonLink, LinkState } from './daemonLink';
 
 export function meetingStatusBar(

@@ -4,8 +4,8 @@
  * pure `linkSupersession` in the protocol; this only reads and writes the files.
  */
 import * as vscode from 'vscode';
-import type { MeetingState } from '../../protocol/src';
-import { linkSupersession, supersededRecords } from '../../protocol/src';
+import type { MeetingState } from '@roundtable/protocol';
+import { linkSupersession, supersededRecords } from '@roundtable/protocol';
 
 /** Links `written` (the new record) with every record it supersedes; returns the old records changed. */
 export async function linkSupersededRecords(o: {

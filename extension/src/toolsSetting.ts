@@ -3,7 +3,7 @@
  * it is unit-tested: a hand-edited settings.json with `"roundtable.tools": "yes"` is one line saying
  * what to fix, never a meeting refused by the daemon after the topic was typed.
  */
-import type { MeetingConfig } from '../../protocol/src';
+import type { MeetingConfig } from '@roundtable/protocol';
 
 export function toolsConfig(raw: unknown): Partial<MeetingConfig> {
   if (raw === true) return { tools: true };

@@ -13,7 +13,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Frame, Locator, Page } from 'playwright-core';
-import type { Digest, MeetingEvent } from '../../protocol/src';
+import type { Digest, MeetingEvent } from '@roundtable/protocol';
 import { loadPanel } from '../../daemon/src/panel';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';

@@ -5,7 +5,7 @@
  * test cuts a meeting mid-round without racing the replies (the cut aborts the call).
  */
 import * as vscode from 'vscode';
-import { PANEL_WORKERS } from '../../protocol/src';
+import { PANEL_WORKERS } from '@roundtable/protocol';
 import { stubReply } from '../../extension/src/testStubModels';
 import { startFakeOpenAI, seatOf, type ChatBody, type FakeOpenAI } from '../fakes/openaiServer';
 

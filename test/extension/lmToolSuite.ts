@@ -8,7 +8,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { CONVENE_TOOL_NAME } from '../../protocol/src/convene';
+import { CONVENE_TOOL_NAME } from '@roundtable/protocol/convene';
 import type { RoundtableApi } from '../../extension/src/extension';
 import { TOOL_RUNNING_SUFFIX, TOOL_SEEN_SUFFIX } from './handshake';
 import { FAKE_PANEL_MODELS, useFakePanel } from './fakePanel';

@@ -3,8 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { DaemonEvents, MeetingEvent, MessageDelta } from '../../protocol/src';
-import { connectDaemon, type DaemonConnection } from '../../client/src';
+import type { DaemonEvents, MeetingEvent, MessageDelta } from '@roundtable/protocol';
+import { connectDaemon, type DaemonConnection } from '@roundtable/client';
 import { findDaemon } from '../../daemon/src/daemon/daemon';
 import { BIN } from './cli';
 

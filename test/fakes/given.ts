@@ -1,6 +1,6 @@
 /** Given/when/then helpers for the pure parts of a meeting: events in, state out. */
-import type { EventBody, MeetingEvent, MeetingState, Participant } from '../../protocol/src';
-import { DEFAULT_CONFIG, fold, messageIdOf } from '../../protocol/src';
+import type { EventBody, MeetingEvent, MeetingState, Participant } from '@roundtable/protocol';
+import { DEFAULT_CONFIG, fold, messageIdOf } from '@roundtable/protocol';
 import { FakeClock } from './clock';
 
 /** The log a list of event bodies makes, with seq in order and times from a fake clock. */

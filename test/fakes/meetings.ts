@@ -1,5 +1,5 @@
 /** Helpers to run whole meetings in-process on the scripted provider and a real store. */
-import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeetingParams } from '../../protocol/src';
+import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeetingParams } from '@roundtable/protocol';
 import type { Clock } from '../../daemon/src/meeting/clock';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting, type EngineDeps } from '../../daemon/src/meeting/engine';

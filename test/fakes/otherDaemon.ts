@@ -12,7 +12,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { WebSocketServer } from 'ws';
-import type { DaemonInfo } from '../../client/src';
+import type { DaemonInfo } from '@roundtable/client';
 
 function serve(dataDir: string, version: number): void {
   const token = randomBytes(32).toString('hex');

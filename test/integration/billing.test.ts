@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MeetingConfig, StartMeetingParams } from '../../protocol/src';
-import { MeetingEstimateSchema, RpcError, billOf, billedTokensOf } from '../../protocol/src';
-import { connectDaemon } from '../../client/src';
+import type { MeetingConfig, StartMeetingParams } from '@roundtable/protocol';
+import { MeetingEstimateSchema, RpcError, billOf, billedTokensOf } from '@roundtable/protocol';
+import { connectDaemon } from '@roundtable/client';
 import { startDaemon } from '../../daemon/src/daemon/daemon';
 import { tempDataDir } from '../fakes/daemon';
 import { BRIEFING_MAX_TOKENS, DIGEST_MAX_TOKENS, JUDGE_MAX_TOKENS } from '../../daemon/src/meeting/budget';

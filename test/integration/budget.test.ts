@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Participant } from '../../protocol/src';
-import { billOf } from '../../protocol/src';
+import type { Participant } from '@roundtable/protocol';
+import { billOf } from '@roundtable/protocol';
 import { BRIEFING_MAX_TOKENS, JUDGE_MAX_TOKENS } from '../../daemon/src/meeting/budget';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { countTokens } from '../../daemon/src/providers/tokens';

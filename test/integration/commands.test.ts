@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { MeetingEvent, StartMeetingParams } from '../../protocol/src';
-import { fold } from '../../protocol/src';
+import type { MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
+import { fold } from '@roundtable/protocol';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { ensureBuilt } from '../fakes/cli';
 import { Follower, spawnDaemonProcess, tempDataDir } from '../fakes/daemon';

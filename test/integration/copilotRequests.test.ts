@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LmRequest, Participant } from '../../protocol/src';
-import { billOf } from '../../protocol/src';
+import type { LmRequest, Participant } from '@roundtable/protocol';
+import { billOf } from '@roundtable/protocol';
 import { VscodeLmBridge } from '../../daemon/src/providers/vscodeLm';
 import { eventsOfType, runMeeting } from '../fakes/meetings';
 import { lastUserMessage, seatOf, type ChatBody } from '../fakes/openaiServer';

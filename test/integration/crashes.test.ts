@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import type { MeetingEvent, StartMeetingParams } from '../../protocol/src';
-import { fold } from '../../protocol/src';
+import type { MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
+import { fold } from '@roundtable/protocol';
 import { rng } from '../../daemon/src/meeting/order';
 import { ensureBuilt } from '../fakes/cli';
 import { Follower, spawnDaemonProcess, tempDataDir } from '../fakes/daemon';

@@ -13,7 +13,7 @@ import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { EventBody, MeetingEvent, MeetingState, StartMeetingParams, ToWebview } from '../../protocol/src';
+import type { EventBody, MeetingEvent, MeetingState, StartMeetingParams, ToWebview } from '@roundtable/protocol';
 import {
   DEFAULT_CONFIG,
   RpcError,
@@ -22,9 +22,9 @@ import {
   linkSupersession,
   visibleDeep,
   visibleText,
-} from '../../protocol/src';
-import { paragraph } from '../../protocol/src/markdown';
-import { connectDaemon, type DaemonConnection } from '../../client/src';
+} from '@roundtable/protocol';
+import { paragraph } from '@roundtable/protocol/markdown';
+import { connectDaemon, type DaemonConnection } from '@roundtable/client';
 import { decisionRecord } from '../../extension/src/decisionRecord';
 import { RoomPrinter } from '../../daemon/src/cli/printer';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { DaemonEvents, MeetingEvent } from '../../protocol/src';
-import { connectDaemon, type DaemonConnection } from '../../client/src';
+import type { DaemonEvents, MeetingEvent } from '@roundtable/protocol';
+import { connectDaemon, type DaemonConnection } from '@roundtable/client';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { tempDataDir } from '../fakes/daemon';
 import { panel, turns } from '../fakes/meetings';

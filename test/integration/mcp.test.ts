@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { connectDaemon } from '../../client/src';
+import { connectDaemon } from '@roundtable/client';
 import { ensureBuilt } from '../fakes/cli';
 import { callText, mcpClient } from '../fakes/mcp';
 import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { DaemonEvents, MeetingEvent, StartMeetingParams } from '../../protocol/src';
-import { fold } from '../../protocol/src';
+import type { DaemonEvents, MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
+import { fold } from '@roundtable/protocol';
 import {
   LogFollower,
   MeetingMirror,
@@ -14,7 +14,7 @@ import {
   readMeeting,
   type DaemonConnection,
   type RoundProgress,
-} from '../../client/src';
+} from '@roundtable/client';
 import { providerFactory, startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { MeetingManager } from '../../daemon/src/daemon/manager';
 import { systemClock } from '../../daemon/src/meeting/clock';

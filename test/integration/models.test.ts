@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { listModels, probeLocalServers } from '../../daemon/src/providers/models';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
-import type { Participant } from '../../protocol/src';
+import type { Participant } from '@roundtable/protocol';
 import { closedPort, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
 
 /** A server that accepts the request and never answers. */

@@ -3,7 +3,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Participant } from '../../protocol/src';
+import type { Participant } from '@roundtable/protocol';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { cli, ensureBuilt } from '../fakes/cli';
 import { runMeeting } from '../fakes/meetings';

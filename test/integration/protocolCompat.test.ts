@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PROTOCOL_VERSION } from '../../protocol/src';
-import { DaemonSession, findDaemon, isAlive } from '../../client/src';
+import { PROTOCOL_VERSION } from '@roundtable/protocol';
+import { DaemonSession, findDaemon, isAlive } from '@roundtable/client';
 import { BIN, ensureBuilt } from '../fakes/cli';
 import { tempDataDir } from '../fakes/daemon';
 import { startOtherDaemon } from '../fakes/otherDaemon';

@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Participant } from '../../protocol/src';
+import type { Participant } from '@roundtable/protocol';
 import { evidenceChecker } from '../../daemon/src/meeting/evidence';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Participant } from '../../protocol/src';
+import type { Participant } from '@roundtable/protocol';
 import { THINKING_ALLOWANCE } from '../../daemon/src/meeting/budget';
 import type { ChatProvider, ChatRequest, ChatResult } from '../../daemon/src/providers/types';
 import { eventsOfType, runMeeting } from '../fakes/meetings';

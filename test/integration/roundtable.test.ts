@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fold, stanceMatrix } from '../../protocol/src';
+import { fold, stanceMatrix } from '@roundtable/protocol';
 import { FINAL_ROUND_ANNOUNCEMENT, Meeting } from '../../daemon/src/meeting/engine';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
 import { countTokens } from '../../daemon/src/providers/tokens';

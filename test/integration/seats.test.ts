@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LmRequest, MeetingEvent, StartMeetingParams } from '../../protocol/src';
-import { MAX_PARTICIPANTS, RpcError, fold } from '../../protocol/src';
-import { connectDaemon, type DaemonConnection } from '../../client/src';
+import type { LmRequest, MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
+import { MAX_PARTICIPANTS, RpcError, fold } from '@roundtable/protocol';
+import { connectDaemon, type DaemonConnection } from '@roundtable/client';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { Follower, tempDataDir } from '../fakes/daemon';
 import { panel } from '../fakes/meetings';

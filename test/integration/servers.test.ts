@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import type { Participant } from '../../protocol/src';
+import type { Participant } from '@roundtable/protocol';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { resetServerProfiles } from '../../daemon/src/providers/serverProfile';
 import { runMeeting } from '../fakes/meetings';

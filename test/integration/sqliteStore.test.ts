@@ -4,8 +4,8 @@ import { appendFile, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import type { EventBody, MeetingEvent } from '../../protocol/src';
-import { DEFAULT_CONFIG } from '../../protocol/src';
+import type { EventBody, MeetingEvent } from '@roundtable/protocol';
+import { DEFAULT_CONFIG } from '@roundtable/protocol';
 import { SqliteStore, journalFiles } from '../../daemon/src/store/sqliteStore';
 import { ROOT } from '../fakes/cli';
 

@@ -1,8 +1,8 @@
 /** The bill's pieces that need no meeting: settings, one-line formats, money, and the estimate's link to the prompts. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EventBody } from '../../protocol/src';
-import { billOf, costOf, formatBill, formatBillShort, formatEstimateShort } from '../../protocol/src';
+import type { EventBody } from '@roundtable/protocol';
+import { billOf, costOf, formatBill, formatBillShort, formatEstimateShort } from '@roundtable/protocol';
 import { THINKING_ALLOWANCE } from '../../daemon/src/meeting/budget';
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { countTokens } from '../../daemon/src/providers/tokens';

@@ -1,9 +1,9 @@
 /** Given a meeting's log, when a command arrives, then these events (or this refusal). Pure. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EventBody } from '../../protocol/src';
+import type { EventBody } from '@roundtable/protocol';
 import { decide } from '../../daemon/src/meeting/commands';
-import { RpcError } from '../../protocol/src';
+import { RpcError } from '@roundtable/protocol';
 import { given, opened, roundSaid } from '../fakes/given';
 
 const closedWithDigest: EventBody[] = [

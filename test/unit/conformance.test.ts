@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { ConsensusOption } from '../../protocol/src';
+import type { ConsensusOption } from '@roundtable/protocol';
 import { splitThinking } from '../../daemon/src/providers/reply';
 import { isPass, parseStance } from '../../daemon/src/meeting/stance';
 import { parseJudge } from '../../daemon/src/meeting/judge';

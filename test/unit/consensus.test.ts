@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { StanceCell } from '../../protocol/src';
+import type { StanceCell } from '@roundtable/protocol';
 import { evaluateConsensus } from '../../daemon/src/meeting/consensus';
 
 const votes = (...s: StanceCell[]) => s.map((stance) => ({ stance, passed: false }));

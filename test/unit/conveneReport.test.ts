@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { check } from '../../protocol/src';
-import { CONVENE_TOOL_NAME, ConveneInputSchema, conveneInputJsonSchema } from '../../protocol/src/convene';
+import { check } from '@roundtable/protocol';
+import { CONVENE_TOOL_NAME, ConveneInputSchema, conveneInputJsonSchema } from '@roundtable/protocol/convene';
 import { digestReport, openRoomLink } from '../../extension/src/conveneReport';
 import { panel, runMeeting } from '../fakes/meetings';
 

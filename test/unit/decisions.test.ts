@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MeetingState } from '../../protocol/src';
-import { initialState, linkSupersession, supersededRecords } from '../../protocol/src';
+import type { MeetingState } from '@roundtable/protocol';
+import { initialState, linkSupersession, supersededRecords } from '@roundtable/protocol';
 import { parseRecord, rankRecords } from '../../daemon/src/decisions/index';
 
 const MADR4 = '---\nstatus: accepted\ndate: 2025-01-10\n---\n\n# Use Postgres for storage\n\n## Context\n\nOrders.\n';

@@ -10,13 +10,13 @@ import { rng as prng } from '../../daemon/src/meeting/order';
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import MarkdownIt from 'markdown-it';
-import type { MeetingEvent } from '../../protocol/src';
-import { fold } from '../../protocol/src';
+import type { MeetingEvent } from '@roundtable/protocol';
+import { fold } from '@roundtable/protocol';
 import { renderDigest } from '../../daemon/src/meeting/digest';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
 import { MANIFEST_KEYS, manifestLine } from '../../daemon/src/meeting/manifest';
 import { decisionRecord } from '../../extension/src/decisionRecord';
-import { digestMarkdown } from '../../protocol/src/digestMarkdown';
+import { digestMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { ballot, panel, runMeeting, turns } from '../fakes/meetings';
 import { hostileText } from '../fakes/hostileText';
 

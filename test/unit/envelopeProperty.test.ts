@@ -9,8 +9,8 @@
 import { rng as prng } from '../../daemon/src/meeting/order';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MeetingEvent, MeetingState, Participant } from '../../protocol/src';
-import { DEFAULT_CONFIG, initialState, reduce } from '../../protocol/src';
+import type { MeetingEvent, MeetingState, Participant } from '@roundtable/protocol';
+import { DEFAULT_CONFIG, initialState, reduce } from '@roundtable/protocol';
 import { ballotPrompt, ballotRetryPrompt, proposalPrompt } from '../../daemon/src/meeting/consensusPrompts';
 import {
   briefingPrompt,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { EVENT_SCHEMA_VERSION, checkEvent, fold, type MeetingEvent } from '../../protocol/src';
+import { EVENT_SCHEMA_VERSION, checkEvent, fold, type MeetingEvent } from '@roundtable/protocol';
 
 /** Logs written by main before events carried a version (generated with the v1 engine and kept as fixtures). */
 function v1Log(name: string): unknown[] {

@@ -1,8 +1,8 @@
 /** Given a state, when an event is folded, then a new state — the old one and the event untouched. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EventBody, MeetingEvent, MeetingState } from '../../protocol/src';
-import { evolve, fold, initialState, reduce } from '../../protocol/src';
+import type { EventBody, MeetingEvent, MeetingState } from '@roundtable/protocol';
+import { evolve, fold, initialState, reduce } from '@roundtable/protocol';
 import { logOf, opened, roundSaid } from '../fakes/given';
 
 function deepFreeze<T>(v: T): T {

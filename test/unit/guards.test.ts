@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkFromWebview, checkPanel, checkParams, checkStartParams, parseEnvelope } from '../../protocol/src';
+import { checkFromWebview, checkPanel, checkParams, checkStartParams, parseEnvelope } from '@roundtable/protocol';
 
 const p = (name: string, role: string, extra: Record<string, unknown> = {}) => ({
   name,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EventBody, MeetingSummary } from '../../protocol/src';
-import { summaryOf } from '../../protocol/src';
+import type { EventBody, MeetingSummary } from '@roundtable/protocol';
+import { summaryOf } from '@roundtable/protocol';
 import { contextOf, groupOf, needOf, outcomeOf } from '../../extension/src/meetingStatus';
 import { given, opened, roundSaid } from '../fakes/given';
 

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { slugify } from '../../protocol/src';
+import { slugify } from '@roundtable/protocol';
 import { renderMinutes, writeMinutes, writeNewFile } from '../../daemon/src/meeting/minutes';
 import { runMeeting, turns } from '../fakes/meetings';
 

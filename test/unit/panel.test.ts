@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { costRank, familyOf, proposePanel, type ModelChoice } from '../../protocol/src/panel';
-import { checkPanel } from '../../protocol/src';
+import { costRank, familyOf, proposePanel, type ModelChoice } from '@roundtable/protocol/panel';
+import { checkPanel } from '@roundtable/protocol';
 import { loadScript } from '../../daemon/src/providers/scripted';
 
 const ROOT = path.resolve(__dirname, '..', '..');

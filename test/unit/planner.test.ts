@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EventBody, TerminationReason } from '../../protocol/src';
+import type { EventBody, TerminationReason } from '@roundtable/protocol';
 import { nextStep } from '../../daemon/src/meeting/planner';
 import { given, opened, roundSaid } from '../fakes/given';
 

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ModelChoice, Participant } from '../../protocol/src';
-import { proposePanel } from '../../protocol/src';
+import type { ModelChoice, Participant } from '@roundtable/protocol';
+import { proposePanel } from '@roundtable/protocol';
 import { listModels } from '../../daemon/src/providers/models';
 import { preflight, type PreflightDeps } from '../../extension/src/preflight';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RpcClient, RpcError, type DaemonEvents } from '../../protocol/src';
+import { RpcClient, RpcError, type DaemonEvents } from '@roundtable/protocol';
 
 /** A client whose transport records what it sends; the test plays the daemon's side. */
 function client() {

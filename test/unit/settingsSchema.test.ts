@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { MeetingConfigSchema, participantSettingSchema, toolsSettingSchema } from '../../protocol/src';
+import { MeetingConfigSchema, participantSettingSchema, toolsSettingSchema } from '@roundtable/protocol';
 import { toolsConfig } from '../../extension/src/toolsSetting';
 
 const properties = (

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Stance } from '../../protocol/src';
+import type { Stance } from '@roundtable/protocol';
 import { isPass, parseStance } from '../../daemon/src/meeting/stance';
 
 describe('stance parsing', () => {

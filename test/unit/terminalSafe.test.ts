@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { RoomPrinter, terminalSafe } from '../../daemon/src/cli/printer';
-import type { MeetingEvent } from '../../protocol/src';
-import { DEFAULT_CONFIG } from '../../protocol/src';
+import type { MeetingEvent } from '@roundtable/protocol';
+import { DEFAULT_CONFIG } from '@roundtable/protocol';
 
 // eslint-disable-next-line no-control-regex
 const ANY_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ToolTurn, Usage } from '../../protocol/src';
+import type { ToolTurn, Usage } from '@roundtable/protocol';
 import { Reservation, reservedPrompt, type BudgetPool } from '../../daemon/src/meeting/budget';
 import { wrapToolResult } from '../../daemon/src/meeting/envelope';
 import { countTokens } from '../../daemon/src/providers/tokens';

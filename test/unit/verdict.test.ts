@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Ballot, ConsensusOption, OptionVote, VoteKind } from '../../protocol/src';
+import type { Ballot, ConsensusOption, OptionVote, VoteKind } from '@roundtable/protocol';
 import {
   calibrated,
   decide,

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { visibleDeep, visibleText } from '../../protocol/src';
+import { visibleDeep, visibleText } from '@roundtable/protocol';
 import { parseRecord } from '../../daemon/src/decisions/index';
 import { rng } from '../../daemon/src/meeting/order';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ConsensusOption } from '../../protocol/src';
+import type { ConsensusOption } from '@roundtable/protocol';
 import { dedupeOptions, parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
 import { extractJson, repairJson } from '../../daemon/src/meeting/jsonInReply';
 

@@ -6,9 +6,9 @@
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
-import type { MeetingEvent, ToWebview } from '../../protocol/src';
-import { checkToWebview, fold, visibleDeep } from '../../protocol/src';
-import { reviewMarkdown } from '../../protocol/src/digestMarkdown';
+import type { MeetingEvent, ToWebview } from '@roundtable/protocol';
+import { checkToWebview, fold, visibleDeep } from '@roundtable/protocol';
+import { reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { renderDigestView, type ReviewContext } from './digestRender';
 import { vscodeApi } from './vscodeApi';
 

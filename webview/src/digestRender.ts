@@ -4,9 +4,9 @@
  * consensus matrix, verdict and conflicts, links to the files the meeting wrote, and the actions
  * while a decision is open. After a decision the panel is read-only and says who decided when.
  */
-import type { MeetingState } from '../../protocol/src';
-import { terminationLabel } from '../../protocol/src';
-import { finalDecision, reviewMarkdown } from '../../protocol/src/digestMarkdown';
+import type { MeetingState } from '@roundtable/protocol';
+import { terminationLabel } from '@roundtable/protocol';
+import { finalDecision, reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { renderMarkdown } from './markdown';
 import { demoNote, noDecisionOf } from './outcome';
 import { el } from './render';

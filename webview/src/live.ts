@@ -7,8 +7,8 @@
  * them (`settle`), and whatever the folded state already shows as settled is never displayed
  * (`visibleLive`), so nothing "writing…" outlives its call, a close, a cut or a failure.
  */
-import type { CallPurpose, MeetingEvent, MeetingState, MessageDelta } from '../../protocol/src';
-import { messageIdOf } from '../../protocol/src';
+import type { CallPurpose, MeetingEvent, MeetingState, MessageDelta } from '@roundtable/protocol';
+import { messageIdOf } from '@roundtable/protocol';
 
 export type LivePurpose = 'turn' | 'ballot' | 'proposal' | 'briefing' | 'judge' | 'summary' | 'digest';
 

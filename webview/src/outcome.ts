@@ -3,8 +3,8 @@
  * meeting that produced no decision (nothing to accept: say why, offer Retry) and a demo whose
  * replies were scripted (never presented as an answer). One definition for both views.
  */
-import type { MeetingState } from '../../protocol/src';
-import { ignoresTopic, isScriptedPanel } from '../../protocol/src';
+import type { MeetingState } from '@roundtable/protocol';
+import { ignoresTopic, isScriptedPanel } from '@roundtable/protocol';
 
 /** Why there is no decision to accept (names the model and the refusal), or undefined. */
 export function noDecisionOf(s: Pick<MeetingState, 'digest'>): string | undefined {

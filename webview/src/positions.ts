@@ -3,8 +3,8 @@
  * marked), "was the debate worth it", and a consensus vote's options and ballots.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import type { DebateMetrics, MeetingState, StanceCell } from '../../protocol/src';
-import { debateMetrics, flipText, formatCount, stanceMatrix } from '../../protocol/src';
+import type { DebateMetrics, MeetingState, StanceCell } from '@roundtable/protocol';
+import { debateMetrics, flipText, formatCount, stanceMatrix } from '@roundtable/protocol';
 
 const n = formatCount;
 

@@ -6,7 +6,7 @@
  */
 import { html, nothing, render, type TemplateResult } from 'lit';
 import { unsafeHTML } from 'lit/directives/unsafe-html.js';
-import type { MeetingState } from '../../protocol/src';
+import type { MeetingState } from '@roundtable/protocol';
 import {
   billOf,
   currentRound,
@@ -15,8 +15,8 @@ import {
   formatCount,
   terminationLabel,
   workersOf,
-} from '../../protocol/src';
-import { reviewMarkdown } from '../../protocol/src/digestMarkdown';
+} from '@roundtable/protocol';
+import { reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { visibleLive, type LiveEntry } from './live';
 import { MarkdownCache } from './markdown';
 import { demoNote, noDecisionOf } from './outcome';

@@ -6,8 +6,8 @@
  * incremental (lit), so a storm of chunks neither thrashes nor wipes a selection.
  */
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
-import type { MeetingEvent, MeetingState } from '../../protocol/src';
-import { checkToWebview, evolve, fold, visibleDeep } from '../../protocol/src';
+import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
+import { checkToWebview, evolve, fold, visibleDeep } from '@roundtable/protocol';
 import { LiveMessages } from './live';
 import { noDecisionOf } from './outcome';
 import { phaseOf, renderRoom, type RoomUi } from './render';

@@ -4,7 +4,7 @@
  * never spoken: it never becomes the reply, its stance or what Copy copies.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import { formatCount } from '../../protocol/src';
+import { formatCount } from '@roundtable/protocol';
 
 /** Roughly four characters a token: what the room counts while a model thinks, or where the log does not say. */
 export function estimateTokens(text: string): number {

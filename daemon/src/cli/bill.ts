@@ -11,8 +11,8 @@ import type {
   MeetingState,
   Prices,
   StartMeetingParams,
-} from '../../../protocol/src';
-import { PricesSchema, billOf, formatCount, formatUsd } from '../../../protocol/src';
+} from '@roundtable/protocol';
+import { PricesSchema, billOf, formatCount, formatUsd } from '@roundtable/protocol';
 import { estimateMeeting } from '../meeting/estimate';
 import { UsageError } from './common';
 

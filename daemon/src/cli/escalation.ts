@@ -1,8 +1,8 @@
 /** When a consensus meeting waits for the human: what the terminal says, and asking the person at it. */
 import * as path from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import type { MeetingState, Resolution } from '../../../protocol/src';
-import { findOption } from '../../../protocol/src';
+import type { MeetingState, Resolution } from '@roundtable/protocol';
+import { findOption } from '@roundtable/protocol';
 import { oneLine } from '../meeting/markdown';
 import { terminalSafe } from './printer';
 

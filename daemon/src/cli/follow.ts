@@ -2,9 +2,9 @@
  * Following a meeting to its end, in this process or in the daemon: the room printed as it goes,
  * the human asked on a TTY when it escalates, then the minutes and the summary (`run`, `resolve`).
  */
-import type { MeetingEvent, MeetingState } from '../../../protocol/src';
-import { settles } from '../../../protocol/src';
-import { connectDaemon, watchOf, type FoundDaemon, type MeetingWatch } from '../../../client/src';
+import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
+import { settles } from '@roundtable/protocol';
+import { connectDaemon, watchOf, type FoundDaemon, type MeetingWatch } from '@roundtable/client';
 import type { Meeting } from '../meeting/engine';
 import type { Script } from '../providers/scripted';
 import type { SqliteStore } from '../store/sqliteStore';

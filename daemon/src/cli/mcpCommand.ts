@@ -1,7 +1,7 @@
 /** `roundtable mcp`: the roundtable tools as an MCP server over stdio, backed by the local daemon. */
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
-import { connectDaemon, defaultDataDir, findOrSpawnDaemon } from '../../../client/src';
+import { connectDaemon, defaultDataDir, findOrSpawnDaemon } from '@roundtable/client';
 import { serveStdio } from '../mcp/mcpServer';
 import { UsageError, checkDataDir, parseCli } from './common';
 

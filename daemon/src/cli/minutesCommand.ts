@@ -1,8 +1,8 @@
 /** `roundtable minutes <meetingId>`: renders a meeting's minutes again from its log. */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import type { MeetingEvent } from '../../../protocol/src';
-import { connectDaemon, defaultDataDir, findDaemon, readMeeting } from '../../../client/src';
+import type { MeetingEvent } from '@roundtable/protocol';
+import { connectDaemon, defaultDataDir, findDaemon, readMeeting } from '@roundtable/client';
 import { SqliteStore } from '../store/sqliteStore';
 import { UsageError, parseCli, checkDataDir } from './common';
 import type { RunIO } from './follow';

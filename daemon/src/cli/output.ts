@@ -1,7 +1,7 @@
 /** Writing what a run produces (the minutes) from the CLI: one clear line and exit 4 when it cannot. */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { MeetingEvent } from '../../../protocol/src';
+import type { MeetingEvent } from '@roundtable/protocol';
 import { writeMinutes, type MinutesOptions } from '../meeting/minutes';
 import { terminalSafe } from './printer';
 

@@ -6,8 +6,8 @@
  * the panel (distinct families as workers, see protocol/src/panel.ts).
  */
 import * as path from 'node:path';
-import type { Participant } from '../../../protocol/src';
-import { familyOf, proposePanel, PANEL_WORKERS, type ModelChoice } from '../../../protocol/src/panel';
+import type { Participant } from '@roundtable/protocol';
+import { familyOf, proposePanel, PANEL_WORKERS, type ModelChoice } from '@roundtable/protocol/panel';
 import { loadPanel } from '../panel';
 import { LOCAL_SERVERS, listModels, probeLocalServers, type ModelList } from '../providers/models';
 import { UsageError } from './common';

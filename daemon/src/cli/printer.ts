@@ -1,6 +1,6 @@
 /** Renders the room to a terminal as events arrive: who speaks, stance, round, budget. */
-import type { MeetingEvent, MeetingState } from '../../../protocol/src';
-import { UNSAFE_CHARS, budgetSpentOf, formatBill, initialState, reduce, visibleText } from '../../../protocol/src';
+import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
+import { UNSAFE_CHARS, budgetSpentOf, formatBill, initialState, reduce, visibleText } from '@roundtable/protocol';
 import type { RunSummary } from './follow';
 import { contextLines, toolLine } from '../context/render';
 

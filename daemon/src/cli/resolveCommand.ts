@@ -5,12 +5,12 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { connectDaemon, defaultDataDir, findDaemon, watchMeeting, type MeetingWatch } from '../../../client/src';
+import { connectDaemon, defaultDataDir, findDaemon, watchMeeting, type MeetingWatch } from '@roundtable/client';
 import { providerFactory } from '../daemon/daemon';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
 import { evidenceChecker } from '../meeting/evidence';
-import { settles } from '../../../protocol/src';
+import { settles } from '@roundtable/protocol';
 import { SqliteStore } from '../store/sqliteStore';
 import { UsageError, parseCli, checkDataDir } from './common';
 import { RoomPrinter } from './printer';

@@ -3,11 +3,11 @@
  * the digest (or one JSON object with --json). Bad input exits 2 with one clear line.
  */
 import * as path from 'node:path';
-import type { MeetingConfig, MeetingEvent, Participant, StartMeetingParams } from '../../../protocol/src';
-import { checkStartParams } from '../../../protocol/src';
+import type { MeetingConfig, MeetingEvent, Participant, StartMeetingParams } from '@roundtable/protocol';
+import { checkStartParams } from '@roundtable/protocol';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
-import { defaultDataDir, findDaemon, spawnDaemon } from '../../../client/src';
+import { defaultDataDir, findDaemon, spawnDaemon } from '@roundtable/client';
 import { listModels } from '../providers/models';
 import { OpenAIProvider } from '../providers/openai';
 import { preflightPanel } from '../providers/preflight';

@@ -1,6 +1,6 @@
 /** The engine's one call into context: the `context_attached` event for a meeting being opened. */
-import type { EventBody, MeetingConfig, StartMeetingParams } from '../../../protocol/src';
-import { DEFAULT_CONTEXT_MAX_TOKENS } from '../../../protocol/src';
+import type { EventBody, MeetingConfig, StartMeetingParams } from '@roundtable/protocol';
+import { DEFAULT_CONTEXT_MAX_TOKENS } from '@roundtable/protocol';
 import { readContext } from './readContext';
 
 /**

@@ -8,8 +8,8 @@
  *   --decisions DIR          folder of earlier decision records (default docs/decisions)
  *   --tools                  let workers call read-only workspace tools (OpenAI-compatible servers)
  */
-import type { ContextRequest } from '../../../protocol/src';
-import { GIT_REF_PATTERN } from '../../../protocol/src';
+import type { ContextRequest } from '@roundtable/protocol';
+import { GIT_REF_PATTERN } from '@roundtable/protocol';
 
 export const CONTEXT_USAGE = `  --context PATH_OR_GLOB  a file, folder or glob to show every participant (repeat it)
   --diff [REF]            show the git diff of the work tree against REF (default HEAD)

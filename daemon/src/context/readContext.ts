@@ -6,7 +6,7 @@
  * says what it cut.
  */
 import { promises as fs } from 'node:fs';
-import type { ContextAttached, ContextItem, ContextRefusal, ContextRequest } from '../../../protocol/src';
+import type { ContextAttached, ContextItem, ContextRefusal, ContextRequest } from '@roundtable/protocol';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import { relevantDecisions } from '../decisions/index';
 import { IGNORED, globRegex, isGlob, sha256, workspaceGate, type WorkspaceGate } from '../gate';

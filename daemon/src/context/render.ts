@@ -3,7 +3,7 @@
  * seed's envelope, isUser=false, defanged: a file can say anything), and in the minutes as a
  * table of paths and content hashes. Both read only the logged `context_attached` event.
  */
-import type { ContextItem, MeetingState } from '../../../protocol/src';
+import type { ContextItem, MeetingState } from '@roundtable/protocol';
 import { wrapPost } from '../meeting/envelope';
 import { cell, codeSpan, inline } from '../meeting/markdown';
 import type { PromptOptions } from '../meeting/promptParts';

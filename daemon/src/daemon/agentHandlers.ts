@@ -2,8 +2,8 @@
  * The agent/* methods: an attached agent takes a seat in a meeting on its connection, speaks
  * when its turn comes, listens for what the room said since, and leaves.
  */
-import type { ParamsOf, ResultOf } from '../../../protocol/src';
-import { MAX_PARTICIPANTS, RpcError, isReservedName, messageIdOf, reservedNameError } from '../../../protocol/src';
+import type { ParamsOf, ResultOf } from '@roundtable/protocol';
+import { MAX_PARTICIPANTS, RpcError, isReservedName, messageIdOf, reservedNameError } from '@roundtable/protocol';
 import { wrapPost } from '../meeting/envelope';
 import type { Connection } from './connection';
 import type { AgentContext, MethodHandler } from './serverContext';

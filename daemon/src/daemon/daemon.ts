@@ -12,8 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Participant, ProviderConfig } from '../../../protocol/src';
-import { PROTOCOL_VERSION, collapseWhitespace } from '../../../protocol/src';
+import type { Participant, ProviderConfig } from '@roundtable/protocol';
+import { PROTOCOL_VERSION, collapseWhitespace } from '@roundtable/protocol';
 import { demoEvidenceWorkspace, loadDemoScript } from '../providers/demo';
 import { systemClock, type Clock } from '../meeting/clock';
 import { OpenAIProvider } from '../providers/openai';
@@ -27,10 +27,10 @@ import { KeyedLimiter } from './limiter';
 import { MeetingManager } from './manager';
 import { DAEMON_VERSION, startServer, type RunningServer } from './server';
 import { newMeetingId } from './ids';
-import { defaultDataDir, isAlive, readDaemonInfo, type DaemonInfo } from '../../../client/src/discovery';
+import { defaultDataDir, isAlive, readDaemonInfo, type DaemonInfo } from '@roundtable/client/discovery';
 
 // Discovery is the client library's; re-exported for the daemon's own callers and tests.
-export { defaultDataDir, findDaemon, readDaemonInfo, type DaemonInfo } from '../../../client/src/discovery';
+export { defaultDataDir, findDaemon, readDaemonInfo, type DaemonInfo } from '@roundtable/client/discovery';
 
 export class DaemonAlreadyRunning extends Error {}
 

@@ -2,7 +2,7 @@
  * Carries a meeting's log and its streaming text to every connection subscribed to it: logged
  * events in order with no gap or repeat, streaming text coalesced per frame.
  */
-import type { MeetingEvent, MessageDelta } from '../../../protocol/src';
+import type { MeetingEvent, MessageDelta } from '@roundtable/protocol';
 import type { Connection } from './connection';
 import type { MeetingManager } from './manager';
 

@@ -2,7 +2,7 @@
  * The daemon's methods as a table: one named handler per method, each given the server's context,
  * the checked params and the calling connection. The agent/* methods live in agentHandlers.ts.
  */
-import type { DaemonMethod, MeetingEvent, ParamsOf, ResultOf } from '../../../protocol/src';
+import type { DaemonMethod, MeetingEvent, ParamsOf, ResultOf } from '@roundtable/protocol';
 import {
   MAX_MESSAGE_BYTES,
   MEETING_PAGE_DEFAULT,
@@ -10,7 +10,7 @@ import {
   RpcError,
   fold,
   summaryOf,
-} from '../../../protocol/src';
+} from '@roundtable/protocol';
 import { minutesFileBase, renderMinutes } from '../meeting/minutes';
 import { manifestLine } from '../meeting/manifest';
 import { estimateMeeting } from '../meeting/estimate';

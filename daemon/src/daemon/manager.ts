@@ -13,8 +13,8 @@ import type {
   ProviderConfig,
   ResolveAction,
   StartMeetingParams,
-} from '../../../protocol/src';
-import { RpcError, fold, summaryOf } from '../../../protocol/src';
+} from '@roundtable/protocol';
+import { RpcError, fold, summaryOf } from '@roundtable/protocol';
 import type { Clock } from '../meeting/clock';
 import { Meeting, type EngineDeps } from '../meeting/engine';
 import { AttachedSeats } from '../providers/attached';

@@ -1,6 +1,6 @@
 /** Helpers of the server's agent/* handlers: who may see what, and one join at a time. */
-import type { MeetingState } from '../../../protocol/src';
-import { RpcError } from '../../../protocol/src';
+import type { MeetingState } from '@roundtable/protocol';
+import { RpcError } from '@roundtable/protocol';
 import type { Connection } from './connection';
 
 /**

@@ -6,7 +6,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { DaemonMethod, ErrorCode, ParamsOf } from '../../../protocol/src';
+import type { DaemonMethod, ErrorCode, ParamsOf } from '@roundtable/protocol';
 import {
   MAX_MESSAGE_BYTES,
   PROTOCOL_VERSION,
@@ -15,7 +15,7 @@ import {
   isDaemonMethod,
   isErrorCode,
   parseEnvelope,
-} from '../../../protocol/src';
+} from '@roundtable/protocol';
 import type { VscodeLmBridge } from '../providers/vscodeLm';
 import { ProviderError } from '../providers/types';
 import type { MeetingManager } from './manager';
@@ -25,7 +25,7 @@ import { startFanout } from './fanout';
 import { DAEMON_VERSION, handlers } from './handlers';
 import { serialized } from './seats';
 import type { MethodHandler, ServerContext } from './serverContext';
-import { rawText } from '../../../client/src/rawData';
+import { rawText } from '@roundtable/client/rawData';
 
 export { DAEMON_VERSION } from './handlers';
 /** A connection that sends this many invalid messages is closed. */

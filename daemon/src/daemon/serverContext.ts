@@ -1,5 +1,5 @@
 /** What the daemon's request handlers share: the server's state, passed to each handler of the tables. */
-import type { DaemonMethod, ParamsOf, ResultOf } from '../../../protocol/src';
+import type { DaemonMethod, ParamsOf, ResultOf } from '@roundtable/protocol';
 import type { VscodeLmBridge } from '../providers/vscodeLm';
 import type { Connection } from './connection';
 import type { Fanout } from './fanout';

@@ -4,8 +4,8 @@
  * the topic are attached to the meeting as evidence, at most `MAX_RELEVANT`.
  */
 import { promises as fs } from 'node:fs';
-import type { ContextItem, ContextRefusal } from '../../../protocol/src';
-import { visibleText } from '../../../protocol/src';
+import type { ContextItem, ContextRefusal } from '@roundtable/protocol';
+import { visibleText } from '@roundtable/protocol';
 import { truncateToTokens } from '../providers/tokens';
 import { IGNORED, type Redaction, type WorkspaceGate } from '../gate';
 

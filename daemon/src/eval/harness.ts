@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, constants, existsSync, lstatSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { workersOf } from '../../../protocol/src';
+import { workersOf } from '@roundtable/protocol';
 import { answerKey, isCorrect, majorityAnswer, parseAnswer, type Question } from './questions';
 import {
   SYSTEMS,

@@ -8,8 +8,8 @@
  * The single model's answer is the first model's independent answer of the majority vote (one call
  * serves both), so both are measured on exactly the same reply.
  */
-import type { MeetingState, Participant, Usage } from '../../../protocol/src';
-import { billOf, workersOf } from '../../../protocol/src';
+import type { MeetingState, Participant, Usage } from '@roundtable/protocol';
+import { billOf, workersOf } from '@roundtable/protocol';
 import { Meeting } from '../meeting/engine';
 import { systemClock } from '../meeting/clock';
 import { newMeetingId } from '../daemon/ids';

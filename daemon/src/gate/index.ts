@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Evidence } from '../../../protocol/src';
+import type { Evidence } from '@roundtable/protocol';
 import { screenContent, type Redaction } from './content';
 import { filterOverrides, git, ignoredPaths, repository } from './git';
 import { gitconfigHoldsCredentials, refusedByName } from './names';

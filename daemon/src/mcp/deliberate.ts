@@ -6,7 +6,7 @@
  */
 import { Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Participant, StartMeetingParams } from '../../../protocol/src';
+import type { Participant, StartMeetingParams } from '@roundtable/protocol';
 import {
   DEFAULT_CONFIG,
   MeetingConfigSchema,
@@ -14,9 +14,9 @@ import {
   StartMeetingParamsSchema,
   check,
   checkStartParams,
-} from '../../../protocol/src';
+} from '@roundtable/protocol';
 import * as z from 'zod';
-import { convene, readMeeting, type DaemonConnection } from '../../../client/src';
+import { convene, readMeeting, type DaemonConnection } from '@roundtable/client';
 import { choosePanel } from '../cli/panelChoice';
 import { UsageError } from '../cli/common';
 import { writeMinutesOrExplain } from '../cli/output';

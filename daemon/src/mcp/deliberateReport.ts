@@ -5,10 +5,10 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { ConsensusLevelSchema, TerminationReasonSchema, visibleText } from '../../../protocol/src';
-import { chosenOption, consensusLevelLabel, digestMarkdown } from '../../../protocol/src/digestMarkdown';
-import { inline, oneLine } from '../../../protocol/src/markdown';
-import type { ConveneResult, RoundProgress } from '../../../client/src';
+import { ConsensusLevelSchema, TerminationReasonSchema, visibleText } from '@roundtable/protocol';
+import { chosenOption, consensusLevelLabel, digestMarkdown } from '@roundtable/protocol/digestMarkdown';
+import { inline, oneLine } from '@roundtable/protocol/markdown';
+import type { ConveneResult, RoundProgress } from '@roundtable/client';
 
 /** The structured result; every field is described because agents read the schema, not this file. */
 export const DELIBERATE_OUTPUT = {

@@ -10,7 +10,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Participant, StartMeetingParams } from '../../../protocol/src';
+import type { Participant, StartMeetingParams } from '@roundtable/protocol';
 import {
   DAEMON_REQUESTS,
   MeetingConfigSchema,
@@ -20,9 +20,9 @@ import {
   RpcError,
   StartMeetingParamsSchema,
   meetingIdSchema,
-} from '../../../protocol/src';
+} from '@roundtable/protocol';
 import * as z from 'zod';
-import type { DaemonConnection } from '../../../client/src';
+import type { DaemonConnection } from '@roundtable/client';
 import { DAEMON_VERSION } from '../daemon/server';
 import { registerDeliberate, type DeliberateOptions } from './deliberate';
 

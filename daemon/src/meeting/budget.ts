@@ -5,7 +5,7 @@
  * the server does. One number for spent/budget: the state's `spokenTokens`, or with
  * `budgetBasis: 'billed'` the billed tokens of every call (`billedTokensOf`) for the 80% / 100% rules.
  */
-import type { CallPurpose, MeetingState, Usage } from '../../../protocol/src';
+import type { CallPurpose, MeetingState, Usage } from '@roundtable/protocol';
 import type { TurnBudget } from '../tools/toolLoop';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import { isReasoningModel } from '../providers/serverProfile';

@@ -12,8 +12,8 @@ import type {
   MeetingState,
   Participant,
   TerminationReason,
-} from '../../../protocol/src';
-import { RpcError, currentRound, decisionRefusal, findOption } from '../../../protocol/src';
+} from '@roundtable/protocol';
+import { RpcError, currentRound, decisionRefusal, findOption } from '@roundtable/protocol';
 import { countTokens } from '../providers/tokens';
 
 export type Command =

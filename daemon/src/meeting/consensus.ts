@@ -1,4 +1,4 @@
-import type { ConsensusLevel, StanceCell } from '../../../protocol/src';
+import type { ConsensusLevel, StanceCell } from '@roundtable/protocol';
 
 export interface Vote {
   stance: StanceCell;

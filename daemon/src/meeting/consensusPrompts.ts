@@ -3,7 +3,7 @@
  * workers' earlier ballots as evidence), the retry after an invalid ballot, and ballots rendered
  * as text for peers, the room and the minutes.
  */
-import type { MeetingState, Participant, RoundState } from '../../../protocol/src';
+import type { MeetingState, Participant, RoundState } from '@roundtable/protocol';
 import type { ChatMessage } from '../providers/types';
 import { truncateToTokens } from '../providers/tokens';
 import { defang, oneLine, wrapPost } from './envelope';

@@ -2,8 +2,8 @@
  * Was the debate worth it, in words: the digest's one line and the minutes' section. The figures
  * come from `debateMetrics` (protocol), which the room reads too.
  */
-import type { DebateMetrics, FollowedPost, MeetingState } from '../../../protocol/src';
-import { debateMetrics, flipText } from '../../../protocol/src';
+import type { DebateMetrics, FollowedPost, MeetingState } from '@roundtable/protocol';
+import { debateMetrics, flipText } from '@roundtable/protocol';
 import { cell, inline } from './markdown';
 
 /** The digest's line: "Debate changed the outcome: yes · rounds after the first cost 1,234 billed tokens". */

@@ -3,7 +3,7 @@
  * only the narrative (statement, contributors, dissent) comes from the Assistant, and each of
  * those has a computed fallback so the digest is complete even when the Assistant fails.
  */
-import type { ConsensusLevel, Digest, MeetingState, Participant, StanceCell, Usage } from '../../../protocol/src';
+import type { ConsensusLevel, Digest, MeetingState, Participant, StanceCell, Usage } from '@roundtable/protocol';
 import {
   billFigures,
   billOf,
@@ -14,7 +14,7 @@ import {
   formatBillFigures,
   isScriptedPanel,
   workersOf,
-} from '../../../protocol/src';
+} from '@roundtable/protocol';
 import { oneLine } from './markdown';
 import { debateLine } from './debateMetrics';
 

@@ -13,8 +13,8 @@ import type {
   ResolveAction,
   StartMeetingParams,
   TerminationReason,
-} from '../../../protocol/src';
-import { DEFAULT_CONFIG } from '../../../protocol/src';
+} from '@roundtable/protocol';
+import { DEFAULT_CONFIG } from '@roundtable/protocol';
 import type { Command } from './commands';
 import { attachContext } from '../context/attach';
 import { newMessageId } from './ids';

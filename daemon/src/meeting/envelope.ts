@@ -15,7 +15,7 @@
  * quote-prefixed, so the outer header is always the only authentic one.
  */
 
-import { UNSAFE_CHARS, visibleText } from '../../../protocol/src';
+import { UNSAFE_CHARS, visibleText } from '@roundtable/protocol';
 
 export type PostKind = 'peer' | 'system';
 

@@ -17,8 +17,8 @@ import type {
   Participant,
   Price,
   StartMeetingParams,
-} from '../../../protocol/src';
-import { DEFAULT_CONFIG, billOf, costOf, spokenTokensOf } from '../../../protocol/src';
+} from '@roundtable/protocol';
+import { DEFAULT_CONFIG, billOf, costOf, spokenTokensOf } from '@roundtable/protocol';
 import { MemoryStore } from '../store/memoryStore';
 import type { Clock } from './clock';
 import { Meeting } from './engine';

@@ -1,4 +1,4 @@
-import type { Evidence } from '../../../protocol/src';
+import type { Evidence } from '@roundtable/protocol';
 import { workspaceGate } from '../gate';
 
 /**

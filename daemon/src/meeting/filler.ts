@@ -6,7 +6,7 @@
  * says is decided only from what a server sees (the cap, the JSON shape asked, the prompt), so a
  * test server that answers with `fillerReply` plays the same meeting as the estimate.
  */
-import type { CallPurpose, Participant, ProviderKind } from '../../../protocol/src';
+import type { CallPurpose, Participant, ProviderKind } from '@roundtable/protocol';
 import { toolTurnPromptTokens } from '../tools/toolLoop';
 import { PrefixCache, serializePrompt } from '../providers/prefixCache';
 import { isReasoningModel } from '../providers/serverProfile';

@@ -3,7 +3,7 @@
  * inside prose, a tool call's arguments sent as a string), loose JSON mended (trailing commas, a
  * missing brace, smart quotes, comments), and the last value a reader wants picked out of them.
  */
-import { isRecord } from '../../../protocol/src';
+import { isRecord } from '@roundtable/protocol';
 
 /**
  * Every top-level balanced `{...}` (or `[...]`) in a text with its offset, strings and escapes

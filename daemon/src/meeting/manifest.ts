@@ -5,8 +5,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { MeetingState } from '../../../protocol/src';
-import { consensusOutcome } from '../../../protocol/src';
+import type { MeetingState } from '@roundtable/protocol';
+import { consensusOutcome } from '@roundtable/protocol';
 import { jsonLine, withoutMeeting } from './markdown';
 import { lastVoted, nextSteps, reportStatus, type ReportStatus } from './report';
 

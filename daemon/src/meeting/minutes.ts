@@ -4,7 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Bill, MeetingEvent, MeetingState, PostedMessage, RoundState } from '../../../protocol/src';
+import type { Bill, MeetingEvent, MeetingState, PostedMessage, RoundState } from '@roundtable/protocol';
 import {
   billOf,
   fold,
@@ -14,7 +14,7 @@ import {
   slugify,
   stanceMatrix,
   type BillLine,
-} from '../../../protocol/src';
+} from '@roundtable/protocol';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
 import { renderBallot } from './consensusPrompts';
 import { writeTemp } from './atomicFile';

@@ -2,7 +2,7 @@
  * Performs one step: the steps every mode shares are here (briefing, rounds, close, digest);
  * the others go to the meeting's mode.
  */
-import { currentRound, messageIdOf, workersOf } from '../../../protocol/src';
+import { currentRound, messageIdOf, workersOf } from '@roundtable/protocol';
 import { replyCap } from './budget';
 import { buildDigest, parseDigestReply, renderDigest } from './digest';
 import { MODES } from './modes';

@@ -3,7 +3,7 @@
  * every mode are decided here; the rest is the mode's planner. A logged close request wins:
  * a cut at once, a graceful close at the next round boundary.
  */
-import type { MeetingState } from '../../../protocol/src';
+import type { MeetingState } from '@roundtable/protocol';
 import { MODES } from './modes';
 import type { Step } from './steps';
 

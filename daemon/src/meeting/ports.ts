@@ -3,7 +3,7 @@
  * and the live outlets. Everything the engine does outside itself goes through these ports, so
  * tests swap any of them for a fake.
  */
-import type { Evidence, MeetingEvent, MeetingState, MessageDelta, Participant } from '../../../protocol/src';
+import type { Evidence, MeetingEvent, MeetingState, MessageDelta, Participant } from '@roundtable/protocol';
 import type { ChatProvider } from '../providers/types';
 import type { EventStore } from '../store/types';
 import type { Clock } from './clock';

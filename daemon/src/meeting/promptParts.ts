@@ -2,7 +2,7 @@
  * The pieces every prompt is built from: a post in its envelope (cut to the peer cap), the
  * topic and personas defanged, the evidence rule, and the stable head of a user message.
  */
-import type { MeetingState, Participant, PostedMessage } from '../../../protocol/src';
+import type { MeetingState, Participant, PostedMessage } from '@roundtable/protocol';
 import { truncateToTokens } from '../providers/tokens';
 import { defang, wrapPost } from './envelope';
 

@@ -2,10 +2,10 @@
  * The consensus report: a deterministic Markdown rendering of a consensus meeting's log, in the
  * seed's format (manifest.ts writes the MANIFEST.jsonl line that indexes it).
  */
-import type { MeetingState, OptionVote, RoundState } from '../../../protocol/src';
+import type { MeetingState, OptionVote, RoundState } from '@roundtable/protocol';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
 import { UNCERTAINTY_BELOW } from './votes';
-import { consensusOutcome } from '../../../protocol/src';
+import { consensusOutcome } from '@roundtable/protocol';
 import { isVerified, linesRead, type LineRead } from './verifiedEvidence';
 
 /** The last round that was voted on (its verdict computed). */

@@ -3,8 +3,8 @@
  * chain, the meeting's abort signal and the budget: everything a step may do goes through here,
  * so a reply is recorded once, within the budget, and never after a cut.
  */
-import type { EventBody, MeetingEvent, MeetingState, Participant, TerminationReason } from '../../../protocol/src';
-import { billedTokensOf, currentRound, evolve, fold, spokenTokensOf } from '../../../protocol/src';
+import type { EventBody, MeetingEvent, MeetingState, Participant, TerminationReason } from '@roundtable/protocol';
+import { billedTokensOf, currentRound, evolve, fold, spokenTokensOf } from '@roundtable/protocol';
 import { countTokens } from '../providers/tokens';
 import type { ChatResult } from '../providers/types';
 import {

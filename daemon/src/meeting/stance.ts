@@ -1,5 +1,5 @@
-import type { Stance } from '../../../protocol/src';
-import { visibleText } from '../../../protocol/src';
+import type { Stance } from '@roundtable/protocol';
+import { visibleText } from '@roundtable/protocol';
 
 /**
  * The documented stance marker, after `normalize` (so also `**[STANCE: AGREE]**`, `\[STANCE: AGREE\]`

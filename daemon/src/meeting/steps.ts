@@ -2,7 +2,7 @@
  * The steps a meeting is made of. The planner picks the next one from the state alone; the
  * runner performs it. Steps shared by every mode are listed here; each mode adds its own.
  */
-import type { RoundState, TerminationReason } from '../../../protocol/src';
+import type { RoundState, TerminationReason } from '@roundtable/protocol';
 
 /** Steps every mode has: the opening briefing, rounds, the close and the digest. */
 export type CommonStep =

@@ -8,7 +8,7 @@
  * Weighted acceptance of an option = sum of accepting weights / sum of weights of all workers who
  * did not abstain on it (0 when everyone abstained). The same for rejection.
  */
-import type { Ballot } from '../../../protocol/src';
+import type { Ballot } from '@roundtable/protocol';
 import type {
   Conflict,
   ConflictSeverity,
@@ -16,7 +16,7 @@ import type {
   OptionResult,
   OptionVote,
   Verdict,
-} from '../../../protocol/src';
+} from '@roundtable/protocol';
 
 export function calibrated(confidence: number): number {
   if (confidence >= 1) return 1;

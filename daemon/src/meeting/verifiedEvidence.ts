@@ -6,7 +6,7 @@
  * the first line the tool itself wrote ("<path> lines <from>-<to> of <n>"), never from the model's
  * arguments or its ballot.
  */
-import type { Evidence, MeetingState } from '../../../protocol/src';
+import type { Evidence, MeetingState } from '@roundtable/protocol';
 
 export interface LineRead {
   file: string;

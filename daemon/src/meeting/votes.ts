@@ -4,8 +4,8 @@
  * the synonyms models use for votes, confidences and options, validated strictly otherwise, and
  * turned into an explained error when invalid so the worker can be asked once more.
  */
-import type { ConsensusOption, Evidence, OptionVote, VoteKind } from '../../../protocol/src';
-import { isRecord } from '../../../protocol/src';
+import type { ConsensusOption, Evidence, OptionVote, VoteKind } from '@roundtable/protocol';
+import { isRecord } from '@roundtable/protocol';
 import { extractJson, jsonValuesIn } from './jsonInReply';
 
 export type BallotCheck = { ok: true; votes: OptionVote[] } | { ok: false; reason: string };

@@ -3,10 +3,10 @@
  * the asking): what a list says about its models is handed to the server profile, so the provider
  * sends each server the parameters it accepts.
  */
-import * as client from '../../../client/src/models';
+import * as client from '@roundtable/client/models';
 import { noteServerModels } from './serverProfile';
 
-export { LOCAL_SERVERS, PROBE_TIMEOUT_MS, type ListModelsOptions, type ModelList } from '../../../client/src/models';
+export { LOCAL_SERVERS, PROBE_TIMEOUT_MS, type ListModelsOptions, type ModelList } from '@roundtable/client/models';
 
 const note = (baseUrl: string) => (infos: client.ModelInfo[]) => noteServerModels(baseUrl, infos);
 

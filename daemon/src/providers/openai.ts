@@ -10,7 +10,7 @@
  * profile's (serverProfile.ts); a 400 that names one of them is retried once, adapted.
  */
 import OpenAI from 'openai';
-import { collapseWhitespace, isRecord, type ToolTurn } from '../../../protocol/src';
+import { collapseWhitespace, isRecord, type ToolTurn } from '@roundtable/protocol';
 import { countPromptTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 import {

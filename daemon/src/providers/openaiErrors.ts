@@ -4,7 +4,7 @@
  * keys are redacted from anything taken from the server.
  */
 import OpenAI from 'openai';
-import { collapseWhitespace, isRecord } from '../../../protocol/src';
+import { collapseWhitespace, isRecord } from '@roundtable/protocol';
 import { ProviderError } from './types';
 
 /** What `toProviderError` needs to know about the call besides the error itself. */

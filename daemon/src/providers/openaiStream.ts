@@ -3,7 +3,7 @@
  * stream, a chunk held to the engine's own token cap, and the usage the server reports.
  */
 import type OpenAI from 'openai';
-import type { Usage } from '../../../protocol/src';
+import type { Usage } from '@roundtable/protocol';
 import { cutPiece, pieceTokens } from '../tools/toolLoop';
 
 /** The usage a server reports, with what its prefix cache served and the thinking inside the completion. */

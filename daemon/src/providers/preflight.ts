@@ -5,7 +5,7 @@
  * and attached seats need no check; `vscode-lm` seats are checked by the extension, which owns
  * VS Code's model list. Pure apart from `listModels`, so the daemon can reuse it.
  */
-import type { Participant } from '../../../protocol/src';
+import type { Participant } from '@roundtable/protocol';
 import type { ListModelsOptions, ModelList } from './models';
 
 export interface PreflightOptions {

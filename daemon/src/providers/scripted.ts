@@ -19,8 +19,8 @@
  * silent, so a script only needs the workers' lines.
  */
 import { readFileSync } from 'node:fs';
-import type { CallPurpose, MeetingState, Participant } from '../../../protocol/src';
-import { isRecord } from '../../../protocol/src';
+import type { CallPurpose, MeetingState, Participant } from '@roundtable/protocol';
+import { isRecord } from '@roundtable/protocol';
 import { countPromptTokens, countTokens, truncateToTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 import { consensusReply, parseConsensusSections, type ConsensusScript } from './scriptedConsensus';
@@ -299,7 +299,7 @@ export class ScriptedProvider implements ChatProvider {
   }
 }
 
-export { ignoresTopic } from '../../../protocol/src';
+export { ignoresTopic } from '@roundtable/protocol';
 
 /** Completed calls of a participant per purpose, read from the log (what a resume must not redo). */
 function completedCalls(p: Participant, s: MeetingState): [CallPurpose, number][] {

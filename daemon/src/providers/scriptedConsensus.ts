@@ -10,7 +10,7 @@
  *
  * The n-th template is used in voting round n (the last one again in later rounds).
  */
-import { isRecord } from '../../../protocol/src';
+import { isRecord } from '@roundtable/protocol';
 import type { ChatRequest } from './types';
 
 export interface BallotTemplate {

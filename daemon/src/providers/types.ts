@@ -1,4 +1,4 @@
-import type { CallPurpose, ChatMessage, MeetingState, Participant, Role, Usage } from '../../../protocol/src';
+import type { CallPurpose, ChatMessage, MeetingState, Participant, Role, Usage } from '@roundtable/protocol';
 import type { ToolLoop } from '../tools/toolLoop';
 import type { FinishReason, ReplyChannel } from './reply';
 
@@ -13,7 +13,7 @@ export interface JsonReply {
   schema: Record<string, unknown>;
 }
 
-export type { ChatMessage } from '../../../protocol/src';
+export type { ChatMessage } from '@roundtable/protocol';
 
 /** One model call. Providers never know what kind of meeting they serve. */
 export interface ChatRequest {

@@ -8,7 +8,7 @@
  * ReplyReader as every other provider, here in the daemon, and `<think>` blocks become thinking.
  */
 import { randomBytes } from 'node:crypto';
-import type { DaemonRequests, LmRequest, LmTool, ToolTurn } from '../../../protocol/src';
+import type { DaemonRequests, LmRequest, LmTool, ToolTurn } from '@roundtable/protocol';
 import {
   cutPiece,
   echoed,

@@ -1,5 +1,5 @@
-import type { EventBody, MeetingEvent } from '../../../protocol/src';
-import { EVENT_SCHEMA_VERSION } from '../../../protocol/src';
+import type { EventBody, MeetingEvent } from '@roundtable/protocol';
+import { EVENT_SCHEMA_VERSION } from '@roundtable/protocol';
 import type { EventStore } from './types';
 
 /** In-process store for the headless CLI and tests; nothing survives the process. */

@@ -28,8 +28,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Database, Statement } from 'sql.js';
-import type { EventBody, MeetingEvent } from '../../../protocol/src';
-import { EVENT_SCHEMA_VERSION, upcastEvent } from '../../../protocol/src';
+import type { EventBody, MeetingEvent } from '@roundtable/protocol';
+import { EVENT_SCHEMA_VERSION, upcastEvent } from '@roundtable/protocol';
 import { StoreWriteError, type EventStore } from './types';
 import { SNAPSHOT, fsyncDir, installSnapshot, journalFiles, recover } from './storeFiles';
 

@@ -1,4 +1,4 @@
-import type { EventBody, MeetingEvent } from '../../../protocol/src';
+import type { EventBody, MeetingEvent } from '@roundtable/protocol';
 
 /**
  * Where meeting logs live. The store is the single writer: it assigns each event its `seq`

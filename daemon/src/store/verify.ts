@@ -9,8 +9,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
-import type { MeetingEvent } from '../../../protocol/src';
-import { checkEvent } from '../../../protocol/src';
+import type { MeetingEvent } from '@roundtable/protocol';
+import { checkEvent } from '@roundtable/protocol';
 
 /** Thrown when the store holds nothing it can trust; the message is one line naming the file and what to do. */
 export class StoreCorruptError extends Error {

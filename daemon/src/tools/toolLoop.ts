@@ -11,8 +11,8 @@
  * the turn's tool steps (calls, then results) have one shape that each provider writes in its
  * own format.
  */
-import type { EventBody, MeetingState, Participant, ToolCall, ToolTurn, Usage } from '../../../protocol/src';
-import { TOOL_RESULT_MAX_TOKENS } from '../../../protocol/src';
+import type { EventBody, MeetingState, Participant, ToolCall, ToolTurn, Usage } from '@roundtable/protocol';
+import { TOOL_RESULT_MAX_TOKENS } from '@roundtable/protocol';
 import { defang, oneLine, wrapToolResult } from '../meeting/envelope';
 import { countPromptTokens, countTokens, truncateToTokens } from '../providers/tokens';
 import type { ChatMessage, ChatResult } from '../providers/types';

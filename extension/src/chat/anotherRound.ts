@@ -4,7 +4,7 @@
  * review. It records the person's request, never an Accept or a Reject.
  */
 import * as vscode from 'vscode';
-import { digestMarkdown } from '../../../protocol/src/digestMarkdown';
+import { digestMarkdown } from '@roundtable/protocol/digestMarkdown';
 import type { Lifecycle } from '../lifecycle';
 
 export async function anotherRound(lifecycle: Lifecycle, meetingId: string): Promise<boolean> {

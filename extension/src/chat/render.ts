@@ -4,7 +4,7 @@
  * escaping builder, so none of it can add a row, a heading, a link or HTML to the chat. Pure, so
  * the escaping is tested without VS Code. (The answer is the convene path's digest report.)
  */
-import { cell, quote } from '../../../protocol/src/markdown';
+import { cell, quote } from '@roundtable/protocol/markdown';
 import type { RoundProgress } from '../convene';
 
 /** One round: who spoke, with which model, each stance and gist, then the judge's notes. */

@@ -1,5 +1,5 @@
 /** The meeting modes, by name. A third mode is one new folder and one line here. */
-import type { MeetingMode } from '../../../../protocol/src';
+import type { MeetingMode } from '@roundtable/protocol';
 import { performConsensus } from './consensus/perform';
 import { planConsensus } from './consensus/plan';
 import { performRoundtable } from './roundtable/perform';

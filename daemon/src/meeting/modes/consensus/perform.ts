@@ -1,6 +1,6 @@
 /** Consensus mode's steps: proposals, the options, ballots, verdicts and escalations. */
-import type { ConsensusOption, RoundState } from '../../../../../protocol/src';
-import { workersOf } from '../../../../../protocol/src';
+import type { ConsensusOption, RoundState } from '@roundtable/protocol';
+import { workersOf } from '@roundtable/protocol';
 import { replyCap } from '../../budget';
 import { ballotPrompt, ballotRetryPrompt, proposalPrompt } from '../../consensusPrompts';
 import { BALLOT_REPLY, PROPOSALS_REPLY } from './replySchemas';

@@ -2,8 +2,8 @@
  * Consensus mode's planner: options (given, or proposed and deduplicated), a first vote, then
  * challenge rounds while the votes do not settle the question, then the verdict or an escalation.
  */
-import type { MeetingState } from '../../../../../protocol/src';
-import { currentRound, workersOf } from '../../../../../protocol/src';
+import type { MeetingState } from '@roundtable/protocol';
+import { currentRound, workersOf } from '@roundtable/protocol';
 import type { Step } from '../../steps';
 
 export function planConsensus(s: MeetingState): Step {

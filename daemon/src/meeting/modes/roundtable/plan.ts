@@ -10,8 +10,8 @@
  * but the last is folded in, and the last stays verbatim. The last round of a meeting is never
  * summarised (the digest reads the transcript).
  */
-import type { MeetingState } from '../../../../../protocol/src';
-import { currentRound, workersOf } from '../../../../../protocol/src';
+import type { MeetingState } from '@roundtable/protocol';
+import { currentRound, workersOf } from '@roundtable/protocol';
 import type { Step } from '../../steps';
 import { compactionDue } from '../../prompts';
 
