@@ -1,8 +1,6 @@
 /** One client connection of the daemon's WebSocket API. */
 import type { WebSocket } from 'ws';
-import type { DaemonEvents, DaemonMethod, ParamsOf, ResultOf } from '@roundtable/protocol';
-
-export type Handler<M extends DaemonMethod> = (params: ParamsOf<M>, conn: Connection) => Promise<ResultOf<M>>;
+import type { DaemonEvents } from '@roundtable/protocol';
 
 /** One client connection: its subscriptions, its agent identities and its cursors. */
 export class Connection {
