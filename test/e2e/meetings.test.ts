@@ -235,16 +235,24 @@ describe('Meetings in a real VS Code (code-server)', () => {
       60_000,
     );
     for (const f of minutes) assert.match(await readFile(path.join(minutesDir, f), 'utf8'), /## Decision/);
-    const status = await until(
-      'both accepts staged',
-      () => {
-        const out = execFileSync('git', ['status', '--porcelain'], { cwd: workspace }).toString();
-        return [...minutes, ...records].every((f) => out.includes(`A  docs/`) && out.includes(f)) ? out : undefined;
-      },
+    // The wait checks exactly what the assertions after it check: each file staged on its own line
+    // (not merely some `A  docs/` line beside an untracked one) and no untracked file left.
+    const expected = [
+      ...minutes.map((f) => `A  docs/roundtable/${f}`),
+      ...records.map((f) => `A  docs/decisions/${f}`),
+    ];
+    const staged = (): string[] =>
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: workspace })
+        .toString()
+        .split('\n')
+        .filter((l) => expected.includes(l));
+    await until(
+      'both accepts staged and nothing left untracked',
+      () => staged().length === expected.length && JSON.stringify(untracked()) === JSON.stringify(untrackedBefore),
       30_000,
     );
+    assert.deepEqual(staged().sort(), [...expected].sort(), "both meetings' minutes and records are staged");
     assert.deepEqual(untracked(), untrackedBefore, 'the meetings left no untracked file');
-    assert.ok(status.length > 0);
     await expandGroups();
     await until(
       'both accepted in the Meetings view',
