@@ -1,0 +1,153 @@
+/**
+ * The small part of YAML a decision record's front matter needs, read in one pass over its lines:
+ * `key: scalar`, `key: "quoted"`/`'quoted'`, `key: [a, "b"]` and a block list (`key:` then
+ * `  - item` lines). Nothing else of YAML is interpreted: no anchors or aliases (a YAML bomb is a
+ * few strings here, never expanded), no tags, no nested maps, no multi-line scalars. A value that
+ * YAML would read as an alias, anchor or tag (`*x`, `&x`, `!x`, unquoted) is left out with a note,
+ * so `scope: *.sql` cannot silently become a glob other YAML tools refuse.
+ *
+ * Bounded: the front matter must close within `MAX_FRONT_LINES` lines and `MAX_FRONT_CHARS`
+ * characters, or it is read as none (with a note); each value is cut at `MAX_VALUE_CHARS` and a
+ * list at `MAX_LIST_ITEMS`.
+ */
+
+export const MAX_FRONT_LINES = 200;
+export const MAX_FRONT_CHARS = 16_000;
+const MAX_VALUE_CHARS = 1_000;
+const MAX_LIST_ITEMS = 100;
+
+export type FrontValue = string | string[];
+
+export interface FrontMatter {
+  /** Keys lower-cased; the first occurrence of a key wins. */
+  fields: Map<string, FrontValue>;
+  /** Index of the closing `---` line, or -1 when the record has no (readable) front matter. */
+  end: number;
+  notes: string[];
+}
+
+/** A plain scalar YAML reads as an alias, an anchor or a tag, not as text. */
+const YAML_NODE_PROPERTY = /^[*&!]/;
+
+/** One scalar: quoted (with its escapes undone) or plain (a ` #` comment cut off); undefined when YAML would not read it as text. */
+function scalar(raw: string, key: string, notes: string[]): string | undefined {
+  const v = raw.trim().slice(0, MAX_VALUE_CHARS);
+  if (v.startsWith('"')) {
+    // The alternatives are disjoint and the value is capped: one pass, no backtracking.
+    const body = /^"((?:[^"\\]|\\.)*)"?/.exec(v)?.[1] ?? '';
+    return body.replace(/\\(.)/g, (_m, c: string) => (c === 'n' || c === 't' ? ' ' : c));
+  }
+  if (v.startsWith("'")) {
+    const body = /^'((?:[^']|'')*)'?/.exec(v)?.[1] ?? '';
+    return body.replace(/''/g, "'");
+  }
+  const plain = v.replace(/\s+#.*$/, '').trim();
+  if (YAML_NODE_PROPERTY.test(plain)) {
+    notes.push(
+      `front matter "${key}": ${plain.slice(0, 40)} starts with ${plain[0]}, which YAML reads as an alias, anchor or tag (quote it); left out`,
+    );
+    return undefined;
+  }
+  return plain;
+}
+
+/** Splits a flow list's body on commas outside quotes, in one pass. */
+function flowItems(body: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quote = '';
+  for (const c of body) {
+    if (quote) {
+      if (c === quote) quote = '';
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === ',') {
+      out.push(cur);
+      cur = '';
+      if (out.length >= MAX_LIST_ITEMS) return out;
+      continue;
+    }
+    cur += c;
+  }
+  if (cur.trim() !== '') out.push(cur);
+  return out;
+}
+
+function listOf(items: string[], key: string, notes: string[]): string[] {
+  const out: string[] = [];
+  for (const i of items.slice(0, MAX_LIST_ITEMS)) {
+    const v = scalar(i, key, notes);
+    if (v) out.push(v);
+  }
+  return out;
+}
+
+/**
+ * Reads the front matter at the top of `lines` (the first line `---`, closed by `---` or `...`).
+ * An opening `---` that is never closed, or closes too far down, is no front matter: its keys
+ * would otherwise swallow the record (and a forged `status:` line in the body would count).
+ */
+export function readFrontMatter(lines: readonly string[]): FrontMatter {
+  const notes: string[] = [];
+  const fields = new Map<string, FrontValue>();
+  if (lines[0]?.trim() !== '---') return { fields, end: -1, notes };
+  let end = -1;
+  let chars = 0;
+  for (let i = 1; i < lines.length && i <= MAX_FRONT_LINES && chars <= MAX_FRONT_CHARS; i++) {
+    const t = (lines[i] as string).trim();
+    if (t === '---' || t === '...') {
+      end = i;
+      break;
+    }
+    chars += (lines[i] as string).length + 1;
+  }
+  if (end < 0) {
+    const why =
+      chars > MAX_FRONT_CHARS || lines.length > MAX_FRONT_LINES
+        ? `is not closed within ${MAX_FRONT_LINES} lines or ${MAX_FRONT_CHARS} characters`
+        : 'is never closed';
+    notes.push(`front matter ${why}: read as none`);
+    return { fields, end: -1, notes };
+  }
+  let listKey: string | undefined;
+  for (let i = 1; i < end; i++) {
+    const line = lines[i] as string;
+    if (/^\s*(#|$)/.test(line)) continue;
+    const item = /^\s+-\s+(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
+    if (item && listKey) {
+      const list = fields.get(listKey);
+      const v = scalar(item[1] as string, listKey, notes);
+      if (Array.isArray(list) && v && list.length < MAX_LIST_ITEMS) list.push(v);
+      continue;
+    }
+    listKey = undefined;
+    const kv = /^([A-Za-z][\w-]{0,63})\s*:(?:\s+(.*))?$/.exec(line);
+    if (!kv) continue;
+    const key = (kv[1] as string).toLowerCase();
+    if (fields.has(key)) continue;
+    const raw = (kv[2] ?? '').trim();
+    if (raw === '' || raw.startsWith('#')) {
+      fields.set(key, []);
+      listKey = key;
+    } else if (raw.startsWith('[')) {
+      const close = raw.lastIndexOf(']');
+      fields.set(key, listOf(flowItems(raw.slice(1, close > 0 ? close : undefined)), key, notes));
+    } else {
+      const v = scalar(raw, key, notes);
+      if (v !== undefined) fields.set(key, v);
+    }
+  }
+  return { fields, end, notes };
+}
+
+/** A field as one string (a list joined with `, `), or undefined when missing or empty. */
+export function frontString(fm: FrontMatter, key: string): string | undefined {
+  const v = fm.fields.get(key);
+  const s = Array.isArray(v) ? v.join(', ') : v;
+  return s ? s : undefined;
+}
+
+/** A field as a list (a single string is a list of one), empty when missing. */
+export function frontList(fm: FrontMatter, key: string): string[] {
+  const v = fm.fields.get(key);
+  return v === undefined ? [] : Array.isArray(v) ? v : v ? [v] : [];
+}
