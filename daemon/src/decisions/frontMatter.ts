@@ -6,9 +6,9 @@
  * YAML would read as an alias, anchor or tag (`*x`, `&x`, `!x`, unquoted) is left out with a note,
  * so `scope: *.sql` cannot silently become a glob other YAML tools refuse.
  *
- * Bounded: the front matter must close within `MAX_FRONT_LINES` lines and `MAX_FRONT_CHARS`
- * characters, or it is read as none (with a note); each value is cut at `MAX_VALUE_CHARS` and a
- * list at `MAX_LIST_ITEMS`.
+ * Bounded: a front matter longer than `MAX_FRONT_LINES` lines or `MAX_FRONT_CHARS` characters is
+ * skipped whole (with a note), one never closed makes the whole record fieldless; each value is
+ * cut at `MAX_VALUE_CHARS` and a list at `MAX_LIST_ITEMS`.
  */
 
 export const MAX_FRONT_LINES = 200;
@@ -21,8 +21,10 @@ export type FrontValue = string | string[];
 export interface FrontMatter {
   /** Keys lower-cased; the first occurrence of a key wins. */
   fields: Map<string, FrontValue>;
-  /** Index of the closing `---` line, or -1 when the record has no (readable) front matter. */
+  /** Index of the closing `---` line, or -1 when the record has no front matter. */
   end: number;
+  /** An opening `---` never closed: nothing of the record is read as a field (its keys would swallow the body). */
+  unclosed: boolean;
   notes: string[];
 }
 
@@ -83,16 +85,16 @@ function listOf(items: string[], key: string, notes: string[]): string[] {
 
 /**
  * Reads the front matter at the top of `lines` (the first line `---`, closed by `---` or `...`).
- * An opening `---` that is never closed, or closes too far down, is no front matter: its keys
- * would otherwise swallow the record (and a forged `status:` line in the body would count).
+ * One never closed is reported as `unclosed`: its keys would otherwise swallow the record, and
+ * reading its lines as the body's would let a broken record count as accepted.
  */
 export function readFrontMatter(lines: readonly string[]): FrontMatter {
   const notes: string[] = [];
   const fields = new Map<string, FrontValue>();
-  if (lines[0]?.trim() !== '---') return { fields, end: -1, notes };
+  if (lines[0]?.trim() !== '---') return { fields, end: -1, unclosed: false, notes };
   let end = -1;
   let chars = 0;
-  for (let i = 1; i < lines.length && i <= MAX_FRONT_LINES && chars <= MAX_FRONT_CHARS; i++) {
+  for (let i = 1; i < lines.length; i++) {
     const t = (lines[i] as string).trim();
     if (t === '---' || t === '...') {
       end = i;
@@ -101,12 +103,14 @@ export function readFrontMatter(lines: readonly string[]): FrontMatter {
     chars += (lines[i] as string).length + 1;
   }
   if (end < 0) {
-    const why =
-      chars > MAX_FRONT_CHARS || lines.length > MAX_FRONT_LINES
-        ? `is not closed within ${MAX_FRONT_LINES} lines or ${MAX_FRONT_CHARS} characters`
-        : 'is never closed';
-    notes.push(`front matter ${why}: read as none`);
-    return { fields, end: -1, notes };
+    notes.push('front matter is never closed: none of its fields is read');
+    return { fields, end: -1, unclosed: true, notes };
+  }
+  if (end > MAX_FRONT_LINES || chars > MAX_FRONT_CHARS) {
+    notes.push(
+      `front matter is longer than ${MAX_FRONT_LINES} lines or ${MAX_FRONT_CHARS} characters: none of its fields is read`,
+    );
+    return { fields, end, unclosed: false, notes };
   }
   let listKey: string | undefined;
   for (let i = 1; i < end; i++) {
@@ -136,7 +140,7 @@ export function readFrontMatter(lines: readonly string[]): FrontMatter {
       if (v !== undefined) fields.set(key, v);
     }
   }
-  return { fields, end, notes };
+  return { fields, end, unclosed: false, notes };
 }
 
 /** A field as one string (a list joined with `, `), or undefined when missing or empty. */

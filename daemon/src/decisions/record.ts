@@ -8,7 +8,7 @@
  *  - Michael Nygard's format as adr-tools writes it: a `## Status` section whose first line is the
  *    status (`Accepted`, `Superseded by [2. …](0002-….md)`), with `Supersedes …` lines below.
  *
- * Front matter wins over a field line, which wins over the status section. Lines inside fenced
+ * Front matter wins over the status section, which wins over a `Status:` line. Lines inside fenced
  * code blocks are never read as fields (MADR's own records show front matter examples in fences).
  * Every line is looked at once, and only its first `MAX_LINE_CHARS` characters: linear in the size
  * of the record whatever it holds.
@@ -107,7 +107,9 @@ export function linksIn(kind: RecordLink['kind'], text: string): RecordLink[] {
     if (target) out.push({ kind, target, label: clean(m[1] as string) });
   }
   const bare = clean(t.replace(/^[\s:,-]+/, ''));
-  if (out.length === 0 && bare) out.push({ kind, label: bare });
+  // A bare file name (`superseded-by: 0009-use-sqlite.md`) is a target too.
+  if (out.length === 0 && bare)
+    out.push(/^[\w./-]+\.md$/i.test(bare) ? { kind, target: bare, label: bare } : { kind, label: bare });
   return out;
 }
 
@@ -201,12 +203,15 @@ function scanBody(lines: readonly string[], from: number): BodyFields {
 export function parseRecord(relPath: string, text: string): DecisionRecord {
   const lines = text.replace(/^\uFEFF/, '').split(/\r\n?|\n/);
   const fm = readFrontMatter(lines);
-  const body = scanBody(lines, fm.end + 1);
+  const scanned = scanBody(lines, fm.end + 1);
+  // A front matter never closed: the title is still shown, nothing else is read as a field.
+  const body: BodyFields = fm.unclosed ? { title: scanned.title, fields: new Map(), links: [] } : scanned;
   const notes = [...fm.notes];
   // One line, at most 200 characters, shown as it is (bidi controls as escapes): a title is a
   // label, not a place to carry a payload.
   const title = visibleText(body.title ?? frontString(fm, 'title') ?? relPath).slice(0, 200);
-  const status = frontString(fm, 'status') ?? body.fields.get('status') ?? body.section;
+  // A `## Status` section is the status; a `Status:` line elsewhere (prose) only when there is none.
+  const status = frontString(fm, 'status') ?? body.section ?? body.fields.get('status');
   const date = frontString(fm, 'date') ?? body.fields.get('date');
   const links = [...body.links];
   const frontKeys = { supersedes: ['supersedes'], 'superseded-by': ['superseded-by', 'superseded_by', 'supersededby'] };

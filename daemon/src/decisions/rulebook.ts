@@ -15,7 +15,7 @@ import { IGNORED, globRegex, isGlob, type Refusal, type WorkspaceGate } from '..
 import { parseRecord, type DecisionRecord, type RecordLink } from './record';
 
 /** Most record files read from the folder. */
-export const MAX_RECORDS = 1_000;
+export const MAX_RECORDS = 500;
 /** Most characters of records read in all (a folder of huge records stops here). */
 export const MAX_TOTAL_CHARS = 32_000_000;
 
