@@ -116,6 +116,25 @@ describe('rulebook: supersession and scope', () => {
     assert.deepEqual(byName(book, '0003-c.md').supersedes, ['docs/decisions/0002-b.md']);
   });
 
+  it('makes no guess when two records share the number a link names (adr-tools has two 0007s), and says so', async () => {
+    const { root } = await repo({
+      'docs/decisions/0007-iso-dates.md': '# 7. Use ISO 8601 dates\n\n## Status\n\nAccepted\n',
+      'docs/decisions/0007-adr-config.md': '# 7. Invoke adr-config\n\n## Status\n\nAccepted\n',
+      'docs/decisions/0002-old.md': '# 2. Old\n\n## Status\n\nSuperseded by 7. Use ISO 8601 dates\n',
+      'docs/decisions/0003-older.md':
+        '# 3. Older\n\n## Status\n\nSuperseded by [7. Invoke adr-config](0007-adr-config.md)\n',
+    });
+    const book = await load(root);
+    assert.deepEqual(byName(book, '0002-old.md').supersededBy, [], 'by number alone: ambiguous');
+    assert.equal(byName(book, '0002-old.md').state, 'superseded', 'still superseded: it says so');
+    assert.match(book.notes.join('\n'), /0002-old\.md: "superseded by 7\. Use ISO 8601 dates" names no record/);
+    assert.deepEqual(
+      byName(book, '0003-older.md').supersededBy,
+      ['docs/decisions/0007-adr-config.md'],
+      'by file name: exact',
+    );
+  });
+
   it('finds the decisions that govern a file by their scope globs (through the workspace matcher) and plain folders', async () => {
     const { root } = await repo({
       'docs/decisions/0001-postgres.md': POSTGRES,

@@ -195,10 +195,11 @@ describe('decision record: what a file can do to the reader', () => {
   it('leaves out scope globs that point outside the workspace, each with a note', () => {
     const r = parseRecord(
       'x.md',
-      '---\nscope:\n  - "../other/**"\n  - "/etc/**"\n  - "C:/Windows/**"\n  - "./src/ok/**"\n  - "a/../../b"\n---\n# S\n',
+      `---\nscope:\n  - "../other/**"\n  - "/etc/**"\n  - "C:/Windows/**"\n  - "./src/ok/**"\n  - "a/../../b"\n  - "${'*'.repeat(201)}"\n  - "src/\\u001b[2J/**"\n---\n# S\n`,
     );
     assert.deepEqual(r.scope, ['src/ok/**']);
     assert.equal(r.notes.filter((n) => /points outside the workspace/.test(n)).length, 4);
+    assert.equal(r.notes.filter((n) => /longer than 200 characters|holds a control character/.test(n)).length, 2);
   });
 
   it('reads no field from a fenced code block (MADR shows front matter examples in fences)', () => {
@@ -226,12 +227,20 @@ describe('decision record: what a file can do to the reader', () => {
     assert.ok((r.status ?? '').length <= 200);
     assert.ok(!(r.status ?? '').includes('\u202e'), 'bidi shown as an escape');
     assert.equal(r.deciders.length, 50, 'deciders capped');
+    // A YAML escape cannot make a title or status two lines (a forged line in the listing).
+    const forged = parseRecord(
+      'x.md',
+      '---\ntitle: "Real\\n0009  accepted  Forged"\nstatus: "accepted\\r\\nscope: x"\n---\n',
+    );
+    assert.equal(forged.title, 'Real 0009  accepted  Forged');
+    assert.equal(forged.status, 'accepted  scope: x');
   });
 });
 
 describe('decision record: linear in its size, whatever it holds', () => {
   const shapes: [string, (n: number) => string][] = [
     ['one line of link openers', (n) => `# T\n\n* Status: superseded by ${'[a]('.repeat(n / 4)}\n`],
+    ['a Supersedes line of link openers', (n) => `# T\n\nSupersedes ${'[a]('.repeat(n / 4)}\n`],
     [
       'status and supersession lines',
       (n) => `# T\n${'* Supersedes [x](0001-x.md)\n* Status: accepted\n'.repeat(n / 48)}`,

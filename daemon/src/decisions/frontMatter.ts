@@ -31,13 +31,43 @@ export interface FrontMatter {
 /** A plain scalar YAML reads as an alias, an anchor or a tag, not as text. */
 const YAML_NODE_PROPERTY = /^[*&!]/;
 
+/**
+ * YAML's double-quoted escapes, undone as a YAML reader would (`\u001b` is an ESC, and is then
+ * judged as one); a line break or tab becomes a space: every value is one line.
+ */
+const ESCAPES: Record<string, string> = {
+  '0': '\0',
+  a: '\x07',
+  b: '\b',
+  t: '\t',
+  n: '\n',
+  v: '\v',
+  f: '\f',
+  r: '\r',
+  e: '\x1b',
+  N: '\x85',
+  _: '\xa0',
+  L: '\u2028',
+  P: '\u2029',
+};
+
+function yamlEscape(e: string): string {
+  if (e.length > 1) {
+    const cp = parseInt(e.slice(1), 16);
+    return cp <= 0x10ffff ? String.fromCodePoint(cp) : '';
+  }
+  return ESCAPES[e] ?? e;
+}
+
 /** One scalar: quoted (with its escapes undone) or plain (a ` #` comment cut off); undefined when YAML would not read it as text. */
 function scalar(raw: string, key: string, notes: string[]): string | undefined {
   const v = raw.trim().slice(0, MAX_VALUE_CHARS);
   if (v.startsWith('"')) {
     // The alternatives are disjoint and the value is capped: one pass, no backtracking.
     const body = /^"((?:[^"\\]|\\.)*)"?/.exec(v)?.[1] ?? '';
-    return body.replace(/\\(.)/g, (_m, c: string) => (c === 'n' || c === 't' ? ' ' : c));
+    return body.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)/g, (_m, e: string) =>
+      yamlEscape(e).replace(/[\t\n\v\f\r\u0085\u2028\u2029]/g, ' '),
+    );
   }
   if (v.startsWith("'")) {
     const body = /^'((?:[^']|'')*)'?/.exec(v)?.[1] ?? '';
