@@ -395,6 +395,19 @@ describe('roundtable decisions (the command)', () => {
     });
   });
 
+  it('is listed in roundtable --help, and decisions --help prints its options (exit 0)', async () => {
+    const all = await cli(['--help'], { cwd: root });
+    assert.match(all.stdout, /^ {2}decisions list and search the decision records, and the ones that govern a file$/m);
+    const own = await cli(['decisions', '--help'], { cwd: root });
+    assert.equal(own.code, 0);
+    assert.match(
+      own.stdout,
+      /^Usage: roundtable decisions \[WORDS\.\.\.\] \[--status STATUS\] \[--file PATH\] \[--dir DIR\] \[--json\]\n/,
+    );
+    for (const flag of ['--status', '--file', '--dir', '--json'])
+      assert.match(own.stdout, new RegExp(`^ {2}${flag} `, 'm'));
+  });
+
   it('exits 2 with one line on bad usage', async () => {
     const cases: [string[], RegExp][] = [
       [
@@ -413,8 +426,10 @@ describe('roundtable decisions (the command)', () => {
       [['--bogus'], /^roundtable: Unknown option '--bogus'.*\n$/],
       [['--json', '--json'], /^roundtable: --json is given twice: give it once\n$/],
     ];
-    for (const [args, want] of cases) {
-      const r = await cli(['decisions', ...args], { cwd: root });
+    // In parallel: each is its own process, and the test stays short on a loaded machine.
+    const runs = await Promise.all(cases.map(([args]) => cli(['decisions', ...args], { cwd: root })));
+    for (const [i, [args, want]] of cases.entries()) {
+      const r = runs[i] as Awaited<ReturnType<typeof cli>>;
       assert.equal(r.code, 2, args.join(' '));
       assert.match(r.stderr, want);
       assert.equal(r.stdout, '');
