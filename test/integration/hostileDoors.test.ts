@@ -28,7 +28,7 @@ import { connectDaemon, type DaemonConnection } from '@roundtable/client';
 import { decisionRecord } from '../../extension/src/decisionRecord';
 import { RoomPrinter } from '../../daemon/src/cli/printer';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
-import { parseRecord } from '../../daemon/src/decisions/index';
+import { parseRecord } from '../../daemon/src/decisions/record';
 import { runEval, setHashOf, type RunKey } from '../../daemon/src/eval/harness';
 import { arithmeticSet, loadJsonlSet, parseAnswer, type Question } from '../../daemon/src/eval/questions';
 import { wrapPost } from '../../daemon/src/meeting/envelope';

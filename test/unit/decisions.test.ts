@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MeetingState } from '@roundtable/protocol';
 import { initialState, linkSupersession, supersededRecords } from '@roundtable/protocol';
-import { parseRecord, rankRecords } from '../../daemon/src/decisions/index';
+import { rankRecords } from '../../daemon/src/decisions/index';
+import { parseRecord } from '../../daemon/src/decisions/record';
 
 const MADR4 = '---\nstatus: accepted\ndate: 2025-01-10\n---\n\n# Use Postgres for storage\n\n## Context\n\nOrders.\n';
 const MADR2 = '# 0003. Pick React for the frontend\n\n- Status: accepted\n- Date: 2025-02-02\n\n## Context\n\nUI.\n';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { visibleDeep, visibleText } from '@roundtable/protocol';
-import { parseRecord } from '../../daemon/src/decisions/index';
+import { parseRecord } from '../../daemon/src/decisions/record';
 import { rng } from '../../daemon/src/meeting/order';
 
 const BIDI = [

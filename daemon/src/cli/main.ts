@@ -5,6 +5,7 @@ import { RESOLVE_USAGE, resolveCommand } from './resolveCommand';
 import { MINUTES_USAGE, minutesCommand } from './minutesCommand';
 import { MCP_USAGE, mcpCommand } from './mcpCommand';
 import { EVAL_USAGE, evalCommand } from './evalCommand';
+import { DECISIONS_USAGE, decisionsCommand } from './decisionsCommand';
 import { UsageError } from './common';
 import { terminalSafe } from './printer';
 
@@ -15,6 +16,7 @@ Commands:
   daemon    run the local daemon that VS Code windows and the CLI share
   resolve   answer a consensus meeting that waits for a human decision
   minutes   render a meeting's minutes again from its log
+  decisions list and search the decision records, and the ones that govern a file
   mcp       serve the roundtable tools to MCP clients over stdio
   eval      compare one model, a majority vote and the roundtable on a question set
 
@@ -25,6 +27,8 @@ ${DAEMON_USAGE}
 ${RESOLVE_USAGE}
 
 ${MINUTES_USAGE}
+
+${DECISIONS_USAGE}
 
 ${MCP_USAGE}
 
@@ -49,6 +53,8 @@ export async function main(argv: string[]): Promise<number> {
         return await resolveCommand(rest, io);
       case 'minutes':
         return await minutesCommand(rest, io);
+      case 'decisions':
+        return await decisionsCommand(rest, io);
       case 'eval':
         return await evalCommand(rest, { ...io, stderrTTY: Boolean(process.stderr.isTTY) });
       case 'mcp':

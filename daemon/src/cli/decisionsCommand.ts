@@ -1,0 +1,195 @@
+/**
+ * `roundtable decisions`: the team's decision records, listed and searched (status, date, scope,
+ * what superseded what), and "which decisions govern this file". Every record is read through the
+ * workspace gate, as for a meeting's briefing; everything printed is terminal-safe.
+ */
+import * as path from 'node:path';
+import { UNSAFE_CHARS } from '@roundtable/protocol';
+import { DEFAULT_DECISIONS_FOLDER } from '../context/cliFlags';
+import { rankRecords } from '../decisions/index';
+import { DECISION_STATUSES, type DecisionRecord, type DecisionStatus } from '../decisions/record';
+import { currentOf, governingDecisions, loadDecisions, type Rulebook } from '../decisions/rulebook';
+import { workspaceGate } from '../gate';
+import { UsageError, parseCli } from './common';
+import type { RunIO } from './follow';
+import { terminalSafe } from './printer';
+
+export const DECISIONS_USAGE = `Usage: roundtable decisions [WORDS...] [--status STATUS] [--file PATH] [--dir DIR] [--json]
+
+  Lists the decision records (MADR, with or without front matter, and Nygard's format) with their
+  number, title, status, date, scope and what superseded what.
+  WORDS          only the records that share words with these, best match first (title words count thrice)
+  --status S     only records with this status (or several, comma-separated): accepted, proposed,
+                 rejected, deprecated, superseded, unknown
+  --file PATH    the decisions that govern PATH: records whose scope globs cover it (accepted ones
+                 govern; others are shown as not in force)
+  --dir DIR      the decisions folder (default docs/decisions, as roundtable.decisionsFolder)
+  --json         one JSON object (version 1, described in docs/cli.md)`;
+
+/** Notes printed on stderr at most; the rest are counted (all of them are in --json). */
+const MAX_NOTES_SHOWN = 20;
+
+interface Shown {
+  record: DecisionRecord;
+  /** With --file: the scope glob that covers the file. */
+  glob?: string;
+}
+
+/** JSON whose strings cannot drive a terminal: C1 controls and bidi controls escaped too (JSON escapes C0). */
+function safeJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    new RegExp(`[${UNSAFE_CHARS}\\u2028\\u2029]`, 'g'),
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+function parseStatuses(v: string | undefined): Set<DecisionStatus> | undefined {
+  if (v === undefined) return undefined;
+  const asked = v.split(',').map((s) => s.trim().toLowerCase());
+  const bad = asked.find((s) => !(DECISION_STATUSES as readonly string[]).includes(s));
+  if (bad !== undefined)
+    throw new UsageError(`--status "${bad}" is not a status: give one of ${DECISION_STATUSES.join(', ')}`);
+  return new Set(asked as DecisionStatus[]);
+}
+
+/** A path given on the command line as the workspace-relative path the scopes are written in. */
+function workspacePath(workspace: string, file: string): string {
+  const rel = path.relative(workspace, path.resolve(workspace, file));
+  if (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel))
+    throw new UsageError(`--file ${file} is not a file inside the workspace (${workspace})`);
+  return rel.split(path.sep).join('/');
+}
+
+const byNumber = (a: DecisionRecord, b: DecisionRecord): number =>
+  (a.number ?? Infinity) - (b.number ?? Infinity) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+/** The records to show, in order: governing a file, matching words, with a status. */
+function select(book: Rulebook, opts: { words: string; statuses?: Set<DecisionStatus>; file?: string }): Shown[] {
+  let shown: Shown[] = opts.file
+    ? governingDecisions(book.records, opts.file)
+    : book.records.map((record) => ({ record }));
+  if (opts.words.trim() !== '') {
+    const order = rankRecords(
+      shown.map((s) => s.record),
+      opts.words,
+      Infinity,
+      2,
+    );
+    shown = order.map((r) => shown.find((s) => s.record === r) as Shown);
+  } else shown = [...shown].sort((a, b) => byNumber(a.record, b.record));
+  return opts.statuses ? shown.filter((s) => opts.statuses?.has(s.record.state)) : shown;
+}
+
+function recordJson(s: Shown, book: Rulebook, file: string | undefined): Record<string, unknown> {
+  const r = s.record;
+  return {
+    path: r.path,
+    number: r.number ?? null,
+    title: r.title,
+    status: r.state,
+    statusText: r.status ?? null,
+    date: r.date ?? null,
+    deciders: r.deciders,
+    scope: r.scope,
+    supersedes: r.supersedes,
+    supersededBy: r.supersededBy,
+    current: currentOf(r, book.records) ?? null,
+    ...(file ? { governs: r.state === 'accepted', matchedScope: s.glob ?? null } : {}),
+  };
+}
+
+function recordLines(s: Shown, book: Rulebook): string[] {
+  const r = s.record;
+  const num = r.number === undefined ? '    ' : String(r.number).padStart(4, '0');
+  const lines = [`${num}  ${r.state.padEnd(10)}  ${(r.date ?? '').padEnd(10)}  ${r.title}`, `      ${r.path}`];
+  if (s.glob !== undefined)
+    lines.push(
+      r.state === 'accepted'
+        ? `      governs it: scope ${s.glob}`
+        : `      scope ${s.glob} covers it, but the record is ${r.state}: not in force`,
+    );
+  else if (r.scope.length > 0) lines.push(`      scope: ${r.scope.join(', ')}`);
+  if (r.supersedes.length > 0) lines.push(`      supersedes ${r.supersedes.join(', ')}`);
+  if (r.supersededBy.length > 0) {
+    const now = currentOf(r, book.records);
+    const chain = now && !r.supersededBy.includes(now) ? ` (in force now: ${now})` : '';
+    lines.push(`      superseded by ${r.supersededBy.join(', ')}${chain}`);
+  }
+  return lines;
+}
+
+/** What the listing was narrowed by, for its heading and its "none" line. */
+function narrowing(words: string, statuses: Set<DecisionStatus> | undefined): string {
+  return [statuses ? `with status ${[...statuses].join(' or ')}` : '', words.trim() ? `matching "${words.trim()}"` : '']
+    .filter(Boolean)
+    .join(', ');
+}
+
+export async function decisionsCommand(argv: string[], io: RunIO, workspace = process.cwd()): Promise<number> {
+  const parsed = parseCli({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      status: { type: 'string' },
+      file: { type: 'string' },
+      dir: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (parsed.values.help) {
+    io.stdout.write(`${DECISIONS_USAGE}\n`);
+    return 0;
+  }
+  const statuses = parseStatuses(parsed.values.status);
+  const words = parsed.positionals.join(' ');
+  const folder = (parsed.values.dir ?? DEFAULT_DECISIONS_FOLDER).trim();
+  if (folder === '') throw new UsageError('--dir is empty: give the decisions folder');
+  const file = parsed.values.file === undefined ? undefined : workspacePath(workspace, parsed.values.file);
+  const book = await loadDecisions({ gate: workspaceGate(workspace), folder });
+  if (!book.ok && !book.missing) throw new UsageError(`the decisions folder ${folder} ${book.reason}`);
+  const read: Rulebook = book.ok ? book : { ok: true, folder, records: [], refused: [], notes: [] };
+  const shown = select(read, { words, ...(statuses ? { statuses } : {}), ...(file ? { file } : {}) });
+  if (parsed.values.json) {
+    io.stdout.write(
+      `${safeJson({
+        version: 1,
+        folder,
+        ...(file ? { file } : {}),
+        total: read.records.length,
+        records: shown.map((s) => recordJson(s, read, file)),
+        refused: read.refused,
+        notes: read.notes,
+      })}\n`,
+    );
+    return 0;
+  }
+  const out = (line: string): boolean => io.stdout.write(`${terminalSafe(line)}\n`);
+  if (read.records.length === 0) out(`no decision records in ${folder}`);
+  else if (shown.length === 0) {
+    const what = narrowing(words, statuses);
+    out(
+      file
+        ? `no decision record in ${folder} has a scope that covers ${file}${what ? ` (${what})` : ''}`
+        : `none of the ${read.records.length} decision records in ${folder} ${what.replace(/^with/, 'has').replace(/^matching/, 'matches')}`,
+    );
+  } else {
+    const what = narrowing(words, statuses);
+    out(
+      file
+        ? `Decisions in ${folder} whose scope covers ${file}${what ? ` (${what})` : ''}:`
+        : what
+          ? `${shown.length} of ${read.records.length} decision records in ${folder} ${what}:`
+          : `${shown.length} decision records in ${folder}:`,
+    );
+    for (const s of shown) {
+      out('');
+      for (const l of recordLines(s, read)) out(l);
+    }
+  }
+  const notes = [...read.refused.map((r) => `${r.path} ${r.reason}: not read`), ...read.notes];
+  for (const n of notes.slice(0, MAX_NOTES_SHOWN)) io.stderr.write(`note: ${terminalSafe(n)}\n`);
+  if (notes.length > MAX_NOTES_SHOWN)
+    io.stderr.write(`note: … and ${notes.length - MAX_NOTES_SHOWN} more (all of them are in --json)\n`);
+  return 0;
+}
