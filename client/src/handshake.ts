@@ -40,8 +40,9 @@ export function peerText(text: string, max = 200): string {
 /** Why a frame received during the handshake is not the daemon's answer, or undefined when it may be. */
 export function handshakeFrameProblem(text: string, rpc: RpcClient): string | undefined {
   const env = parseEnvelope(text, MAX_MESSAGE_BYTES);
-  if (!env.ok) return `it sent ${peerText(env.error, 120)}`;
-  if (env.value.kind !== 'response') return `it sent a ${env.value.kind} before the handshake was done`;
+  if (!env.ok) return `it sent a frame the protocol refuses (${peerText(env.error, 120)})`;
+  if (env.value.kind !== 'response')
+    return `it sent ${env.value.kind === 'event' ? 'an event' : 'a request'} before the handshake was done`;
   if (!rpc.isPending(env.value.id)) return `it answered request ${env.value.id}, which it was not sent`;
   return undefined;
 }

@@ -15,7 +15,7 @@ import { clientProof, daemonProof, newNonce, proofMatches } from '@roundtable/cl
 import type { Connection } from './connection';
 
 /** Connections that may be in their handshake at once; more are refused with 503 until some finish. */
-export const MAX_PENDING_HANDSHAKES = 32;
+export const MAX_PENDING_HANDSHAKES = 64;
 
 export function checkUpgrade(
   req: http.IncomingMessage,

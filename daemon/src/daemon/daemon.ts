@@ -154,6 +154,8 @@ export interface DaemonOptions {
   idleExitMs?: number;
   /** The clock of the idle exit (tests pass a fake one). */
   idleClock?: Clock;
+  /** How long a new connection has to complete the handshake (default: the server's, 10 s). */
+  handshakeMs?: number;
 }
 
 /** The provider lookup of the manager; with `wrap`, every provider built is wrapped once. */
@@ -293,6 +295,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       log,
       lmBridge,
       onConnectionsChange: () => idle.watch?.check(),
+      ...(opts.handshakeMs !== undefined ? { handshakeMs: opts.handshakeMs } : {}),
     });
     await writeDaemonInfo(dataDir, server.port, processStart);
     log(`listening on 127.0.0.1:${server.port} (data dir ${dataDir})`);
