@@ -133,7 +133,9 @@ describe('daemon.json: shapes no daemon writes are ignored, with a reason', () =
   it('a symlink to a record elsewhere is not followed', async () => {
     const dir = await tempDataDir();
     const elsewhere = await tempDataDir();
+    await plantDaemon(dir, { port: 1234 });
     await plantDaemon(elsewhere, { port: 1234 });
+    await rm(path.join(dir, 'daemon.json'));
     await symlink(path.join(elsewhere, 'daemon.json'), path.join(dir, 'daemon.json'));
     assert.match(await staleWhy(dir), /symlink/);
   });
