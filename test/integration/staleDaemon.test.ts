@@ -5,7 +5,6 @@
  * strangers are `sleep`s and look-alikes, the CLI and the MCP server run as a user runs them.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -16,20 +15,13 @@ import { BIN, cli, ensureBuilt } from '../fakes/cli';
 import { spawnDaemonProcess, tempDataDir } from '../fakes/daemon';
 import { mcpClient } from '../fakes/mcp';
 import { plantDaemon, tcpListener, wsListener } from '../fakes/hostileListener';
+import { daemonLookalike, killStrangers, stranger } from '../fakes/strangers';
 
-const children: ChildProcess[] = [];
 const daemons: number[] = [];
 after(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  killStrangers();
   for (const pid of daemons) await stopProven(pid);
 });
-
-async function child(command: string, args: string[]): Promise<ChildProcess> {
-  const c = spawn(command, args, { stdio: 'ignore' });
-  children.push(c);
-  await new Promise((r) => c.once('spawn', r));
-  return c;
-}
 
 /** Stops a daemon a test started (found through its own, proven daemon.json) and waits for its exit. */
 async function stopProven(pid: number): Promise<void> {
@@ -59,7 +51,7 @@ describe('a stale daemon.json names a stranger: it is never signalled', () => {
   it('`roundtable mcp` with an older record naming a live `sleep`: the sleep lives, a new daemon serves', async () => {
     ensureBuilt();
     const dataDir = await tempDataDir();
-    const sleeper = await child('sleep', ['1000']);
+    const sleeper = await stranger('sleep', ['1000']);
     await plantDaemon(dataDir, legacy(sleeper.pid));
     const agent = await mcpClient(dataDir, 'stale-test');
     assert.ok((await agent.listTools()).tools.length > 0, 'the MCP server works through a new daemon');
@@ -106,13 +98,7 @@ describe('a stale daemon.json names a stranger: it is never signalled', () => {
   it('an older record naming a `… daemon --data-dir DIR` look-alike started 20 minutes before it: not signalled', async () => {
     ensureBuilt();
     const dataDir = await tempDataDir();
-    const lookalike = await child(process.execPath, [
-      '-e',
-      'setInterval(() => {}, 1e9)',
-      'daemon',
-      '--data-dir',
-      dataDir,
-    ]);
+    const lookalike = await daemonLookalike(dataDir);
     await plantDaemon(dataDir, { ...legacy(lookalike.pid), startedAt: Date.now() + 20 * 60_000 });
     await findOrSpawn(dataDir);
     assert.equal(lookalike.signalCode, null);
@@ -122,13 +108,7 @@ describe('a stale daemon.json names a stranger: it is never signalled', () => {
   it('an older record with a start time that is not the process behind its pid (a reused pid): not signalled', async () => {
     ensureBuilt();
     const dataDir = await tempDataDir();
-    const lookalike = await child(process.execPath, [
-      '-e',
-      'setInterval(() => {}, 1e9)',
-      'daemon',
-      '--data-dir',
-      dataDir,
-    ]);
+    const lookalike = await daemonLookalike(dataDir);
     await plantDaemon(dataDir, { ...legacy(lookalike.pid), processStart: 'linux:another-boot:1' });
     await findOrSpawn(dataDir);
     assert.ok(isAlive(lookalike.pid ?? 0) && lookalike.signalCode === null);
@@ -137,7 +117,7 @@ describe('a stale daemon.json names a stranger: it is never signalled', () => {
   it('a daemon.lock naming a live stranger does not stop a daemon from starting', async () => {
     ensureBuilt();
     const dataDir = await tempDataDir();
-    const sleeper = await child('sleep', ['1000']);
+    const sleeper = await stranger('sleep', ['1000']);
     await writeFile(path.join(dataDir, 'daemon.lock'), String(sleeper.pid));
     const d = await spawnDaemonProcess(dataDir);
     await d.stop();

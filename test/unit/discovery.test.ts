@@ -5,7 +5,7 @@
  * files and real processes; every hostile case is one a stale or planted data dir can hold.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmod, chown, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -14,20 +14,9 @@ import { daemonStatus, findDaemon } from '@roundtable/client';
 import { processIdentity } from '@roundtable/client/processIdentity';
 import { tempDataDir } from '../fakes/daemon';
 import { plantDaemon } from '../fakes/hostileListener';
+import { daemonLookalike, killStrangers, stranger } from '../fakes/strangers';
 
-const children: ChildProcess[] = [];
-after(() => {
-  for (const c of children) c.kill('SIGKILL');
-});
-
-/** A long-lived child process with these arguments, once it runs. */
-async function child(command: string, args: string[]): Promise<ChildProcess> {
-  const c = spawn(command, args, { stdio: 'ignore' });
-  children.push(c);
-  // libuv reports 'spawn' once the exec is done: the command line is already this one.
-  await new Promise((r) => c.once('spawn', r));
-  return c;
-}
+after(killStrangers);
 
 async function staleWhy(dataDir: string): Promise<string> {
   const s = await daemonStatus(dataDir);
@@ -38,7 +27,7 @@ async function staleWhy(dataDir: string): Promise<string> {
 
 describe('process identity', () => {
   it('/proc and ps agree on when a process started, and two processes differ', async () => {
-    const sleeper = await child('sleep', ['1000']);
+    const sleeper = await stranger('sleep', ['1000']);
     const proc = await processIdentity(sleeper.pid ?? 0, 'proc');
     const ps = await processIdentity(sleeper.pid ?? 0, 'ps');
     assert.ok(proc && ps, 'both sources read it');
@@ -72,7 +61,7 @@ describe('daemon.json: a pid is believed only with its start time', () => {
 
   it('a protocol 3 record naming a live `sleep` is stale', async () => {
     const dir = await tempDataDir();
-    const sleeper = await child('sleep', ['1000']);
+    const sleeper = await stranger('sleep', ['1000']);
     await plantDaemon(dir, { port: 1234, pid: sleeper.pid, protocolVersion: 3, processStart: undefined });
     assert.match(await staleWhy(dir), /is not that daemon/);
   });
@@ -85,7 +74,7 @@ describe('daemon.json: a pid is believed only with its start time', () => {
 
   it('a protocol 3 record naming `… daemon --data-dir DIR` that started 20 minutes before it is stale; the same at once is live', async () => {
     const dir = await tempDataDir();
-    const lookalike = await child(process.execPath, ['-e', 'setInterval(() => {}, 1e9)', 'daemon', '--data-dir', dir]);
+    const lookalike = await daemonLookalike(dir);
     const legacy = { port: 1234, pid: lookalike.pid, protocolVersion: 3, processStart: undefined };
     await plantDaemon(dir, { ...legacy, startedAt: Date.now() + 20 * 60_000 });
     assert.match(await staleWhy(dir), /is not that daemon/);
@@ -95,7 +84,7 @@ describe('daemon.json: a pid is believed only with its start time', () => {
 
   it('a protocol 3 record naming a daemon of another data dir is stale', async () => {
     const dir = await tempDataDir();
-    const other = await child(process.execPath, ['-e', 'setInterval(() => {}, 1e9)', 'daemon', '--data-dir', '/tmp/x']);
+    const other = await daemonLookalike('/tmp/x');
     await plantDaemon(dir, { port: 1234, pid: other.pid, protocolVersion: 3, processStart: undefined });
     assert.match(await staleWhy(dir), /is not that daemon/);
   });
