@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { PROTOCOL_VERSION, RpcError, UNSAFE_CHARS } from '@roundtable/protocol';
 import { connectDaemon } from '@roundtable/client';
+import { handshakeTimeoutMs } from '@roundtable/client/handshake';
 import { rawText } from '@roundtable/client/rawData';
 import { clientProof, daemonProof, newNonce } from '@roundtable/client/proof';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
@@ -183,6 +184,26 @@ describe('the client refuses whatever on the port cannot prove it is the daemon'
     await closer.close();
   });
 
+  it('binary garbage, and an answer whose id is a string: each refused at once', async () => {
+    const binary = await wsListener((ws) => ws.send(Buffer.from([0xff, 0xfe, 0x00, 0x1b]), { binary: true }));
+    assert.match(
+      (await refusal(binary)).message,
+      /it sent a frame the protocol refuses \(message is not valid JSON\)$/,
+    );
+    await binary.close();
+    const stringId = await wsListener(
+      answering(({ id }) => ({ kind: 'response', id: String(id), ok: true, result: {} })),
+    );
+    assert.match((await refusal(stringId)).message, /it sent a frame the protocol refuses \(id/);
+    await stringId.close();
+  });
+
+  it('a handshake deadline from the environment that is not a sane number falls back to 10 s', () => {
+    for (const v of ['abc', '0', '-5', '1e9', '999999999', ' 5', ''])
+      assert.equal(handshakeTimeoutMs({ ROUNDTABLE_HANDSHAKE_TIMEOUT_MS: v }), 10_000, v);
+    assert.equal(handshakeTimeoutMs({ ROUNDTABLE_HANDSHAKE_TIMEOUT_MS: '250' }), 250);
+  });
+
   it('a port nobody listens on: could not connect, in one line', async () => {
     const l = await tcpListener();
     await l.close();
@@ -194,18 +215,19 @@ describe('the client refuses whatever on the port cannot prove it is the daemon'
 
 describe('the daemon proves itself, and only a client that proves itself in turn is served', () => {
   let d: DaemonHandle;
+  const logged: string[] = [];
   before(async () => {
-    d = await startDaemon({ dataDir: await tempDataDir(), port: 0, log: quiet, handshakeMs: 60_000 });
+    d = await startDaemon({ dataDir: await tempDataDir(), port: 0, log: (l) => logged.push(l), handshakeMs: 60_000 });
   });
   after(() => d.stop());
 
   /** A raw socket and its replies in order. */
-  async function raw(): Promise<{
+  async function raw(port = d.port): Promise<{
     ws: WebSocket;
     next: () => Promise<Record<string, unknown>>;
     closed: Promise<number>;
   }> {
-    const ws = new WebSocket(`ws://127.0.0.1:${d.port}`);
+    const ws = new WebSocket(`ws://127.0.0.1:${port}`);
     const queue: Record<string, unknown>[] = [];
     const waiters: (() => void)[] = [];
     ws.on('message', (m: WebSocket.RawData) => {
@@ -238,6 +260,25 @@ describe('the daemon proves itself, and only a client that proves itself in turn
     );
     assert.match(e.message, /does not prove it holds the token$/);
     await relay.close();
+  });
+
+  it('a token file that no longer matches the running daemon: the client refuses the daemon, sends no proof', async () => {
+    const before = logged.length;
+    const e = await connectDaemon(d.port, 'b'.repeat(64), { handshakeTimeoutMs: 60_000 }).then(
+      () => assert.fail('accepted with another token'),
+      (x: Error) => x,
+    );
+    assert.match(e.message, /does not prove it holds the token$/);
+    assert.deepEqual(logged.slice(before), [], 'the daemon saw no proof (a wrong one is logged as refused)');
+  });
+
+  it('initialize with a nonce that is not 64 hex digits is refused', async () => {
+    const c = await raw();
+    send(c.ws, 1, 'initialize', { protocolVersion: PROTOCOL_VERSION, client: 't', nonce: 'ABC' });
+    const r = await c.next();
+    assert.equal(codeOf(r), 'bad_request');
+    assert.match((r.error as { message: string }).message, /nonce must be 64 hex digits/);
+    c.ws.terminate();
   });
 
   it('a wrong client proof is refused and the socket closed (1008); the next client still gets in', async () => {
@@ -310,15 +351,21 @@ describe('the daemon proves itself, and only a client that proves itself in turn
   });
 
   it('more than 64 connections in their handshake: the next is refused with 503 in one line', async () => {
-    const pending = await Promise.all(Array.from({ length: 64 }, () => raw()));
-    const e = await connectDaemon(d.port, d.token, { handshakeTimeoutMs: 60_000 }).then(
-      () => assert.fail('accepted'),
-      (x: Error) => x,
-    );
-    assert.match(e.message, /refused the connection \(HTTP 503\): 64 connections are already in their handshake$/);
-    for (const p of pending) p.ws.terminate();
-    await Promise.all(pending.map((p) => p.closed));
-    const good = await connectDaemon(d.port, d.token);
-    await good.close();
+    // A daemon of its own, so no socket of another test is still pending in it.
+    const own = await startDaemon({ dataDir: await tempDataDir(), port: 0, log: quiet, handshakeMs: 60_000 });
+    try {
+      const pending = await Promise.all(Array.from({ length: 64 }, () => raw(own.port)));
+      const e = await connectDaemon(own.port, own.token, { handshakeTimeoutMs: 60_000 }).then(
+        () => assert.fail('accepted'),
+        (x: Error) => x,
+      );
+      assert.match(e.message, /refused the connection \(HTTP 503\): 64 connections are already in their handshake$/);
+      for (const p of pending) p.ws.terminate();
+      await Promise.all(pending.map((p) => p.closed));
+      const good = await connectDaemon(own.port, own.token);
+      await good.close();
+    } finally {
+      await own.stop();
+    }
   });
 });
