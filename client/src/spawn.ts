@@ -74,6 +74,7 @@ async function stopDaemon(info: DaemonInfo, dataDir: string, timeoutMs: number):
   const proc = await processIdentity(info.pid);
   const found = await findDaemon(dataDir);
   if (!proc || found?.info.pid !== info.pid) return;
+  if (info.processStart !== undefined && proc.start !== info.processStart) return;
   try {
     process.kill(info.pid, 'SIGTERM');
   } catch (e) {
