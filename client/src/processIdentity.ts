@@ -6,7 +6,8 @@
  *
  * Linux: field 22 of /proc/<pid>/stat (clock ticks since boot) with the boot id, so it is exact
  * and survives clock changes. Elsewhere (macOS, the BSDs): `ps -o lstart=` in the C locale, to the
- * second. Undefined when the process is gone (or a zombie) or the OS cannot tell.
+ * second. Undefined when the process is gone (or a zombie) or the OS cannot tell; Windows, see
+ * unproven().
  */
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -68,6 +69,22 @@ function fromPs(pid: number): Promise<ProcessIdentity | undefined> {
   });
 }
 
+/**
+ * Windows has neither /proc nor ps: a live pid there is all that can be told (`win32:unproven`,
+ * no arguments). A record is then believed as before start times were kept, the handshake still
+ * proves the daemon before anything is sent, and no process is signalled (spawn.ts refuses to).
+ */
+export const UNPROVEN_START = 'win32:unproven';
+
+function unproven(pid: number): ProcessIdentity | undefined {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return { start: UNPROVEN_START, startedMs: NaN, args: [] };
+}
+
 /** The identity of the process a pid names now; `via` picks the source (tests compare the two). */
 export async function processIdentity(
   pid: number,
@@ -76,7 +93,7 @@ export async function processIdentity(
   if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
   if (via === 'ps') return fromPs(pid);
   if (via === 'proc' || process.platform === 'linux') return fromProc(pid);
-  return fromPs(pid);
+  return process.platform === 'win32' ? unproven(pid) : fromPs(pid);
 }
 
 /** True only while `pid` names the very process whose start was recorded as `start`. */

@@ -9,7 +9,7 @@ import { openSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { PROTOCOL_VERSION } from '@roundtable/protocol';
 import { findDaemon, type DaemonInfo, type FoundDaemon } from './discovery';
-import { processIdentity } from './processIdentity';
+import { UNPROVEN_START, processIdentity } from './processIdentity';
 
 export interface SpawnOptions {
   dataDir: string;
@@ -75,6 +75,10 @@ async function stopDaemon(info: DaemonInfo, dataDir: string, timeoutMs: number):
   const found = await findDaemon(dataDir);
   if (!proc || found?.info.pid !== info.pid) return;
   if (info.processStart !== undefined && proc.start !== info.processStart) return;
+  if (proc.start === UNPROVEN_START)
+    throw new Error(
+      `this system cannot tell whether pid ${info.pid} is still the older Roundtable daemon, so it is not signalled; stop that daemon and try again`,
+    );
   try {
     process.kill(info.pid, 'SIGTERM');
   } catch (e) {

@@ -50,7 +50,10 @@ async function lockHolder(lock: string): Promise<number | undefined> {
   if (!m || pid === process.pid) return undefined;
   const proc = await processIdentity(pid);
   if (!proc) return undefined;
-  return (m[2] !== undefined ? proc.start === m[2] : proc.args.includes('daemon')) ? pid : undefined;
+  // A bare pid whose command line the OS does not tell (Windows) is held: two daemons on one
+  // data dir would be worse than one asked to stop by hand.
+  const held = m[2] !== undefined ? proc.start === m[2] : proc.args.length === 0 || proc.args.includes('daemon');
+  return held ? pid : undefined;
 }
 
 /** Takes the data dir for this process, or explains who holds it. A lock left by a dead daemon is replaced. */
