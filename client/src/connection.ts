@@ -1,7 +1,8 @@
-/** A WebSocket connection to the daemon: token auth, `initialize`, typed requests and events. */
+/** A WebSocket connection to the daemon: the proven handshake, typed requests and events. */
 import WebSocket from 'ws';
 import type { DaemonEvents, MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
-import { PROTOCOL_VERSION, RpcClient } from '@roundtable/protocol';
+import { RpcClient } from '@roundtable/protocol';
+import { handshakeFrameProblem, handshakeTimeoutMs, proveDaemon } from './handshake';
 import { LogFollower, startFollowed, type FollowOptions } from './follower';
 import { rawText } from './rawData';
 
@@ -14,6 +15,8 @@ export interface ConnectOptions {
   host?: string;
   /** Default timeout of each request (see RpcClient). */
   timeoutMs?: number;
+  /** Deadline of the whole handshake (default handshakeTimeoutMs()). */
+  handshakeTimeoutMs?: number;
 }
 
 export interface DaemonConnection {
@@ -31,12 +34,16 @@ export interface DaemonConnection {
   close(): Promise<void>;
 }
 
-/** Connects, authenticates with the token and sends `initialize`. */
+/**
+ * Connects and proves, both ways, that this is the data dir's daemon (handshake.ts): the token is
+ * never sent, and the connection is handed out only once the daemon has proved it holds it. Any
+ * failure closes the socket and clears its timers before it rejects, in one line.
+ */
 export async function connectDaemon(port: number, token: string, opts: ConnectOptions = {}): Promise<DaemonConnection> {
-  const ws = new WebSocket(`ws://${opts.host ?? '127.0.0.1'}:${port}`, {
-    headers: { Authorization: `Bearer ${token}` },
-    maxPayload: 64 * 1024 * 1024,
-  });
+  const where = `${opts.host ?? '127.0.0.1'}:${port}`;
+  const ws = new WebSocket(`ws://${where}`, { maxPayload: 64 * 1024 * 1024 });
+  // Errors surface as `close` (or, during the handshake, as its failure); without a listener `error` would throw.
+  ws.on('error', () => undefined);
   const listeners = new Set<EventListener>(opts.onEvent ? [opts.onEvent] : []);
   const rpc = new RpcClient(
     { send: (text) => ws.send(text), close: () => ws.close() },
@@ -45,25 +52,35 @@ export async function connectDaemon(port: number, token: string, opts: ConnectOp
     },
     opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {},
   );
-  ws.on('message', (data: WebSocket.RawData) => rpc.receive(rawText(data)));
+  let proven = false;
+  let failHandshake: (e: Error) => void = () => undefined;
+  ws.on('message', (data: WebSocket.RawData) => {
+    const text = rawText(data);
+    const bad = proven ? undefined : handshakeFrameProblem(text, rpc);
+    if (bad) failHandshake(new Error(`the process on ${where} is not this data dir's Roundtable daemon: ${bad}`));
+    else rpc.receive(text);
+  });
   const closed = new Promise<string>((resolve) =>
     ws.once('close', () => {
       rpc.closedBy('the daemon closed the connection');
       resolve('the daemon closed the connection');
     }),
   );
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('unexpected-response', (_req, res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => reject(new Error(`the daemon refused the connection (${res.statusCode}): ${body.trim()}`)));
+  try {
+    await proveDaemon(ws, rpc, {
+      where,
+      port,
+      token,
+      client: opts.client ?? 'roundtable-cli',
+      timeoutMs: opts.handshakeTimeoutMs ?? handshakeTimeoutMs(),
+      onFail: (fail) => (failHandshake = fail),
     });
-    ws.once('error', reject);
-  });
-  // Errors after the handshake surface as `close`; without a listener `error` would throw.
-  ws.on('error', () => undefined);
-  await rpc.request('initialize', { protocolVersion: PROTOCOL_VERSION, client: opts.client ?? 'roundtable-cli' });
+  } catch (e) {
+    ws.terminate();
+    rpc.closedBy((e as Error).message);
+    throw e;
+  }
+  proven = true;
   const onEvent = (listener: EventListener): (() => void) => {
     listeners.add(listener);
     return () => listeners.delete(listener);

@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { openSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { PROTOCOL_VERSION } from '@roundtable/protocol';
-import { findDaemon, isAlive, type DaemonInfo, type FoundDaemon } from './discovery';
+import { findDaemon, type DaemonInfo, type FoundDaemon } from './discovery';
+import { UNPROVEN_START, processIdentity } from './processIdentity';
 
 export interface SpawnOptions {
   dataDir: string;
@@ -62,16 +63,30 @@ export function incompatibility(info: DaemonInfo, dataDir: string): string | und
   return `the Roundtable daemon for ${dataDir} (pid ${info.pid}) speaks protocol ${v} and this client ${PROTOCOL_VERSION}; ${fix}`;
 }
 
-/** Asks a daemon to stop (SIGTERM: it finishes its writes first) and waits until it has exited. */
-async function stopDaemon(info: DaemonInfo, timeoutMs: number): Promise<void> {
+/**
+ * Asks an older daemon to stop (SIGTERM: it finishes its writes first) and waits until it has
+ * exited. Only a daemon findDaemon proved (its pid's process started when the record says, or, for
+ * a record of protocol 3 and before, legacyProof) gets here; the process is checked again right
+ * before the signal, and its exit is watched by the same identity, so a pid reused meanwhile is
+ * never signalled nor waited for.
+ */
+async function stopDaemon(info: DaemonInfo, dataDir: string, timeoutMs: number): Promise<void> {
+  const proc = await processIdentity(info.pid);
+  const found = await findDaemon(dataDir);
+  if (!proc || found?.info.pid !== info.pid) return;
+  if (info.processStart !== undefined && proc.start !== info.processStart) return;
+  if (proc.start === UNPROVEN_START)
+    throw new Error(
+      `this system cannot tell whether pid ${info.pid} is still the older Roundtable daemon, so it is not signalled; stop that daemon and try again`,
+    );
   try {
     process.kill(info.pid, 'SIGTERM');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
   }
-  // Another process's exit cannot be awaited; its pid is polled.
+  // Another process's exit cannot be awaited; its identity is polled.
   const deadline = Date.now() + timeoutMs;
-  while (isAlive(info.pid)) {
+  while ((await processIdentity(info.pid))?.start === proc.start) {
     if (Date.now() > deadline)
       throw new Error(`the older Roundtable daemon (pid ${info.pid}) did not stop; stop it and try again`);
     await new Promise((r) => setTimeout(r, 50));
@@ -83,12 +98,14 @@ async function stopDaemon(info: DaemonInfo, timeoutMs: number): Promise<void> {
  * is replaced; one of a newer protocol is refused with one line.
  */
 export async function findOrSpawnDaemon(opts: SpawnOptions): Promise<FoundDaemon> {
-  const found = await findDaemon(opts.dataDir);
+  const found = await findDaemon(opts.dataDir, (why) =>
+    opts.log?.(`a stale daemon.json in ${opts.dataDir} is ignored (${why}); nothing is signalled`),
+  );
   if (!found) return spawnDaemon(opts);
   const refusal = incompatibility(found.info, opts.dataDir);
   if (!refusal) return found;
   if (found.info.protocolVersion > PROTOCOL_VERSION) throw new Error(refusal);
   opts.log?.(`replacing the daemon of an older install: ${refusal}`);
-  await stopDaemon(found.info, opts.timeoutMs ?? 20_000);
+  await stopDaemon(found.info, opts.dataDir, opts.timeoutMs ?? 20_000);
   return spawnDaemon(opts);
 }

@@ -3,10 +3,9 @@
  * tab), the lifecycle of every meeting (review, minutes, retry), the status bar, the context keys
  * and the commands together.
  */
-import { readFile } from 'node:fs/promises';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { MeetingState, StartMeetingParams } from '@roundtable/protocol';
+import { findDaemon } from '@roundtable/client';
 import { DaemonLink, dataDir } from './daemonLink';
 import { Lifecycle, needOf } from './lifecycle';
 import { LmBridge } from './lmBridge';
@@ -284,12 +283,9 @@ function meetingRows(tree: MeetingsTree): ReturnType<RoundtableApi['meetingRows'
   );
 }
 
+/** The pid of the data dir's daemon, as the client proves it (its process start matches the record). */
 async function daemonPid(): Promise<number | undefined> {
-  try {
-    return (JSON.parse(await readFile(path.join(dataDir(), 'daemon.json'), 'utf8')) as { pid: number }).pid;
-  } catch {
-    return undefined;
-  }
+  return (await findDaemon(dataDir()).catch(() => undefined))?.info.pid;
 }
 
 export function deactivate(): void {

@@ -46,8 +46,12 @@ export {
 } from './messageSchemas';
 export * from './notifications';
 
-/** Bumped on any incompatible change (3: `meeting/start` follows the meeting it starts, `room/delta` says its call's purpose); a mismatch at `initialize` is refused. */
-export const PROTOCOL_VERSION = 3;
+/**
+ * Bumped on any incompatible change (3: `meeting/start` follows the meeting it starts, `room/delta`
+ * says its call's purpose; 4: the challenge–response handshake replaces the token in a header, and
+ * `daemon.json` records the process start); a mismatch at `initialize` is refused.
+ */
+export const PROTOCOL_VERSION = 4;
 
 /** Largest message either side accepts, in bytes. */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -85,6 +89,10 @@ export type Envelope = RequestEnvelope | ResponseEnvelope | EventEnvelope;
 
 const meetingRef = z.object({ meetingId: meetingIdSchema });
 const empty = z.object({});
+/** A nonce or an HMAC-SHA256 proof of the handshake: 64 lowercase hex digits. */
+const nonceSchema = z
+  .string({ error: 'must be 64 hex digits' })
+  .regex(/^[0-9a-f]{64}$/, { error: 'must be 64 hex digits' });
 const requestIdSchema = z
   .string({ error: 'is missing' })
   .min(1, { error: 'is missing' })
@@ -100,9 +108,25 @@ function method<P extends z.ZodType, R extends z.ZodType>(params: P, result: R, 
  */
 export const DAEMON_REQUESTS = {
   initialize: method(
-    z.object({ protocolVersion: int(0, 1_000_000), client: text({ min: 1, max: 200 }) }),
-    z.object({ protocolVersion: z.number(), daemonVersion: z.string() }),
-    'First message of every connection; a protocol version mismatch is refused.',
+    z.object({
+      protocolVersion: int(0, 1_000_000),
+      client: text({ min: 1, max: 200 }),
+      /** The client's challenge; optional here only so a client of another version hears `version_mismatch`. */
+      nonce: nonceSchema.optional(),
+    }),
+    z.object({
+      protocolVersion: z.number(),
+      daemonVersion: z.string().max(200),
+      /** The daemon's challenge, and its answer to the client's (client/src/proof.ts). */
+      nonce: nonceSchema,
+      proof: nonceSchema,
+    }),
+    "First message of every connection: the protocol version (a mismatch is refused) and the client's challenge, answered with the daemon's proof that it holds the token and its own challenge.",
+  ),
+  authenticate: method(
+    z.object({ proof: nonceSchema }),
+    empty,
+    "Second message: the client's answer to the daemon's challenge. Nothing else is served before it; a wrong answer closes the connection.",
   ),
   'meeting/start': method(
     StartMeetingParamsSchema.extend({

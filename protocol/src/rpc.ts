@@ -129,6 +129,11 @@ export class RpcClient {
     });
   }
 
+  /** Whether a request of this id awaits its answer (the handshake refuses answers to anything else). */
+  isPending(id: number): boolean {
+    return this.pending.has(id);
+  }
+
   /** Feed every text frame received from the transport here. */
   receive(text: string): void {
     const env = parseEnvelope(text, MAX_MESSAGE_BYTES);

@@ -1,10 +1,12 @@
 /**
  * A daemon of another protocol version, as its own process: it writes `daemon.json` and `token`
- * the way the real daemon does (client/src/discovery.ts reads them), answers `initialize` over a
- * real WebSocket on loopback as a daemon of that version would (refusing any other version), and
- * on SIGTERM removes `daemon.json` and exits 0, as the real one does.
+ * the way a daemon of that version does (client/src/discovery.ts reads them: up to protocol 3
+ * without the process start, which clients then judge by the command line, `… daemon --data-dir
+ * DIR`, as the real one's), answers `initialize` over a real WebSocket on loopback as a daemon of
+ * that version would (refusing any other version), and on SIGTERM removes `daemon.json` and exits
+ * 0, as the real one does.
  *
- *   node --import tsx test/fakes/otherDaemon.ts <dataDir> <protocolVersion>
+ *   node --import tsx test/fakes/otherDaemon.ts daemon --data-dir <dataDir> --protocol <version>
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,9 +14,11 @@ import { rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { WebSocketServer } from 'ws';
-import type { DaemonInfo } from '@roundtable/client';
+import { PROCESS_START_SINCE_PROTOCOL, type DaemonInfo } from '@roundtable/client';
+import { processIdentity } from '@roundtable/client/processIdentity';
 
-function serve(dataDir: string, version: number): void {
+async function serve(dataDir: string, version: number): Promise<void> {
+  const processStart = (await processIdentity(process.pid))?.start;
   const token = randomBytes(32).toString('hex');
   const wss = new WebSocketServer({
     host: '127.0.0.1',
@@ -45,6 +49,7 @@ function serve(dataDir: string, version: number): void {
       protocolVersion: version,
       daemonVersion: `old-${version}`,
       startedAt: Date.now(),
+      ...(version >= PROCESS_START_SINCE_PROTOCOL && processStart ? { processStart } : {}),
     };
     writeFileSync(path.join(dataDir, 'token'), `${token}\n`, { mode: 0o600 });
     writeFileSync(path.join(dataDir, 'daemon.json'), JSON.stringify(info), { mode: 0o600 });
@@ -65,7 +70,8 @@ export interface OtherDaemon {
 
 /** Starts one and resolves once its discovery file is written. */
 export async function startOtherDaemon(dataDir: string, version: number): Promise<OtherDaemon> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', __filename, dataDir, String(version)], {
+  const args = ['daemon', '--data-dir', dataDir, '--protocol', String(version)];
+  const proc = spawn(process.execPath, ['--import', 'tsx', __filename, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
@@ -78,4 +84,4 @@ export async function startOtherDaemon(dataDir: string, version: number): Promis
   return { proc, pid: proc.pid ?? 0, exited };
 }
 
-if (require.main === module) serve(process.argv[2] ?? '.', Number(process.argv[3]));
+if (require.main === module) void serve(process.argv[4] ?? '.', Number(process.argv[6]));

@@ -10,11 +10,12 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import { PROTOCOL_VERSION, fold } from '@roundtable/protocol';
+import { fold } from '@roundtable/protocol';
 import { rawText } from '@roundtable/client/rawData';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { rng } from '../../daemon/src/meeting/order';
 import { Follower, tempDataDir } from '../fakes/daemon';
+import { openAuthenticated } from '../fakes/handshake';
 import { panel, turns } from '../fakes/meetings';
 
 const SEED = Number(process.env.ROUNDTABLE_FUZZ_SEED ?? 7);
@@ -135,24 +136,15 @@ describe('security and bad input', () => {
     let closedSockets = 0;
     let sent = 0;
     while (sent < CASES) {
-      const ws = new WebSocket(`ws://127.0.0.1:${d.port}`, { headers: { Authorization: `Bearer ${d.token}` } });
-      await new Promise((r) => ws.once('open', r));
+      // Half the connections do the handshake first; the rest send everything unauthenticated.
+      const ws = next() < 0.5 ? await openAuthenticated(d.port, d.token) : new WebSocket(`ws://127.0.0.1:${d.port}`);
+      if (ws.readyState !== ws.OPEN) await new Promise((r) => ws.once('open', r));
       let replies = 0;
       ws.on('message', (m: WebSocket.RawData) => {
         JSON.parse(rawText(m));
         replies++;
       });
       const closed = new Promise<void>((r) => ws.once('close', () => r()));
-      // Half the connections initialize first; the rest send everything out of order.
-      if (next() < 0.5)
-        ws.send(
-          JSON.stringify({
-            kind: 'request',
-            id: 1,
-            method: 'initialize',
-            params: { protocolVersion: PROTOCOL_VERSION, client: 'fuzz' },
-          }),
-        );
       const batch = 10;
       let expected = 0;
       for (let k = 0; k < batch && sent < CASES; k++, sent++) {

@@ -4,7 +4,12 @@ import type { DaemonEvents } from '@roundtable/protocol';
 
 /** One client connection: its subscriptions, its agent identities and its cursors. */
 export class Connection {
-  initialized = false;
+  /** The nonce this daemon sent in answer to `initialize`; the client's `authenticate` answers it. */
+  daemonNonce: string | undefined;
+  /** Set once the client proved it holds the token; nothing else is served before. */
+  authenticated = false;
+  /** Closes the connection if the handshake is not done in time; cleared once it is. */
+  handshakeTimer: NodeJS.Timeout | undefined;
   alive = true;
   bad = 0;
   /** meetingId -> last seq sent to this client. */

@@ -4,9 +4,11 @@
  * anything on SIGTERM/SIGINT.
  *
  * Files in the data dir (default ~/.roundtable, mode 0700):
- *   daemon.lock   pid of the daemon holding the directory (created exclusively)
- *   daemon.json   { pid, port, protocolVersion, daemonVersion, startedAt } for clients to find it
- *   token         256-bit random token, hex, mode 0600, new at every start
+ *   daemon.lock   "<pid> <process start>" of the daemon holding the directory (created exclusively)
+ *   daemon.json   { pid, port, protocolVersion, daemonVersion, startedAt, processStart } for
+ *                 clients to find it (client/src/discovery.ts says what they believe of it)
+ *   token         256-bit random token, hex, mode 0600, new at every start; never sent, only
+ *                 proven (client/src/proof.ts)
  *   store/        the event store (journal + sql.js snapshot)
  */
 import { randomBytes } from 'node:crypto';
@@ -27,27 +29,47 @@ import { KeyedLimiter } from './limiter';
 import { MeetingManager } from './manager';
 import { DAEMON_VERSION, startServer, type RunningServer } from './server';
 import { newMeetingId } from './ids';
-import { defaultDataDir, isAlive, readDaemonInfo, type DaemonInfo } from '@roundtable/client/discovery';
+import { defaultDataDir, readDaemonInfo, readSmallFile, type DaemonInfo } from '@roundtable/client/discovery';
+import { processIdentity } from '@roundtable/client/processIdentity';
 
 // Discovery is the client library's; re-exported for the daemon's own callers and tests.
 export { defaultDataDir, findDaemon, readDaemonInfo, type DaemonInfo } from '@roundtable/client/discovery';
 
 export class DaemonAlreadyRunning extends Error {}
 
+/**
+ * Whether a lock names a daemon still running: `<pid> <process start>` from this version (held
+ * while that process runs), or a bare pid from an older one (held while that pid's command line is
+ * a Roundtable daemon). A lock naming a stranger (a reused pid) is stale.
+ */
+async function lockHolder(lock: string): Promise<number | undefined> {
+  const file = await readSmallFile(lock);
+  if (!file.ok) return undefined;
+  const m = /^(\d{1,10})(?: (\S{1,300}))?\s*$/.exec(file.text);
+  const pid = Number(m?.[1] ?? NaN);
+  if (!m || pid === process.pid) return undefined;
+  const proc = await processIdentity(pid);
+  if (!proc) return undefined;
+  // A bare pid whose command line the OS does not tell (Windows) is held: two daemons on one
+  // data dir would be worse than one asked to stop by hand.
+  const held = m[2] !== undefined ? proc.start === m[2] : proc.args.length === 0 || proc.args.includes('daemon');
+  return held ? pid : undefined;
+}
+
 /** Takes the data dir for this process, or explains who holds it. A lock left by a dead daemon is replaced. */
-async function acquireLock(dir: string): Promise<void> {
+async function acquireLock(dir: string, processStart: string): Promise<void> {
   const lock = path.join(dir, 'daemon.lock');
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fh = await fs.open(lock, 'wx', 0o600);
-      await fh.writeFile(String(process.pid));
+      await fh.writeFile(`${process.pid} ${processStart}\n`);
       await fh.close();
       return;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    const pid = Number((await fs.readFile(lock, 'utf8').catch(() => '')).trim());
-    if (pid !== process.pid && isAlive(pid)) {
+    const pid = await lockHolder(lock);
+    if (pid !== undefined) {
       const info = await readDaemonInfo(dir);
       throw new DaemonAlreadyRunning(
         `a Roundtable daemon is already running for ${dir} (pid ${pid}${info ? `, port ${info.port}` : ''}); use it, stop it, or pass another --data-dir`,
@@ -135,6 +157,8 @@ export interface DaemonOptions {
   idleExitMs?: number;
   /** The clock of the idle exit (tests pass a fake one). */
   idleClock?: Clock;
+  /** How long a new connection has to complete the handshake (default: the server's, 10 s). */
+  handshakeMs?: number;
 }
 
 /** The provider lookup of the manager; with `wrap`, every provider built is wrapped once. */
@@ -176,14 +200,15 @@ function newManager(
   });
 }
 
-/** Writes daemon.json, by which clients find this daemon. */
-async function writeDaemonInfo(dataDir: string, port: number): Promise<void> {
+/** Writes daemon.json, by which clients find this daemon and tell it from a stranger with its pid. */
+async function writeDaemonInfo(dataDir: string, port: number, processStart: string): Promise<void> {
   const info: DaemonInfo = {
     pid: process.pid,
     port,
     protocolVersion: PROTOCOL_VERSION,
     daemonVersion: DAEMON_VERSION,
     startedAt: Date.now(),
+    processStart,
   };
   await writeFileAtomic(path.join(dataDir, 'daemon.json'), `${JSON.stringify(info, null, 2)}\n`, 0o600);
 }
@@ -247,7 +272,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const log =
     opts.log ?? ((line: string) => process.stderr.write(`[roundtable ${new Date().toISOString()}] ${line}\n`));
   await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
-  await acquireLock(dataDir);
+  // Clients believe daemon.json's pid only while its process started at this moment.
+  const processStart = (await processIdentity(process.pid))?.start;
+  if (!processStart)
+    throw new Error(
+      'cannot read this process start time (from /proc or ps), which clients need to tell this daemon from a reused pid',
+    );
+  await acquireLock(dataDir, processStart);
   let store: SqliteStore | undefined;
   let server: RunningServer | undefined;
   let manager: MeetingManager | undefined;
@@ -267,8 +298,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       log,
       lmBridge,
       onConnectionsChange: () => idle.watch?.check(),
+      ...(opts.handshakeMs !== undefined ? { handshakeMs: opts.handshakeMs } : {}),
     });
-    await writeDaemonInfo(dataDir, server.port);
+    await writeDaemonInfo(dataDir, server.port, processStart);
     log(`listening on 127.0.0.1:${server.port} (data dir ${dataDir})`);
     // Building the tokenizer takes about a second of CPU: do it now, not in the first meeting's fan-out.
     setImmediate(() => countTokens('warm up'));

@@ -3,14 +3,7 @@
  * the checked params and the calling connection. The agent/* methods live in agentHandlers.ts.
  */
 import type { DaemonMethod, MeetingEvent, ParamsOf, ResultOf } from '@roundtable/protocol';
-import {
-  MAX_MESSAGE_BYTES,
-  MEETING_PAGE_DEFAULT,
-  PROTOCOL_VERSION,
-  RpcError,
-  fold,
-  summaryOf,
-} from '@roundtable/protocol';
+import { MAX_MESSAGE_BYTES, MEETING_PAGE_DEFAULT, RpcError, fold, summaryOf } from '@roundtable/protocol';
 import { minutesFileBase, renderMinutes } from '../meeting/minutes';
 import { manifestLine } from '../meeting/manifest';
 import { estimateMeeting } from '../meeting/estimate';
@@ -156,9 +149,14 @@ function lmRegister(ctx: ServerContext, _p: Params<'lm/register'>, conn: Connect
   return Promise.resolve({});
 }
 
+function handshakeOnly(): Promise<never> {
+  return Promise.reject(new RpcError('internal', 'the handshake is answered before the handler table'));
+}
+
 export const handlers: { [M in DaemonMethod]: MethodHandler<M> } = {
-  // Answered in handle(), synchronously; listed here so every method has a handler.
-  initialize: () => Promise.resolve({ protocolVersion: PROTOCOL_VERSION, daemonVersion: DAEMON_VERSION }),
+  // The handshake is answered in handle() (auth.ts), synchronously; listed so every method has a handler.
+  initialize: handshakeOnly,
+  authenticate: handshakeOnly,
   'meeting/start': start,
   // The attached context is read as the start would read it; the prompts are built, nothing is
   // called or written.

@@ -9,7 +9,6 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { DaemonMethod, ErrorCode, ParamsOf } from '@roundtable/protocol';
 import {
   MAX_MESSAGE_BYTES,
-  PROTOCOL_VERSION,
   RpcError,
   checkParams,
   isDaemonMethod,
@@ -19,7 +18,7 @@ import {
 import type { VscodeLmBridge } from '../providers/vscodeLm';
 import { ProviderError } from '../providers/types';
 import type { MeetingManager } from './manager';
-import { checkUpgrade, refuse } from './auth';
+import { answerInitialize, checkAuthenticate, checkUpgrade, refuse } from './auth';
 import { Connection } from './connection';
 import { startFanout } from './fanout';
 import { DAEMON_VERSION, handlers } from './handlers';
@@ -31,6 +30,8 @@ export { DAEMON_VERSION } from './handlers';
 /** A connection that sends this many invalid messages is closed. */
 const MAX_BAD_MESSAGES = 20;
 const HEARTBEAT_MS = 15_000;
+/** A connection that has not proved it holds the token by then is closed. */
+const HANDSHAKE_MS = 10_000;
 
 export interface ServerOptions {
   manager: MeetingManager;
@@ -41,6 +42,8 @@ export interface ServerOptions {
   port: number;
   log: (line: string) => void;
   heartbeatMs?: number;
+  /** How long a new connection has to complete the handshake (default 10 s). */
+  handshakeMs?: number;
   /** Called after a client connected or disconnected (the idle watch listens). */
   onConnectionsChange?: () => void;
 }
@@ -48,7 +51,7 @@ export interface ServerOptions {
 export interface RunningServer {
   port: number;
   close(): Promise<void>;
-  /** Live connections, for diagnostics and tests. */
+  /** Live connections that completed the handshake, for the idle watch, diagnostics and tests. */
   connections(): number;
 }
 
@@ -80,8 +83,8 @@ async function handle(ctx: ServerContext, conn: Connection, raw: string): Promis
     error('unknown_method', `unknown method "${method.slice(0, 60)}"`);
     return;
   }
-  if (!conn.initialized && method !== 'initialize') {
-    error('not_initialized', 'send initialize with the protocol version first');
+  if (!conn.authenticated && method !== 'initialize' && method !== 'authenticate') {
+    error('not_initialized', 'send initialize and authenticate first');
     return;
   }
   const checked = checkParams(method, params);
@@ -90,18 +93,25 @@ async function handle(ctx: ServerContext, conn: Connection, raw: string): Promis
     error('bad_request', checked.error);
     return;
   }
-  if (method === 'initialize') {
+  if (method === 'initialize' || method === 'authenticate') {
     // Settled synchronously so requests pipelined right behind it are already accepted.
-    const version = (checked.value as ParamsOf<'initialize'>).protocolVersion;
-    if (version !== PROTOCOL_VERSION) {
-      error(
-        'version_mismatch',
-        `protocol version ${version} is not supported by this daemon (it speaks ${PROTOCOL_VERSION}); update the client or the daemon so they match`,
-      );
-    } else {
-      conn.initialized = true;
-      reply({ protocolVersion: PROTOCOL_VERSION, daemonVersion: DAEMON_VERSION });
+    const step =
+      method === 'initialize'
+        ? answerInitialize(conn, checked.value as ParamsOf<'initialize'>, ctx.token, ctx.port(), DAEMON_VERSION)
+        : checkAuthenticate(conn, checked.value as ParamsOf<'authenticate'>, ctx.token, ctx.port());
+    if (!step.ok) {
+      error(step.code, step.message);
+      if (step.close) {
+        log(`refused a connection: ${step.message}`);
+        conn.ws.close(1008, 'handshake failed');
+      }
+      return;
     }
+    if (conn.authenticated) {
+      clearTimeout(conn.handshakeTimer);
+      ctx.onConnectionsChange?.();
+    }
+    reply(step.result);
     return;
   }
   try {
@@ -118,12 +128,21 @@ async function handle(ctx: ServerContext, conn: Connection, raw: string): Promis
   }
 }
 
-/** Takes a new connection: its requests are handled in turn, its leaving frees what it held. */
-function accept(ctx: ServerContext, ws: WebSocket, connId: number): void {
+/**
+ * Takes a new connection: its requests are handled in turn, its leaving frees what it held. It
+ * counts as a client (for the idle watch) once its handshake is done, which it must finish in time.
+ */
+function accept(ctx: ServerContext, ws: WebSocket, connId: number, handshakeMs: number): void {
   const { conns, log } = ctx;
   const conn = new Connection(ws, connId);
   conns.add(conn);
-  ctx.onConnectionsChange?.();
+  conn.handshakeTimer = setTimeout(() => {
+    log(`connection ${conn.id}: no handshake within ${handshakeMs / 1000} s; closed`);
+    ws.close(1008, 'handshake not completed in time');
+    // A peer that does not answer the close gets no say in when its socket goes.
+    setTimeout(() => ws.terminate(), 1_000).unref();
+  }, handshakeMs);
+  conn.handshakeTimer.unref();
   ws.on('pong', () => (conn.alive = true));
   ws.on('message', (data: RawData, isBinary: boolean) => {
     if (isBinary) {
@@ -133,6 +152,7 @@ function accept(ctx: ServerContext, ws: WebSocket, connId: number): void {
     handle(ctx, conn, rawText(data)).catch((e: unknown) => log(`connection ${conn.id}: ${(e as Error).message}`));
   });
   ws.on('close', () => {
+    clearTimeout(conn.handshakeTimer);
     conns.delete(conn);
     conn.unregisterLm?.();
     conn.unregisterLm = undefined;
@@ -148,6 +168,7 @@ function startHeartbeat(ctx: ServerContext, ms: number): NodeJS.Timeout {
     for (const conn of ctx.conns) {
       if (!conn.alive) {
         conn.ws.terminate();
+        clearTimeout(conn.handshakeTimer);
         ctx.conns.delete(conn);
         ctx.onConnectionsChange?.();
         continue;
@@ -182,9 +203,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     lmOwner: undefined,
     log,
     onConnectionsChange: opts.onConnectionsChange,
+    token: opts.token,
+    port: () => port,
   };
   let nextConnId = 1;
   let port = 0;
+  const pending = (): number => [...conns].filter((c) => !c.authenticated).length;
 
   const http_ = http.createServer((_req, res) => {
     // Plain HTTP gets nothing: there is no page to serve and no reason to tell anyone more.
@@ -195,7 +219,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   http_.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
-    const verdict = checkUpgrade(req, opts.token, port);
+    const verdict = checkUpgrade(req, port, pending());
     if (!verdict.ok) {
       log(`refused a connection: ${verdict.reason}`);
       refuse(socket, verdict.status, verdict.reason);
@@ -203,7 +227,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
-  wss.on('connection', (ws: WebSocket) => accept(ctx, ws, nextConnId++));
+  const handshakeMs = opts.handshakeMs ?? HANDSHAKE_MS;
+  wss.on('connection', (ws: WebSocket) => accept(ctx, ws, nextConnId++, handshakeMs));
   const heartbeat = startHeartbeat(ctx, opts.heartbeatMs ?? HEARTBEAT_MS);
 
   await listen(http_, opts.port);
@@ -211,7 +236,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   return {
     port,
-    connections: () => conns.size,
+    connections: () => conns.size - pending(),
     close: async () => {
       clearInterval(heartbeat);
       ctx.fanout.close();

@@ -25,6 +25,10 @@ export interface ServerContext extends AgentContext {
   log: (line: string) => void;
   /** Called after a client connected or disconnected (the idle watch listens). */
   onConnectionsChange: (() => void) | undefined;
+  /** The token the handshake proves (auth.ts); it never leaves the process. */
+  token: string;
+  /** The port listened on, which both proofs of the handshake name. */
+  port: () => number;
 }
 
 /** The handler of one method: the server's context, the checked params, the calling connection. */
