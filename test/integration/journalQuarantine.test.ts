@@ -360,6 +360,11 @@ describe('the CLI and the daemon on a log with a bad record', () => {
         assert.ok(list.some((m) => m.meetingId === 'good' && !m.quarantined));
         // The other meeting was unfinished: it resumed, from the events it had.
         assert.deepEqual((await readMeeting(conn, 'good')).events.slice(0, good.length), good);
+        // A follower is answered at once, in one line, instead of waiting for events that never come.
+        await assert.rejects(
+          conn.rpc.request('room/subscribe', { meetingId: 'bad', sinceSeq: 0 }),
+          (e: Error) => /meeting bad is quarantined/.test(e.message) && !e.message.includes('\n'),
+        );
         await assert.rejects(
           readMeeting(conn, 'bad'),
           (e: Error) => /meeting bad is quarantined/.test(e.message) && !e.message.includes('\n'),

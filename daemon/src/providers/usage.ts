@@ -79,6 +79,9 @@ function isTokenCount(v: unknown): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_CALL_TOKENS;
 }
 
+/** -0 (a JSON `-0`) is a count of zero. */
+const whole = (v: number): number => (v === 0 ? 0 : v);
+
 /** A main figure: the reported one when it is a plausible count, else ours, with why. */
 function figure(
   name: string,
@@ -87,7 +90,7 @@ function figure(
   cap: number,
   notes: string[],
 ): { n: number; reported: boolean } {
-  if (isTokenCount(v) && v <= cap) return { n: v, reported: true };
+  if (isTokenCount(v) && v <= cap) return { n: whole(v), reported: true };
   const n = ours();
   const why =
     v === undefined
@@ -100,15 +103,15 @@ function figure(
 }
 
 /** A part of a main figure (cached of prompt, thinking of completion): kept within it, dropped when bogus. */
-function part(name: string, v: unknown, whole: number, wholeName: string, notes: string[]): number | undefined {
+function part(name: string, v: unknown, of: number, ofName: string, notes: string[]): number | undefined {
   if (v === undefined || v === null) return undefined;
   if (!isTokenCount(v)) {
     notes.push(`${name} ${shown(v)} is not a whole number of tokens; ignored`);
     return undefined;
   }
-  if (v <= whole) return v;
-  notes.push(`${name} ${v} is above ${wholeName} ${whole}; taken as ${whole}`);
-  return whole;
+  if (v <= of) return whole(v);
+  notes.push(`${name} ${v} is above ${ofName} ${of}; taken as ${of}`);
+  return of;
 }
 
 /**
