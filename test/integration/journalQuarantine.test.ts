@@ -15,9 +15,8 @@ import initSqlJs from 'sql.js';
 import type { EventBody, MeetingEvent } from '@roundtable/protocol';
 import { DEFAULT_CONFIG, EVENT_SCHEMA_VERSION, fold } from '@roundtable/protocol';
 import { connectDaemon, readMeeting } from '@roundtable/client';
-import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { SqliteStore, journalFiles } from '../../daemon/src/store/sqliteStore';
-import { StoreQuarantinedError, StoreRecordError, type EventStore } from '../../daemon/src/store/types';
+import { StoreQuarantinedError, StoreRecordError } from '../../daemon/src/store/types';
 import { cli, ensureBuilt } from '../fakes/cli';
 import { spawnDaemonProcess, tempDataDir } from '../fakes/daemon';
 import { panel, runMeeting } from '../fakes/meetings';
@@ -268,45 +267,30 @@ describe('a record the reader would refuse is never written', () => {
     ['an absurd figure', { promptTokens: 1e300, completionTokens: 3, source: 'provider' }],
     ['NaN (written as null)', { promptTokens: NaN, completionTokens: 3, source: 'provider' }],
   ];
-  for (const [name, make] of [
-    [
-      'SqliteStore',
-      async (): Promise<{ store: EventStore; bytes: () => Promise<number> }> => {
-        const dir = await mkdtemp(path.join(tmpdir(), 'rt-refuse-'));
-        const store = await SqliteStore.open(dir);
-        return {
-          store,
-          bytes: async () => {
-            let n = 0;
-            for (const f of await journalFiles(dir)) n += (await readFile(f)).length;
-            return n;
-          },
-        };
-      },
-    ],
-    ['MemoryStore', () => Promise.resolve({ store: new MemoryStore(), bytes: () => Promise.resolve(0) })],
-  ] as const) {
-    it(`${name} refuses each in one line, writes nothing and gives the seq to the next event`, async () => {
-      const { store, bytes } = await make();
-      await store.append('m', opened('t'));
-      const written = await bytes();
-      for (const [what, usage] of bad) {
-        const body = { type: 'usage_recorded', participant: 'ada', role: 'worker', purpose: 'turn', round: 1, usage };
-        await assert.rejects(
-          store.append('m', body as EventBody),
-          (e: Error) =>
-            e instanceof StoreRecordError &&
-            /refused an event of meeting m/.test(e.message) &&
-            !e.message.includes('\n'),
-          what,
-        );
-      }
-      assert.equal(await bytes(), written, 'nothing reached the journal');
-      assert.equal((await store.append('m', human(1))).seq, 2, 'no seq was taken');
-      assert.equal((await store.load('m')).length, 2);
-      if (store instanceof SqliteStore) await store.close();
-    });
-  }
+  it('the store refuses each in one line, writes nothing and gives the seq to the next event', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'rt-refuse-'));
+    const store = await SqliteStore.open(dir);
+    const bytes = async (): Promise<number> => {
+      let n = 0;
+      for (const f of await journalFiles(dir)) n += (await readFile(f)).length;
+      return n;
+    };
+    await store.append('m', opened('t'));
+    const written = await bytes();
+    for (const [what, usage] of bad) {
+      const body = { type: 'usage_recorded', participant: 'ada', role: 'worker', purpose: 'turn', round: 1, usage };
+      await assert.rejects(
+        store.append('m', body as EventBody),
+        (e: Error) =>
+          e instanceof StoreRecordError && /refused an event of meeting m/.test(e.message) && !e.message.includes('\n'),
+        what,
+      );
+    }
+    assert.equal(await bytes(), written, 'nothing reached the journal');
+    assert.equal((await store.append('m', human(1))).seq, 2, 'no seq was taken');
+    assert.equal((await store.load('m')).length, 2);
+    await store.close();
+  });
 });
 
 describe('the CLI and the daemon on a log with a bad record', () => {
