@@ -14,8 +14,6 @@ const counted = (over: Partial<Counted> = {}): Counted => ({
   completionTokens: () => 12,
   reasoningTokens: 0,
   promptCeiling: tokenCeiling(['x'.repeat(200)]),
-  streamedCeiling: tokenCeiling(['y'.repeat(60)]),
-  maxTokens: 400,
   ...over,
 });
 
@@ -49,15 +47,22 @@ describe('checkUsage', () => {
     assert.equal(asked, 0);
   });
 
-  it('bounds a completion by max_tokens when the server hid its thinking, and lets a server that ignored max_tokens report what it streamed', () => {
-    // OpenAI's reasoning models stream no thinking, yet bill it within max_completion_tokens.
-    assert.equal(checkUsage({ prompt: 30, completion: 400 }, counted()).usage.completionTokens, 400);
-    const long = tokenCeiling(['z'.repeat(50_000)]);
-    assert.equal(
-      checkUsage({ prompt: 30, completion: 40_000 }, counted({ streamedCeiling: long })).usage.completionTokens,
-      40_000,
-    );
-    assert.equal(checkUsage({ prompt: 30, completion: 40_000 }, counted()).usage.source, 'estimate');
+  it('bills an over-reported completion as reported (hidden thinking is not ours to doubt), up to MAX_CALL_TOKENS', () => {
+    // OpenAI's reasoning models stream no thinking, yet bill it: a completion has no bound we can see.
+    assert.deepEqual(checkUsage({ prompt: 30, completion: 1_000_000 }, counted()).usage, {
+      promptTokens: 30,
+      completionTokens: 1_000_000,
+      source: 'provider',
+    });
+    assert.equal(checkUsage({ prompt: 30, completion: MAX_CALL_TOKENS + 1 }, counted()).usage.completionTokens, 12);
+  });
+
+  it('bounds the prompt by the bytes sent, whatever the tokenizer', () => {
+    const ceiling = tokenCeiling(['x'.repeat(200)]);
+    assert.equal(checkUsage({ prompt: ceiling, completion: 1 }, counted()).usage.promptTokens, ceiling);
+    assert.equal(checkUsage({ prompt: ceiling + 1, completion: 1 }, counted()).usage.promptTokens, 40);
+    // Four bytes a character, one token a byte at worst: a CJK or emoji prompt is not refused.
+    assert.ok(tokenCeiling(['😀'.repeat(100)]) >= 400);
   });
 
   it('takes a server that sent no usage as counted, with no note', () => {

@@ -10,7 +10,7 @@
  * profile's (serverProfile.ts); a 400 that names one of them is retried once, adapted.
  */
 import OpenAI from 'openai';
-import { collapseWhitespace, isRecord, type ToolCall, type ToolTurn } from '@roundtable/protocol';
+import { collapseWhitespace, isRecord, type ToolTurn } from '@roundtable/protocol';
 import { countPromptTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 import {
@@ -235,11 +235,7 @@ export class OpenAIProvider implements ChatProvider {
     if (guard.stalled) throw this.stallError();
     const { thinking, reply } = reader.end();
     const thinkingTokens = thinking ? pieceTokens(thinking) : 0;
-    const toolCalls = calls.calls();
-    const checked = this.usageOf(usage, req, turns, tools, maxTokens, {
-      thinking,
-      reply,
-      toolCalls,
+    const checked = this.usageOf(usage, req, turns, tools, {
       thinkingTokens,
       // Servers that ignore include_usage (some local ones) are counted with the tokenizer: the thinking was generated too.
       tokens: () =>
@@ -251,7 +247,7 @@ export class OpenAIProvider implements ChatProvider {
       ...(finishReason ? { finishReason } : {}),
       usage: checked,
     };
-    return { result, calls: toolCalls, ...(calls.stopped ? { stopped: calls.stopped } : {}) };
+    return { result, calls: calls.calls(), ...(calls.stopped ? { stopped: calls.stopped } : {}) };
   }
 
   /**
@@ -263,8 +259,7 @@ export class OpenAIProvider implements ChatProvider {
     req: ChatRequest,
     turns: ToolTurn[],
     tools: ReturnType<NonNullable<ChatRequest['tools']>['definitions']>,
-    maxTokens: number,
-    read: { thinking: string; reply: string; toolCalls: ToolCall[]; thinkingTokens: number; tokens: () => number },
+    read: { thinkingTokens: number; tokens: () => number },
   ): ChatResult['usage'] {
     const sent = [...req.messages, ...turns.map(openAiTurn)];
     const { usage, notes } = checkUsage(reported, {
@@ -273,8 +268,6 @@ export class OpenAIProvider implements ChatProvider {
       completionTokens: read.tokens,
       reasoningTokens: read.thinkingTokens,
       promptCeiling: tokenCeiling([...sent.map((m) => JSON.stringify(m)), JSON.stringify(tools)]),
-      streamedCeiling: tokenCeiling([read.thinking, read.reply, ...read.toolCalls.map((c) => c.name + c.arguments)]),
-      maxTokens,
     });
     const note = usageNote(this.baseURL, req.model, notes);
     if (note) this.log(note);

@@ -9,10 +9,11 @@
  *
  * How far a figure may go (a bound, not a guess at the server's tokenizer): no tokenizer makes more
  * tokens of a text than it has UTF-8 bytes (byte-level BPE at worst; SentencePiece's byte
- * fallback the same), so a prompt is at most its bytes plus `TEMPLATE_SLACK` (a chat template, a
- * hidden system prompt), and a completion at most the larger of the call's max_tokens (hidden
- * thinking counts against it) and the bytes it streamed, plus the same slack; never above
- * MAX_CALL_TOKENS. Our own count is only made when a figure is replaced.
+ * fallback the same), so a prompt is at most the bytes sent plus `TEMPLATE_SLACK` (a chat
+ * template, a hidden system prompt). A completion has no such bound: a model may think without
+ * showing it, and a server may ignore max_tokens; so a whole completion count up to
+ * MAX_CALL_TOKENS is billed as reported, and on a billed budget an over-report stops the room
+ * (money is what the server says it charged). Our own count is only made when a figure is replaced.
  */
 import { MAX_CALL_TOKENS, isRecord, type Usage } from '@roundtable/protocol';
 
@@ -46,10 +47,6 @@ export interface Counted {
   reasoningTokens: number;
   /** `tokenCeiling` of everything sent (messages, tool definitions). */
   promptCeiling: number;
-  /** `tokenCeiling` of everything streamed. */
-  streamedCeiling: number;
-  /** The max_tokens the call was sent with. */
-  maxTokens: number;
 }
 
 /**
@@ -122,13 +119,8 @@ function part(name: string, v: unknown, of: number, ofName: string, notes: strin
 export function checkUsage(reported: Reported | undefined, counted: Counted): { usage: Usage; notes: string[] } {
   const notes: string[] = [];
   const r = reported ?? {};
-  const promptCap = counted.promptCeiling;
-  const completionCap = Math.min(
-    MAX_CALL_TOKENS,
-    Math.max(counted.maxTokens + TEMPLATE_SLACK, counted.streamedCeiling),
-  );
-  const prompt = figure('prompt_tokens', r.prompt, counted.promptTokens, promptCap, notes);
-  const completion = figure('completion_tokens', r.completion, counted.completionTokens, completionCap, notes);
+  const prompt = figure('prompt_tokens', r.prompt, counted.promptTokens, counted.promptCeiling, notes);
+  const completion = figure('completion_tokens', r.completion, counted.completionTokens, MAX_CALL_TOKENS, notes);
   const cached = part('cached_tokens', r.cached, prompt.n, 'prompt_tokens', notes);
   const said = part('reasoning_tokens', r.reasoning, completion.n, 'completion_tokens', notes);
   // The thinking the server reported where it holds, else the thinking it showed, counted.

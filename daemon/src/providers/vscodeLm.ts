@@ -183,8 +183,6 @@ export class VscodeLmBridge implements ChatProvider {
       completionTokens: () => (p.capped ? p.maxTokens : pieceTokens(full)),
       reasoningTokens: thinking ? pieceTokens(thinking) : 0,
       promptCeiling: tokenCeiling([...p.req.messages.map((m) => m.content), ...p.turns.map((t) => JSON.stringify(t))]),
-      streamedCeiling: tokenCeiling([full, ...(d.toolCalls ?? []).map((c) => c.name + c.arguments)]),
-      maxTokens: p.maxTokens,
     });
     const note = usageNote('the VS Code window', p.req.model, notes);
     if (note) this.log(note);
