@@ -19,6 +19,7 @@ import { SqliteStore, journalFiles } from '../../daemon/src/store/sqliteStore';
 import { StoreQuarantinedError, StoreRecordError } from '../../daemon/src/store/types';
 import { cli, ensureBuilt } from '../fakes/cli';
 import { spawnDaemonProcess, tempDataDir } from '../fakes/daemon';
+import { humanPost as human } from '../fakes/given';
 import { panel, runMeeting } from '../fakes/meetings';
 
 const opened = (topic: string): EventBody => ({
@@ -27,15 +28,6 @@ const opened = (topic: string): EventBody => ({
   mode: 'roundtable',
   participants: panel(['ada', 'grace'], false),
   config: { ...DEFAULT_CONFIG },
-});
-
-const human = (i: number): EventBody => ({
-  type: 'human_posted',
-  messageId: `h${i}`,
-  from: 'human',
-  text: `post ${i}`,
-  tokens: 2,
-  round: 0,
 });
 
 /** A usage record as a release that stored usage unchecked wrote it. */
