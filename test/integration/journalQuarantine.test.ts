@@ -20,7 +20,7 @@ import { StoreQuarantinedError, StoreRecordError } from '../../daemon/src/store/
 import { cli, ensureBuilt } from '../fakes/cli';
 import { spawnDaemonProcess, tempDataDir } from '../fakes/daemon';
 import { humanPost as human } from '../fakes/given';
-import { panel, runMeeting } from '../fakes/meetings';
+import { panel } from '../fakes/meetings';
 
 const opened = (topic: string): EventBody => ({
   type: 'meeting_opened',
@@ -290,27 +290,39 @@ describe('the CLI and the daemon on a log with a bad record', () => {
 
   it('renders the minutes of a run whose log holds fractional figures (previous release)', async () => {
     const home = await tempDataDir();
-    const { state, events } = await runMeeting({ script: { replies: {} }, config: { maxRounds: 1 } });
-    const runDir = path.join(home, 'runs', state.meetingId);
+    const id = 'run2';
+    const runDir = path.join(home, 'runs', id);
     const store = await SqliteStore.open(runDir);
-    // The run's own log, as written by the previous release: the same events, one usage fractional.
-    for (const e of events) await store.append(state.meetingId, e);
+    await store.append(id, opened('a run of the previous release'));
     await store.close();
+    // As the previous release wrote it: a fractional figure mid-journal, then another record.
     const journal = (await journalFiles(runDir)).at(-1) as string;
-    const seq = events.length;
-    await appendFile(
-      journal,
-      usageLine(state.meetingId, seq + 1, { promptTokens: 10.5, completionTokens: 3.25, source: 'provider' }),
-    );
-    await appendFile(
-      journal,
-      JSON.stringify({ ...human(99), meetingId: state.meetingId, seq: seq + 2, at: 1, v: 2 }) + '\n',
-    );
+    await appendFile(journal, usageLine(id, 2, { promptTokens: 10.5, completionTokens: 3.25, source: 'provider' }));
+    await appendFile(journal, JSON.stringify({ ...human(99), meetingId: id, seq: 3, at: 1, v: 2 }) + '\n');
     const out = path.join(home, 'out');
-    const r = await cli(['minutes', state.meetingId, '--data-dir', home, '--out', out]);
+    const r = await cli(['minutes', id, '--data-dir', home, '--out', out]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /Minutes: /);
     assert.equal((await readdir(out)).length, 1);
+  });
+
+  it('says in one line why the minutes of a quarantined run cannot be rendered, leaving its journal as it was', async () => {
+    const home = await tempDataDir();
+    const runDir = path.join(home, 'runs', 'run1');
+    const s = await SqliteStore.open(runDir);
+    await s.append('run1', opened('a run'));
+    await s.close();
+    const journal = (await journalFiles(runDir)).at(-1) as string;
+    await appendFile(journal, usageLine('run1', 2, { promptTokens: '12660', completionTokens: 3, source: 'provider' }));
+    const before = await sha(journal);
+    const r = await cli(['minutes', 'run1', '--data-dir', home, '--out', path.join(home, 'out')]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /^roundtable: meeting run1 is quarantined: .*journal\.\d+\.ndjson line 1: event 2 \(usage_recorded\)/,
+    );
+    assert.equal(await sha(journal), before);
   });
 
   it('starts a daemon whose store holds one bad record: lists that meeting as quarantined with why, serves the others, and answers a reader of it in one line', async () => {
