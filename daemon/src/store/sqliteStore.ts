@@ -29,7 +29,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Database, Statement } from 'sql.js';
 import type { EventBody, MeetingEvent } from '@roundtable/protocol';
-import { EVENT_SCHEMA_VERSION, checkEvent } from '@roundtable/protocol';
+import { EVENT_SCHEMA_VERSION, UsageSchema, checkEvent } from '@roundtable/protocol';
 import { StoreWriteError, checkAppend, type EventStore, type QuarantinedMeeting } from './types';
 import { SNAPSHOT, fsyncDir, installSnapshot, journalFiles, recover } from './storeFiles';
 import { QUARANTINE_TABLE, type Quarantine } from './verify';
@@ -63,12 +63,18 @@ interface Pending {
 }
 
 /**
- * Rows were checked when the store was opened; on the way out each is read by the reader's rules
- * (upcast from older versions, old figures made whole), so every reader sees one schema.
+ * Rows were checked when the store was opened; on the way out they are read by the reader's rules
+ * where those change anything: rows of an older version are upcast, and usage figures of the
+ * previous release made whole (UsageSchema), so every reader sees one schema.
  */
 function currentVersion(e: MeetingEvent): MeetingEvent {
-  const c = checkEvent(e);
-  return c.ok ? c.value : e;
+  if (e.v !== EVENT_SCHEMA_VERSION) {
+    const c = checkEvent(e);
+    return c.ok ? c.value : e;
+  }
+  if (e.type !== 'usage_recorded') return e;
+  const u = UsageSchema.safeParse(e.usage);
+  return u.success ? { ...e, usage: u.data } : e;
 }
 
 /** The journal being appended to, and its size up to the last acknowledged byte. */
