@@ -202,20 +202,53 @@ export const ConfigOverridesSchema = z.strictObject(MeetingConfigSchema.partial(
 export const MessageKindSchema = z.enum(['briefing', 'contribution', 'announcement', 'closing']);
 export type MessageKind = z.infer<typeof MessageKindSchema>;
 
-/** Token usage of one model call. */
-export const UsageSchema = z.object({
-  promptTokens: z.number().int().min(0),
-  completionTokens: z.number().int().min(0),
-  /** `provider` when the server reported usage, `estimate` when counted locally with a tokenizer. */
-  source: z.enum(['provider', 'estimate']),
-  /** Prompt tokens the server served from its prefix cache, where it reports them. */
-  cachedTokens: z.number().int().min(0).optional(),
-  /**
-   * Of `completionTokens`, how many were thinking (OpenAI's `reasoning_tokens`, already inside
-   * `completion_tokens`; counted with the tokenizer where the server does not say). Never added twice.
-   */
-  reasoningTokens: z.number().int().min(0).optional(),
-});
+/**
+ * The most tokens one model call is ever recorded with, prompt or completion: far past any context
+ * window, and small enough that no sum of them overflows. A figure above it is bogus, never billed.
+ */
+export const MAX_CALL_TOKENS = 100_000_000;
+
+const tokenFigure = z.number().int().min(0).max(MAX_CALL_TOKENS);
+
+/**
+ * Logs written before usage was checked where it enters (daemon/src/providers/usage.ts) may hold
+ * fractional figures, and cached or thinking counts above the count they are part of. They are read
+ * as whole numbers, clamped, so those meetings still open and render. Negative, non-numeric and
+ * absurd figures are not guessed at: the record is refused, and its meeting quarantined.
+ */
+function readLeniently(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const u = { ...(raw as Record<string, unknown>) };
+  const whole = (v: unknown): unknown => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : v);
+  for (const k of ['promptTokens', 'completionTokens', 'cachedTokens', 'reasoningTokens'])
+    if (k in u) u[k] = whole(u[k]);
+  const clamp = (part: string, of: string): void => {
+    const p = u[part];
+    const o = u[of];
+    if (typeof p === 'number' && typeof o === 'number' && p > o) u[part] = o;
+  };
+  clamp('cachedTokens', 'promptTokens');
+  clamp('reasoningTokens', 'completionTokens');
+  return u;
+}
+
+/** Token usage of one model call (whole numbers; cached within prompt, thinking within completion). */
+export const UsageSchema = z.preprocess(
+  readLeniently,
+  z.object({
+    promptTokens: tokenFigure,
+    completionTokens: tokenFigure,
+    /** `provider` when the server reported usage, `estimate` when counted locally with a tokenizer. */
+    source: z.enum(['provider', 'estimate']),
+    /** Prompt tokens the server served from its prefix cache, where it reports them (never above promptTokens). */
+    cachedTokens: tokenFigure.optional(),
+    /**
+     * Of `completionTokens`, how many were thinking (OpenAI's `reasoning_tokens`, already inside
+     * `completion_tokens`; counted with the tokenizer where the server does not say). Never added twice.
+     */
+    reasoningTokens: tokenFigure.optional(),
+  }),
+);
 export type Usage = z.infer<typeof UsageSchema>;
 
 /** Why a model call was made (used for accounting and by the scripted provider). */

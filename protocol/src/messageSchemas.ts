@@ -67,6 +67,11 @@ export const MeetingSummarySchema = z.object({
   decision: DecisionKindSchema.optional(),
   /** Set when the digest says there is no decision to accept (the view offers Retry, not Review). */
   noDecision: z.boolean().optional(),
+  /**
+   * Set when the daemon could not read this meeting's log at start-up (a record it refuses: where
+   * and why, in one line). The meeting is kept on disk but not loaded; it is listed as closed on an error.
+   */
+  quarantined: z.string().optional(),
 });
 export type MeetingSummary = z.infer<typeof MeetingSummarySchema>;
 

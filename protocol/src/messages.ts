@@ -16,6 +16,7 @@ import {
 import * as z from 'zod';
 import { WHOLE, int, meetingIdSchema, oneOf, text } from './schema';
 import { MAX_TOOL_CALLS_IN_ONE_REPLY, ToolCallSchema } from './context';
+import { MAX_CALL_TOKENS } from './domain';
 import {
   AgentListenResultSchema,
   MeetingPageSchema,
@@ -255,8 +256,8 @@ export const DAEMON_REQUESTS = {
     z.object({
       requestId: requestIdSchema,
       text: text({ max: 2_000_000 }),
-      promptTokens: int(0, 100_000_000).optional(),
-      completionTokens: int(0, 100_000_000).optional(),
+      promptTokens: int(0, MAX_CALL_TOKENS).optional(),
+      completionTokens: int(0, MAX_CALL_TOKENS).optional(),
       /** The tools the model asked to call (only when the request offered tools). */
       toolCalls: z.array(ToolCallSchema).max(MAX_TOOL_CALLS_IN_ONE_REPLY).optional(),
     }),

@@ -72,3 +72,13 @@ export function roundSaid(
   }
   return out;
 }
+
+/** The person's post number `i` (round 0): the smallest valid event, for store tests. */
+export const humanPost = (i: number): EventBody => ({
+  type: 'human_posted',
+  messageId: `h${i}`,
+  from: 'human',
+  text: `post ${i}`,
+  tokens: 2,
+  round: 0,
+});

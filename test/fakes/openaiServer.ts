@@ -72,6 +72,17 @@ export interface Behaviour {
   reasoningField?: 'reasoning' | 'reasoning_content';
   /** Reported as `usage.completion_tokens_details.reasoning_tokens` (inside completion_tokens, as OpenAI counts). */
   reasoningTokens?: number;
+  /** Send this exact `usage` value instead of the one built from the counts (a real server's shape, or a hostile one). */
+  rawUsage?: unknown;
+  /** Send this text verbatim as the `usage` value (JSON that JSON.stringify cannot make: `1e999`, `-0`). */
+  rawUsageJson?: string;
+  /**
+   * Where the usage goes in a stream: `final` (default) a chunk of its own with `choices: []`
+   * before [DONE] (OpenAI); `finish` on the chunk that carries finish_reason (llama.cpp #15443,
+   * Gemini's OpenAI endpoint); `every` on every chunk, counting up, then the final chunk (vLLM's
+   * `continuous_usage_stats`, vllm-project/vllm#7262).
+   */
+  usageIn?: 'final' | 'finish' | 'every';
 }
 
 /**
@@ -188,6 +199,9 @@ export interface TokenCounter {
   text(text: string): number;
   truncate(text: string, tokens: number): string;
 }
+
+/** Stands for `rawUsageJson` in a chunk until the text is spliced in. */
+const RAW = 'fake-raw-usage-7f3a';
 
 /** One token per four characters. */
 const APPROX: TokenCounter = {
@@ -470,13 +484,16 @@ export async function startFakeOpenAI(
     const cachedTokens = b.cachedTokens ?? (b.promptTokens === undefined ? hit?.cachedTokens : undefined);
     const completionTokens =
       b.completionTokens ?? (field === 'inline' ? tokens.text(text) : tokens.text(text) + thoughtTokens);
-    const usage = {
-      prompt_tokens: promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: promptTokens + completionTokens,
-      ...(cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: cachedTokens } } : {}),
-      ...(reportTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reportTokens } } : {}),
-    };
+    const usage =
+      b.rawUsage !== undefined
+        ? b.rawUsage
+        : {
+            prompt_tokens: promptTokens,
+            completion_tokens: completionTokens,
+            total_tokens: promptTokens + completionTokens,
+            ...(cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: cachedTokens } } : {}),
+            ...(reportTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reportTokens } } : {}),
+          };
     rec.usage = { promptTokens, completionTokens, ...(cachedTokens !== undefined ? { cachedTokens } : {}) };
     const timing = options.latency ? latencyOf(options.latency, rec.usage) : undefined;
     if (timing) await sleep(timing.firstTokenMs);
@@ -526,6 +543,13 @@ export async function startFakeOpenAI(
       res.destroyed
         ? Promise.resolve()
         : Promise.race([new Promise<void>((resolve) => res.write(encode(`data: ${data}\n\n`), () => resolve())), gone]);
+    let sentPieces = 0;
+    const usageOnChunk = (finish: string | null): unknown => {
+      if (b.usageIn === 'finish' && finish) return usage;
+      if (b.usageIn !== 'every') return null;
+      // Counting up as the reply streams, as vLLM's continuous_usage_stats does.
+      return { prompt_tokens: promptTokens, completion_tokens: sentPieces, total_tokens: promptTokens + sentPieces };
+    };
     const chunk = (delta: Record<string, unknown>, finish: string | null) =>
       JSON.stringify({
         id,
@@ -534,7 +558,7 @@ export async function startFakeOpenAI(
         model,
         system_fingerprint: 'fp_fake',
         choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-        ...(withUsage ? { usage: null } : {}),
+        ...(withUsage ? { usage: usageOnChunk(finish) } : {}),
       });
 
     await send(chunk({ role: 'assistant', content: '', refusal: null }, null));
@@ -562,6 +586,7 @@ export async function startFakeOpenAI(
       if (b.chunkDelayMs) await sleep(b.chunkDelayMs);
       if (timing) await sleep(timing.decodeMs / pieces.length);
       if (res.destroyed) return;
+      sentPieces += 1;
       await send(chunk({ content: piece }, null));
     }
     // Each call's arguments arrive in two pieces, as real servers split them.
@@ -577,7 +602,7 @@ export async function startFakeOpenAI(
     }
     const calling = (b.toolCalls?.length ?? 0) > 0 || (b.rawToolCallDeltas?.length ?? 0) > 0;
     await send(chunk({}, calling ? 'tool_calls' : finishReason));
-    if (withUsage) {
+    if (withUsage && b.usageIn !== 'finish') {
       await send(
         JSON.stringify({
           id,
@@ -586,8 +611,8 @@ export async function startFakeOpenAI(
           model,
           system_fingerprint: 'fp_fake',
           choices: [],
-          usage,
-        }),
+          usage: b.rawUsageJson === undefined ? usage : RAW,
+        }).replace(`"${RAW}"`, b.rawUsageJson ?? `"${RAW}"`),
       );
     }
     await send('[DONE]');

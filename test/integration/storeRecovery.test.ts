@@ -18,16 +18,8 @@ import { startDaemon } from '../../daemon/src/daemon/daemon';
 import { SqliteStore, StoreCorruptError, journalFiles } from '../../daemon/src/store/sqliteStore';
 import { BIN, ensureBuilt } from '../fakes/cli';
 import { tempDataDir } from '../fakes/daemon';
+import { humanPost as human } from '../fakes/given';
 import { panel } from '../fakes/meetings';
-
-const human = (i: number): EventBody => ({
-  type: 'human_posted',
-  messageId: `h${i}`,
-  from: 'human',
-  text: `post ${i}`,
-  tokens: 2,
-  round: 0,
-});
 
 /** Replaces one event row's body in a snapshot file with text that is not JSON. */
 async function breakRow(file: string, meetingId: string, seq: number): Promise<void> {

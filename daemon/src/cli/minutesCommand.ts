@@ -39,8 +39,12 @@ export async function minutesCommand(argv: string[], io: RunIO): Promise<number>
   const runDir = path.join(dataDir, 'runs', meetingId);
   if (existsSync(runDir)) {
     const store = await SqliteStore.open(runDir);
-    events = await store.load(meetingId);
-    await store.close();
+    // Read only: no snapshot, nothing rotated (a quarantined run's error leaves its files as they are).
+    try {
+      events = await store.load(meetingId);
+    } finally {
+      await store.abandon();
+    }
   } else {
     const found = await findDaemon(dataDir);
     if (found) {

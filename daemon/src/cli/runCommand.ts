@@ -257,9 +257,13 @@ async function preflight(opts: RunOptions): Promise<{ script?: Script }> {
   return out;
 }
 
-function providersFor(opts: RunOptions, script: Script | undefined): (p: Participant) => ChatProvider {
+function providersFor(opts: RunOptions, script: Script | undefined, io: RunIO): (p: Participant) => ChatProvider {
   const scripted = script ? new ScriptedProvider(script) : undefined;
-  const openai = new OpenAIProvider({ baseURL: opts.baseURL, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
+  const openai = new OpenAIProvider({
+    baseURL: opts.baseURL,
+    ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+    log: (line) => io.stderr.write(`roundtable: ${line}\n`),
+  });
   return (p) => (p.provider === 'scripted' && scripted ? scripted : openai);
 }
 
@@ -282,7 +286,7 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
     if (!found && opts.daemon === 'yes') found = await spawnDaemon({ dataDir: opts.dataDir });
     if (found) return runInDaemon(opts, found, script, printer, io, roomOut);
   }
-  const providerFor = providersFor(opts, script);
+  const providerFor = providersFor(opts, script, io);
   const meetingId = newMeetingId();
   // The log is kept on disk even without a daemon: a consensus meeting may pause for the human,
   // and minutes that cannot be written can be rendered again later (`roundtable minutes <id>`).

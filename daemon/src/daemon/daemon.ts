@@ -94,7 +94,7 @@ async function writeFileAtomic(file: string, text: string, mode: number): Promis
 }
 
 /** Provider lookup per meeting. OpenAI clients are shared per endpoint and key, in memory only. */
-export function providerFactory(env: NodeJS.ProcessEnv, lmBridge?: VscodeLmBridge) {
+export function providerFactory(env: NodeJS.ProcessEnv, lmBridge?: VscodeLmBridge, log?: (line: string) => void) {
   const openaiClients = new Map<string, OpenAIProvider>();
   return (config: ProviderConfig | undefined, apiKey: string | undefined): ((p: Participant) => ChatProvider) => {
     const script = config?.script !== undefined ? parseScript(config.script) : undefined;
@@ -110,7 +110,7 @@ export function providerFactory(env: NodeJS.ProcessEnv, lmBridge?: VscodeLmBridg
           const cacheKey = `${baseURL}\u0000${key ?? ''}`;
           let client = openaiClients.get(cacheKey);
           if (!client) {
-            client = new OpenAIProvider({ baseURL, ...(key ? { apiKey: key } : {}) });
+            client = new OpenAIProvider({ baseURL, ...(key ? { apiKey: key } : {}), ...(log ? { log } : {}) });
             openaiClients.set(cacheKey, client);
           }
           return client;
@@ -166,10 +166,11 @@ function managerProviders(
   env: NodeJS.ProcessEnv,
   lmBridge: VscodeLmBridge,
   wrap: ((p: ChatProvider) => ChatProvider) | undefined,
+  log: (line: string) => void,
 ): ReturnType<typeof providerFactory> {
-  if (!wrap) return providerFactory(env, lmBridge);
+  if (!wrap) return providerFactory(env, lmBridge, log);
   return (config, apiKey) => {
-    const lookup = providerFactory(env, lmBridge)(config, apiKey);
+    const lookup = providerFactory(env, lmBridge, log)(config, apiKey);
     const wrapped = new Map<ChatProvider, ChatProvider>();
     return (p) => {
       const inner = lookup(p);
@@ -192,7 +193,7 @@ function newManager(
   return new MeetingManager({
     store,
     clock: systemClock,
-    providers: managerProviders(env, lmBridge, opts.wrapProvider),
+    providers: managerProviders(env, lmBridge, opts.wrapProvider, log),
     limiter,
     log,
     newId: () => newMeetingId(),
@@ -284,7 +285,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   let manager: MeetingManager | undefined;
   try {
     store = await SqliteStore.open(path.join(dataDir, 'store'), { log });
-    const lmBridge = new VscodeLmBridge();
+    const lmBridge = new VscodeLmBridge(log);
     manager = newManager(store, env, lmBridge, opts, log);
     const token = randomBytes(32).toString('hex');
     await writeFileAtomic(path.join(dataDir, 'token'), `${token}\n`, 0o600);

@@ -19,7 +19,7 @@ import type { Clock } from '../meeting/clock';
 import { Meeting, type EngineDeps } from '../meeting/engine';
 import { AttachedSeats } from '../providers/attached';
 import type { ChatProvider } from '../providers/types';
-import { StoreWriteError, type EventStore } from '../store/types';
+import { StoreQuarantinedError, StoreWriteError, type EventStore, type QuarantinedMeeting } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
 import { contextRoot } from '../context/attach';
 import type { KeyedLimiter } from './limiter';
@@ -204,7 +204,7 @@ export class MeetingManager {
   private readonly loading = new Map<string, Promise<Live>>();
 
   private async loadOnce(meetingId: string): Promise<Live> {
-    const events = await this.opts.store.load(meetingId, 0);
+    const events = await this.stored(meetingId, 0);
     if (events.length === 0) throw new RpcError('not_found', `no meeting ${meetingId}`);
     const seats = new AttachedSeats();
     const opened = events[0];
@@ -220,7 +220,7 @@ export class MeetingManager {
   async state(meetingId: string): Promise<MeetingState> {
     const live = this.live.get(meetingId);
     if (live) return live.meeting.state;
-    const events = await this.opts.store.load(meetingId);
+    const events = await this.stored(meetingId, 0);
     if (events.length === 0) throw new RpcError('not_found', `no meeting ${meetingId}`);
     return fold(events);
   }
@@ -232,7 +232,17 @@ export class MeetingManager {
       if (!summary) this.summaries.set(id, (summary = summaryOf(await this.state(id))));
       out.push(summary);
     }
-    return out;
+    return [...out, ...(this.opts.store.quarantined?.() ?? []).map(quarantinedSummary)];
+  }
+
+  /** A meeting's events from the store; a quarantined meeting is refused in one line. */
+  private async stored(meetingId: string, sinceSeq: number): Promise<MeetingEvent[]> {
+    try {
+      return await this.opts.store.load(meetingId, sinceSeq);
+    } catch (e) {
+      if (e instanceof StoreQuarantinedError) throw new RpcError('conflict', e.message);
+      throw e;
+    }
   }
 
   /** Deletes a closed meeting from history; one still running or waiting for the human is refused. */
@@ -262,7 +272,7 @@ export class MeetingManager {
   }
 
   events(meetingId: string, sinceSeq: number): Promise<MeetingEvent[]> {
-    return this.opts.store.load(meetingId, sinceSeq);
+    return this.stored(meetingId, sinceSeq);
   }
 
   /** Resolves once the post is durable; its id is random, so concurrent posts never share one. */
@@ -322,4 +332,22 @@ export class MeetingManager {
     for (const l of this.live.values()) l.meeting.suspend();
     await Promise.allSettled(running);
   }
+}
+
+/** A quarantined meeting's row in the list: closed on an error, with the line that says why. */
+function quarantinedSummary(q: QuarantinedMeeting): MeetingSummary {
+  return {
+    meetingId: q.meetingId,
+    topic: q.topic ?? '(unreadable)',
+    mode: 'roundtable',
+    status: 'closed',
+    round: 0,
+    maxRounds: 0,
+    tokensSpoken: 0,
+    tokenBudget: 0,
+    terminatedBy: 'error',
+    createdAt: q.createdAt ?? 0,
+    lastSeq: 0,
+    quarantined: q.why,
+  };
 }

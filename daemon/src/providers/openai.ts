@@ -23,7 +23,8 @@ import {
 } from '../tools/toolLoop';
 import { ReplyReader, type FinishReason } from './reply';
 import { listModels } from './models';
-import { StreamGuard, holdToCap, usageOf, withThinking } from './openaiStream';
+import { StreamGuard, holdToCap } from './openaiStream';
+import { checkUsage, openAiReported, tokenCeiling, usageNote, type Reported } from './usage';
 import { DEFAULT_KEY, aborted, invalidURL, redact, rootCause, seconds, toProviderError } from './openaiErrors';
 
 import {
@@ -55,6 +56,8 @@ export interface OpenAIProviderOptions {
    * such as OpenRouter say it; local servers are listed by the preflight anyway), `always`, `never`.
    */
   discover?: 'remote' | 'always' | 'never';
+  /** The daemon log: a usage figure replaced by our own count is said here, in one line. */
+  log?: (line: string) => void;
 }
 
 /** The longest wait for the model list asked before a server's first call. */
@@ -143,6 +146,7 @@ export class OpenAIProvider implements ChatProvider {
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly discoverMode: NonNullable<OpenAIProviderOptions['discover']>;
+  private readonly log: (line: string) => void;
 
   constructor(opts: OpenAIProviderOptions) {
     this.baseURL = normalizeBaseURL(opts.baseURL);
@@ -152,6 +156,7 @@ export class OpenAIProvider implements ChatProvider {
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     this.maxRetries = opts.maxRetries ?? 2;
     this.discoverMode = opts.discover ?? 'remote';
+    this.log = opts.log ?? (() => undefined);
     this.client = new OpenAI({
       baseURL: this.baseURL,
       apiKey: this.apiKey,
@@ -183,7 +188,7 @@ export class OpenAIProvider implements ChatProvider {
     if (bad) throw bad;
 
     const guard = new StreamGuard(req.signal, this.timeoutMs);
-    let usage: ChatResult['usage'] | undefined;
+    let usage: Reported | undefined;
     let finishReason: FinishReason | undefined;
     let midStream = false;
     const reader = new ReplyReader(req.onDelta);
@@ -216,7 +221,9 @@ export class OpenAIProvider implements ChatProvider {
           break;
         }
         finishReason = finishReasonOf(choice?.finish_reason) ?? finishReason;
-        if (chunk.usage) usage = usageOf(chunk.usage);
+        // The last usage a server sent holds: some send it in every chunk, counting up (vLLM's
+        // continuous_usage_stats), others once before [DONE]; `usage: null` meanwhile says nothing.
+        usage = openAiReported((chunk as { usage?: unknown }).usage) ?? usage;
       }
     } catch (e) {
       throw guard.stalled && !req.signal.aborted ? this.stallError() : this.failure(e, req.signal, midStream);
@@ -228,26 +235,43 @@ export class OpenAIProvider implements ChatProvider {
     if (guard.stalled) throw this.stallError();
     const { thinking, reply } = reader.end();
     const thinkingTokens = thinking ? pieceTokens(thinking) : 0;
+    const checked = this.usageOf(usage, req, turns, tools, {
+      thinkingTokens,
+      // Servers that ignore include_usage (some local ones) are counted with the tokenizer: the thinking was generated too.
+      tokens: () =>
+        overCap ? Math.min(streamed, maxTokens) : thinkingTokens + pieceTokens(reply) + calls.streamedTokens,
+    });
     const result: ChatResult = {
       text: reply,
       ...(thinking ? { thinking } : {}),
       ...(finishReason ? { finishReason } : {}),
-      usage: usage
-        ? withThinking(usage, thinkingTokens)
-        : {
-            // Servers that ignore include_usage (some local ones) are counted with the tokenizer:
-            // the thinking was generated too.
-            promptTokens: turns.length
-              ? toolTurnPromptTokens(req.messages, turns, tools)
-              : countPromptTokens(req.messages),
-            completionTokens: overCap
-              ? Math.min(streamed, maxTokens)
-              : thinkingTokens + pieceTokens(reply) + calls.streamedTokens,
-            source: 'estimate',
-            ...(thinkingTokens > 0 ? { reasoningTokens: thinkingTokens } : {}),
-          },
+      usage: checked,
     };
     return { result, calls: calls.calls(), ...(calls.stopped ? { stopped: calls.stopped } : {}) };
+  }
+
+  /**
+   * The call's usage: what the server reported, checked where it enters (usage.ts), our count where
+   * a figure does not hold or the server sent none; a replaced figure is said in the log.
+   */
+  private usageOf(
+    reported: Reported | undefined,
+    req: ChatRequest,
+    turns: ToolTurn[],
+    tools: ReturnType<NonNullable<ChatRequest['tools']>['definitions']>,
+    read: { thinkingTokens: number; tokens: () => number },
+  ): ChatResult['usage'] {
+    const sent = [...req.messages, ...turns.map(openAiTurn)];
+    const { usage, notes } = checkUsage(reported, {
+      promptTokens: () =>
+        turns.length ? toolTurnPromptTokens(req.messages, turns, tools) : countPromptTokens(req.messages),
+      completionTokens: read.tokens,
+      reasoningTokens: read.thinkingTokens,
+      promptCeiling: tokenCeiling([...sent.map((m) => JSON.stringify(m)), JSON.stringify(tools)]),
+    });
+    const note = usageNote(this.baseURL, req.model, notes);
+    if (note) this.log(note);
+    return usage;
   }
 
   /** What the SDK threw, said as one line that names this server. */

@@ -19,6 +19,7 @@ import {
   type ToolLoop,
 } from '../tools/toolLoop';
 import { countPromptTokens } from './tokens';
+import { checkUsage, tokenCeiling, usageNote } from './usage';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 import { ReplyReader, splitThinking } from './reply';
 
@@ -51,6 +52,9 @@ export class VscodeLmBridge implements ChatProvider {
   readonly id = 'vscode-lm';
   private readonly answerers: LmAnswerer[] = [];
   private readonly pending = new Map<string, Pending>();
+
+  /** `log`: the daemon log, where a count replaced by ours is said. */
+  constructor(private readonly log: (line: string) => void = () => undefined) {}
 
   /** True while a VS Code window answers vscode-lm calls (one per daemon: the server refuses a second). */
   answering(): boolean {
@@ -170,22 +174,23 @@ export class VscodeLmBridge implements ChatProvider {
         : d.text || p.text;
     const streamed = p.reader.end();
     const { thinking, reply } = full === p.text ? streamed : splitThinking(full);
-    const exact = d.promptTokens !== undefined && d.completionTokens !== undefined;
-    // The extension counts the whole text it got, thinking included.
-    const completionTokens = d.completionTokens ?? (p.capped ? p.maxTokens : pieceTokens(full));
-    const thinkingTokens = thinking ? Math.min(pieceTokens(thinking), completionTokens) : 0;
+    // The window's counts (VS Code's countTokens) are checked as any server's are.
+    const said = d.promptTokens !== undefined || d.completionTokens !== undefined;
+    const { usage, notes } = checkUsage(said ? { prompt: d.promptTokens, completion: d.completionTokens } : undefined, {
+      promptTokens: () =>
+        p.turns.length ? toolTurnPromptTokens(p.req.messages, p.turns, []) : countPromptTokens(p.req.messages),
+      // The extension counts the whole text it got, thinking included.
+      completionTokens: () => (p.capped ? p.maxTokens : pieceTokens(full)),
+      reasoningTokens: thinking ? pieceTokens(thinking) : 0,
+      promptCeiling: tokenCeiling([...p.req.messages.map((m) => m.content), ...p.turns.map((t) => JSON.stringify(t))]),
+    });
+    const note = usageNote('the VS Code window', p.req.model, notes);
+    if (note) this.log(note);
     const result: ChatResult = {
       text: reply,
       ...(thinking ? { thinking } : {}),
       ...(p.capped ? { finishReason: 'length' as const } : {}),
-      usage: {
-        promptTokens:
-          d.promptTokens ??
-          (p.turns.length ? toolTurnPromptTokens(p.req.messages, p.turns, []) : countPromptTokens(p.req.messages)),
-        completionTokens,
-        source: exact ? 'provider' : 'estimate',
-        ...(thinkingTokens > 0 ? { reasoningTokens: thinkingTokens } : {}),
-      },
+      usage,
     };
     // Tool calls only count when tools were offered (the loop bounds how many are taken).
     p.resolve({ result, calls: p.offered ? (d.toolCalls ?? []) : [] });

@@ -29,9 +29,11 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Database, Statement } from 'sql.js';
 import type { EventBody, MeetingEvent } from '@roundtable/protocol';
-import { EVENT_SCHEMA_VERSION, upcastEvent } from '@roundtable/protocol';
-import { StoreWriteError, type EventStore } from './types';
+import { EVENT_SCHEMA_VERSION, UsageSchema, checkEvent } from '@roundtable/protocol';
+import { StoreWriteError, checkAppend, type EventStore, type QuarantinedMeeting } from './types';
 import { SNAPSHOT, fsyncDir, installSnapshot, journalFiles, recover } from './storeFiles';
+import { QUARANTINE_TABLE, type Quarantine } from './verify';
+import { keepRefused, listQuarantined, quarantinedError } from './quarantine';
 
 export { StoreCorruptError } from './verify';
 export { journalFiles };
@@ -61,13 +63,18 @@ interface Pending {
 }
 
 /**
- * Rows were checked when the store was opened; rows written before events carried a version are
- * brought up to date on the way out, so every reader sees one schema.
+ * Rows were checked when the store was opened; on the way out they are read by the reader's rules
+ * where those change anything: rows of an older version are upcast, and usage figures of the
+ * previous release made whole (UsageSchema), so every reader sees one schema.
  */
 function currentVersion(e: MeetingEvent): MeetingEvent {
-  if (e.v === EVENT_SCHEMA_VERSION) return e;
-  const up = upcastEvent(e);
-  return up.ok ? (up.value as unknown as MeetingEvent) : e;
+  if (e.v !== EVENT_SCHEMA_VERSION) {
+    const c = checkEvent(e);
+    return c.ok ? c.value : e;
+  }
+  if (e.type !== 'usage_recorded') return e;
+  const u = UsageSchema.safeParse(e.usage);
+  return u.success ? { ...e, usage: u.data } : e;
 }
 
 /** The journal being appended to, and its size up to the last acknowledged byte. */
@@ -84,6 +91,8 @@ export class SqliteStore implements EventStore {
   private journalBytes = 0;
   private linesSinceSnapshot = 0;
   private readonly lastSeq = new Map<string, number>();
+  /** Meetings set aside at start-up (see verify.ts): kept on disk, never loaded or appended to. */
+  private quarantine: Quarantine = new Map();
   /** The last seq per meeting that is on disk: where `lastSeq` goes back to when a write fails. */
   private readonly durableSeq = new Map<string, number>();
   /** Journals a failed write left longer than their acknowledged bytes, not yet cut back. */
@@ -111,13 +120,16 @@ export class SqliteStore implements EventStore {
 
   static async open(dir: string, opts: SqliteStoreOptions = {}): Promise<SqliteStore> {
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    const { chosen, journals } = await recover(dir, opts.log ?? (() => undefined));
+    const { chosen, journals, quarantined } = await recover(dir, opts.log ?? (() => undefined));
     const db = chosen.db;
     db.run(`CREATE TABLE IF NOT EXISTS meetings (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, topic TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS events (meeting_id TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL,
               type TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (meeting_id, seq));
-            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
+            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            ${QUARANTINE_TABLE};`);
     const store = new SqliteStore(dir, db, opts);
+    store.quarantine = quarantined;
+    keepRefused(db, quarantined, journals, store.log);
     store.insert = db.prepare('INSERT OR IGNORE INTO events (meeting_id, seq, at, type, body) VALUES (?, ?, ?, ?, ?)');
     for (const [m, seq] of chosen.lastSeq) store.lastSeq.set(m, seq);
     let maxGen = chosen.covered;
@@ -151,9 +163,14 @@ export class SqliteStore implements EventStore {
 
   append(meetingId: string, body: EventBody): Promise<MeetingEvent> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
+    const aside = quarantinedError(this.quarantine, meetingId);
+    if (aside) return Promise.reject(aside);
     const seq = (this.lastSeq.get(meetingId) ?? 0) + 1;
-    this.lastSeq.set(meetingId, seq);
     const event: MeetingEvent = { ...body, meetingId, seq, at: this.now(), v: EVENT_SCHEMA_VERSION };
+    // A record the reader would refuse is never written: its seq is not taken.
+    const refused = checkAppend(event);
+    if (refused) return Promise.reject(refused);
+    this.lastSeq.set(meetingId, seq);
     return new Promise<MeetingEvent>((resolve, reject) => {
       this.queue.push({ event, line: `${JSON.stringify(event)}\n`, resolve, reject });
       this.kick();
@@ -293,7 +310,14 @@ export class SqliteStore implements EventStore {
     this.lastSnapshotMs = performance.now() - started;
   }
 
+  /** Meetings set aside at start-up, with their topic and start where the opening record was readable. */
+  quarantined(): QuarantinedMeeting[] {
+    return listQuarantined(this.db, this.quarantine);
+  }
+
   load(meetingId: string, sinceSeq = 0): Promise<MeetingEvent[]> {
+    const aside = quarantinedError(this.quarantine, meetingId);
+    if (aside) return Promise.reject(aside);
     const stmt = this.db.prepare('SELECT body FROM events WHERE meeting_id = ? AND seq > ? ORDER BY seq');
     const out: MeetingEvent[] = [];
     try {
@@ -307,7 +331,7 @@ export class SqliteStore implements EventStore {
 
   meetings(): Promise<string[]> {
     const rows = this.db.exec('SELECT id FROM meetings ORDER BY created_at, id')[0]?.values ?? [];
-    return Promise.resolve(rows.map((r) => String(r[0])));
+    return Promise.resolve(rows.map((r) => String(r[0])).filter((id) => !this.quarantine.has(id)));
   }
 
   /**

@@ -7,7 +7,14 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { StoreCorruptError, chainProblem, readJournal, verifySnapshot, type JournalRead } from './verify';
+import {
+  StoreCorruptError,
+  chainProblem,
+  readJournal,
+  verifySnapshot,
+  type JournalRead,
+  type Quarantine,
+} from './verify';
 
 export const SNAPSHOT = 'store.sqlite';
 const PREVIOUS = 'store.prev.sqlite';
@@ -51,10 +58,11 @@ export function fsyncDir(dir: string): void {
   }
 }
 
-/** The trusted copy a store opens from, and every journal, torn tails already cut. */
+/** The trusted copy a store opens from, every journal (torn tails already cut), and the meetings set aside. */
 export interface Recovered {
   chosen: { db: Database; covered: number; lastSeq: Map<string, number>; from: string };
   journals: JournalRead[];
+  quarantined: Quarantine;
 }
 
 export async function recover(dir: string, log: (line: string) => void): Promise<Recovered> {
@@ -63,6 +71,11 @@ export async function recover(dir: string, log: (line: string) => void): Promise
   // leaves every file exactly as it was, for a person (or a backup) to put right.
   const journals: JournalRead[] = [];
   for (const file of await journalFiles(dir)) journals.push(await readJournal(file, generationOf(file)));
+  const quarantined: Quarantine = new Map();
+  for (const j of journals)
+    for (const r of j.refused)
+      if (!quarantined.has(r.meetingId))
+        quarantined.set(r.meetingId, `${path.basename(j.file)} line ${r.line}: ${r.reason}`);
   const rejected: { name: string; problem: string }[] = [];
   let chosen: Recovered['chosen'] | undefined;
   for (const name of [SNAPSHOT, PREVIOUS]) {
@@ -77,10 +90,12 @@ export async function recover(dir: string, log: (line: string) => void): Promise
       candidate = new SQL.Database(bytes);
       const row = candidate.exec("SELECT value FROM meta WHERE key = 'covered_generation'");
       const covered = Number(row[0]?.values[0]?.[0] ?? -1);
-      const { problem, lastSeq } = verifySnapshot(candidate);
-      const gap = problem ?? chainProblem(covered, lastSeq, journals);
+      const verified = verifySnapshot(candidate);
+      const aside = new Set([...quarantined.keys(), ...verified.quarantined.keys()]);
+      const gap = verified.problem ?? chainProblem(covered, verified.lastSeq, journals, aside);
       if (gap) throw new Error(gap);
-      chosen = { db: candidate, covered, lastSeq, from: name };
+      chosen = { db: candidate, covered, lastSeq: verified.lastSeq, from: name };
+      for (const [m, why] of verified.quarantined) if (!quarantined.has(m)) quarantined.set(m, why);
       break;
     } catch (e) {
       candidate?.close();
@@ -88,7 +103,7 @@ export async function recover(dir: string, log: (line: string) => void): Promise
     }
   }
   if (!chosen) {
-    const problem = chainProblem(-1, new Map(), journals);
+    const problem = chainProblem(-1, new Map(), journals, new Set(quarantined.keys()));
     if (problem) {
       const first = rejected[0];
       const where = path.join(dir, first?.name ?? '');
@@ -115,7 +130,7 @@ export async function recover(dir: string, log: (line: string) => void): Promise
     );
     await fs.truncate(j.file, j.keepBytes);
   }
-  return { chosen, journals };
+  return { chosen, journals, quarantined };
 }
 
 /**

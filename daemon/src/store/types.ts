@@ -1,4 +1,5 @@
 import type { EventBody, MeetingEvent } from '@roundtable/protocol';
+import { checkEvent } from '@roundtable/protocol';
 
 /**
  * Where meeting logs live. The store is the single writer: it assigns each event its `seq`
@@ -12,6 +13,38 @@ export interface EventStore {
   meetings(): Promise<string[]>;
   /** Forgets a meeting's whole log; resolves once no copy on disk holds it any more. */
   remove(meetingId: string): Promise<void>;
+  /** Meetings set aside at start-up (kept on disk, not loaded), each with where and why in one line. */
+  quarantined?(): QuarantinedMeeting[];
+}
+
+export interface QuarantinedMeeting {
+  meetingId: string;
+  /** "journal.3.ndjson line 5: event 5 (usage_recorded): …" */
+  why: string;
+  /** From its opening record, where that one was readable. */
+  topic?: string;
+  createdAt?: number;
+}
+
+/**
+ * An event the reader would refuse (a figure that is not a whole number, a field of the wrong
+ * shape): the store never writes it, so a log is always readable back. Nothing was appended.
+ */
+export class StoreRecordError extends Error {
+  override name = 'StoreRecordError';
+}
+
+/** The meeting was quarantined at start-up: it is kept on disk, and neither loaded nor appended to. */
+export class StoreQuarantinedError extends Error {
+  override name = 'StoreQuarantinedError';
+}
+
+/** The event the store would write, or the one-line error that refuses it (checked by the reader's own rules). */
+export function checkAppend(event: MeetingEvent): StoreRecordError | undefined {
+  const c = checkEvent(event);
+  return c.ok
+    ? undefined
+    : new StoreRecordError(`the store refused an event of meeting ${event.meetingId}: ${c.error}`);
 }
 
 /**
