@@ -10,6 +10,8 @@ export { decisionRefusal, needOf, type Need } from '@roundtable/protocol';
 
 /** The same, from the daemon's list (no log needed). */
 export function needOfSummary(m: MeetingSummary): Need | undefined {
+  // A quarantined log cannot be read: there is nothing to review, retry or decide.
+  if (m.quarantined !== undefined) return undefined;
   if (m.status === 'awaiting_human') return 'escalation';
   if (m.status !== 'closed' || m.decision) return undefined;
   if (m.terminatedBy === 'error' || m.noDecision) return 'failed';
@@ -24,6 +26,7 @@ export function shortTopic(topic: string, max = 60): string {
 
 /** One line for a meeting's outcome: "Round 2 of 10", "Needs your decision", "Full consensus · review", "Failed". */
 export function outcomeOf(m: MeetingSummary): string {
+  if (m.quarantined !== undefined) return 'Quarantined · log unreadable';
   if (m.status === 'awaiting_human') return 'Needs your decision';
   if (m.status !== 'closed') return `Round ${m.round} of ${m.maxRounds}`;
   const ended = m.terminatedBy ? terminationLabel(m.terminatedBy) : 'Closed';
@@ -43,8 +46,12 @@ export function groupOf(m: MeetingSummary): Group {
   return m.status === 'closed' ? 'closed' : 'running';
 }
 
-/** The context value menus match on: meeting.running, meeting.review, meeting.escalation, meeting.failed, meeting.closed. */
+/**
+ * The context value menus match on: meeting.running, meeting.review, meeting.escalation, meeting.failed,
+ * meeting.closed, meeting.quarantined (a log the daemon set aside at start: no action but Open, which says why).
+ */
 export function contextOf(m: MeetingSummary): string {
+  if (m.quarantined !== undefined) return 'meeting.quarantined';
   const need = needOfSummary(m);
   if (need) return `meeting.${need}`;
   return m.status === 'closed' ? 'meeting.closed' : 'meeting.running';

@@ -110,6 +110,10 @@ export class MeetingsTree implements vscode.TreeDataProvider<MeetingsNode>, vsco
     tip.appendText(m.topic.split('\n')[0] ?? '');
     tip.appendMarkdown('\n\n');
     tip.appendText(`${m.mode === 'consensus' ? 'Consensus vote' : 'Roundtable'} · ${outcomeOf(m)} · ${when}`);
+    if (m.quarantined !== undefined) {
+      tip.appendMarkdown('\n\n');
+      tip.appendText(`Set aside at the daemon's start, kept on disk as written: ${m.quarantined}`);
+    }
     item.tooltip = tip;
     item.contextValue = contextOf(m);
     item.accessibilityInformation = { label: `${m.topic.split('\n')[0] ?? ''}, ${m.mode}, ${outcomeOf(m)}, ${when}` };
@@ -126,6 +130,8 @@ export class MeetingsTree implements vscode.TreeDataProvider<MeetingsNode>, vsco
 }
 
 function iconOf(m: MeetingSummary): vscode.ThemeIcon {
+  if (m.quarantined !== undefined)
+    return new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
   switch (needOfSummary(m)) {
     case 'failed':
       return new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));

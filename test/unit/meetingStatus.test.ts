@@ -54,4 +54,11 @@ describe('meeting status in the Meetings view', () => {
     assert.equal(outcomeOf(m), 'Failed');
     assert.equal(groupOf(m), 'awaiting');
   });
+
+  it('a quarantined meeting (a log the daemon set aside) is neither a review nor a failure to retry', () => {
+    const m: MeetingSummary = { ...listed(...opened(), closedOn('error')), quarantined: 'line 5: usage is negative' };
+    assert.equal(contextOf(m), 'meeting.quarantined', 'no Retry, Discard or Accept in its menus');
+    assert.equal(outcomeOf(m), 'Quarantined · log unreadable');
+    assert.equal(groupOf(m), 'closed', 'nothing in it awaits the person');
+  });
 });
