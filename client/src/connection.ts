@@ -14,6 +14,8 @@ export interface ConnectOptions {
   host?: string;
   /** Default timeout of each request (see RpcClient). */
   timeoutMs?: number;
+  /** Speaks for an agent (the MCP server), not the person: the daemon lets it end only what it opened. */
+  agent?: boolean;
 }
 
 export interface DaemonConnection {
@@ -63,7 +65,11 @@ export async function connectDaemon(port: number, token: string, opts: ConnectOp
   });
   // Errors after the handshake surface as `close`; without a listener `error` would throw.
   ws.on('error', () => undefined);
-  await rpc.request('initialize', { protocolVersion: PROTOCOL_VERSION, client: opts.client ?? 'roundtable-cli' });
+  await rpc.request('initialize', {
+    protocolVersion: PROTOCOL_VERSION,
+    client: opts.client ?? 'roundtable-cli',
+    ...(opts.agent ? { agent: true } : {}),
+  });
   const onEvent = (listener: EventListener): (() => void) => {
     listeners.add(listener);
     return () => listeners.delete(listener);

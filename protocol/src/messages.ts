@@ -100,7 +100,15 @@ function method<P extends z.ZodType, R extends z.ZodType>(params: P, result: R, 
  */
 export const DAEMON_REQUESTS = {
   initialize: method(
-    z.object({ protocolVersion: int(0, 1_000_000), client: text({ min: 1, max: 200 }) }),
+    z.object({
+      protocolVersion: int(0, 1_000_000),
+      client: text({ min: 1, max: 200 }),
+      /**
+       * This connection speaks for an agent (`roundtable mcp`), not for the person: it may end,
+       * delete or post to only the meetings it opened, and never decide or resolve one.
+       */
+      agent: z.boolean().optional(),
+    }),
     z.object({ protocolVersion: z.number(), daemonVersion: z.string() }),
     'First message of every connection; a protocol version mismatch is refused.',
   ),

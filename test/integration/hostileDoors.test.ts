@@ -678,7 +678,7 @@ describe("door 5: a worker's seat cannot end the meeting", () => {
     config: { maxRounds: 3, order: 'sequential', turnTimeoutMs: 60_000 },
   });
   const WHO_CAN =
-    /^ext sits in the meeting as a worker, and a worker cannot (cut|close) the meeting: only the person, the one who opened the meeting, the judge or the assistant can; a worker may pass or leave$/;
+    /^ext sits in the meeting but did not open it, and a seat cannot (cut|close) the meeting: only the one who opened the meeting or the person can; a seat may pass or leave$/;
   before(async () => {
     d = await startDaemon({ dataDir: await tempDataDir(), port: 0, log: () => undefined });
     host = await Follower.connect(d.port, d.token);
@@ -715,7 +715,8 @@ describe("door 5: a worker's seat cannot end the meeting", () => {
     );
     await assert.rejects(
       agent.rpc.request('meeting/cut', { meetingId }),
-      (e: RpcError) => e.code === 'forbidden' && /this connection sat in the meeting as a worker/.test(e.message),
+      (e: RpcError) =>
+        e.code === 'forbidden' && /this connection sat in the meeting but did not open it/.test(e.message),
     );
     await host.conn.rpc.request('meeting/cut', { meetingId });
   });
@@ -806,7 +807,7 @@ describe("door 5, over MCP: a worker session's cut tool is refused", () => {
       assert.equal(r.text.split('\n').length, 1);
       assert.match(
         r.text,
-        /^forbidden: seat2 sits in the meeting as a worker, and a worker cannot .* only the person, the one who opened the meeting, the judge or the assistant can/,
+        /^forbidden: seat2 sits in the meeting but did not open it, and a seat cannot .* only the one who opened the meeting or the person can/,
       );
     }
     const cut = await call(a, 'cut', { room });

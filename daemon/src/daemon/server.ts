@@ -92,7 +92,7 @@ async function handle(ctx: ServerContext, conn: Connection, raw: string): Promis
   }
   if (method === 'initialize') {
     // Settled synchronously so requests pipelined right behind it are already accepted.
-    const version = (checked.value as ParamsOf<'initialize'>).protocolVersion;
+    const { protocolVersion: version, agent } = checked.value as ParamsOf<'initialize'>;
     if (version !== PROTOCOL_VERSION) {
       error(
         'version_mismatch',
@@ -100,6 +100,8 @@ async function handle(ctx: ServerContext, conn: Connection, raw: string): Promis
       );
     } else {
       conn.initialized = true;
+      // Once an agent, always: a second initialize cannot make the connection the person's.
+      if (agent === true) conn.agent = true;
       reply({ protocolVersion: PROTOCOL_VERSION, daemonVersion: DAEMON_VERSION });
     }
     return;

@@ -179,12 +179,12 @@ function registerRoomActions(server: McpServer, conn: DaemonConnection): void {
     [
       'cut',
       'meeting/cut',
-      'End the meeting now; calls in flight are aborted. The digest and minutes are still written. Only the session that opened the room (or the person, the judge, the assistant) may; a worker seat is refused — it passes or leaves.',
+      'End the meeting now; calls in flight are aborted. The digest and minutes are still written. Only the session that opened the room (or the person) may; any other session, seated or not, is refused — a seat passes or leaves.',
     ],
     [
       'close',
       'meeting/close',
-      'End the meeting once the round in progress is complete. Like cut, not for a worker seat.',
+      'End the meeting once the round in progress is complete. Like cut, only for the session that opened the room.',
     ],
     ['leave', 'agent/leave', 'Give up your seat: you pass and sit out the remaining rounds.'],
   ] as const) {
