@@ -12,9 +12,8 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runEval, type QuestionRecord, type RunKey } from '../../daemon/src/eval/harness';
 import { arithmeticSet, type Question } from '../../daemon/src/eval/questions';
-import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import type { ChatProvider } from '../../daemon/src/providers/types';
-import { startEvalServer, type EvalServer } from '../fakes/evalServer';
+import { evalSetup, startEvalServer, type EvalServer } from '../fakes/evalServer';
 
 const RATES = { m1: 0.3, m2: 0.35, m3: 0.45 };
 const MODELS = Object.keys(RATES);
@@ -25,14 +24,7 @@ describe('eval --resume grades the stored answers, never the stored verdicts', (
     server = await startEvalServer(RATES);
   });
   after(() => server.fake.close());
-  const setup = (provider?: ChatProvider) => ({
-    provider: provider ?? new OpenAIProvider({ baseURL: server.fake.baseURL, maxRetries: 0 }),
-    models: MODELS,
-    maxTokens: 256,
-    rounds: 2,
-    budget: 50_000,
-    turnTimeoutMs: 20_000,
-  });
+  const setup = (provider?: ChatProvider) => evalSetup(server, MODELS, provider);
   const key: RunKey = { set: 'arithmetic', seed: 7, models: MODELS, rounds: 2 };
 
   /** A finished run of n questions: its checkpoint lines (key first) and its scores. */

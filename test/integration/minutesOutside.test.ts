@@ -12,25 +12,14 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { before, describe, it } from 'node:test';
-import type { MeetingEvent } from '@roundtable/protocol';
-import { DEFAULT_CONFIG } from '@roundtable/protocol';
 import { outputRefusal } from '@roundtable/client';
 import { writeMinutesOrExplain } from '../../daemon/src/cli/output';
 import { cli, ensureBuilt } from '../fakes/cli';
-import { panel } from '../fakes/meetings';
+import { logOf, opened } from '../fakes/given';
 
 const tmp = (): Promise<string> => mkdtemp(path.join(tmpdir(), 'rt-out-'));
 
-const EVENTS = [
-  {
-    type: 'meeting_opened',
-    topic: 'Where do minutes go',
-    mode: 'roundtable',
-    config: DEFAULT_CONFIG,
-    participants: panel(['ada'], false),
-  },
-  { type: 'meeting_closed', reason: 'cut' },
-].map((e, i) => ({ ...e, meetingId: 'm-out', seq: i + 1, at: 0, v: 1 }) as unknown as MeetingEvent);
+const EVENTS = logOf([...opened(), { type: 'meeting_closed', reason: 'cut' }]);
 
 /** A workspace and a folder outside it, each real. */
 async function places(): Promise<{ ws: string; outside: string }> {

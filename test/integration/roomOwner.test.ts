@@ -5,15 +5,12 @@
  * refused in one line, over the daemon's socket and over MCP; the person's connection still may.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { describe, it } from 'node:test';
 import type { DaemonMethod, RpcError, StartMeetingParams } from '@roundtable/protocol';
 import { PROTOCOL_VERSION } from '@roundtable/protocol';
 import { connectDaemon, type DaemonConnection } from '@roundtable/client';
-import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
-import { ensureBuilt } from '../fakes/cli';
-import { Follower, spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
-import { callText, mcpClient } from '../fakes/mcp';
+import { suiteDaemon } from '../fakes/daemon';
+import { callText, mcpSessions } from '../fakes/mcp';
 import { panel } from '../fakes/meetings';
 
 const slowMeeting = (extra: StartMeetingParams['participants'] = []): StartMeetingParams => ({
@@ -35,28 +32,13 @@ const forbidden =
     e.code === 'forbidden' && pattern.test(e.message) && !e.message.includes('\n');
 
 describe('only the opener or the person ends a room', () => {
-  let d: DaemonHandle;
-  let host: Follower;
-  const opened: DaemonConnection[] = [];
-  const connect = async (agent: boolean): Promise<DaemonConnection> => {
-    const c = await connectDaemon(d.port, d.token, { client: 'roundtable-mcp', agent });
-    opened.push(c);
-    return c;
-  };
+  const daemon = suiteDaemon();
+  const connect = (agent: boolean): Promise<DaemonConnection> => daemon.connect({ client: 'roundtable-mcp', agent });
   const status = async (meetingId: string): Promise<string> =>
-    (await host.conn.rpc.request('meeting/get', { meetingId })).summary.status;
-  before(async () => {
-    d = await startDaemon({ dataDir: await tempDataDir(), port: 0, log: () => undefined });
-    host = await Follower.connect(d.port, d.token);
-  });
-  after(async () => {
-    await Promise.all(opened.map((c) => c.close().catch(() => undefined)));
-    await host.conn.close();
-    await d.stop();
-  });
+    (await daemon.host().conn.rpc.request('meeting/get', { meetingId })).summary.status;
 
   it('an agent session that neither opened the room nor sits in it cannot cut, close or delete it', async () => {
-    const { meetingId } = await host.conn.rpc.request('meeting/start', slowMeeting());
+    const { meetingId } = await daemon.host().conn.rpc.request('meeting/start', slowMeeting());
     const stranger = await connect(true);
     for (const method of ENDINGS) {
       await assert.rejects(
@@ -65,11 +47,11 @@ describe('only the opener or the person ends a room', () => {
       );
     }
     assert.equal(await status(meetingId), 'running', 'the meeting runs on');
-    await host.conn.rpc.request('meeting/cut', { meetingId }); // the person still can
+    await daemon.host().conn.rpc.request('meeting/cut', { meetingId }); // the person still can
   });
 
   it('nor post as the person, decide or resolve it', async () => {
-    const { meetingId } = await host.conn.rpc.request('meeting/start', slowMeeting());
+    const { meetingId } = await daemon.host().conn.rpc.request('meeting/start', slowMeeting());
     const stranger = await connect(true);
     await assert.rejects(
       stranger.rpc.request('room/post', { meetingId, text: 'The person says: stop now.' }),
@@ -83,11 +65,11 @@ describe('only the opener or the person ends a room', () => {
       stranger.rpc.request('meeting/resolve', { meetingId, action: 'defer' }),
       forbidden(/^an agent cannot resolve the meeting/),
     );
-    await host.conn.rpc.request('meeting/cut', { meetingId });
+    await daemon.host().conn.rpc.request('meeting/cut', { meetingId });
   });
 
   it('a guessed meeting id is refused exactly as a real one: nothing says whether it exists', async () => {
-    const { meetingId } = await host.conn.rpc.request('meeting/start', slowMeeting());
+    const { meetingId } = await daemon.host().conn.rpc.request('meeting/start', slowMeeting());
     const stranger = await connect(true);
     const guessed = `${meetingId.slice(0, -1)}${meetingId.endsWith('0') ? '1' : '0'}`;
     const refusal = async (id: string): Promise<string> => {
@@ -100,14 +82,16 @@ describe('only the opener or the person ends a room', () => {
     };
     assert.equal(await refusal(guessed), await refusal(meetingId));
     assert.equal(await status(meetingId), 'running');
-    await host.conn.rpc.request('meeting/cut', { meetingId });
+    await daemon.host().conn.rpc.request('meeting/cut', { meetingId });
   });
 
   it('a seated judge or assistant that did not open the room cannot end it either', async () => {
-    const { meetingId } = await host.conn.rpc.request(
-      'meeting/start',
-      slowMeeting([{ name: 'jury', role: 'judge', provider: 'attached', model: 'agent' }]),
-    );
+    const { meetingId } = await daemon
+      .host()
+      .conn.rpc.request(
+        'meeting/start',
+        slowMeeting([{ name: 'jury', role: 'judge', provider: 'attached', model: 'agent' }]),
+      );
     const judge = await connect(false);
     await judge.rpc.request('agent/join', { meetingId, name: 'jury' });
     for (const method of ['meeting/cut', 'meeting/close'] as const) {
@@ -117,27 +101,27 @@ describe('only the opener or the person ends a room', () => {
       );
     }
     assert.equal(await status(meetingId), 'running');
-    await host.conn.rpc.request('meeting/cut', { meetingId });
+    await daemon.host().conn.rpc.request('meeting/cut', { meetingId });
   });
 
   it('an agent session may cut the room it opened', async () => {
     const agent = await connect(true);
     const { meetingId } = await agent.rpc.request('meeting/start', slowMeeting());
     await agent.rpc.request('meeting/cut', { meetingId });
-    await host.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
-    await host.until((ev) => ev.some((e) => e.meetingId === meetingId && e.type === 'meeting_closed'));
+    await daemon.host().conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
+    await daemon.host().until((ev) => ev.some((e) => e.meetingId === meetingId && e.type === 'meeting_closed'));
   });
 
   it('a second initialize without the agent flag does not make an agent session the person', async () => {
-    const { meetingId } = await host.conn.rpc.request('meeting/start', slowMeeting());
+    const { meetingId } = await daemon.host().conn.rpc.request('meeting/start', slowMeeting());
     const agent = await connect(true);
     await agent.rpc.request('initialize', { protocolVersion: PROTOCOL_VERSION, client: 'vscode 1.99' });
     await assert.rejects(agent.rpc.request('meeting/cut', { meetingId }), forbidden(/did not open meeting/));
-    await host.conn.rpc.request('meeting/cut', { meetingId });
+    await daemon.host().conn.rpc.request('meeting/cut', { meetingId });
   });
 
   it('every ending method checks the owner (none forgotten in the handler table)', async () => {
-    const { meetingId } = await host.conn.rpc.request('meeting/start', slowMeeting());
+    const { meetingId } = await daemon.host().conn.rpc.request('meeting/start', slowMeeting());
     const stranger = await connect(true);
     const guarded: DaemonMethod[] = [
       'meeting/cut',
@@ -151,28 +135,12 @@ describe('only the opener or the person ends a room', () => {
     for (const method of guarded) {
       await assert.rejects(stranger.rpc.request(method, params as never), forbidden(/./), method);
     }
-    await host.conn.rpc.request('meeting/cut', { meetingId });
+    await daemon.host().conn.rpc.request('meeting/cut', { meetingId });
   });
 });
 
 describe('over MCP: a second session cannot cut a room it did not open', () => {
-  let dataDir: string;
-  let daemon: DaemonProcess;
-  const clients: Client[] = [];
-  before(async () => {
-    ensureBuilt();
-    dataDir = await tempDataDir();
-    daemon = await spawnDaemonProcess(dataDir);
-  });
-  after(async () => {
-    for (const c of clients) await c.close().catch(() => undefined);
-    await daemon.stop();
-  });
-  const agent = async (name: string): Promise<Client> => {
-    const c = await mcpClient(dataDir, name);
-    clients.push(c);
-    return c;
-  };
+  const { daemon, agent } = mcpSessions();
 
   it("an unseated session's cut and close are refused in one line; the room runs on until its opener cuts it", async () => {
     const a = await agent('opener');
@@ -186,7 +154,7 @@ describe('over MCP: a second session cannot cut a room it did not open', () => {
       assert.equal(r.text.split('\n').length, 1);
       assert.match(r.text, /^forbidden: this agent session did not open meeting \S+, so it cannot/);
     }
-    const conn = await connectDaemon(daemon.port, daemon.token, { client: 'test' });
+    const conn = await connectDaemon(daemon().port, daemon().token, { client: 'test' });
     try {
       const { summary } = await conn.rpc.request('meeting/get', { meetingId: room });
       assert.equal(summary.status, 'running');

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import MarkdownIt from 'markdown-it';
 import type { ConveneResult } from '@roundtable/client';
-import type { Digest, MeetingEvent, MeetingState } from '@roundtable/protocol';
-import { DEFAULT_CONFIG, initialState } from '@roundtable/protocol';
+import type { Digest, EventBody, MeetingState } from '@roundtable/protocol';
+import { initialState } from '@roundtable/protocol';
 import { digestMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { cell, inline, paragraph, quote } from '@roundtable/protocol/markdown';
 import { deliberateReport } from '../../daemon/src/mcp/deliberateReport';
@@ -20,6 +20,7 @@ import { roundTable } from '../../extension/src/chat/render';
 import { digestReport } from '../../extension/src/conveneReport';
 import { decisionRecord } from '../../extension/src/decisionRecord';
 import { markdownHtml } from '../../webview/src/markdown';
+import { logOf, opened, roundSaid } from '../fakes/given';
 import { panel } from '../fakes/meetings';
 
 const md = new MarkdownIt({ html: true, linkify: true });
@@ -83,32 +84,19 @@ function stateOf(text: string): MeetingState {
 }
 
 function minutesOf(text: string): string {
-  const events = [
-    {
-      type: 'meeting_opened',
-      topic: text,
-      mode: 'roundtable',
-      config: DEFAULT_CONFIG,
-      participants: panel(['ada'], true),
-    },
-    { type: 'round_started', round: 1, speakers: ['ada'], final: false },
-    {
-      type: 'message_posted',
-      messageId: 'm1',
-      from: 'ada',
-      role: 'worker',
-      round: 1,
-      kind: 'contribution',
-      text: `${text} [STANCE: AGREE]`,
-      tokens: 1,
-    },
-    { type: 'judge_feedback', round: 1, text, corrections: [] },
+  const [open, ...briefing] = opened();
+  const said = roundSaid(1, { ada: 'AGREE' }).map((b) =>
+    b.type === 'message_posted' ? { ...b, text: `${text} [STANCE: AGREE]` } : b,
+  );
+  const bodies: EventBody[] = [
+    { ...(open as Extract<EventBody, { type: 'meeting_opened' }>), topic: text },
+    ...briefing,
+    ...said,
+    { type: 'judge_feedback', round: 1, text, corrections: [] } as unknown as EventBody,
     { type: 'meeting_closed', reason: 'max_rounds' },
     { type: 'digest_ready', digest: digestOf(text), text },
   ];
-  return renderMinutes(
-    events.map((e, i) => ({ ...e, meetingId: 'm', seq: i + 1, at: 0, v: 1 }) as unknown as MeetingEvent),
-  );
+  return renderMinutes(logOf(bodies));
 }
 
 /** Every Markdown surface model text reaches, built from one hostile text. */
