@@ -15,7 +15,7 @@ import { initialState } from '@roundtable/protocol';
 import { digestMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { cell, inline, paragraph, quote } from '@roundtable/protocol/markdown';
 import { deliberateReport } from '../../daemon/src/mcp/deliberateReport';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { minutesFileBase, renderMinutes } from '../../daemon/src/meeting/minutes';
 import { roundTable } from '../../extension/src/chat/render';
 import { digestReport } from '../../extension/src/conveneReport';
 import { decisionRecord } from '../../extension/src/decisionRecord';
@@ -55,6 +55,7 @@ const HOSTILE: Record<string, string> = {
   'an entity spelling a bidi override': 'I &#x202E;EERGASID&#x202C; with this',
   'a decimal entity spelling a bidi override': 'I &#8238;EERGASID',
   'an escaped entity that must stay text (&lt;script)': '&lt;script&gt;alert(1)&lt;/script&gt;',
+  'a raw right-to-left override and isolates (a topic, a reply)': 'Topic \u202eEERGASID\u202c and \u2067x\u2069 \u061c',
 };
 
 function digestOf(text: string): Digest {
@@ -158,6 +159,13 @@ describe('model text in every Markdown surface: no link, no HTML, no decoded bid
   it('a URL still reads as the URL: the escapes render as nothing', () => {
     const html = md.render(paragraph('see https://evil.example/a.b?c=d@e and www.x.io'));
     assert.equal(html.replace(/<[^>]+>/g, '').trim(), 'see https://evil.example/a.b?c=d@e and www.x.io');
+  });
+});
+
+describe('a bidi control in a topic never reaches a file name', () => {
+  it('the minutes file of a topic with U+202E is plain ASCII', () => {
+    const base = minutesFileBase({ ...stateOf('Use \u202egpj.exe\u202c now'), openedAt: 0, mode: 'roundtable' });
+    assert.match(base, /^[a-z0-9-]+$/);
   });
 });
 
