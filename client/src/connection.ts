@@ -17,6 +17,8 @@ export interface ConnectOptions {
   timeoutMs?: number;
   /** Deadline of the whole handshake (default handshakeTimeoutMs()). */
   handshakeTimeoutMs?: number;
+  /** Speaks for an agent (the MCP server), not the person: the daemon lets it end only what it opened. */
+  agent?: boolean;
 }
 
 export interface DaemonConnection {
@@ -72,6 +74,7 @@ export async function connectDaemon(port: number, token: string, opts: ConnectOp
       port,
       token,
       client: opts.client ?? 'roundtable-cli',
+      ...(opts.agent ? { agent: true } : {}),
       timeoutMs: opts.handshakeTimeoutMs ?? handshakeTimeoutMs(),
       onFail: (fail) => (failHandshake = fail),
     });

@@ -77,6 +77,8 @@ export interface ProveOptions {
   port: number;
   token: string;
   client: string;
+  /** Declares the connection an agent's (see `initialize`'s `agent`). */
+  agent?: boolean;
   timeoutMs: number;
   /** Receives the function by which the caller fails the handshake (a bad frame, the socket closing). */
   onFail: (fail: (e: Error) => void) => void;
@@ -102,7 +104,12 @@ export async function proveDaemon(ws: WebSocket, rpc: RpcClient, o: ProveOptions
   const steps = async (): Promise<void> => {
     await opened(ws, o.where);
     const nonce = newNonce();
-    const init = await rpc.request('initialize', { protocolVersion: PROTOCOL_VERSION, client: o.client, nonce });
+    const init = await rpc.request('initialize', {
+      protocolVersion: PROTOCOL_VERSION,
+      client: o.client,
+      nonce,
+      ...(o.agent ? { agent: true } : {}),
+    });
     if (!proofMatches(init.proof, daemonProof(o.token, o.port, nonce)))
       throw new Error(`${notDaemon}: its answer to initialize does not prove it holds the token`);
     await rpc.request('authenticate', { proof: clientProof(o.token, o.port, init.nonce) });

@@ -5,6 +5,7 @@ export * from './discovery';
 export * from './follower';
 export * from './mirror';
 export * from './models';
+export * from './outputDir';
 export * from './rawData';
 export * from './readMeeting';
 export * from './session';

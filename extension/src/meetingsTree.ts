@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { MeetingSummary } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { contextOf, groupOf, needOfSummary, outcomeOf, shortTopic, type Group } from './meetingStatus';
+import { inline } from '@roundtable/protocol/markdown';
 
 const GROUPS: { id: Group; label: string }[] = [
   { id: 'running', label: 'Running' },
@@ -106,10 +107,13 @@ export class MeetingsTree implements vscode.TreeDataProvider<MeetingsNode>, vsco
     item.id = `meeting:${m.meetingId}`;
     // What matters first (the outcome) comes first: a narrow sidebar cuts the end off.
     item.description = `${outcomeOf(m)} · ${m.mode} · ${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}`;
+    // Through the escaping builder, as every Markdown surface: a topic's URL is no live link in the hover.
     const tip = new vscode.MarkdownString(undefined, false);
-    tip.appendText(m.topic.split('\n')[0] ?? '');
+    tip.appendMarkdown(inline(m.topic.split('\n')[0] ?? ''));
     tip.appendMarkdown('\n\n');
-    tip.appendText(`${m.mode === 'consensus' ? 'Consensus vote' : 'Roundtable'} · ${outcomeOf(m)} · ${when}`);
+    tip.appendMarkdown(
+      inline(`${m.mode === 'consensus' ? 'Consensus vote' : 'Roundtable'} · ${outcomeOf(m)} · ${when}`),
+    );
     if (m.quarantined !== undefined) {
       tip.appendMarkdown('\n\n');
       tip.appendText(`Set aside at the daemon's start, kept on disk as written: ${m.quarantined}`);

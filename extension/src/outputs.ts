@@ -9,6 +9,7 @@ import { userInfo } from 'node:os';
 import * as vscode from 'vscode';
 import type { MeetingState } from '@roundtable/protocol';
 import { slugify } from '@roundtable/protocol';
+import { outputRefusal } from '@roundtable/client/outputDir';
 import { jsonLine, withoutMeeting } from '@roundtable/protocol/markdown';
 import { decisionRecord } from './decisionRecord';
 import { linkSupersededRecords } from './supersede';
@@ -103,6 +104,18 @@ export async function writeAtomic(target: vscode.Uri, text: string): Promise<voi
   }
 }
 
+/**
+ * False (and the person told why, in one line) when `dir` leads out of the workspace through a
+ * symbolic link, or a file it rewrites is one: nothing is written through it.
+ */
+async function mayWriteInto(dir: vscode.Uri, files: string[] = []): Promise<boolean> {
+  const root = workspaceRoot();
+  if (!root || root.scheme !== 'file' || dir.scheme !== 'file') return true;
+  const refused = await outputRefusal(root.fsPath, dir.fsPath, files);
+  if (refused) void vscode.window.showErrorMessage(`Roundtable: ${refused}.`);
+  return !refused;
+}
+
 /** Every write of minutes and of the shared MANIFEST goes through this chain: one writer, in order. */
 let writing: Promise<unknown> = Promise.resolve();
 function serially<T>(job: () => Promise<T>): Promise<T> {
@@ -123,6 +136,7 @@ export function writeMinutesFile(
       return undefined;
     }
     if (!(await mayWrite('meeting minutes'))) return undefined;
+    if (!(await mayWriteInto(dir, ['MANIFEST.jsonl']))) return undefined;
     await vscode.workspace.fs.createDirectory(dir);
     const target = (await existingMinutes(meetingId, rendered.fileBase)) ?? (await freshName(dir, rendered.fileBase));
     await writeAtomic(target, rendered.minutes);
@@ -175,6 +189,7 @@ export async function writeDecisionRecord(
   if (!root) return undefined;
   if (!(await mayWrite('decision record'))) return undefined;
   const dir = vscode.Uri.joinPath(root, folderSetting('decisionsFolder', 'docs/decisions'));
+  if (!(await mayWriteInto(dir))) return undefined;
   await vscode.workspace.fs.createDirectory(dir);
   let highest = 0;
   for (const [name] of await vscode.workspace.fs.readDirectory(dir)) {

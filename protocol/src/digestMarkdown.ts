@@ -38,8 +38,12 @@ export function chosenOption(s: MeetingState): string | undefined {
   return s.options.find((o) => o.id === id || o.label.toLowerCase() === id.toLowerCase())?.label ?? id;
 }
 
-/** The digest of a closed meeting as reviewable Markdown; empty before the digest is written. */
-export function digestMarkdown(s: MeetingState): string {
+/**
+ * The digest of a closed meeting as reviewable Markdown; empty before the digest is written. The
+ * model's text goes through `body`: HTML left as typed for the review's editor (the default), or
+ * `paragraph` (HTML escaped) for Markdown no person edits before it is shown (an MCP answer).
+ */
+export function digestMarkdown(s: MeetingState, body: (text: string) => string = editableParagraph): string {
   const d = s.digest?.digest;
   if (!d) return '';
   const standing = [
@@ -51,9 +55,9 @@ export function digestMarkdown(s: MeetingState): string {
   const section = (key: DigestSection, body: string) => `## ${DIGEST_SECTIONS[key]}\n\n${body.trim() || '—'}\n`;
   return [
     // A consensus meeting's statement already names the option decided (or that none was).
-    section('outcome', editableParagraph(d.consensusStatement)),
-    section('dissent', editableParagraph(d.dissent)),
-    section('contributions', editableParagraph(d.contributors)),
+    section('outcome', body(d.consensusStatement)),
+    section('dissent', body(d.dissent)),
+    section('contributions', body(d.contributors)),
     section('standing', standing),
     // Computed from the log (round-1 majority, who changed position after what, what later rounds cost).
     ...(d.debate ? [section('debate', paragraph(d.debate))] : []),

@@ -30,6 +30,30 @@ function inlineMarks(text: string): string {
 }
 
 /**
+ * What autolinkers would turn into a live link, broken by a backslash escape that renders as
+ * nothing: `https://` (any scheme), `www.`, a dot before a letter (`evil.com`, `file.ts`: the
+ * fuzzy domains of markdown-it's linkify) and the `@` of an address. The escapes split the text
+ * where markdown-it (linkify-it), GitHub's cmark-gfm and marked look for a link, so model text
+ * shows a URL as text and no renderer makes it a link. VS Code's Markdown preview runs
+ * markdown-it with linkify on, which links `README.md` or `main.py` as domains
+ * (microsoft/vscode#121309, #81891). Runs after `inlineMarks` (whose `\` it must not double).
+ */
+function unlinked(text: string): string {
+  return text
+    .replace(/:(?=\/\/)/g, '\\:')
+    .replace(/(?<=\bwww)\.|(?<=[\p{L}\p{N}_-])\.(?=\p{L})/giu, '\\.')
+    .replace(/(?<=[\p{L}\p{N}._%+-])@(?=[\p{L}\p{N}])/gu, '\\@');
+}
+
+/**
+ * An entity a renderer would decode (`&#x202E;`, `&lt;`, `&amp;`) in text left as typed: its `&`
+ * escaped, so it shows as typed and cannot bring back a bidi control or markup.
+ */
+function inertEntities(text: string): string {
+  return text.replace(/&(?=#\d+;|#x[0-9a-f]+;|[a-z][a-z0-9]*;)/gi, '\\&');
+}
+
+/**
  * A line that starts a paragraph must not open a block: heading `#`, quote `>`, list `-+*` or
  * `1.`/`1)`, thematic break or setext underline (`---`, `===`), a one-column table's delimiter row
  * (`:---`), fence, indented code, HTML.
@@ -55,7 +79,7 @@ export function oneLine(text: string): string {
 
 /** Text for one line (a name, a label, a reason, a file): newlines folded, escaped. */
 export function inline(text: string): string {
-  return inlineMarks(html(clean(text).replace(/[\n\t]+/g, ' ')))
+  return unlinked(inlineMarks(html(clean(text).replace(/[\n\t]+/g, ' '))))
     .replace(/ {2,}/g, ' ')
     .trim();
 }
@@ -69,19 +93,20 @@ export function cell(text: string): string {
 export function paragraph(text: string): string {
   return clean(text)
     .split('\n')
-    .map((l) => lineStart(inlineMarks(html(l.replace(/\t/g, ' ')))).trimEnd())
+    .map((l) => lineStart(unlinked(inlineMarks(html(l.replace(/\t/g, ' '))))).trimEnd())
     .join('\n');
 }
 
 /**
  * Like `paragraph`, but HTML is left as typed: for Markdown a person reads and edits in the review,
  * whose renderer shows HTML as text (markdown-it with `html: false`). Any document built from it
- * passes it through `markdownBody`, which escapes `<` again.
+ * passes it through `markdownBody`, which escapes `<` again. Entities and links are made inert
+ * here too (`\&#x202E;`, `https\://`), as the person never wrote them.
  */
 export function editableParagraph(text: string): string {
   return clean(text)
     .split('\n')
-    .map((l) => lineStart(inlineMarks(l.replace(/\t/g, ' '))).trimEnd())
+    .map((l) => lineStart(unlinked(inertEntities(inlineMarks(l.replace(/\t/g, ' '))))).trimEnd())
     .join('\n');
 }
 

@@ -114,6 +114,11 @@ export const DAEMON_REQUESTS = {
       client: text({ min: 1, max: 200 }),
       /** The client's challenge; optional here only so a client of another version hears `version_mismatch`. */
       nonce: nonceSchema.optional(),
+      /**
+       * This connection speaks for an agent (`roundtable mcp`), not for the person: it may end,
+       * delete or post to only the meetings it opened, and never decide or resolve one.
+       */
+      agent: z.boolean().optional(),
     }),
     z.object({
       protocolVersion: z.number(),

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { DaemonEvents, MeetingEvent, MessageDelta } from '@roundtable/protocol';
 import { connectDaemon, type DaemonConnection } from '@roundtable/client';
-import { findDaemon } from '../../daemon/src/daemon/daemon';
+import { after, before } from 'node:test';
+import { findDaemon, startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { BIN } from './cli';
 
 export async function tempDataDir(): Promise<string> {
@@ -100,4 +101,40 @@ export class Follower {
       });
     }
   }
+}
+
+/**
+ * For a suite: an in-process daemon with the person's connection following it (`host`), and more
+ * connections (`connect`, e.g. as an agent), all closed after the suite.
+ */
+export function suiteDaemon(): {
+  d: () => DaemonHandle;
+  host: () => Follower;
+  connect: (opts: Parameters<typeof connectDaemon>[2]) => Promise<DaemonConnection>;
+} {
+  let d: DaemonHandle | undefined;
+  let host: Follower | undefined;
+  const opened: DaemonConnection[] = [];
+  before(async () => {
+    d = await startDaemon({ dataDir: await tempDataDir(), port: 0, log: () => undefined });
+    host = await Follower.connect(d.port, d.token);
+  });
+  after(async () => {
+    await Promise.all(opened.map((c) => c.close().catch(() => undefined)));
+    await host?.conn.close();
+    await d?.stop();
+  });
+  const started = (): DaemonHandle => {
+    if (!d) throw new Error('the daemon starts in the suite’s before hook');
+    return d;
+  };
+  return {
+    d: started,
+    host: () => host as Follower,
+    connect: async (opts) => {
+      const c = await connectDaemon(started().port, started().token, opts);
+      opened.push(c);
+      return c;
+    },
+  };
 }

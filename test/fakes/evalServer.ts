@@ -14,6 +14,9 @@
  * - every reply is billed exactly `PROMPT_TOKENS` + `COMPLETION_TOKENS`.
  */
 import { createHash } from 'node:crypto';
+import type { PanelSetup } from '../../daemon/src/eval/systems';
+import { OpenAIProvider } from '../../daemon/src/providers/openai';
+import type { ChatProvider } from '../../daemon/src/providers/types';
 import { instructionsOf, startFakeOpenAI, type ChatBody, type FakeOpenAI } from './openaiServer';
 
 export const PROMPT_TOKENS = 100;
@@ -97,5 +100,17 @@ export async function startEvalServer(rates: Record<string, number>): Promise<Ev
     independentCalls: () =>
       chats().filter((r) => r.body.messages?.[0]?.content.startsWith('You answer questions exactly')).length,
     workerTurns: () => chats().filter((r) => /a worker in a structured roundtable/.test(instructionsOf(r.body))).length,
+  };
+}
+
+/** The panel an eval run uses against `server` (its models), or against `provider` when given. */
+export function evalSetup(server: EvalServer, models: string[], provider?: ChatProvider): PanelSetup {
+  return {
+    provider: provider ?? new OpenAIProvider({ baseURL: server.fake.baseURL, maxRetries: 0 }),
+    models,
+    maxTokens: 256,
+    rounds: 2,
+    budget: 50_000,
+    turnTimeoutMs: 20_000,
   };
 }

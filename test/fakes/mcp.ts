@@ -1,7 +1,9 @@
 /** An MCP client (the official SDK's) on `roundtable mcp` over real stdio, as an agent would run it. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BIN } from './cli';
+import { after, before } from 'node:test';
+import { BIN, ensureBuilt } from './cli';
+import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from './daemon';
 
 export interface McpClientOptions {
   /** The MCP server's working folder: the workspace `deliberate` reads context from. */
@@ -40,5 +42,35 @@ export async function callText(
     text: r.content.map((x) => x.text).join('\n'),
     isError: r.isError === true,
     structured: r.structuredContent,
+  };
+}
+
+/**
+ * For a suite: a spawned daemon (the built CLI) and the MCP sessions the tests open on it with
+ * `agent`, all closed after the suite.
+ */
+export function mcpSessions(): { daemon: () => DaemonProcess; agent: (name: string) => Promise<Client> } {
+  let dataDir = '';
+  let daemon: DaemonProcess | undefined;
+  const clients: Client[] = [];
+  before(async () => {
+    ensureBuilt();
+    dataDir = await tempDataDir();
+    daemon = await spawnDaemonProcess(dataDir);
+  });
+  after(async () => {
+    for (const c of clients) await c.close().catch(() => undefined);
+    await daemon?.stop();
+  });
+  return {
+    daemon: () => {
+      if (!daemon) throw new Error('the daemon starts in the suite’s before hook');
+      return daemon;
+    },
+    agent: async (name) => {
+      const c = await mcpClient(dataDir, name);
+      clients.push(c);
+      return c;
+    },
   };
 }

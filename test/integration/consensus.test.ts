@@ -113,7 +113,7 @@ describe('consensus meetings on the scripted provider', () => {
     );
     const md = renderMinutes(events);
     assert.match(md, /`src\/ghost\.ts` \(top\) \[code\] ⚠ does not exist/);
-    assert.match(md, /Check the evidence that could not be found: src\/ghost\.ts, \.\.\/\.\.\/etc\/passwd/);
+    assert.match(md, /Check the evidence that could not be found: src\/ghost\\\.ts, \.\.\/\.\.\/etc\/passwd/);
   });
 
   it('asks once more on an invalid ballot, and records a worker that stays invalid as abstaining with the reason', async () => {

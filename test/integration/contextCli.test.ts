@@ -63,7 +63,11 @@ describe('roundtable run --context through a daemon', () => {
     assert.ok(minutesPath, r.stdout);
     const minutes = await readFile(minutesPath, 'utf8');
     assert.match(minutes, /## Context/);
-    assert.match(minutes, new RegExp(`\\| file \\| src/app\\.ts \\| \`${sha(APP_TS)}\``), 'the file and its sha256');
+    assert.match(
+      minutes,
+      new RegExp(`\\| file \\| src/app\\\\\\.ts \\| \`${sha(APP_TS)}\``),
+      'the file and its sha256',
+    );
     assert.ok(!/Refused `src\/app\.ts`/.test(minutes), 'the file was not looked for in examples/');
     assert.ok(
       minutes.includes(`- Refused \`${ws.outsideFile}\`: is outside the workspace`),

@@ -505,8 +505,8 @@ describe('daemon: process lifecycle and durability', () => {
     assert.match(r.stderr, /running in the daemon on port \d+/);
     const minutes = await readFile((JSON.parse(r.stdout) as { minutesPath: string }).minutesPath, 'utf8');
     const sha = createHash('sha256').update(notes, 'utf8').digest('hex');
-    const line = minutes.split('\n').find((l) => l.includes('NOTES.md')) ?? '';
-    assert.match(line, /^\| file \| NOTES\.md \|/, minutes);
+    const line = minutes.split('\n').find((l) => l.includes('NOTES\\.md')) ?? '';
+    assert.match(line, /^\| file \| NOTES\\\.md \|/, minutes);
     assert.ok(line.includes(sha), `the minutes show NOTES.md's sha256: ${line}`);
     assert.match(minutes, /escape\.md.*outside the workspace/, 'a path out of that folder is still refused');
   });

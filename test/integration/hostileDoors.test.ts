@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { EventBody, MeetingEvent, MeetingState, StartMeetingParams, ToWebview } from '@roundtable/protocol';
 import {
   DEFAULT_CONFIG,
@@ -38,9 +37,10 @@ import { parseStance } from '../../daemon/src/meeting/stance';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import type { ChatProvider } from '../../daemon/src/providers/types';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
-import { BIN, cli, ensureBuilt } from '../fakes/cli';
-import { Follower, spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
+import { cli, ensureBuilt } from '../fakes/cli';
+import { Follower, tempDataDir } from '../fakes/daemon';
 import { startEvalServer, type EvalServer } from '../fakes/evalServer';
+import { mcpSessions } from '../fakes/mcp';
 import { panel } from '../fakes/meetings';
 
 const tmp = (): Promise<string> => mkdtemp(path.join(tmpdir(), 'rt-doors-'));
@@ -678,7 +678,7 @@ describe("door 5: a worker's seat cannot end the meeting", () => {
     config: { maxRounds: 3, order: 'sequential', turnTimeoutMs: 60_000 },
   });
   const WHO_CAN =
-    /^ext sits in the meeting as a worker, and a worker cannot (cut|close) the meeting: only the person, the one who opened the meeting, the judge or the assistant can; a worker may pass or leave$/;
+    /^ext sits in the meeting but did not open it, and a seat cannot (cut|close) the meeting: only the one who opened the meeting or the person can; a seat may pass or leave$/;
   before(async () => {
     d = await startDaemon({ dataDir: await tempDataDir(), port: 0, log: () => undefined });
     host = await Follower.connect(d.port, d.token);
@@ -715,7 +715,8 @@ describe("door 5: a worker's seat cannot end the meeting", () => {
     );
     await assert.rejects(
       agent.rpc.request('meeting/cut', { meetingId }),
-      (e: RpcError) => e.code === 'forbidden' && /this connection sat in the meeting as a worker/.test(e.message),
+      (e: RpcError) =>
+        e.code === 'forbidden' && /this connection sat in the meeting but did not open it/.test(e.message),
     );
     await host.conn.rpc.request('meeting/cut', { meetingId });
   });
@@ -763,30 +764,7 @@ describe("door 5: a worker's seat cannot end the meeting", () => {
 });
 
 describe("door 5, over MCP: a worker session's cut tool is refused", () => {
-  let dataDir: string;
-  let daemon: DaemonProcess;
-  const clients: Client[] = [];
-  before(async () => {
-    ensureBuilt();
-    dataDir = await tempDataDir();
-    daemon = await spawnDaemonProcess(dataDir);
-  });
-  after(async () => {
-    for (const c of clients) await c.close().catch(() => undefined);
-    await daemon.stop();
-  });
-  async function agent(name: string): Promise<Client> {
-    const client = new Client({ name, version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'mcp', '--data-dir', dataDir],
-        stderr: 'ignore',
-      }),
-    );
-    clients.push(client);
-    return client;
-  }
+  const { daemon, agent } = mcpSessions();
   const call = async (c: Client, name: string, args: Record<string, unknown>) => {
     const r = (await c.callTool({ name, arguments: args })) as { content: { text: string }[]; isError?: boolean };
     return { text: r.content.map((x) => x.text).join('\n'), isError: r.isError === true };
@@ -806,12 +784,12 @@ describe("door 5, over MCP: a worker session's cut tool is refused", () => {
       assert.equal(r.text.split('\n').length, 1);
       assert.match(
         r.text,
-        /^forbidden: seat2 sits in the meeting as a worker, and a worker cannot .* only the person, the one who opened the meeting, the judge or the assistant can/,
+        /^forbidden: seat2 sits in the meeting but did not open it, and a seat cannot .* only the one who opened the meeting or the person can/,
       );
     }
     const cut = await call(a, 'cut', { room });
     assert.ok(!cut.isError, cut.text);
-    const conn = await connectDaemon(daemon.port, daemon.token, { client: 'test' });
+    const conn = await connectDaemon(daemon().port, daemon().token, { client: 'test' });
     try {
       for (let i = 0; i < 100; i++) {
         const { summary } = await conn.rpc.request('meeting/get', { meetingId: room });

@@ -3,33 +3,18 @@
  * worker meet in a room and reach consensus; the minutes name all three; a spoof is refused.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectDaemon } from '@roundtable/client';
-import { ensureBuilt } from '../fakes/cli';
-import { callText, mcpClient } from '../fakes/mcp';
-import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
+import { callText, mcpSessions } from '../fakes/mcp';
 
-const agent = (dataDir: string, name: string): Promise<Client> => mcpClient(dataDir, name);
 const call = callText;
 
 describe('MCP server over stdio', () => {
-  let dataDir: string;
-  let daemon: DaemonProcess;
-  const clients: Client[] = [];
-  before(async () => {
-    ensureBuilt();
-    dataDir = await tempDataDir();
-    daemon = await spawnDaemonProcess(dataDir);
-  });
-  after(async () => {
-    for (const c of clients) await c.close().catch(() => undefined);
-    await daemon.stop();
-  });
+  const { daemon, agent } = mcpSessions();
 
   it('lists the roundtable tools', async () => {
-    const c = await agent(dataDir, 'lister');
-    clients.push(c);
+    const c = await agent('lister');
     const tools = (await c.listTools()).tools.map((t) => t.name).sort();
     assert.deepEqual(tools, ['close', 'cut', 'deliberate', 'join', 'leave', 'listen', 'open', 'speak']);
     const speak = (await c.listTools()).tools.find((t) => t.name === 'speak');
@@ -41,9 +26,8 @@ describe('MCP server over stdio', () => {
   });
 
   it('seats two external agents beside a scripted worker, runs to consensus, and refuses a spoof', async () => {
-    const claude = await agent(dataDir, 'claude-code');
-    const cline = await agent(dataDir, 'cline');
-    clients.push(claude, cline);
+    const claude = await agent('claude-code');
+    const cline = await agent('cline');
     const opened = await call(claude, 'open', {
       topic: 'Should the CLI and the extension share one daemon?',
       participants: [
@@ -83,7 +67,7 @@ describe('MCP server over stdio', () => {
     };
     await Promise.all([play(claude, 'claude'), play(cline, 'cline')]);
 
-    const host = await connectDaemon(daemon.port, daemon.token);
+    const host = await connectDaemon(daemon().port, daemon().token);
     const { events, summary } = await host.rpc.request('meeting/get', { meetingId: room });
     assert.equal(summary.status, 'closed');
     const posted = events.filter((e) => e.type === 'message_posted' && e.kind === 'contribution') as {

@@ -20,6 +20,13 @@ import { Follower, tempDataDir } from '../fakes/daemon';
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'previousRelease');
 
+/**
+ * Text without the escapes that keep model text from becoming a link or an entity (issue 32:
+ * `https\://`, `demo-evidence\.md`, `a\@b`, `\&#x202E;`), which render as nothing: the rest
+ * of the document must be what the previous release wrote, byte for byte.
+ */
+const inert = (markdown: string): string => markdown.replace(/\\([.:@&])/g, '$1');
+
 interface Rendered {
   meetingId: string;
   summary: Record<string, unknown>;
@@ -96,10 +103,14 @@ describe('a data folder written by the previous release', () => {
         added.length === 0
           ? (await f.conn.rpc.request('meeting/render', { meetingId: m.meetingId })).minutes
           : renderMinutes(kept);
-      assert.equal(minutes, m.minutes, `${name}: minutes`);
+      assert.equal(inert(minutes), inert(m.minutes), `${name}: minutes`);
       const s = fold(kept);
-      assert.equal(s.digest ? digestMarkdown(s) : undefined, m.digest, `${name}: digest`);
-      assert.equal(s.digest ? reviewMarkdown(s) : undefined, m.review, `${name}: digest review`);
+      assert.equal(s.digest ? inert(digestMarkdown(s)) : undefined, m.digest && inert(m.digest), `${name}: digest`);
+      assert.equal(
+        s.digest ? inert(reviewMarkdown(s)) : undefined,
+        m.review && inert(m.review),
+        `${name}: digest review`,
+      );
     }
   });
 

@@ -115,7 +115,7 @@ describe('read-only workspace tools for the panel', () => {
     const minutes = renderMinutes(events);
     assert.match(minutes, /## Workspace tool calls/);
     assert.ok(
-      minutes.includes('| 1 | ada | read\\_file | `{"path":"src/app.ts"}` | src/app.ts lines 1-3 of 3 |'),
+      minutes.includes('| 1 | ada | read\\_file | `{"path":"src/app.ts"}` | src/app\\.ts lines 1-3 of 3 |'),
       minutes,
     );
   });

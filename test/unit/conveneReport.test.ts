@@ -59,7 +59,7 @@ describe('the digest a convened meeting answers with', () => {
       `only the report's own headings:\n${headings.join('\n')}`,
     );
     assert.doesNotMatch(md, /<img/);
-    assert.match(md, /\\\[run\\\]\(command:roundtable\.deleteMeeting\)/, 'the model’s link is escaped text');
+    assert.match(md, /\\\[run\\\]\(command:roundtable\\\.deleteMeeting\)/, 'the model’s link is escaped text');
     assert.equal(md.match(/(?<!\\)\]\(command:/g)?.length, 1, 'the only command link is the room’s');
     assert.match(md, /\(cancelled by whoever convened it\)/);
   });

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { JSDOM } from 'jsdom';
 import type { MeetingEvent, MeetingState, MessageDelta } from '@roundtable/protocol';
-import { evolve, fold } from '@roundtable/protocol';
+import { evolve, fold, visibleDeep } from '@roundtable/protocol';
 import type { ChatProvider, ChatRequest, ChatResult } from '../../daemon/src/providers/types';
 import { loadPanel } from '../../daemon/src/panel';
 import { LiveMessages } from '../../webview/src/live';
@@ -256,6 +256,20 @@ describe('room view rendering', () => {
     const links = [...(body?.querySelectorAll('a') ?? [])].map((a) => a.getAttribute('href'));
     assert.deepEqual(links, ['https://example.com/a', 'https://example.com/p.png']);
     assert.doesNotMatch(text(body), /STANCE/);
+  });
+
+  it('lets no bidi control reach the DOM: raw (made visible on arrival) or spelled as an entity in the Markdown', async () => {
+    const flipped = 'I &#x202E;EERGASID&#x202C; and \u202eEERGA\u202c, &#8207;&#x2066;x&#x2069; [STANCE: AGREE]';
+    const { events } = await runMeeting({
+      config: { maxRounds: 1 },
+      script: { replies: { ada: [flipped], grace: turns(1, 'AGREE'), linus: turns(1, 'AGREE') } },
+    });
+    // As room.ts does with every message from the extension: bidi controls as escapes on arrival.
+    const c = room(fold(visibleDeep(events)));
+    const body = c.querySelector('[data-message-id="r1-ada"] .message-body');
+    assert.match(text(body), /I ⟨U\+202E⟩EERGASID⟨U\+202C⟩ and ⟨U\+202E⟩EERGA⟨U\+202C⟩/);
+    assert.doesNotMatch(c.textContent ?? '', /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    assert.doesNotMatch(c.innerHTML, /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/, 'nor in an attribute');
   });
 
   it('lists the attached context, and shows each workspace tool call before the message it informed, as plain text', () => {

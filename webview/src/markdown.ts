@@ -5,6 +5,7 @@
  * `command:` URIs) — VS Code opens those outside the webview, and only when a person clicks.
  */
 import MarkdownIt from 'markdown-it';
+import { visibleText } from '@roundtable/protocol';
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: true });
 md.disable(['image']);
@@ -18,9 +19,13 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   return defaultLinkOpen(tokens, idx, options, env, self);
 };
 
-/** Safe HTML for an agent's Markdown. */
+/**
+ * Safe HTML for an agent's Markdown. The text arrives through `visibleText` already, but markdown-it
+ * decodes entities (`&#x202E;`, `&#8203;`) into the characters they name: its output goes through
+ * `visibleText` again, so no bidi control reaches the DOM by way of an entity either.
+ */
 export function markdownHtml(text: string): string {
-  return md.render(text);
+  return visibleText(md.render(text));
 }
 
 /** The Markdown rendered into a new `<div class="markdown">`. */

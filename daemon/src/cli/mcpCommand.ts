@@ -39,7 +39,7 @@ export async function mcpCommand(argv: string[], env: NodeJS.ProcessEnv): Promis
       `--workspace ${workspace} is not a folder: give the project folder deliberate reads context from`,
     );
   const found = await findOrSpawnDaemon({ dataDir });
-  const conn = await connectDaemon(found.info.port, found.token, { client: 'roundtable-mcp' });
+  const conn = await connectDaemon(found.info.port, found.token, { client: 'roundtable-mcp', agent: true });
   process.stderr.write(`roundtable mcp: connected to the daemon on 127.0.0.1:${found.info.port}\n`);
   await serveStdio(conn, {
     env,

@@ -2,6 +2,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingEvent } from '@roundtable/protocol';
+import { outputRefusal } from '@roundtable/client';
 import { writeMinutes, type MinutesOptions } from '../meeting/minutes';
 import { terminalSafe } from './printer';
 
@@ -53,16 +54,22 @@ const WHY: Record<string, string> = {
   EISDIR: 'a part of that path is not a folder',
 };
 
-/** Writes the minutes, or says clearly why not and how to get them later. */
+/**
+ * Writes the minutes, or says clearly why not and how to get them later. A folder inside the
+ * `workspace` (default: the working folder) that a symbolic link carries outside it is refused.
+ */
 export async function writeMinutesOrExplain(
   dir: string,
   events: readonly MeetingEvent[],
   err: NodeJS.WritableStream,
-  opts: MinutesOptions = {},
+  opts: MinutesOptions & { workspace?: string } = {},
 ): Promise<string | undefined> {
+  const { workspace = process.cwd(), ...render } = opts;
   try {
+    const refused = await outputRefusal(workspace, dir, ['MANIFEST.jsonl']);
+    if (refused) throw new Error(refused);
     await ensureDir(dir);
-    return await writeMinutes(dir, events, opts);
+    return await writeMinutes(dir, events, render);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = (code && WHY[code]) ?? (e as Error).message.split('\n')[0] ?? 'unknown error';

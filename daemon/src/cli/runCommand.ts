@@ -25,6 +25,7 @@ import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
 
 import { CONTEXT_USAGE, takeContextFlags } from '../context/cliFlags';
 import { followInProcess, runInDaemon, type RunIO } from './follow';
+import { knownSecrets } from '../meeting/secrets';
 
 export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 export { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
@@ -295,6 +296,7 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
     {
       store,
       providerFor,
+      secrets: knownSecrets([opts.apiKey]),
       clock: systemClock,
       onEvent: (e: MeetingEvent) => printer.event(e),
       ...(opts.params.workspace ? { checkEvidence: evidenceChecker(opts.params.workspace) } : {}),

@@ -53,7 +53,7 @@ function join(ctx: AgentContext, p: ParamsOf<'agent/join'>, conn: Connection): P
       participant = { name: p.name, role: 'worker', provider: 'attached', model: 'attached' };
       await meeting.join(participant);
     }
-    if (participant.role === 'worker') conn.workerSeats.add(p.meetingId);
+    conn.seated.add(p.meetingId);
     seats.rejoin(participant.name);
     // A new seat hears the room from its start: the first listen brings the agent up to date.
     const cursor = 0;

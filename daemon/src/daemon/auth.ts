@@ -66,6 +66,8 @@ export function answerInitialize(
     return { ok: false, code: 'bad_request', message: 'nonce: initialize must carry the client nonce (64 hex digits)' };
   }
   conn.daemonNonce = newNonce();
+  // Declared once, at the only initialize a connection may send: an agent never becomes the person.
+  if (p.agent === true) conn.agent = true;
   return {
     ok: true,
     result: {

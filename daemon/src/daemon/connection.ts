@@ -10,6 +10,8 @@ export class Connection {
   authenticated = false;
   /** Closes the connection if the handshake is not done in time; cleared once it is. */
   handshakeTimer: NodeJS.Timeout | undefined;
+  /** Declared at `initialize`: this connection speaks for an agent (the MCP server), not the person. */
+  agent = false;
   alive = true;
   bad = 0;
   /** meetingId -> last seq sent to this client. */
@@ -18,8 +20,8 @@ export class Connection {
   readonly agents = new Map<string, { name: string; cursor: number }>();
   /** Meetings this connection opened (meeting/start): their opener may end them. */
   readonly opened = new Set<string>();
-  /** Meetings this connection has sat in as a worker; kept after a leave, so leaving grants nothing. */
-  readonly workerSeats = new Set<string>();
+  /** Meetings this connection has taken a seat in; kept after a leave, so leaving grants nothing. */
+  readonly seated = new Set<string>();
   /** Set when this connection answers vscode-lm calls. */
   unregisterLm: (() => void) | undefined;
 

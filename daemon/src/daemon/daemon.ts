@@ -187,6 +187,7 @@ function newManager(
   lmBridge: VscodeLmBridge,
   opts: DaemonOptions,
   log: (line: string) => void,
+  token: string,
 ): MeetingManager {
   const perEndpoint = Number(env.ROUNDTABLE_ENDPOINT_CONCURRENCY ?? 4);
   const limiter = new KeyedLimiter((key) => (key.startsWith('openai@') ? perEndpoint : 0));
@@ -198,6 +199,7 @@ function newManager(
     log,
     newId: () => newMeetingId(),
     evidenceWorkspace: demoEvidenceWorkspace,
+    secrets: [token, env.ROUNDTABLE_API_KEY ?? '', env.OPENAI_API_KEY ?? ''],
   });
 }
 
@@ -286,8 +288,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   try {
     store = await SqliteStore.open(path.join(dataDir, 'store'), { log });
     const lmBridge = new VscodeLmBridge(log);
-    manager = newManager(store, env, lmBridge, opts, log);
     const token = randomBytes(32).toString('hex');
+    manager = newManager(store, env, lmBridge, opts, log, token);
     await writeFileAtomic(path.join(dataDir, 'token'), `${token}\n`, 0o600);
     const idle: Running['idle'] = {};
     let idleExited: () => void = () => undefined;

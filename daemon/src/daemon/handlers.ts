@@ -9,7 +9,7 @@ import { manifestLine } from '../meeting/manifest';
 import { estimateMeeting } from '../meeting/estimate';
 import { agentHandlers } from './agentHandlers';
 import type { Connection } from './connection';
-import { refuseWorkerSeat } from './seats';
+import { refuseNotOwner } from './seats';
 import type { MethodHandler, ServerContext } from './serverContext';
 
 export const DAEMON_VERSION = '0.1.0';
@@ -73,24 +73,24 @@ function unsubscribe(_ctx: ServerContext, p: Params<'room/unsubscribe'>, conn: C
 }
 
 async function post(ctx: ServerContext, p: Params<'room/post'>, conn: Connection): Result<'room/post'> {
-  refuseWorkerSeat(conn, p.meetingId, 'post as the person (its words go through speak)');
+  refuseNotOwner(conn, p.meetingId, 'post as the person (its words go through speak)');
   return { messageId: await ctx.manager.post(p.meetingId, p.text, p.from) };
 }
 
 async function cut(ctx: ServerContext, p: Params<'meeting/cut'>, conn: Connection): Result<'meeting/cut'> {
-  refuseWorkerSeat(conn, p.meetingId, 'cut the meeting');
+  refuseNotOwner(conn, p.meetingId, 'cut the meeting');
   await ctx.manager.cut(p.meetingId, p.reason);
   return {};
 }
 
 async function close(ctx: ServerContext, p: Params<'meeting/close'>, conn: Connection): Result<'meeting/close'> {
-  refuseWorkerSeat(conn, p.meetingId, 'close the meeting');
+  refuseNotOwner(conn, p.meetingId, 'close the meeting');
   await ctx.manager.close(p.meetingId, p.reason);
   return {};
 }
 
 async function resolve(ctx: ServerContext, p: Params<'meeting/resolve'>, conn: Connection): Result<'meeting/resolve'> {
-  refuseWorkerSeat(conn, p.meetingId, 'resolve the meeting');
+  refuseNotOwner(conn, p.meetingId, 'resolve the meeting', true);
   await ctx.manager.resolve(p.meetingId, p.action, {
     ...(p.option !== undefined ? { option: p.option } : {}),
     ...(p.instruction !== undefined ? { instruction: p.instruction } : {}),
@@ -99,7 +99,7 @@ async function resolve(ctx: ServerContext, p: Params<'meeting/resolve'>, conn: C
 }
 
 async function remove(ctx: ServerContext, p: Params<'meeting/delete'>, conn: Connection): Result<'meeting/delete'> {
-  refuseWorkerSeat(conn, p.meetingId, 'delete the meeting');
+  refuseNotOwner(conn, p.meetingId, 'delete the meeting');
   await ctx.manager.remove(p.meetingId);
   for (const c of ctx.conns) c.subscriptions.delete(p.meetingId);
   return {};
@@ -118,7 +118,7 @@ async function render(ctx: ServerContext, p: Params<'meeting/render'>): Result<'
 }
 
 async function decide(ctx: ServerContext, p: Params<'meeting/decide'>, conn: Connection): Result<'meeting/decide'> {
-  refuseWorkerSeat(conn, p.meetingId, 'decide the meeting');
+  refuseNotOwner(conn, p.meetingId, 'decide the meeting', true);
   await ctx.manager.decide(p.meetingId, p.decision, {
     ...(p.instruction !== undefined ? { instruction: p.instruction } : {}),
     ...(p.digestText !== undefined ? { digestText: p.digestText } : {}),

@@ -22,6 +22,7 @@ import type { ChatProvider } from '../providers/types';
 import { StoreQuarantinedError, StoreWriteError, type EventStore, type QuarantinedMeeting } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
 import { contextRoot } from '../context/attach';
+import { knownSecrets } from '../meeting/secrets';
 import type { KeyedLimiter } from './limiter';
 
 export interface ManagerOptions {
@@ -36,6 +37,8 @@ export interface ManagerOptions {
   limiter?: KeyedLimiter;
   log: (line: string) => void;
   newId: () => string;
+  /** Secrets every meeting keeps out of its log (the daemon's token, the keys in its environment). */
+  secrets?: readonly string[];
   /** Where a meeting's evidence is checked, when not in its workspace (the daemon's demo rule). */
   evidenceWorkspace?: (params: StartMeetingParams) => string | undefined;
 }
@@ -77,9 +80,15 @@ export class MeetingManager {
     return () => this.deltaListeners.delete(fn);
   }
 
-  private depsFor(seats: AttachedSeats, lookup: (p: Participant) => ChatProvider, workspace: string | undefined) {
+  private depsFor(
+    seats: AttachedSeats,
+    lookup: (p: Participant) => ChatProvider,
+    workspace: string | undefined,
+    apiKey?: string,
+  ) {
     const limiter = this.opts.limiter;
     return {
+      secrets: knownSecrets([...(this.opts.secrets ?? []), apiKey]),
       ...(workspace ? { checkEvidence: evidenceChecker(workspace) } : {}),
       store: this.opts.store,
       clock: this.opts.clock,
@@ -116,7 +125,7 @@ export class MeetingManager {
     } catch (e) {
       throw new RpcError('bad_request', (e as Error).message);
     }
-    const deps = this.depsFor(seats, lookup, logged.workspace);
+    const deps = this.depsFor(seats, lookup, logged.workspace, apiKey);
     const meeting = await Meeting.open(deps, meetingId, logged);
     const live: Live = { meeting, seats, deps };
     this.live.set(meetingId, live);

@@ -4,18 +4,31 @@ import { RpcError } from '@roundtable/protocol';
 import type { Connection } from './connection';
 
 /**
- * Ending a meeting (cut, close), deciding it, resolving it, deleting it or posting as the person
- * belongs to the person, the one who opened it, the judge and the assistant. A connection that
- * took a worker's seat in the meeting (and did not open it) only speaks, passes or leaves — also
- * after it left, so leaving grants nothing. Throws the one-line refusal.
+ * Ending a meeting (cut, close), deleting it or posting as the person belongs to the one who opened
+ * it and to the person — the seed's rule: the one who opens a roundtable closes it. A connection
+ * that took a seat in the meeting without opening it only speaks, passes or leaves (also after it
+ * left, so leaving grants nothing); an agent's connection (`initialize` with `agent`, as `roundtable
+ * mcp` connects) may end only the meetings it opened; and deciding or resolving (`personOnly`) is
+ * never an agent's. Identity is the connection: no argument names who asks. Throws the one-line refusal.
  */
-export function refuseWorkerSeat(conn: Connection, meetingId: string, what: string): void {
-  if (conn.opened.has(meetingId) || !conn.workerSeats.has(meetingId)) return;
-  const seat = conn.agents.get(meetingId)?.name;
-  throw new RpcError(
-    'forbidden',
-    `${seat ? `${seat} sits` : 'this connection sat'} in the meeting as a worker, and a worker cannot ${what}: only the person, the one who opened the meeting, the judge or the assistant can; a worker may pass or leave`,
-  );
+export function refuseNotOwner(conn: Connection, meetingId: string, what: string, personOnly = false): void {
+  if (personOnly && conn.agent) {
+    throw new RpcError('forbidden', `an agent cannot ${what}: the decision is the person's, in VS Code`);
+  }
+  if (conn.opened.has(meetingId)) return;
+  if (conn.seated.has(meetingId)) {
+    const seat = conn.agents.get(meetingId)?.name;
+    throw new RpcError(
+      'forbidden',
+      `${seat ? `${seat} sits` : 'this connection sat'} in the meeting but did not open it, and a seat cannot ${what}: only the one who opened the meeting or the person can; a seat may pass or leave`,
+    );
+  }
+  if (conn.agent) {
+    throw new RpcError(
+      'forbidden',
+      `this agent session did not open meeting ${meetingId}, so it cannot ${what}: only the one who opened the meeting or the person can`,
+    );
+  }
 }
 
 /**

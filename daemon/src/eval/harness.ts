@@ -134,14 +134,18 @@ const isTexts = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) =
 /**
  * A checkpoint line scored again from its stored replies against the set's answer — a stored
  * `answer` or `correct` is never trusted (a hand-edited or stale line could claim anything).
- * Undefined when the line holds no usable replies: the question is asked again.
+ * Undefined when the line holds no usable replies — not one independent reply per model, not one
+ * roundtable column per model, or more rounds than the run allows: the question is asked again.
  */
-export function rescore(v: unknown, q: Question, models: number): QuestionRecord | undefined {
+export function rescore(v: unknown, q: Question, models: number, rounds = Infinity): QuestionRecord | undefined {
   const r = v as Partial<QuestionRecord> | null;
   const replies = r?.replies;
   if (!r || r.id !== q.id || !replies || !isTexts(replies.independent) || replies.independent.length !== models)
     return undefined;
-  if (!Array.isArray(replies.roundtable) || !replies.roundtable.every(isTexts)) return undefined;
+  const columns = replies.roundtable;
+  // A forged extra worker could outvote the real ones; a missing one would leave the question unscored.
+  if (!Array.isArray(columns) || columns.length !== models) return undefined;
+  if (!columns.every((c) => isTexts(c) && c.length <= rounds)) return undefined;
   const independent = replies.independent.map((t) => parseAnswer(t));
   const latest = (texts: string[]) =>
     texts.reduce<string | undefined>((a, t) => (t ? (parseAnswer(t) ?? a) : a), undefined);
@@ -199,7 +203,7 @@ export function readCheckpoint(file: string, key: RunKey, questions: Question[] 
       return;
     }
     const q = typeof v?.id === 'string' ? byId.get(v.id) : undefined;
-    const r = q ? rescore(v, q, key.models.length) : undefined;
+    const r = q ? rescore(v, q, key.models.length, key.rounds) : undefined;
     if (r) done.set(r.id, r);
   });
   return done;

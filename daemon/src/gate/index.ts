@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Evidence } from '@roundtable/protocol';
+import { leavesFolder } from '@roundtable/client/outputDir';
 import { screenContent, type Redaction } from './content';
 import { filterOverrides, git, ignoredPaths, repository } from './git';
 import { gitconfigHoldsCredentials, refusedByName } from './names';
@@ -52,9 +53,6 @@ export type GateRead = ({ ok: true } & Passed) | ({ ok: false } & Refusal);
 export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** True when `rel` (a path relative to the workspace) climbs out of it: `..` or `../x`, not `..hidden`. */
-function leaves(rel: string): boolean {
-  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
-}
 
 const slash = (p: string): string => p.split(path.sep).join('/');
 
@@ -91,7 +89,7 @@ export class WorkspaceGate {
     if (file.trim() === '' || file.includes('\0')) return { path: file, reason: 'does not exist' };
     const full = path.resolve(this.root, file);
     const asked = path.relative(this.root, full);
-    if (leaves(asked)) return { path: file, reason: 'is outside the workspace' };
+    if (leavesFolder(asked)) return { path: file, reason: 'is outside the workspace' };
     let real: string;
     try {
       real = await fs.realpath(full);
@@ -99,7 +97,7 @@ export class WorkspaceGate {
       return { path: file, reason: 'does not exist' };
     }
     const rel = path.relative(await this.realRoot(), real);
-    if (leaves(rel)) return { path: file, reason: 'is outside the workspace' };
+    if (leavesFolder(rel)) return { path: file, reason: 'is outside the workspace' };
     const byName = refusedByName(slash(asked));
     if (byName) return { path: file, reason: byName };
     const realByName = refusedByName(slash(rel));

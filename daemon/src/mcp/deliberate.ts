@@ -122,7 +122,7 @@ async function prepare(a: Input, o: DeliberateOptions): Promise<StartMeetingPara
 async function minutesOf(
   conn: DaemonConnection,
   meetingId: string,
-  dir: string,
+  o: DeliberateOptions,
 ): Promise<{ path: string; written: boolean }> {
   let why = '';
   const sink = new Writable({
@@ -132,7 +132,7 @@ async function minutesOf(
     },
   });
   const { events } = await readMeeting(conn, meetingId);
-  const file = await writeMinutesOrExplain(dir, events, sink);
+  const file = await writeMinutesOrExplain(o.minutesDir, events, sink, { workspace: o.workspace });
   return file ? { path: file, written: true } : { path: why.replace(/^roundtable: /, '').trim(), written: false };
 }
 
@@ -171,7 +171,7 @@ export function registerDeliberate(server: McpServer, conn: DaemonConnection, o:
             .catch(() => undefined);
         },
       });
-      const minutes = await minutesOf(conn, result.meetingId, o.minutesDir);
+      const minutes = await minutesOf(conn, result.meetingId, o);
       return deliberateReport(result, minutes);
     },
   );

@@ -1,13 +1,14 @@
 /**
  * What `deliberate` answers: the digest as Markdown for the agent to read, and the same facts as
  * structured content (its `outputSchema`) for the agent to act on. Model text reaches the text
- * through the protocol's escaping digest renderer, and the progress line one line, controls dropped.
+ * through the protocol's escaping builder (no raw HTML, no autolink, no entity), and the progress
+ * line one line, controls dropped.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { ConsensusLevelSchema, TerminationReasonSchema, visibleText } from '@roundtable/protocol';
 import { chosenOption, consensusLevelLabel, digestMarkdown } from '@roundtable/protocol/digestMarkdown';
-import { inline, oneLine } from '@roundtable/protocol/markdown';
+import { inline, oneLine, paragraph } from '@roundtable/protocol/markdown';
 import type { ConveneResult, RoundProgress } from '@roundtable/client';
 
 /** The structured result; every field is described because agents read the schema, not this file. */
@@ -75,7 +76,8 @@ export function deliberateReport(r: ConveneResult, minutes: Output['minutes']): 
   const where = minutes.written ? `Minutes: ${minutes.path}` : `Minutes not written: ${minutes.path}`;
   const text = [
     head,
-    digestMarkdown(s),
+    // No person edits this answer before a client renders it: the model's HTML is escaped.
+    digestMarkdown(s, paragraph),
     where,
     'The decision is pending: the person reviews and accepts it in VS Code (Roundtable: Review).',
   ]

@@ -9,7 +9,6 @@
  * as anyone else.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Participant, StartMeetingParams } from '@roundtable/protocol';
 import {
   DAEMON_REQUESTS,
@@ -25,6 +24,7 @@ import * as z from 'zod';
 import type { DaemonConnection } from '@roundtable/client';
 import { DAEMON_VERSION } from '../daemon/server';
 import { registerDeliberate, type DeliberateOptions } from './deliberate';
+import { McpStdioTransport } from './stdioTransport';
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
 
@@ -179,12 +179,12 @@ function registerRoomActions(server: McpServer, conn: DaemonConnection): void {
     [
       'cut',
       'meeting/cut',
-      'End the meeting now; calls in flight are aborted. The digest and minutes are still written. Only the session that opened the room (or the person, the judge, the assistant) may; a worker seat is refused — it passes or leaves.',
+      'End the meeting now; calls in flight are aborted. The digest and minutes are still written. Only the session that opened the room (or the person) may; any other session, seated or not, is refused — a seat passes or leaves.',
     ],
     [
       'close',
       'meeting/close',
-      'End the meeting once the round in progress is complete. Like cut, not for a worker seat.',
+      'End the meeting once the round in progress is complete. Like cut, only for the session that opened the room.',
     ],
     ['leave', 'agent/leave', 'Give up your seat: you pass and sit out the remaining rounds.'],
   ] as const) {
@@ -218,7 +218,8 @@ export function createMcpServer(conn: DaemonConnection, deliberate: DeliberateOp
 /** Serves MCP over this process's stdin/stdout until the client goes away. */
 export async function serveStdio(conn: DaemonConnection, deliberate: DeliberateOptions): Promise<void> {
   const server = createMcpServer(conn, deliberate);
-  const transport = new StdioServerTransport();
+  // Ours, not the SDK's: a request its schema refuses (a malformed progressToken) is still answered.
+  const transport = new McpStdioTransport(process.stdin, process.stdout);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());

@@ -9,6 +9,7 @@ import { ProviderError, type ChatMessage, type ChatResult, type JsonReply } from
 import type { EngineDeps } from './ports';
 import type { ToolLoop } from '../tools/toolLoop';
 import type { ReplyChannel } from '../providers/reply';
+import { StreamRedactor } from './secrets';
 
 export interface ModelCallOptions {
   participant: Participant;
@@ -40,7 +41,7 @@ function abortReason(signal: AbortSignal): string {
 }
 
 export async function callModel(
-  ports: Pick<EngineDeps, 'providerFor' | 'clock' | 'onDelta' | 'schedule'>,
+  ports: Pick<EngineDeps, 'providerFor' | 'clock' | 'onDelta' | 'schedule' | 'secrets'>,
   o: ModelCallOptions,
 ): Promise<CallOutcome> {
   const p = o.participant;
@@ -53,6 +54,11 @@ export async function callModel(
   else o.signal.addEventListener('abort', onMeetingAbort, { once: true });
   const messageId = messageIdOf(o.purpose, o.round, p.name);
   const onDelta = ports.onDelta;
+  // One redactor per channel: a key split across two chunks is held back, never shown live.
+  const redactors: Record<ReplyChannel, StreamRedactor> = {
+    reply: new StreamRedactor(ports.secrets ?? []),
+    thinking: new StreamRedactor(ports.secrets ?? []),
+  };
   try {
     const schedule = ports.schedule ?? (<T>(_p: Participant, f: () => Promise<T>) => f());
     const result = await schedule(p, () =>
@@ -66,7 +72,9 @@ export async function callModel(
         ...(o.tools ? { tools: o.tools } : {}),
         ...(onDelta
           ? {
-              onDelta: (text: string, channel: ReplyChannel) =>
+              onDelta: (chunk: string, channel: ReplyChannel) => {
+                const text = redactors[channel].push(chunk);
+                if (!text) return;
                 onDelta({
                   meetingId: o.meetingId,
                   messageId,
@@ -75,7 +83,8 @@ export async function callModel(
                   round: o.round,
                   text,
                   ...(channel === 'thinking' ? { thinking: true as const } : {}),
-                }),
+                });
+              },
             }
           : {}),
         meta: { participant: p.name, role: p.role, purpose: o.purpose, round: o.round, topic: o.topic },

@@ -22,6 +22,11 @@ export interface EngineDeps {
    * starve the others. Defaults to calling straight through.
    */
   schedule?: <T>(p: Participant, call: () => Promise<T>) => Promise<T>;
+  /**
+   * Secrets to keep out of the log and the live view (the API keys the meeting calls with, the
+   * daemon's token; see secrets.ts): a server that echoes one has it replaced in every event and delta.
+   */
+  secrets?: readonly string[];
   /** Consensus mode: whether a cited file exists in the workspace. Unchecked when absent. */
   checkEvidence?: (file: string) => Promise<Evidence['status']>;
 }

@@ -26,6 +26,7 @@ import { toolLoopFor, toolTurnPromptTokens, type ToolLoop } from '../tools/toolL
 import type { CallRequest, StepContext } from './modes/types';
 import type { RunnerClockInfo } from './perform';
 import type { EngineDeps } from './ports';
+import { redactDeep } from './secrets';
 
 type BudgetBasis = NonNullable<MeetingState['config']['budgetBasis']>;
 
@@ -327,7 +328,9 @@ export class Runner implements StepContext, RunnerClockInfo {
    * Appends events one at a time, in call order, and folds each once durable. The store assigns
    * seq when append is called, so events emitted together share one fsync; folding waits its turn.
    */
-  append(meetingId: string, body: EventBody): Promise<void> {
+  append(meetingId: string, raw: EventBody): Promise<void> {
+    // The one place events enter the log: a secret a server echoed never gets past it.
+    const body = redactDeep(raw, this.deps.secrets ?? []);
     const tokens = spokenTokensOf(body);
     const billed = body.type === 'usage_recorded' ? body.usage.promptTokens + body.usage.completionTokens : 0;
     this.inFlightTokens += tokens;
