@@ -115,7 +115,11 @@ describe('only the opener or the person ends a room', () => {
   it('a second initialize without the agent flag does not make an agent session the person', async () => {
     const { meetingId } = await daemon.host().conn.rpc.request('meeting/start', slowMeeting());
     const agent = await connect(true);
-    await agent.rpc.request('initialize', { protocolVersion: PROTOCOL_VERSION, client: 'vscode 1.99' });
+    // A connection initializes once (the handshake): a second initialize is refused outright.
+    await assert.rejects(
+      agent.rpc.request('initialize', { protocolVersion: PROTOCOL_VERSION, client: 'vscode 1.99' }),
+      /initialize was already sent/,
+    );
     await assert.rejects(agent.rpc.request('meeting/cut', { meetingId }), forbidden(/did not open meeting/));
     await daemon.host().conn.rpc.request('meeting/cut', { meetingId });
   });
