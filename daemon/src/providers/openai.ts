@@ -21,7 +21,8 @@ import {
   toolTurnPromptTokens,
   type Asked,
 } from '../tools/toolLoop';
-import { ReplyReader, type FinishReason } from './reply';
+import type { FinishReason } from './reply';
+import { ReplyReader } from './replyReader';
 import { listModels } from './models';
 import { StreamGuard, holdToCap, usageOf, withThinking } from './openaiStream';
 import { DEFAULT_KEY, aborted, invalidURL, redact, rootCause, seconds, toProviderError } from './openaiErrors';
@@ -226,12 +227,13 @@ export class OpenAIProvider implements ChatProvider {
     // The SDK ends the iteration quietly on abort: a cut reply must not pass for a complete one.
     if (req.signal.aborted) throw aborted();
     if (guard.stalled) throw this.stallError();
-    const { thinking, reply } = reader.end();
+    const { thinking, reply, fromReasoning } = reader.end({ finishReason, json: req.json !== undefined });
     const thinkingTokens = thinking ? pieceTokens(thinking) : 0;
     const result: ChatResult = {
       text: reply,
       ...(thinking ? { thinking } : {}),
       ...(finishReason ? { finishReason } : {}),
+      ...(fromReasoning ? { fromReasoning } : {}),
       usage: usage
         ? withThinking(usage, thinkingTokens)
         : {

@@ -20,7 +20,8 @@ import {
 } from '../tools/toolLoop';
 import { countPromptTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
-import { ReplyReader, splitThinking } from './reply';
+import { splitThinking } from './reply';
+import { ReplyReader } from './replyReader';
 
 export interface LmAnswerer {
   /** Sends an `lm/request` or `lm/cancel` event to the extension. */
