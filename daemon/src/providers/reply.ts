@@ -59,47 +59,70 @@ function endBeforeEos(text: string): number {
   }
 }
 
-interface Piece {
-  text: string;
-  channel: ReplyChannel;
-}
-
-/** The reading of one whole content: where each piece goes, and the state a think tag leaves. */
+/**
+ * The reading of one whole content, built as it goes (no object per token): the reply's parts,
+ * the thoughts finished so far, the thought being read, and the state tags leave.
+ */
 class Split {
-  readonly pieces: Piece[] = [];
+  readonly reply: string[] = [];
+  readonly thoughts: string[] = [];
+  private cur: string[] = [];
+  /** Some reply text that is not white space has been read. */
+  private replied = false;
   inThink = false;
-  sawThinkTag = false;
-  /** The piece index and tag of an opener not yet closed (undone if the reply ends in it after reply text). */
-  opener: { at: number; tag: string } | undefined;
-  channel: ReplyChannel = 'reply';
-  header: string | undefined;
+  private sawThinkTag = false;
+  /** An opener not yet closed: its tag, and where its thought starts (undone if the reply ends in it after reply text). */
+  private opener: { at: number; from: number; replied: boolean } | undefined;
+  private channel: ReplyChannel = 'reply';
+  private header: string | undefined;
   harmony = false;
+
+  private get thinking(): boolean {
+    return this.inThink || this.channel === 'thinking';
+  }
 
   add(text: string): void {
     if (!text) return;
     if (this.header !== undefined) {
       if (this.header.length < MAX_HEADER) this.header += text.slice(0, MAX_HEADER);
-      return;
+    } else if (this.thinking) this.cur.push(text);
+    else {
+      this.reply.push(text);
+      if (!this.replied && text.trim()) this.replied = true;
     }
-    this.pieces.push({ text, channel: this.inThink ? 'thinking' : this.channel });
   }
 
-  think(close: boolean, tag: string): void {
+  /** A change of channel: the thought being read, if it ended, is finished. */
+  private moved(wasThinking: boolean): void {
+    if (!wasThinking || this.thinking) return;
+    const t = this.cur.join('').trim();
+    if (t) this.thoughts.push(t);
+    this.cur = [];
+  }
+
+  /** A think tag; `at` is where it starts in the content. */
+  think(close: boolean, at: number): void {
+    const was = this.thinking;
     if (!close) {
-      if (!this.inThink) this.opener = { at: this.pieces.length, tag };
+      if (!this.inThink) this.opener = { at, from: this.cur.length, replied: this.replied };
       this.inThink = true;
     } else if (this.inThink) {
       this.inThink = false;
       this.opener = undefined;
     } else if (!this.sawThinkTag) {
       // A close with no opener before it: the chat template opened the block.
-      for (const p of this.pieces) p.channel = 'thinking';
+      const t = this.reply.join('').trim();
+      if (t) this.thoughts.unshift(t);
+      this.reply.length = 0;
+      this.replied = false;
     }
     this.sawThinkTag = true;
+    this.moved(was);
   }
 
   /** A `<|word|>` token: harmony's headers and message ends, else a leaked template token, dropped. */
   special(word: string): void {
+    const was = this.thinking;
     if (word === 'channel' || word === 'start') {
       this.harmony = true;
       this.header = '';
@@ -110,15 +133,19 @@ class Split {
       this.header = undefined;
       this.channel = 'reply';
     }
+    this.moved(was);
   }
 
-  /** An opener still open at the end after reply text is literal text ("Reply, then <think> half"). */
-  finish(): void {
-    if (!this.inThink || !this.opener) return;
-    const before = this.pieces.slice(0, this.opener.at);
-    if (before.every((p) => p.channel === 'thinking' || p.text.trim() === '')) return;
-    const rest = this.pieces.splice(this.opener.at);
-    this.pieces.push({ text: this.opener.tag + rest.map((p) => p.text).join(''), channel: 'reply' });
+  /** The end: an opener still open after reply text is literal text, as written ("Reply, then <think> half"). */
+  finish(content: string): void {
+    const o = this.opener;
+    if (this.inThink && o?.replied) {
+      this.reply.push(content.slice(o.at));
+      this.cur.length = o.from;
+    }
+    this.inThink = false;
+    this.channel = 'reply';
+    this.moved(true);
   }
 }
 
@@ -138,7 +165,7 @@ function readTokens(content: string): Split {
     pos = m.index + m[0].length;
     const word = m[1]?.toLowerCase();
     if (word !== undefined) s.special(word);
-    else if (m[2] !== undefined) s.think(m[2] === '/', m[0]);
+    else if (m[2] !== undefined) s.think(m[2] === '/', m.index);
     if (word === 'im_start' || word === 'start_header_id' || m[3] !== undefined) {
       ROLE.lastIndex = pos;
       if (ROLE.test(text)) pos = ROLE.lastIndex;
@@ -146,7 +173,7 @@ function readTokens(content: string): Split {
     }
   }
   s.add(text.slice(pos));
-  s.finish();
+  s.finish(text);
   return s;
 }
 
@@ -157,37 +184,27 @@ const STRIPPED_NEXT = /assistant(final|analysis|commentary)/g;
 
 /**
  * gpt-oss with the special tokens stripped (`analysisThe user asks…assistantfinalHello!`): the
- * analysis and commentary are thinking, what follows `assistantfinal` the reply. Undefined when the
- * text does not start that way.
+ * analysis and commentary go to `thoughts`, what follows `assistantfinal` is the reply returned.
+ * Undefined when the text does not start that way.
  */
-function strippedHarmony(text: string): Piece[] | undefined {
+function strippedHarmony(text: string, thoughts: string[]): string | undefined {
   const start = STRIPPED_START.exec(text);
   if (!start) return undefined;
-  const pieces: Piece[] = [];
+  const reply: string[] = [];
   let channel: ReplyChannel = 'thinking';
   let pos = start[0].length;
+  const put = (t: string) => {
+    if (channel === 'reply') reply.push(t);
+    else if (t.trim()) thoughts.push(t.trim());
+  };
   const re = new RegExp(STRIPPED_NEXT.source, 'g');
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (m.index < pos) continue;
-    pieces.push({ text: text.slice(pos, m.index), channel });
+    put(text.slice(pos, m.index));
     channel = m[1] === 'final' ? 'reply' : 'thinking';
     pos = m.index + m[0].length;
   }
-  pieces.push({ text: text.slice(pos), channel });
-  return pieces;
-}
-
-/** Pieces joined by channel: each thought trimmed and set apart, the reply as one text. */
-function joined(pieces: Piece[]): ReadReply {
-  const thoughts = pieces.filter((p) => p.channel === 'thinking').map((p) => p.text.trim());
-  return {
-    thinking: thoughts.filter(Boolean).join('\n\n'),
-    reply: pieces
-      .filter((p) => p.channel === 'reply')
-      .map((p) => p.text)
-      .join('')
-      .trim(),
-  };
+  put(text.slice(pos));
+  return reply.join('');
 }
 
 /**
@@ -197,10 +214,9 @@ function joined(pieces: Piece[]): ReadReply {
  */
 export function splitThinking(content: string): ReadReply {
   const read = readTokens(content);
-  if (read.harmony) return joined(read.pieces);
-  // Think blocks first, then stripped channels at the start of the reply.
-  const first = read.pieces.findIndex((p) => p.channel === 'reply' && p.text.trim() !== '');
-  const stripped = first === -1 ? undefined : strippedHarmony((read.pieces[first] as Piece).text);
-  if (!stripped) return joined(read.pieces);
-  return joined([...read.pieces.slice(0, first), ...stripped, ...read.pieces.slice(first + 1)]);
+  const reply = read.reply.join('');
+  const thoughts = read.thoughts;
+  // Think blocks first, then the stripped channels at the start of what is left.
+  const final = (read.harmony ? undefined : strippedHarmony(reply, thoughts)) ?? reply;
+  return { thinking: thoughts.join('\n\n'), reply: final.trim() };
 }
