@@ -124,6 +124,8 @@ class Split {
   special(word: string): void {
     const was = this.thinking;
     if (word === 'channel' || word === 'start') {
+      // `assistant<|channel|>final…` with the `<|start|>` before the role stripped: the role is no text.
+      if (word === 'channel' && this.header === undefined) this.dropRole();
       this.harmony = true;
       this.header = '';
     } else if (word === 'message') {
@@ -134,6 +136,14 @@ class Split {
       this.channel = 'reply';
     }
     this.moved(was);
+  }
+
+  /** A role word the last reply part ends with (`…assistant` before a harmony header), dropped. */
+  private dropRole(): void {
+    const last = this.reply.length - 1;
+    const text = this.reply[last];
+    if (text !== undefined && /(?:^|\s)assistant\s*$/.test(text.slice(-24)))
+      this.reply[last] = text.slice(0, text.lastIndexOf('assistant'));
   }
 
   /** The end: an opener still open after reply text is literal text, as written ("Reply, then <think> half"). */
@@ -179,20 +189,26 @@ function readTokens(content: string): Split {
 
 /** `analysis…` as gpt-oss writes it with harmony's special tokens stripped: lower-case, glued to the next word. */
 const STRIPPED_START = /^\s*(?:assistant)?analysis(?=[^\s\w]|[A-Z])/;
+/**
+ * `assistantfinal` glued to what comes before it (`…Let's produce final output.assistantfinalApplied…`)
+ * or at the very start: gpt-oss's stripped tokens even when the leading `analysis` was lost; a
+ * writer quoting the word sets it apart with a space or a quote.
+ */
+const GLUED_FINAL = /(?:^\s*|[^\s`'"])assistantfinal/;
 /** The stripped header of the next message: `assistantfinal`, `assistantanalysis`, `assistantcommentary`. */
 const STRIPPED_NEXT = /assistant(final|analysis|commentary)/g;
 
 /**
  * gpt-oss with the special tokens stripped (`analysisThe user asks…assistantfinalHello!`): the
  * analysis and commentary go to `thoughts`, what follows `assistantfinal` is the reply returned.
- * Undefined when the text does not start that way.
+ * Undefined when the text does not start that way nor holds a glued `assistantfinal`.
  */
 function strippedHarmony(text: string, thoughts: string[]): string | undefined {
   const start = STRIPPED_START.exec(text);
-  if (!start) return undefined;
+  if (!start && !GLUED_FINAL.test(text)) return undefined;
   const reply: string[] = [];
   let channel: ReplyChannel = 'thinking';
-  let pos = start[0].length;
+  let pos = start ? start[0].length : 0;
   const put = (t: string) => {
     if (channel === 'reply') reply.push(t);
     else if (t.trim()) thoughts.push(t.trim());
