@@ -34,6 +34,9 @@ function valuesIn(text: string, open: '{' | '['): { at: number; text: string }[]
 }
 
 const SMART_OPEN = new Set(['“', '”', '„', '‟']);
+/** Python's literals as a `repr` writes them (`{'evidence': None}`), outside strings. */
+const PY_LITERAL = /(?:None|True|False)\b/y;
+const JSON_LITERAL: Record<string, string> = { None: 'null', True: 'true', False: 'false' };
 const CLOSER: Record<string, string> = { '{': '}', '[': ']' };
 
 /**
@@ -41,7 +44,7 @@ const CLOSER: Record<string, string> = { '{': '}', '[': ']' };
  * end, or a comma and then the next member or value (or a closing bracket after a trailing comma).
  * A `"` followed by anything else is a quote inside the text (`"Sent to the "dictator", waiting."`).
  */
-const AFTER_STRING = /^\s*(?:[:}\]]|\/[/*]|$|,\s*(?:["“{[\]}\d-]|true\b|false\b|null\b|\/[/*]|$))/;
+const AFTER_STRING = /^\s*(?:[:}\]]|\/[/*]|$|,\s*(?:["“'{[\]}\d-]|true\b|false\b|null\b|None\b|True\b|False\b|\/[/*]|$))/;
 
 /**
  * What may follow a bracket that closes the outermost value when the writer closed it too soon:
@@ -50,47 +53,107 @@ const AFTER_STRING = /^\s*(?:[:}\]]|\/[/*]|$|,\s*(?:["“{[\]}\d-]|true\b|false\
 const MORE_MEMBERS = /^\s*,\s*["“][^"“”\n]*["”]\s*:/;
 
 /**
- * JSON as models loosen it, made strict: smart quotes as string delimiters, `//` and `/* *\/`
- * comments, trailing commas, raw newlines in strings, unescaped double quotes inside a string
- * (see AFTER_STRING), a stray bracket that would close the outermost object before its next
- * member (see MORE_MEMBERS), and closing brackets missing at the very end (only after a complete
- * value, never after a dangling comma — that is a cut-off reply). Undefined when it cannot be mended.
+ * JSON as models loosen it, made strict: smart quotes and Python's single quotes as string
+ * delimiters (an apostrophe inside is kept: a quote closes only where AFTER_STRING allows), Python's
+ * `None`/`True`/`False`, `//` and `/* *\/` comments, trailing commas, raw newlines in strings,
+ * unescaped double quotes inside a string (see AFTER_STRING), a stray bracket that would close the
+ * outermost object before its next member (see MORE_MEMBERS), a closing bracket that skips one
+ * left open (`{"a": 1]` closes the object first), and closing brackets missing at the very end
+ * (only after a complete value, never after a dangling comma — that is a cut-off reply). Undefined
+ * when it cannot be mended.
  */
 export function repairJson(src: string): string | undefined {
-  let out = '';
-  const stack: string[] = [];
+  const out: string[] = [];
+  const stack = new Brackets();
   let quote = ''; // the quote that closes the string being read, '' outside strings
   for (let i = 0; i < src.length; i++) {
     const c = src[i] as string;
     if (quote) {
       if (c === '\\') {
-        out += c + (src[i + 1] ?? '');
+        // `\'` is no JSON escape: the apostrophe alone.
+        out.push(src[i + 1] === "'" ? "'" : c + (src[i + 1] ?? ''));
         i++;
       } else if (
-        (c === quote && (quote !== '"' || AFTER_STRING.test(src.slice(i + 1)))) ||
-        (quote !== '"' && SMART_OPEN.has(c))
+        (c === quote && (quote === '”' || AFTER_STRING.test(src.slice(i + 1)))) ||
+        (quote === '”' && SMART_OPEN.has(c))
       ) {
-        out += '"';
+        out.push('"');
         quote = '';
-      } else out += c === '\n' ? '\\n' : c === '"' ? '\\"' : c;
-    } else if (c === '"' || SMART_OPEN.has(c)) {
-      out += '"';
-      quote = c === '"' ? '"' : '”';
+      } else out.push(c === '\n' ? '\\n' : c === '"' ? '\\"' : c);
+    } else if (c === '"' || c === "'" || SMART_OPEN.has(c)) {
+      out.push('"');
+      quote = c === '"' || c === "'" ? c : '”';
+    } else if ((c === 'N' || c === 'T' || c === 'F') && ((PY_LITERAL.lastIndex = i), PY_LITERAL.test(src))) {
+      out.push(JSON_LITERAL[src.slice(i, PY_LITERAL.lastIndex)] ?? '');
+      i = PY_LITERAL.lastIndex - 1;
     } else if (c === '/' && (src[i + 1] === '/' || src[i + 1] === '*')) {
       const end = src[i + 1] === '/' ? src.indexOf('\n', i) : src.indexOf('*/', i + 2) + 1;
       i = end <= 0 ? src.length : end;
     } else if (c === '{' || c === '[') {
-      out += c;
-      stack.push(CLOSER[c] as string);
+      out.push(c);
+      stack.open(c);
     } else if (c === '}' || c === ']') {
-      if (stack.length === 1 && stack[0] === '}' && MORE_MEMBERS.test(src.slice(i + 1))) continue;
-      out = out.replace(/,\s*$/, '') + c;
-      stack.pop();
-    } else out += c;
+      if (stack.depth === 1 && stack.top === '}' && MORE_MEMBERS.test(src.slice(i + 1))) continue;
+      stack.close(c, out);
+    } else out.push(c);
   }
   if (quote) return undefined;
-  if (stack.length > 0 && !/[}\]]\s*$/.test(out)) return undefined;
-  return out + stack.reverse().join('');
+  if (stack.depth > 0 && !endsWithBracket(out)) return undefined;
+  return out.join('') + stack.rest();
+}
+
+/** The brackets left open while mending, with how many of each kind, so a close is checked at once. */
+class Brackets {
+  private readonly stack: string[] = [];
+  private readonly count: Record<string, number> = { '}': 0, ']': 0 };
+
+  get depth(): number {
+    return this.stack.length;
+  }
+  get top(): string | undefined {
+    return this.stack[this.stack.length - 1];
+  }
+  open(c: '{' | '['): void {
+    const closer = CLOSER[c] as string;
+    this.stack.push(closer);
+    this.count[closer] = (this.count[closer] ?? 0) + 1;
+  }
+  /** A closing bracket: stray (none of its kind open) is dropped; one that skips an open one closes it first. */
+  close(c: '}' | ']', out: string[]): void {
+    if (!this.count[c]) return;
+    for (;;) {
+      const closer = this.stack.pop() as string;
+      this.count[closer] = (this.count[closer] ?? 1) - 1;
+      dropTrailingComma(out);
+      out.push(closer);
+      if (closer === c) return;
+    }
+  }
+  /** The closers still missing, innermost first. */
+  rest(): string {
+    return [...this.stack].reverse().join('');
+  }
+}
+
+/** A trailing comma (white space after it allowed) taken off what was written so far. */
+function dropTrailingComma(out: string[]): void {
+  for (let k = out.length - 1; k >= 0; k--) {
+    const piece = out[k] as string;
+    if (piece === ',') {
+      out.splice(k, 1);
+      return;
+    }
+    if (piece.trim() !== '') return;
+  }
+}
+
+/** True when what was written so far ends with a closing bracket (white space after it allowed). */
+function endsWithBracket(out: string[]): boolean {
+  for (let k = out.length - 1; k >= 0; k--) {
+    const piece = (out[k] as string).trim();
+    if (piece) return piece.endsWith('}') || piece.endsWith(']');
+  }
+  return false;
 }
 
 function parseLoose(text: string): unknown {
