@@ -2,48 +2,13 @@
  * The reply reader is linear in its input (issue 32): a reply of a megabyte of the worst shape
  * (repeated `<think>` openers, runs of `</s>`, an unterminated `<|`, harmony headers…) costs about
  * eight times what an eighth of it costs, never the 64 times a quadratic reader would. Measured as
- * CPU time, best of three, 1 MB against 128 KB; the bound (24) sits well between the two.
+ * CPU time, best of three, 1 MB against 8 x 128 KB (test/fakes/linearity.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { splitThinking } from '../../daemon/src/providers/reply';
 import { ReplyReader } from '../../daemon/src/providers/replyReader';
-
-const SMALL = 128 * 1024;
-const LARGE = 1024 * 1024;
-/** Linear work grows 8x from SMALL to LARGE, quadratic 64x. */
-const BOUND = 24;
-
-/** `unit` repeated to `size` characters, then `tail`. */
-function shape(unit: string, size: number, tail = ''): string {
-  return unit.repeat(Math.ceil(size / unit.length)).slice(0, size) + tail;
-}
-
-/** CPU microseconds of `run`, best of three. */
-function cpu(run: () => void): number {
-  let best = Infinity;
-  for (let k = 0; k < 3; k++) {
-    const t = process.cpuUsage();
-    run();
-    const d = process.cpuUsage(t);
-    best = Math.min(best, d.user + d.system);
-  }
-  return Math.max(best, 1);
-}
-
-/**
- * The work at LARGE over the work at SMALL, scaled to the 8x a linear reader takes: the small
- * size is run eight times in one measure, so both measures are long enough for the clock.
- */
-function ratio(work: (size: number) => void): number {
-  const times = LARGE / SMALL;
-  work(SMALL); // warm up the JIT on this shape
-  const small = cpu(() => {
-    for (let k = 0; k < times; k++) work(SMALL);
-  });
-  const large = cpu(() => work(LARGE));
-  return (times * large) / small;
-}
+import { BOUND, LARGE, SMALL, shape, workRatio } from '../fakes/linearity';
 
 /** The reader fed `text` in pieces of `piece` characters, as a stream would. */
 function streamed(text: string, piece: number): ReturnType<ReplyReader['end']> {
@@ -81,14 +46,14 @@ describe('the reply reader is linear in the reply (1 MB against 128 KB)', () => 
   for (const [name, make] of SHAPES) {
     it(`splitThinking: ${name}`, () => {
       const texts = new Map([SMALL, LARGE].map((n) => [n, make(n)]));
-      const r = ratio((n) => void splitThinking(texts.get(n) as string));
-      assert.ok(r < BOUND, `${name}: 1 MB took ${r.toFixed(1)}x the work of 128 KB (linear 8x, quadratic 64x)`);
+      const r = workRatio((n) => void splitThinking(texts.get(n) as string));
+      assert.ok(r < BOUND, `${name}: 1 MB took ${r.toFixed(1)}x the work of 8 x 128 KB (linear 1x, quadratic 8x)`);
     });
     it(`ReplyReader, streamed in 1 KB and 7-character pieces: ${name}`, () => {
       const texts = new Map([SMALL, LARGE].map((n) => [n, make(n)]));
       for (const piece of [1024, 7]) {
-        const r = ratio((n) => void streamed(texts.get(n) as string, piece));
-        assert.ok(r < BOUND, `${name} in ${piece}-char pieces: ${r.toFixed(1)}x (linear 8x, quadratic 64x)`);
+        const r = workRatio((n) => void streamed(texts.get(n) as string, piece));
+        assert.ok(r < BOUND, `${name} in ${piece}-char pieces: ${r.toFixed(1)}x (linear 1x, quadratic 8x)`);
       }
     });
   }

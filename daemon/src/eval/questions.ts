@@ -207,9 +207,10 @@ const GSM8K_RE = /^\s*####\s+(\S.*)$/;
  */
 function valueAfter(lines: string[], i: number, inline: string | undefined): string | undefined {
   if (inline?.trim()) return labelledValue(inline.trim());
-  const rest = lines.slice(i + 1);
-  const end = rest.findIndex((l) => LABEL_RE.test(l));
-  const section = end === -1 ? rest : rest.slice(0, end);
+  // Up to the next label only: each line is looked at for one label, never once per label before it.
+  let end = i + 1;
+  while (end < lines.length && !LABEL_RE.test(lines[end] as string)) end++;
+  const section = lines.slice(i + 1, end);
   const boxed = lastBoxed(section.join('\n'));
   if (boxed !== undefined) return cleanAnswer(boxed);
   const next = section.find((l) => l !== '');
@@ -251,8 +252,27 @@ export function parseAnswer(reply: string): string | undefined {
       .trim(),
   );
   // An answer, then the next few-shot question: only what came before it is this reply's.
-  const next = lines.findIndex((l, i) => NEXT_QUESTION_RE.test(l) && answerIn(lines.slice(0, i), raw) !== undefined);
+  const next = nextQuestion(lines, raw);
   return answerIn(next === -1 ? lines : lines.slice(0, next), raw);
+}
+
+/**
+ * Where a base model's next few-shot question starts: the first question line with an answer
+ * before it. Only the first few question lines after something answer-like are tried, so a reply
+ * of thousands of "Question" lines is read once, not once per line.
+ */
+function nextQuestion(lines: string[], raw: string[]): number {
+  let tries = 3;
+  let answerLike = false;
+  for (let i = 0; i < lines.length && tries > 0; i++) {
+    const line = lines[i] as string;
+    if (answerLike && NEXT_QUESTION_RE.test(line)) {
+      tries--;
+      if (answerIn(lines.slice(0, i), raw) !== undefined) return i;
+    }
+    answerLike ||= LABEL_RE.test(line) || /####|\\boxed\{|answer|\(?[A-J]\)?/i.test(line);
+  }
+  return -1;
 }
 
 /** parseAnswer on a reply's cleaned lines (`raw`: the same lines as written, for `####`). */

@@ -44,7 +44,8 @@ const CLOSER: Record<string, string> = { '{': '}', '[': ']' };
  * end, or a comma and then the next member or value (or a closing bracket after a trailing comma).
  * A `"` followed by anything else is a quote inside the text (`"Sent to the "dictator", waiting."`).
  */
-const AFTER_STRING = /^\s*(?:[:}\]]|\/[/*]|$|,\s*(?:["“'{[\]}\d-]|true\b|false\b|null\b|None\b|True\b|False\b|\/[/*]|$))/;
+const AFTER_STRING =
+  /^\s*(?:[:}\]]|\/[/*]|$|,\s*(?:["“'{[\]}\d-]|true\b|false\b|null\b|None\b|True\b|False\b|\/[/*]|$))/;
 
 /**
  * What may follow a bracket that closes the outermost value when the writer closed it too soon:
@@ -90,6 +91,8 @@ export function repairJson(src: string): string | undefined {
       const end = src[i + 1] === '/' ? src.indexOf('\n', i) : src.indexOf('*/', i + 2) + 1;
       i = end <= 0 ? src.length : end;
     } else if (c === '{' || c === '[') {
+      // Deeper than any reply we ask for is no JSON of ours: not mended (and not parsed) at all.
+      if (stack.depth >= MAX_DEPTH) return undefined;
       out.push(c);
       stack.open(c);
     } else if (c === '}' || c === ']') {
@@ -101,6 +104,9 @@ export function repairJson(src: string): string | undefined {
   if (stack.depth > 0 && !endsWithBracket(out)) return undefined;
   return out.join('') + stack.rest();
 }
+
+/** The deepest nesting a mended value may have: ballots, proposals and digests are a few levels deep. */
+const MAX_DEPTH = 64;
 
 /** The brackets left open while mending, with how many of each kind, so a close is checked at once. */
 class Brackets {
@@ -156,7 +162,28 @@ function endsWithBracket(out: string[]): boolean {
   return false;
 }
 
+/** A value can start here: an object or an array whose first member looks like JSON (not `[1]`-style prose like `[CONTENT]`). */
+const PLAUSIBLE = /^\s*[{[]\s*(?:["'“”[{\]}\d-]|true\b|false\b|null\b|None\b|True\b|False\b|\/[/*])/;
+
+/** Nested deeper than MAX_DEPTH (strings skipped): no JSON of ours, and costly to build. */
+function tooDeep(text: string): boolean {
+  let depth = 0;
+  let quote = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+    } else if (c === '"') quote = c;
+    else if (c === '{' || c === '[') {
+      if (++depth > MAX_DEPTH) return true;
+    } else if (c === '}' || c === ']') depth--;
+  }
+  return false;
+}
+
 function parseLoose(text: string): unknown {
+  if (!PLAUSIBLE.test(text) || tooDeep(text)) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -175,11 +202,27 @@ function parseLoose(text: string): unknown {
  * to the end) and MetaGPT's `[CONTENT]…[/CONTENT]`.
  */
 function blocksIn(text: string): { at: number; text: string }[] {
-  const fences = [
-    ...text.matchAll(/```(?:json|JSON|jsonc)?[^\S\n]*\n?([\s\S]*?)(?:```|$)/g),
-    ...text.matchAll(/\[CONTENT\]([\s\S]*?)(?:\[\/CONTENT\]|$)/g),
+  const out: { at: number; text: string }[] = [];
+  const pairs: [string, string, RegExp | undefined][] = [
+    ['```', '```', /(?:json|JSON|jsonc)?[^\S\n]*\n?/y],
+    ['[CONTENT]', '[/CONTENT]', undefined],
   ];
-  return fences.filter((m) => m[1]).map((m) => ({ at: m.index ?? 0, text: (m[1] ?? '').trim() }));
+  // Found with indexOf (no lazy pattern retried from every opener): each block runs to its close or the end.
+  for (const [open, close, info] of pairs) {
+    for (let at = text.indexOf(open); at !== -1;) {
+      let from = at + open.length;
+      if (info) {
+        info.lastIndex = from;
+        if (info.test(text)) from = info.lastIndex;
+      }
+      const end = text.indexOf(close, from);
+      const body = text.slice(from, end === -1 ? text.length : end).trim();
+      if (body) out.push({ at, text: body });
+      if (end === -1) break;
+      at = text.indexOf(open, end + close.length);
+    }
+  }
+  return out.sort((a, b) => a.at - b.at);
 }
 
 /** Every JSON value a reply holds, in order of where it starts: marked blocks, the whole text, objects, arrays. */

@@ -1,4 +1,4 @@
-import { ownLines } from './stance';
+import { fencedLines, ownLines } from './stance';
 
 export interface JudgeVerdict {
   /** The judge's text, trimmed; empty when the round was clean or the reply failed. */
@@ -59,6 +59,12 @@ function addressed(names: string, byName: Map<string, string>): string[] | undef
   return seats.every((w): w is string => w !== undefined) ? seats : undefined;
 }
 
+/** The first line after `i` that says something (outside a code block), or undefined. */
+function nextSaid(lines: string[], fenced: boolean[], i: number): string | undefined {
+  for (let k = i + 1; k < lines.length; k++) if ((lines[k] as string).trim()) return fenced[k] ? undefined : lines[k];
+  return undefined;
+}
+
 /** A line's corrections, one per `@name:` when several share the line (`@ada: x. @grace: y`). */
 function segments(line: string): string[] {
   if (!CORRECTION_RE.test(line)) return [line];
@@ -82,7 +88,10 @@ export function parseJudge(reply: string, workers: string[]): JudgeVerdict {
   const verdict: JudgeVerdict = { text, corrections: [] };
   const byName = new Map(workers.map((w) => [w.toLowerCase(), w]));
   const lines = ownLines(text).map(plain);
+  // A code block shows a format or a quotation: nothing in it is the judge's word.
+  const fenced = fencedLines(lines);
   lines.forEach((full, i) => {
+    if (fenced[i]) return;
     for (const line of segments(full)) {
       const m = CORRECTION_RE.exec(line);
       const seats = m?.[1] ? addressed(m[1], byName) : undefined;
@@ -96,7 +105,7 @@ export function parseJudge(reply: string, workers: string[]): JudgeVerdict {
       if (seats && m?.[2] && (at || (!keyword && !QUOTATION_RE.test(m[2].trim())))) {
         for (const worker of seats) verdict.corrections.push({ worker, text: m[2].trim() });
       } else if (verdict.converged === undefined) {
-        const reason = keyword?.[1] ?? (CONVERGED_HEADING_RE.test(line) ? lines.slice(i + 1).find((l) => l.trim()) : undefined);
+        const reason = keyword?.[1] ?? (CONVERGED_HEADING_RE.test(line) ? nextSaid(lines, fenced, i) : undefined);
         if (reason && !NOT_A_REASON_RE.test(reason.trim())) verdict.converged = reason.trim();
       }
     }

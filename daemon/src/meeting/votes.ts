@@ -111,7 +111,7 @@ function checkNotes(
  */
 function votesOf(json: Record<string, unknown>): unknown[] | undefined {
   const v = json.votes;
-  if (Array.isArray(v)) return v;
+  if (Array.isArray(v)) return v as unknown[];
   if (!isRecord(v)) return undefined;
   return Object.entries(v).map(([option, raw]) => (isRecord(raw) ? { ...raw, option } : { option, vote: raw }));
 }

@@ -1,0 +1,40 @@
+/**
+ * Linear-time checks (issue 32): the work a reader does on LARGE characters of a hostile shape
+ * against the work on SMALL, as a ratio of CPU time (best of three), scaled so that a linear reader
+ * reads about 1 and a quadratic one about 8. A ratio, not a time: the machine's speed cancels out.
+ */
+export const SMALL = 128 * 1024;
+export const LARGE = 1024 * 1024;
+/** Linear work reads about 1, quadratic about 8 (LARGE / SMALL); the bound sits between. */
+export const BOUND = 3;
+
+/** `unit` repeated to `size` characters, then `tail`. */
+export function shape(unit: string, size: number, tail = ''): string {
+  return unit.repeat(Math.ceil(size / unit.length)).slice(0, size) + tail;
+}
+
+/** CPU microseconds of `run`, best of three. */
+function cpu(run: () => void): number {
+  let best = Infinity;
+  for (let k = 0; k < 3; k++) {
+    const t = process.cpuUsage();
+    run();
+    const d = process.cpuUsage(t);
+    best = Math.min(best, d.user + d.system);
+  }
+  return Math.max(best, 1);
+}
+
+/**
+ * The work at LARGE over eight runs at SMALL (as long in total for a linear reader, so both
+ * measures are long enough for the clock): about 1 for linear work, about 8 for quadratic.
+ */
+export function workRatio(work: (size: number) => void): number {
+  const times = LARGE / SMALL;
+  work(SMALL); // warm up the JIT on this shape
+  const small = cpu(() => {
+    for (let k = 0; k < times; k++) work(SMALL);
+  });
+  const large = cpu(() => work(LARGE));
+  return large / small;
+}
