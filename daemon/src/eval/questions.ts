@@ -131,10 +131,11 @@ function cleanAnswer(raw: string): string | undefined {
 /**
  * "The answer is 42" said at the start of a sentence ("So the answer is 4.", "Thus the unique
  * whole-number answer is 235.", "So, the correct answer is (A).", "my answer is (C)", "the answer
- * would be (D)", "I think the answer is B"): only affirming adjectives between "the" and "answer".
+ * would be (D)", "I think the answer is B", "After weighing it, my answer is (C)": one short clause
+ * before it): only affirming adjectives between "the" and "answer".
  */
 const SAID_RE =
-  /^(?:[-*+]\s+)?(?:(?:so|thus|therefore|hence)\s*,?\s+)?(?:I\s+(?:think|believe)\s+)?(?:the\s+|my\s+)?(?:(?:final|correct|unique|only|exact|whole-number|numerical|numeric|integer)\s+){0,2}answer\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be)\s+(.+)$/i;
+  /^(?:[-*+]\s+)?(?:(?:so|thus|therefore|hence)\s*,?\s+|[\w' ]{1,40},\s+)?(?:I\s+(?:think|believe)\s+)?(?:the\s+|my\s+)?(?:(?:final|correct|unique|only|exact|whole-number|numerical|numeric|integer)\s+){0,2}answer\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be)\s+(.+)$/i;
 /**
  * A multiple-choice pick said without "answer": "Therefore, the correct statement is (B).", "the
  * closest option is (F) 9.8 m/s", "The most likely explanation for these findings is (D)." Read
