@@ -45,13 +45,13 @@ const CLOSER: Record<string, string> = { '{': '}', '[': ']' };
  * A `"` followed by anything else is a quote inside the text (`"Sent to the "dictator", waiting."`).
  */
 const AFTER_STRING =
-  /^\s*(?:[:}\]]|\/[/*]|$|,\s*(?:["“'{[\]}\d-]|true\b|false\b|null\b|None\b|True\b|False\b|\/[/*]|$))/;
+  /\s*(?:[:}\]]|\/[/*]|$|,\s*(?:["“'{[\]}\d-]|true\b|false\b|null\b|None\b|True\b|False\b|\/[/*]|$))/y;
 
 /**
  * What may follow a bracket that closes the outermost value when the writer closed it too soon:
  * another member, `, "key":` (`{"a":[1]}, "b": 2}` — an extra `}` after a list).
  */
-const MORE_MEMBERS = /^\s*,\s*["“][^"“”\n]*["”]\s*:/;
+const MORE_MEMBERS = /\s*,\s*["“][^"“”\n]*["”]\s*:/y;
 
 /**
  * JSON as models loosen it, made strict: smart quotes and Python's single quotes as string
@@ -68,6 +68,13 @@ export function repairJson(src: string): string | undefined {
   const stack = new Brackets();
   let quote = ''; // the quote that closes the string being read, '' outside strings
   for (let i = 0; i < src.length; i++) {
+    // A run of characters kept as they are, taken at once.
+    const run = quote ? PLAIN_IN_STRING : PLAIN_OUTSIDE;
+    if (followsAt(run, src, i)) {
+      out.push(src.slice(i, run.lastIndex));
+      i = run.lastIndex - 1;
+      continue;
+    }
     const c = src[i] as string;
     if (quote) {
       if (c === '\\') {
@@ -75,7 +82,7 @@ export function repairJson(src: string): string | undefined {
         out.push(src[i + 1] === "'" ? "'" : c + (src[i + 1] ?? ''));
         i++;
       } else if (
-        (c === quote && (quote === '”' || AFTER_STRING.test(src.slice(i + 1)))) ||
+        (c === quote && (quote === '”' || followsAt(AFTER_STRING, src, i + 1))) ||
         (quote === '”' && SMART_OPEN.has(c))
       ) {
         out.push('"');
@@ -96,7 +103,7 @@ export function repairJson(src: string): string | undefined {
       out.push(c);
       stack.open(c);
     } else if (c === '}' || c === ']') {
-      if (stack.depth === 1 && stack.top === '}' && MORE_MEMBERS.test(src.slice(i + 1))) continue;
+      if (stack.depth === 1 && stack.top === '}' && followsAt(MORE_MEMBERS, src, i + 1)) continue;
       stack.close(c, out);
     } else out.push(c);
   }
@@ -145,11 +152,10 @@ class Brackets {
 function dropTrailingComma(out: string[]): void {
   for (let k = out.length - 1; k >= 0; k--) {
     const piece = out[k] as string;
-    if (piece === ',') {
-      out.splice(k, 1);
-      return;
-    }
-    if (piece.trim() !== '') return;
+    const kept = piece.trimEnd();
+    if (kept === '') continue;
+    if (kept.endsWith(',')) out[k] = kept.slice(0, -1) + piece.slice(kept.length);
+    return;
   }
 }
 
@@ -160,6 +166,16 @@ function endsWithBracket(out: string[]): boolean {
     if (piece) return piece.endsWith('}') || piece.endsWith(']');
   }
   return false;
+}
+
+/** Characters copied as they are: inside a string, and outside one. */
+const PLAIN_IN_STRING = /[^\\"'\n“”„‟]+/y;
+const PLAIN_OUTSIDE = /[^"'“”„‟NTF/{}[\]]+/y;
+
+/** True when the sticky `re` matches `src` at `at` (no copy of the rest of the text per look). */
+function followsAt(re: RegExp, src: string, at: number): boolean {
+  re.lastIndex = at;
+  return re.test(src);
 }
 
 /** A value can start here: an object or an array whose first member looks like JSON (not `[1]`-style prose like `[CONTENT]`). */
@@ -260,9 +276,15 @@ function intendedJson(text: string): unknown {
   if (blocks.length > 0) return blocks[blocks.length - 1];
   const whole = parseLoose(text.trim());
   if (structured(whole)) return whole;
-  // In order of where they start, an outer value comes before the ones inside it.
-  const inProse = [...valuesIn(text, '{'), ...valuesIn(text, '[')].sort((a, b) => a.at - b.at);
-  return inProse.map((v) => parseLoose(v.text)).find(structured);
+  // In order of where they start (each list is in order already), an outer value before the ones inside it.
+  const objects = valuesIn(text, '{');
+  const arrays = valuesIn(text, '[');
+  for (let o = 0, a = 0; o < objects.length || a < arrays.length;) {
+    const next = (objects[o]?.at ?? Infinity) <= (arrays[a]?.at ?? Infinity) ? objects[o++] : arrays[a++];
+    const v = parseLoose((next as { text: string }).text);
+    if (structured(v)) return v;
+  }
+  return undefined;
 }
 
 /**
