@@ -13,28 +13,34 @@ export function shape(unit: string, size: number, tail = ''): string {
   return unit.repeat(Math.ceil(size / unit.length)).slice(0, size) + tail;
 }
 
-/** CPU microseconds of `run`, best of three. */
+/** CPU microseconds of `run`. */
 function cpu(run: () => void): number {
-  let best = Infinity;
-  for (let k = 0; k < 3; k++) {
-    const t = process.cpuUsage();
-    run();
-    const d = process.cpuUsage(t);
-    best = Math.min(best, d.user + d.system);
-  }
-  return Math.max(best, 1);
+  const t = process.cpuUsage();
+  run();
+  const d = process.cpuUsage(t);
+  return Math.max(d.user + d.system, 1);
 }
 
 /**
  * The work at LARGE over eight runs at SMALL (as long in total for a linear reader, so both
- * measures are long enough for the clock): about 1 for linear work, about 8 for quadratic.
+ * measures are long enough for the clock): about 1 for linear work, about 8 for quadratic. Best
+ * of three each, measured in turn so that a busy machine slows both alike.
  */
 export function workRatio(work: (size: number) => void): number {
   const times = LARGE / SMALL;
-  work(SMALL); // warm up the JIT on this shape
-  const small = cpu(() => {
-    for (let k = 0; k < times; k++) work(SMALL);
-  });
-  const large = cpu(() => work(LARGE));
+  let small = Infinity;
+  let large = Infinity;
+  for (let k = 0; k < 3; k++) {
+    small = Math.min(
+      small,
+      cpu(() => {
+        for (let j = 0; j < times; j++) work(SMALL);
+      }),
+    );
+    large = Math.min(
+      large,
+      cpu(() => work(LARGE)),
+    );
+  }
   return large / small;
 }

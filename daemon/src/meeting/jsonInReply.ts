@@ -81,10 +81,7 @@ export function repairJson(src: string): string | undefined {
         // `\'` is no JSON escape: the apostrophe alone.
         out.push(src[i + 1] === "'" ? "'" : c + (src[i + 1] ?? ''));
         i++;
-      } else if (
-        (c === quote && (quote === '”' || followsAt(AFTER_STRING, src, i + 1))) ||
-        (quote === '”' && SMART_OPEN.has(c))
-      ) {
+      } else if ((c === quote && (quote === '”' || mayClose(src, i + 1))) || (quote === '”' && SMART_OPEN.has(c))) {
         out.push('"');
         quote = '';
       } else out.push(c === '\n' ? '\\n' : c === '"' ? '\\"' : c);
@@ -172,6 +169,12 @@ function endsWithBracket(out: string[]): boolean {
 const PLAIN_IN_STRING = /[^\\"'\n“”„‟]+/y;
 const PLAIN_OUTSIDE = /[^"'“”„‟NTF/{}[\]]+/y;
 
+/** AFTER_STRING at `at`, looked at only when the next character could start what it allows. */
+function mayClose(src: string, at: number): boolean {
+  const next = src[at];
+  return (next === undefined || /[\s:}\],/]/.test(next)) && followsAt(AFTER_STRING, src, at);
+}
+
 /** True when the sticky `re` matches `src` at `at` (no copy of the rest of the text per look). */
 function followsAt(re: RegExp, src: string, at: number): boolean {
   re.lastIndex = at;
@@ -244,9 +247,12 @@ function blocksIn(text: string): { at: number; text: string }[] {
 /** Every JSON value a reply holds, in order of where it starts: marked blocks, the whole text, objects, arrays. */
 export function jsonValuesIn(text: string, open: '{' | '[' = '{'): unknown[] {
   const found = [...blocksIn(text), { at: 0, text: text.trim() }, ...valuesIn(text, open)];
+  // The whole text is often also the first value: the same text is parsed once.
+  const seen = new Map<string, unknown>();
+  const parsed = (t: string) => (seen.has(t) ? seen.get(t) : (seen.set(t, parseLoose(t)), seen.get(t)));
   return found
     .sort((a, b) => a.at - b.at)
-    .map((f) => parseLoose(f.text))
+    .map((f) => parsed(f.text))
     .filter((v) => v !== undefined);
 }
 
