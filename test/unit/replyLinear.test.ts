@@ -40,6 +40,7 @@ const SHAPES: [string, (size: number) => string][] = [
   ['half tags: <thin repeated', (n) => shape('<thin', n)],
   ['less-than signs', (n) => shape('<', n)],
   ['<start_of_turn> repeated', (n) => shape('<start_of_turn>', n)],
+  ['white space only (a model stuck in a loop)', (n) => shape(' \n', n)],
 ];
 
 describe('the reply reader is linear in the reply (1 MB against 128 KB)', () => {

@@ -68,8 +68,12 @@ class LiveView {
       this.pending = lead.replace(STRIPPED_LEAD, '');
       return true;
     }
-    if (lead === '' || (lead.length <= 'assistantanalysis'.length && prefixOf(lead, ['assistantanalysis', 'analysis'])))
+    if (lead === '') {
+      // Nothing but white space yet: none of it is shown (the live view drops it), none is kept.
+      this.pending = '';
       return false;
+    }
+    if (lead.length <= 'assistantanalysis'.length && prefixOf(lead, ['assistantanalysis', 'analysis'])) return false;
     // "analysis" then one more character decides it.
     if (/^(?:assistant)?analysis$/.test(lead)) return false;
     this.stripped = false;
