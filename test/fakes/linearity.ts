@@ -5,8 +5,11 @@
  */
 export const SMALL = 128 * 1024;
 export const LARGE = 1024 * 1024;
-/** Linear work reads about 1, quadratic about 8 (LARGE / SMALL); the bound sits between. */
-export const BOUND = 3;
+/**
+ * Linear work reads about 1, quadratic about 8 (LARGE / SMALL); the bound sits between, with room
+ * for what a megabyte costs beyond the work itself (garbage collection of larger strings on a busy machine).
+ */
+export const BOUND = 4;
 
 /** `unit` repeated to `size` characters, then `tail`. */
 export function shape(unit: string, size: number, tail = ''): string {
