@@ -259,7 +259,7 @@ export function parseAnswer(reply: string): string | undefined {
 
 /**
  * Where a base model's next few-shot question starts: the first question line with an answer
- * before it. Only the first few question lines after something answer-like are tried, so a reply
+ * before it. Only the first few question lines after some text are tried, so a reply
  * of thousands of "Question" lines is read once, not once per line.
  */
 function nextQuestion(lines: string[], raw: string[]): number {
@@ -271,7 +271,7 @@ function nextQuestion(lines: string[], raw: string[]): number {
       tries--;
       if (answerIn(lines.slice(0, i), raw) !== undefined) return i;
     }
-    answerLike ||= LABEL_RE.test(line) || /####|\\boxed\{|answer|\(?[A-J]\)?/i.test(line);
+    answerLike ||= line.trim() !== '';
   }
   return -1;
 }
