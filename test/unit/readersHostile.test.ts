@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { splitThinking } from '../../daemon/src/providers/reply';
-import { parseStance } from '../../daemon/src/meeting/stance';
+import { isPass, parseStance } from '../../daemon/src/meeting/stance';
 import { parseJudge } from '../../daemon/src/meeting/judge';
 import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
 import { parseAnswer } from '../../daemon/src/eval/questions';
@@ -175,6 +175,11 @@ describe('stance markers nobody listed', () => {
   it('a marker only in the thinking, or in a quoted peer line, is no stance', () => {
     assert.equal(parseStance(said('<think>I lean [STANCE: AGREE]</think>Still weighing it.')), 'UNKNOWN');
     assert.equal(parseStance(said('> ada wrote: [STANCE: AGREE]\nI have not decided.')), 'UNKNOWN');
+  });
+
+  it('a pass is short: pages of the pass phrase are a model stuck in a loop, not a pass', () => {
+    assert.equal(isPass(said('<think>weighing</think>I have nothing further to add. [PASS]')), true);
+    assert.equal(isPass(said('nothing to add '.repeat(200))), false);
   });
 
   it('two different markers: the last one wins', () => {

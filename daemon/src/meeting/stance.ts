@@ -155,16 +155,22 @@ export function parseStance(reply: string): Stance {
 /** Words around a pass that do not make it an argument: a marker, a dash, a full stop. */
 const PASS_PHRASE_RE =
   /\b(?:(?:I have|I've|I)\s+)?(?:nothing|no)\s+(?:more|further|else|new|additional)?\s*(?:to add|comments?|points?)(?:\s+(?:here|now|at this (?:point|time|stage)|this round))?\b|\bI pass\b/gi;
+/** The longest own text a pass may have (the longest recorded pass is 261 characters). */
+const MAX_PASS_CHARS = 2_000;
 const CONTRAST_RE = /\b(?:but|however|although|though|except|yet)\b/i;
 
 /**
  * True when the whole reply is a pass: `[PASS]`, "I have nothing further to add.", "Nothing to add
  * — [PASS]" (a stance marker beside it allowed). A leading or trailing `[PASS]` may carry one short
  * sentence ("[PASS] I have left the meeting."). The phrase followed by an argument ("I have nothing
- * further to add to ada's point, but …") is no pass.
+ * further to add to ada's point, but …") is no pass, nor is own text longer than MAX_PASS_CHARS.
  */
 export function isPass(reply: string): boolean {
-  const own = ownLines(reply)
+  const lines = ownLines(reply);
+  // A pass is short: the marker or the phrase, a stance marker, one short sentence. Pages of own
+  // text are an argument however they are worded, and are not read further.
+  if (lines.reduce((n, l) => n + l.length, 0) > MAX_PASS_CHARS) return false;
+  const own = lines
     .map((l) => dropQuotedCode(normalize(l)))
     .join('\n')
     .replace(STANCE_ATTEMPT_RE, ' ')
