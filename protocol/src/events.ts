@@ -148,6 +148,8 @@ export const EVENT_BODIES = {
     /** Set when the worker was asked again after an invalid first answer. */
     retried: z.boolean(),
     invalidReason: z.string().optional(),
+    /** Set when the content was empty and the ballot was the JSON the server put in the reasoning field. */
+    fromReasoning: z.literal(true).optional(),
     /** Tokens of the ballot as written, counted into the room's budget. */
     tokens: z.number(),
   }),

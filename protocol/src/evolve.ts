@@ -246,6 +246,7 @@ function optionsSet(s: MeetingState, e: EventOf<'options_set'>): MeetingState {
 function ballotRecorded(s: MeetingState, e: EventOf<'ballot_recorded'>): MeetingState {
   const b: Ballot = { votes: copy(e.votes), valid: e.valid, retried: e.retried, seq: e.seq };
   if (e.invalidReason !== undefined) b.invalidReason = e.invalidReason;
+  if (e.fromReasoning) b.fromReasoning = true;
   return withRound({ ...s, spokenTokens: s.spokenTokens + e.tokens }, e.round, (r) => ({
     ...r,
     ballots: { ...r.ballots, [e.worker]: b },

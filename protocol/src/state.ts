@@ -73,6 +73,8 @@ export interface Ballot {
   /** Log seq of the ballot_recorded event. */
   seq: number;
   invalidReason?: string;
+  /** The ballot was the JSON the server put in the reasoning field, the content being empty. */
+  fromReasoning?: true;
 }
 
 export interface VerdictState {

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ConsensusOption } from '@roundtable/protocol';
 import { splitThinking } from '../../daemon/src/providers/reply';
+import { ReplyReader } from '../../daemon/src/providers/replyReader';
 import { isPass, parseStance } from '../../daemon/src/meeting/stance';
 import { parseJudge } from '../../daemon/src/meeting/judge';
 import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
@@ -26,7 +27,7 @@ import { extractJson } from '../../daemon/src/meeting/jsonInReply';
 import { parseDigestReply } from '../../daemon/src/meeting/digest';
 import { isCorrect, parseAnswer } from '../../daemon/src/eval/questions';
 
-const KINDS = ['stance', 'pass', 'judge', 'ballot', 'proposals', 'digest', 'answer'] as const;
+const KINDS = ['stance', 'pass', 'judge', 'ballot', 'proposals', 'digest', 'answer', 'split'] as const;
 type Kind = (typeof KINDS)[number];
 
 interface Sample {
@@ -45,6 +46,10 @@ interface Sample {
   workers?: string[];
   /** ballot: the options on the ballot. */
   options?: ConsensusOption[];
+  /** split: what the server streamed in the reasoning field, why it stopped, whether JSON was asked. */
+  reasoning?: string;
+  finishReason?: 'stop' | 'length';
+  json?: boolean;
   expect: Record<string, unknown>;
 }
 
@@ -91,6 +96,18 @@ function check(s: Sample): Outcome {
     ...extra,
   });
   switch (s.kind) {
+    case 'split': {
+      // The whole stream read as a provider reads it: reasoning field, content, then the end.
+      const r = new ReplyReader();
+      r.addReasoning(s.reasoning ?? '');
+      r.addContent(s.text);
+      const got = r.end({ finishReason: s.finishReason, json: s.json });
+      const ok =
+        got.reply === e.reply &&
+        got.thinking.startsWith(String(e.thinking)) &&
+        (got.fromReasoning === true) === (e.fromReasoning === true);
+      return out(ok, `read reply ${JSON.stringify(got.reply.slice(0, 60))}, labelled ${JSON.stringify(e.reply)}`);
+    }
     case 'stance': {
       const got = parseStance(reply);
       return out(got === e.stance, `read ${got}, labelled ${String(e.stance)}`);
@@ -194,7 +211,9 @@ describe('conformance: real recorded model replies', () => {
     for (const s of samples) {
       assert.ok(!ids.has(s.id), `duplicate id ${s.id}`);
       ids.add(s.id);
-      for (const f of ['family', 'model', 'source', 'text'] as const) assert.ok(s[f], `${s.id} has no ${f}`);
+      for (const f of ['family', 'model', 'source'] as const) assert.ok(s[f], `${s.id} has no ${f}`);
+      // A stream may carry all it said in the reasoning field and none in the content.
+      assert.ok(s.text || s.reasoning, `${s.id} has no text`);
       assert.ok(Object.keys(s.expect).length > 0, `${s.id} has no label`);
       if (s.protocol === 'foreign') assert.ok(s.foreignWhy, `${s.id} is foreign but says not why`);
     }

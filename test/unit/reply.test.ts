@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ReplyReader, splitThinking, type ReplyChannel } from '../../daemon/src/providers/reply';
+import { splitThinking, type ReplyChannel } from '../../daemon/src/providers/reply';
+import { ReplyReader } from '../../daemon/src/providers/replyReader';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { VscodeLmBridge } from '../../daemon/src/providers/vscodeLm';
 

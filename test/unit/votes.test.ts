@@ -147,10 +147,11 @@ describe('ballot parsing and validation', () => {
       ['As noted [1], the result is {"a": 1}.', { a: 1 }, 'a footnote is not the value'],
     ];
     for (const [reply, want, why] of cases) assert.deepEqual(extractJson(reply), want, why);
+    // A bare list of votes is a ballot written without its object (issue 32): read, and checked as one.
     assert.match(
       (parseBallot('```json\n[{"option": "O1", "vote": "accept"}]\n```', options) as { reason: string }).reason,
-      /no "votes" list/,
-      'a ballot is still an object holding votes',
+      /votes\[0\]\.confidence must be a number/,
+      'a bare list of votes is checked as a ballot',
     );
   });
 

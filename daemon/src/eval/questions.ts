@@ -96,7 +96,7 @@ export function loadJsonlSet(file: string): Question[] {
 }
 
 /** An answer label at the start of a line: `ANSWER:`, `Final Answer:`, `The final answer is:` (after emphasis and heading marks). */
-const LABEL_RE = /^(?:[-*+]\s+)?(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*(?:[:：]\s*(.*))?$/i;
+const LABEL_RE = /^(?:[-*+]\s+)?(?:the\s+|my\s+)?(?:final\s+)?answer(?:\s+is)?\s*(?:[:：]\s*(.*))?$/i;
 
 /** The content of the last `\boxed{…}` in a text, braces balanced, or undefined. */
 function lastBoxed(text: string): string | undefined {
@@ -130,11 +130,12 @@ function cleanAnswer(raw: string): string | undefined {
 
 /**
  * "The answer is 42" said at the start of a sentence ("So the answer is 4.", "Thus the unique
- * whole-number answer is 235.", "So, the correct answer is (A)."): only affirming adjectives
- * between "the" and "answer".
+ * whole-number answer is 235.", "So, the correct answer is (A).", "my answer is (C)", "the answer
+ * would be (D)", "I think the answer is B", "After weighing it, my answer is (C)": one short clause
+ * before it): only affirming adjectives between "the" and "answer".
  */
 const SAID_RE =
-  /^(?:[-*+]\s+)?(?:(?:so|thus|therefore|hence)\s*,?\s+)?(?:the\s+)?(?:(?:final|correct|unique|only|exact|whole-number|numerical|numeric|integer)\s+){0,2}answer\s+is\s+(.+)$/i;
+  /^(?:[-*+]\s+)?(?:(?:so|thus|therefore|hence)\s*,?\s+|[\w' ]{1,40},\s+)?(?:I\s+(?:think|believe)\s+)?(?:the\s+|my\s+)?(?:(?:final|correct|unique|only|exact|whole-number|numerical|numeric|integer)\s+){0,2}answer\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be)\s+(.+)$/i;
 /**
  * A multiple-choice pick said without "answer": "Therefore, the correct statement is (B).", "the
  * closest option is (F) 9.8 m/s", "The most likely explanation for these findings is (D)." Read
@@ -142,6 +143,22 @@ const SAID_RE =
  */
 const PICKED_RE =
   /^(?:(?:so|thus|therefore|hence)\s*,?\s+)?the\s+(?:correct|right|best|closest|most\s+likely)\s+(?:[\w-]+\s+){0,4}?is\s+(.+)$/i;
+/** "I'd go with C", "I would choose (B)", "I'll pick option D": the tail names the option. */
+const GO_WITH_RE =
+  /^I(?:'d|’d|\s+would|'ll|’ll|\s+will)\s+(?:go|choose|pick|select)\s+(?:with\s+)?(?:option\s+|choice\s+)?(.+)$/i;
+/** "(C) is correct.", "Option C is the right one", "C is correct": a letter said to be right. */
+const CORRECT_RE =
+  /^(?:(?:option|choice)\s+\(?([A-J])\)?|\(([A-J])\)|([A-J]))\s+is\s+(?:the\s+)?(?:correct|right|best)\b(.*)$/i;
+
+/** The letter a sentence says is right (CORRECT_RE): a bare letter only when nothing follows but "answer"/"option". */
+function correctLetter(sentence: string): string | undefined {
+  const m = CORRECT_RE.exec(sentence.replace(/[*_`]/g, ''));
+  if (!m) return undefined;
+  const bare = m[3];
+  if (bare !== undefined && !/^\s*(?:answer|option|choice|one)?\s*[.!]?$/i.test(m[4] ?? '')) return undefined;
+  return (m[1] ?? m[2] ?? bare)?.toUpperCase();
+}
+
 /**
  * An option letter A–J as an answer gives it: `(B)`, `(B) 20 rolls`, `(I).`, or a lone capital
  * `C`, `C.`, `C. 22.3%, 1.85`. A capital followed by a word ("I think") is not one.
@@ -169,7 +186,9 @@ function sentences(line: string): string[] {
  */
 function saidAnswer(sentence: string): string | undefined {
   const tail = SAID_RE.exec(sentence)?.[1];
-  const letter = optionLetter(tail ?? PICKED_RE.exec(sentence)?.[1]);
+  const letter =
+    optionLetter(tail ?? PICKED_RE.exec(sentence)?.[1] ?? GO_WITH_RE.exec(sentence)?.[1]) ??
+    (tail === undefined ? correctLetter(sentence) : undefined);
   if (letter !== undefined || tail === undefined) return letter;
   const value = cleanAnswer(tail);
   return value !== undefined && (asNumber(value) !== undefined || lastBoxed(tail) !== undefined) ? value : undefined;
@@ -189,9 +208,10 @@ const GSM8K_RE = /^\s*####\s+(\S.*)$/;
  */
 function valueAfter(lines: string[], i: number, inline: string | undefined): string | undefined {
   if (inline?.trim()) return labelledValue(inline.trim());
-  const rest = lines.slice(i + 1);
-  const end = rest.findIndex((l) => LABEL_RE.test(l));
-  const section = end === -1 ? rest : rest.slice(0, end);
+  // Up to the next label only: each line is looked at for one label, never once per label before it.
+  let end = i + 1;
+  while (end < lines.length && !LABEL_RE.test(lines[end] as string)) end++;
+  const section = lines.slice(i + 1, end);
   const boxed = lastBoxed(section.join('\n'));
   if (boxed !== undefined) return cleanAnswer(boxed);
   const next = section.find((l) => l !== '');
@@ -233,8 +253,27 @@ export function parseAnswer(reply: string): string | undefined {
       .trim(),
   );
   // An answer, then the next few-shot question: only what came before it is this reply's.
-  const next = lines.findIndex((l, i) => NEXT_QUESTION_RE.test(l) && answerIn(lines.slice(0, i), raw) !== undefined);
+  const next = nextQuestion(lines, raw);
   return answerIn(next === -1 ? lines : lines.slice(0, next), raw);
+}
+
+/**
+ * Where a base model's next few-shot question starts: the first question line with an answer
+ * before it. Only the first few question lines after some text are tried, so a reply
+ * of thousands of "Question" lines is read once, not once per line.
+ */
+function nextQuestion(lines: string[], raw: string[]): number {
+  let tries = 3;
+  let answerLike = false;
+  for (let i = 0; i < lines.length && tries > 0; i++) {
+    const line = lines[i] as string;
+    if (answerLike && NEXT_QUESTION_RE.test(line)) {
+      tries--;
+      if (answerIn(lines.slice(0, i), raw) !== undefined) return i;
+    }
+    answerLike ||= line.trim() !== '';
+  }
+  return -1;
 }
 
 /** parseAnswer on a reply's cleaned lines (`raw`: the same lines as written, for `####`). */

@@ -58,7 +58,9 @@ function labelOf(line: string): { field: Field; text: string } | undefined {
  */
 function textBelow(lines: string[], from: number, level: number): string {
   let out = '';
-  for (const line of lines.slice(from)) {
+  // Read in place (never a copy of the rest per label): each line once per label above it at most up to the next label.
+  for (let k = from; k < lines.length; k++) {
+    const line = lines[k] as string;
     const depth = levelOf(line);
     if (labelOf(line) || (depth > 0 && (level === 0 || depth <= level))) break;
     if (!line.trim()) {

@@ -34,6 +34,9 @@ function valuesIn(text: string, open: '{' | '['): { at: number; text: string }[]
 }
 
 const SMART_OPEN = new Set(['“', '”', '„', '‟']);
+/** Python's literals as a `repr` writes them (`{'evidence': None}`), outside strings. */
+const PY_LITERAL = /(?:None|True|False)\b/y;
+const JSON_LITERAL: Record<string, string> = { None: 'null', True: 'true', False: 'false' };
 const CLOSER: Record<string, string> = { '{': '}', '[': ']' };
 
 /**
@@ -41,59 +44,165 @@ const CLOSER: Record<string, string> = { '{': '}', '[': ']' };
  * end, or a comma and then the next member or value (or a closing bracket after a trailing comma).
  * A `"` followed by anything else is a quote inside the text (`"Sent to the "dictator", waiting."`).
  */
-const AFTER_STRING = /^\s*(?:[:}\]]|\/[/*]|$|,\s*(?:["“{[\]}\d-]|true\b|false\b|null\b|\/[/*]|$))/;
+const AFTER_STRING =
+  /\s*(?:[:}\]]|\/[/*]|$|,\s*(?:["“'{[\]}\d-]|true\b|false\b|null\b|None\b|True\b|False\b|\/[/*]|$))/y;
 
 /**
  * What may follow a bracket that closes the outermost value when the writer closed it too soon:
  * another member, `, "key":` (`{"a":[1]}, "b": 2}` — an extra `}` after a list).
  */
-const MORE_MEMBERS = /^\s*,\s*["“][^"“”\n]*["”]\s*:/;
+const MORE_MEMBERS = /\s*,\s*["“][^"“”\n]*["”]\s*:/y;
 
 /**
- * JSON as models loosen it, made strict: smart quotes as string delimiters, `//` and `/* *\/`
- * comments, trailing commas, raw newlines in strings, unescaped double quotes inside a string
- * (see AFTER_STRING), a stray bracket that would close the outermost object before its next
- * member (see MORE_MEMBERS), and closing brackets missing at the very end (only after a complete
- * value, never after a dangling comma — that is a cut-off reply). Undefined when it cannot be mended.
+ * JSON as models loosen it, made strict: smart quotes and Python's single quotes as string
+ * delimiters (an apostrophe inside is kept: a quote closes only where AFTER_STRING allows), Python's
+ * `None`/`True`/`False`, `//` and `/* *\/` comments, trailing commas, raw newlines in strings,
+ * unescaped double quotes inside a string (see AFTER_STRING), a stray bracket that would close the
+ * outermost object before its next member (see MORE_MEMBERS), a closing bracket that skips one
+ * left open (`{"a": 1]` closes the object first), and closing brackets missing at the very end
+ * (only after a complete value, never after a dangling comma — that is a cut-off reply). Undefined
+ * when it cannot be mended.
  */
 export function repairJson(src: string): string | undefined {
-  let out = '';
-  const stack: string[] = [];
+  const out: string[] = [];
+  const stack = new Brackets();
   let quote = ''; // the quote that closes the string being read, '' outside strings
   for (let i = 0; i < src.length; i++) {
+    // A run of characters kept as they are, taken at once.
+    const run = quote ? PLAIN_IN_STRING : PLAIN_OUTSIDE;
+    if (followsAt(run, src, i)) {
+      out.push(src.slice(i, run.lastIndex));
+      i = run.lastIndex - 1;
+      continue;
+    }
     const c = src[i] as string;
     if (quote) {
       if (c === '\\') {
-        out += c + (src[i + 1] ?? '');
+        // `\'` is no JSON escape: the apostrophe alone.
+        out.push(src[i + 1] === "'" ? "'" : c + (src[i + 1] ?? ''));
         i++;
-      } else if (
-        (c === quote && (quote !== '"' || AFTER_STRING.test(src.slice(i + 1)))) ||
-        (quote !== '"' && SMART_OPEN.has(c))
-      ) {
-        out += '"';
+      } else if ((c === quote && (quote === '”' || mayClose(src, i + 1))) || (quote === '”' && SMART_OPEN.has(c))) {
+        out.push('"');
         quote = '';
-      } else out += c === '\n' ? '\\n' : c === '"' ? '\\"' : c;
-    } else if (c === '"' || SMART_OPEN.has(c)) {
-      out += '"';
-      quote = c === '"' ? '"' : '”';
+      } else out.push(c === '\n' ? '\\n' : c === '"' ? '\\"' : c);
+    } else if (c === '"' || c === "'" || SMART_OPEN.has(c)) {
+      out.push('"');
+      quote = c === '"' || c === "'" ? c : '”';
+    } else if ((c === 'N' || c === 'T' || c === 'F') && ((PY_LITERAL.lastIndex = i), PY_LITERAL.test(src))) {
+      out.push(JSON_LITERAL[src.slice(i, PY_LITERAL.lastIndex)] ?? '');
+      i = PY_LITERAL.lastIndex - 1;
     } else if (c === '/' && (src[i + 1] === '/' || src[i + 1] === '*')) {
       const end = src[i + 1] === '/' ? src.indexOf('\n', i) : src.indexOf('*/', i + 2) + 1;
       i = end <= 0 ? src.length : end;
     } else if (c === '{' || c === '[') {
-      out += c;
-      stack.push(CLOSER[c] as string);
+      // Deeper than any reply we ask for is no JSON of ours: not mended (and not parsed) at all.
+      if (stack.depth >= MAX_DEPTH) return undefined;
+      out.push(c);
+      stack.open(c);
     } else if (c === '}' || c === ']') {
-      if (stack.length === 1 && stack[0] === '}' && MORE_MEMBERS.test(src.slice(i + 1))) continue;
-      out = out.replace(/,\s*$/, '') + c;
-      stack.pop();
-    } else out += c;
+      if (stack.depth === 1 && stack.top === '}' && followsAt(MORE_MEMBERS, src, i + 1)) continue;
+      stack.close(c, out);
+    } else out.push(c);
   }
   if (quote) return undefined;
-  if (stack.length > 0 && !/[}\]]\s*$/.test(out)) return undefined;
-  return out + stack.reverse().join('');
+  if (stack.depth > 0 && !endsWithBracket(out)) return undefined;
+  return out.join('') + stack.rest();
+}
+
+/** The deepest nesting a mended value may have: ballots, proposals and digests are a few levels deep. */
+const MAX_DEPTH = 64;
+
+/** The brackets left open while mending, with how many of each kind, so a close is checked at once. */
+class Brackets {
+  private readonly stack: string[] = [];
+  private readonly count: Record<string, number> = { '}': 0, ']': 0 };
+
+  get depth(): number {
+    return this.stack.length;
+  }
+  get top(): string | undefined {
+    return this.stack[this.stack.length - 1];
+  }
+  open(c: '{' | '['): void {
+    const closer = CLOSER[c] as string;
+    this.stack.push(closer);
+    this.count[closer] = (this.count[closer] ?? 0) + 1;
+  }
+  /** A closing bracket: stray (none of its kind open) is dropped; one that skips an open one closes it first. */
+  close(c: '}' | ']', out: string[]): void {
+    if (!this.count[c]) return;
+    for (;;) {
+      const closer = this.stack.pop() as string;
+      this.count[closer] = (this.count[closer] ?? 1) - 1;
+      dropTrailingComma(out);
+      out.push(closer);
+      if (closer === c) return;
+    }
+  }
+  /** The closers still missing, innermost first. */
+  rest(): string {
+    return [...this.stack].reverse().join('');
+  }
+}
+
+/** A trailing comma (white space after it allowed) taken off what was written so far. */
+function dropTrailingComma(out: string[]): void {
+  for (let k = out.length - 1; k >= 0; k--) {
+    const piece = out[k] as string;
+    const kept = piece.trimEnd();
+    if (kept === '') continue;
+    if (kept.endsWith(',')) out[k] = kept.slice(0, -1) + piece.slice(kept.length);
+    return;
+  }
+}
+
+/** True when what was written so far ends with a closing bracket (white space after it allowed). */
+function endsWithBracket(out: string[]): boolean {
+  for (let k = out.length - 1; k >= 0; k--) {
+    const piece = (out[k] as string).trim();
+    if (piece) return piece.endsWith('}') || piece.endsWith(']');
+  }
+  return false;
+}
+
+/** Characters copied as they are: inside a string, and outside one. */
+const PLAIN_IN_STRING = /[^\\"'\n“”„‟]+/y;
+const PLAIN_OUTSIDE = /[^"'“”„‟NTF/{}[\]]+/y;
+
+/** AFTER_STRING at `at`, looked at only when the next character could start what it allows. */
+function mayClose(src: string, at: number): boolean {
+  const next = src[at];
+  return (next === undefined || /[\s:}\],/]/.test(next)) && followsAt(AFTER_STRING, src, at);
+}
+
+/** True when the sticky `re` matches `src` at `at` (no copy of the rest of the text per look). */
+function followsAt(re: RegExp, src: string, at: number): boolean {
+  re.lastIndex = at;
+  return re.test(src);
+}
+
+/** A value can start here: an object or an array whose first member looks like JSON (not `[1]`-style prose like `[CONTENT]`). */
+const PLAUSIBLE = /^\s*[{[]\s*(?:["'“”[{\]}\d-]|true\b|false\b|null\b|None\b|True\b|False\b|\/[/*])/;
+
+/** Nested deeper than MAX_DEPTH (strings skipped): no JSON of ours, and costly to build. */
+function tooDeep(text: string): boolean {
+  let depth = 0;
+  let quote = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+    } else if (c === '"') quote = c;
+    else if (c === '{' || c === '[') {
+      if (++depth > MAX_DEPTH) return true;
+    } else if (c === '}' || c === ']') depth--;
+  }
+  return false;
 }
 
 function parseLoose(text: string): unknown {
+  if (!PLAUSIBLE.test(text) || tooDeep(text)) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -112,19 +221,38 @@ function parseLoose(text: string): unknown {
  * to the end) and MetaGPT's `[CONTENT]…[/CONTENT]`.
  */
 function blocksIn(text: string): { at: number; text: string }[] {
-  const fences = [
-    ...text.matchAll(/```(?:json|JSON|jsonc)?[^\S\n]*\n?([\s\S]*?)(?:```|$)/g),
-    ...text.matchAll(/\[CONTENT\]([\s\S]*?)(?:\[\/CONTENT\]|$)/g),
+  const out: { at: number; text: string }[] = [];
+  const pairs: [string, string, RegExp | undefined][] = [
+    ['```', '```', /(?:json|JSON|jsonc)?[^\S\n]*\n?/y],
+    ['[CONTENT]', '[/CONTENT]', undefined],
   ];
-  return fences.filter((m) => m[1]).map((m) => ({ at: m.index ?? 0, text: (m[1] ?? '').trim() }));
+  // Found with indexOf (no lazy pattern retried from every opener): each block runs to its close or the end.
+  for (const [open, close, info] of pairs) {
+    for (let at = text.indexOf(open); at !== -1;) {
+      let from = at + open.length;
+      if (info) {
+        info.lastIndex = from;
+        if (info.test(text)) from = info.lastIndex;
+      }
+      const end = text.indexOf(close, from);
+      const body = text.slice(from, end === -1 ? text.length : end).trim();
+      if (body) out.push({ at, text: body });
+      if (end === -1) break;
+      at = text.indexOf(open, end + close.length);
+    }
+  }
+  return out.sort((a, b) => a.at - b.at);
 }
 
 /** Every JSON value a reply holds, in order of where it starts: marked blocks, the whole text, objects, arrays. */
 export function jsonValuesIn(text: string, open: '{' | '[' = '{'): unknown[] {
   const found = [...blocksIn(text), { at: 0, text: text.trim() }, ...valuesIn(text, open)];
+  // The whole text is often also the first value: the same text is parsed once.
+  const seen = new Map<string, unknown>();
+  const parsed = (t: string) => (seen.has(t) ? seen.get(t) : (seen.set(t, parseLoose(t)), seen.get(t)));
   return found
     .sort((a, b) => a.at - b.at)
-    .map((f) => parseLoose(f.text))
+    .map((f) => parsed(f.text))
     .filter((v) => v !== undefined);
 }
 
@@ -154,9 +282,15 @@ function intendedJson(text: string): unknown {
   if (blocks.length > 0) return blocks[blocks.length - 1];
   const whole = parseLoose(text.trim());
   if (structured(whole)) return whole;
-  // In order of where they start, an outer value comes before the ones inside it.
-  const inProse = [...valuesIn(text, '{'), ...valuesIn(text, '[')].sort((a, b) => a.at - b.at);
-  return inProse.map((v) => parseLoose(v.text)).find(structured);
+  // In order of where they start (each list is in order already), an outer value before the ones inside it.
+  const objects = valuesIn(text, '{');
+  const arrays = valuesIn(text, '[');
+  for (let o = 0, a = 0; o < objects.length || a < arrays.length;) {
+    const next = (objects[o]?.at ?? Infinity) <= (arrays[a]?.at ?? Infinity) ? objects[o++] : arrays[a++];
+    const v = parseLoose((next as { text: string }).text);
+    if (structured(v)) return v;
+  }
+  return undefined;
 }
 
 /**

@@ -137,7 +137,7 @@ function matrixSection(s: MeetingState, r: RoundState | undefined, workers: stri
       return v ? `${v.vote} (${v.confidence.toFixed(2)})` : '—';
     });
     out.push(
-      `| ${cell(w)} | ${cells.join(' | ')} | ${b?.valid ? `valid${b.retried ? ' (asked twice)' : ''}` : `invalid: ${cell(b?.invalidReason ?? '?')}`} |`,
+      `| ${cell(w)} | ${cells.join(' | ')} | ${b?.valid ? `valid${b.retried ? ' (asked twice)' : ''}` : `invalid: ${cell(b?.invalidReason ?? '?')}`}${b?.fromReasoning ? '; answer taken from the reasoning field' : ''} |`,
     );
   }
   out.push('');

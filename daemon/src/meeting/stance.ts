@@ -54,6 +54,27 @@ export function ownLines(reply: string): string[] {
     .filter((l) => !/^\s*[|>]/.test(l));
 }
 
+/** A line that opens or closes a fenced code block (```` ``` ```` or `~~~`, a language after it allowed). */
+const FENCE_RE = /^\s{0,3}(?:```|~~~)/;
+
+/**
+ * Which of `lines` sit inside a fenced code block (the fence lines themselves included): text
+ * there is shown as code — an example, a quoted format — not said. An unclosed fence runs to the end.
+ */
+export function fencedLines(lines: string[]): boolean[] {
+  let inside = false;
+  return lines.map((l) => {
+    if (FENCE_RE.test(l)) {
+      inside = !inside;
+      return true;
+    }
+    return inside;
+  });
+}
+
+/** A line that is nothing but a stance marker (decorated as `normalize` allows). */
+const MARKER_ONLY_RE = /^\s*\[\s*STANCE\s*:[^\]\n]*\]\s*$/i;
+
 /**
  * The speaker's own text with decoration a model adds to its markers removed: Markdown escapes
  * (`\[`), emphasis (`**`, `__`), full-width brackets and colon.
@@ -95,7 +116,8 @@ function marksOf(line: string, offset: number): Mark[] {
 
 /**
  * Stance of a reply, parsed from the speaker's own text by regex (never by another model call),
- * and only from a marker or a label line — never from prose such as "I cannot agree". A label's
+ * and only from a marker or a label line — never from prose such as "I cannot agree", nor from a
+ * fenced code block (an example of the format), unless the reply ends with a block holding only its marker. A label's
  * value counts when it starts with a stance word or a synonym (`unsure`, `Strongly disagree with …`,
  * `Yes.`); the bracketed marker takes only AGREE, DISAGREE and NEUTRAL.
  * The last marker wins, as a speaker may revise mid-reply (or put it first, as some models do).
@@ -104,27 +126,51 @@ function marksOf(line: string, offset: number): Mark[] {
 export function parseStance(reply: string): Stance {
   let last: Mark | undefined;
   let offset = 0;
-  for (const raw of ownLines(reply)) {
-    const marks = marksOf(dropQuotedCode(normalize(raw)), offset);
-    if (marks.length > 0) last = marks[marks.length - 1];
+  const lines = ownLines(reply);
+  const fenced = fencedLines(lines);
+  // The last fenced block when nothing but space follows it, and whether it holds only markers.
+  let tail: { marks: Mark[]; only: boolean } | undefined;
+  lines.forEach((raw, i) => {
+    const line = dropQuotedCode(normalize(raw));
+    const marks = marksOf(line, offset);
     offset += raw.length + 1;
-  }
+    if (!fenced[i]) {
+      if (raw.trim()) tail = undefined;
+      if (marks.length > 0) last = marks[marks.length - 1];
+      return;
+    }
+    if (FENCE_RE.test(raw)) {
+      if (!tail || !fenced[i - 1]) tail = { marks: [], only: true };
+      return;
+    }
+    tail?.marks.push(...marks);
+    if (tail && raw.trim() && !MARKER_ONLY_RE.test(line)) tail.only = false;
+  });
+  // A marker in a code block is an example, not the speaker's, unless the reply ends with a block
+  // that holds nothing but its marker.
+  if (tail?.only && tail.marks.length > 0) last = tail.marks[tail.marks.length - 1];
   return last?.stance ?? 'UNKNOWN';
 }
 
 /** Words around a pass that do not make it an argument: a marker, a dash, a full stop. */
 const PASS_PHRASE_RE =
   /\b(?:(?:I have|I've|I)\s+)?(?:nothing|no)\s+(?:more|further|else|new|additional)?\s*(?:to add|comments?|points?)(?:\s+(?:here|now|at this (?:point|time|stage)|this round))?\b|\bI pass\b/gi;
+/** The longest own text a pass may have (the longest recorded pass is 261 characters). */
+const MAX_PASS_CHARS = 2_000;
 const CONTRAST_RE = /\b(?:but|however|although|though|except|yet)\b/i;
 
 /**
  * True when the whole reply is a pass: `[PASS]`, "I have nothing further to add.", "Nothing to add
  * — [PASS]" (a stance marker beside it allowed). A leading or trailing `[PASS]` may carry one short
  * sentence ("[PASS] I have left the meeting."). The phrase followed by an argument ("I have nothing
- * further to add to ada's point, but …") is no pass.
+ * further to add to ada's point, but …") is no pass, nor is own text longer than MAX_PASS_CHARS.
  */
 export function isPass(reply: string): boolean {
-  const own = ownLines(reply)
+  const lines = ownLines(reply);
+  // A pass is short: the marker or the phrase, a stance marker, one short sentence. Pages of own
+  // text are an argument however they are worded, and are not read further.
+  if (lines.reduce((n, l) => n + l.length, 0) > MAX_PASS_CHARS) return false;
+  const own = lines
     .map((l) => dropQuotedCode(normalize(l)))
     .join('\n')
     .replace(STANCE_ATTEMPT_RE, ' ')

@@ -106,15 +106,32 @@ function checkNotes(
 }
 
 /**
+ * The votes of a ballot however they are listed: `{"votes": [...]}`, or keyed by option
+ * (`{"votes": {"O1": {"vote": …}}}`: the key names the option, whatever the value says).
+ */
+function votesOf(json: Record<string, unknown>): unknown[] | undefined {
+  const v = json.votes;
+  if (Array.isArray(v)) return v as unknown[];
+  if (!isRecord(v)) return undefined;
+  return Object.entries(v).map(([option, raw]) => (isRecord(raw) ? { ...raw, option } : { option, vote: raw }));
+}
+
+/** A list that is a ballot's votes written without the object around it: objects naming an option. */
+function isVoteList(v: unknown): v is Record<string, unknown>[] {
+  return Array.isArray(v) && v.length > 0 && v.every((x) => isRecord(x) && x.option !== undefined);
+}
+
+/**
  * Validates a ballot against the options. An option the worker did not vote on is recorded as
  * an abstention; anything malformed (unknown option, a vote twice, confidence outside 0–1, a
  * missing rationale, bad evidence) makes the ballot invalid, with the reason.
  */
 export function checkBallot(json: unknown, options: ConsensusOption[]): BallotCheck {
   if (!isRecord(json)) return { ok: false, reason: 'the reply holds no JSON object' };
-  if (!Array.isArray(json.votes)) return { ok: false, reason: 'the JSON object has no "votes" list' };
+  const list = votesOf(json);
+  if (!list) return { ok: false, reason: 'the JSON object has no "votes" list' };
   const byOption = new Map<string, OptionVote>();
-  for (const [i, raw] of json.votes.entries()) {
+  for (const [i, raw] of list.entries()) {
     const at = `votes[${i}]`;
     if (!isRecord(raw)) return { ok: false, reason: `${at} is not an object` };
     const option = optionFor(raw.option, options);
@@ -164,9 +181,15 @@ export function checkBallot(json: unknown, options: ConsensusOption[]): BallotCh
   return { ok: true, votes };
 }
 
-/** A ballot from a reply: the last JSON object holding a "votes" list (a tool call or a draft may come first). */
+/**
+ * A ballot from a reply: the last JSON object holding "votes" (a list, or keyed by option; a tool
+ * call or a draft may come first), else the last bare list of votes (`[{"option": "O1", …}]`).
+ */
 export function parseBallot(reply: string, options: ConsensusOption[]): BallotCheck {
-  const json = extractJson(reply, (r) => Array.isArray(r.votes));
+  const json = extractJson(reply, (r) => Array.isArray(r.votes) || isRecord(r.votes));
+  if (isRecord(json) && json.votes !== undefined) return checkBallot(json, options);
+  const bare = jsonValuesIn(reply, '[').filter(isVoteList).at(-1);
+  if (bare) return checkBallot({ votes: bare }, options);
   if (json === undefined) return { ok: false, reason: 'the reply holds no JSON object' };
   return checkBallot(json, options);
 }
@@ -227,11 +250,34 @@ export function parseProposals(reply: string): string[] {
   }
   const lines = reply.split('\n').map((l) => l.replace(/\*\*|__/g, '').trimEnd());
   const labelled = labelledOptions(lines);
-  return (
+  const listed =
     labelled.length > 0
       ? labelled
-      : lines.map((l) => /^\s*(?:[-*+•]|\d+[.)])\s+(.+)$/.exec(l)?.[1]?.trim()).filter((o): o is string => Boolean(o))
-  ).map((o) => o.trim().slice(0, 300));
+      : lines.map((l) => /^\s*(?:[-*+•]|\d+[.)])\s+(.+)$/.exec(l)?.[1]?.trim()).filter((o): o is string => Boolean(o));
+  // A numbered list written on one line ("1. A 2. B 3. C"): split where the numbers run 1, 2, 3.
+  const inline = listed.length > 1 ? [] : (lines.map(inlineNumbered).find((l) => l.length > 1) ?? []);
+  return (inline.length > 1 ? inline : listed).map((o) => o.trim().slice(0, 300));
+}
+
+/** A line's items numbered 1, 2, 3… in order (`Options: 1. SQLite, 2. Postgres and 3. files`), or none. */
+function inlineNumbered(line: string): string[] {
+  const chain: RegExpExecArray[] = [];
+  for (const m of line.matchAll(/(?:^|[\s:(])(\d{1,2})[.)]\s+/g)) if (Number(m[1]) === chain.length + 1) chain.push(m);
+  if (chain.length < 2) return [];
+  return chain
+    .map((m, k) => withoutJoiner(line.slice(m.index + m[0].length, chain[k + 1]?.index)).trim())
+    .filter(Boolean);
+}
+
+/** An item without what joins it to the next: trailing commas, semicolons, "and", "or" (read from the end, once). */
+function withoutJoiner(item: string): string {
+  let end = item.length;
+  for (;;) {
+    while (end > 0 && /[\s,;]/.test(item[end - 1] as string)) end--;
+    const joiner = /(?:^|\s)(?:and|or)$/i.exec(item.slice(Math.max(0, end - 4), end));
+    if (!joiner) return item.slice(0, end);
+    end -= joiner[0].length;
+  }
 }
 
 function words(s: string): Set<string> {

@@ -4,7 +4,7 @@
  * retries 408/409/429/5xx and connection errors itself, honouring Retry-After), abort on cut. The
  * API key lives in memory only and never appears in an error message.
  *
- * Every stream goes through the one ReplyReader (reply.ts): `delta.content` (with inline
+ * Every stream goes through the one ReplyReader (replyReader.ts): `delta.content` (with inline
  * `<think>`), `delta.reasoning` (Ollama, newer vLLM) and `delta.reasoning_content` (DeepSeek,
  * older vLLM, LM Studio) become the reply and the thinking. The parameters sent are the server
  * profile's (serverProfile.ts); a 400 that names one of them is retried once, adapted.
@@ -21,7 +21,8 @@ import {
   toolTurnPromptTokens,
   type Asked,
 } from '../tools/toolLoop';
-import { ReplyReader, type FinishReason } from './reply';
+import type { FinishReason } from './reply';
+import { ReplyReader } from './replyReader';
 import { listModels } from './models';
 import { StreamGuard, holdToCap } from './openaiStream';
 import { checkUsage, openAiReported, tokenCeiling, usageNote, type Reported } from './usage';
@@ -233,7 +234,7 @@ export class OpenAIProvider implements ChatProvider {
     // The SDK ends the iteration quietly on abort: a cut reply must not pass for a complete one.
     if (req.signal.aborted) throw aborted();
     if (guard.stalled) throw this.stallError();
-    const { thinking, reply } = reader.end();
+    const { thinking, reply, fromReasoning } = reader.end({ finishReason, json: req.json !== undefined });
     const thinkingTokens = thinking ? pieceTokens(thinking) : 0;
     const checked = this.usageOf(usage, req, turns, tools, {
       thinkingTokens,
@@ -245,6 +246,7 @@ export class OpenAIProvider implements ChatProvider {
       text: reply,
       ...(thinking ? { thinking } : {}),
       ...(finishReason ? { finishReason } : {}),
+      ...(fromReasoning ? { fromReasoning } : {}),
       usage: checked,
     };
     return { result, calls: calls.calls(), ...(calls.stopped ? { stopped: calls.stopped } : {}) };

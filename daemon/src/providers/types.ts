@@ -52,6 +52,8 @@ export interface ChatResult {
   thinking?: string;
   /** Why the server stopped, where it said (`length` = the token cap ran out). */
   finishReason?: FinishReason;
+  /** The content was empty and `text` is the JSON the server put in the reasoning field (providers/replyReader.ts). */
+  fromReasoning?: true;
   usage: Usage;
 }
 

@@ -21,7 +21,8 @@ import {
 import { countPromptTokens } from './tokens';
 import { checkUsage, tokenCeiling, usageNote } from './usage';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
-import { ReplyReader, splitThinking } from './reply';
+import { splitThinking } from './reply';
+import { ReplyReader } from './replyReader';
 
 export interface LmAnswerer {
   /** Sends an `lm/request` or `lm/cancel` event to the extension. */

@@ -112,6 +112,7 @@ async function ballot(run: StepContext, round: RoundState, name: string, share: 
     valid: check.ok,
     retried,
     ...(check.ok ? {} : { invalidReason: check.reason }),
+    ...(r.ok && r.result.fromReasoning ? { fromReasoning: true as const } : {}),
     tokens: spoken.tokens,
   });
   await run.checkBudget();
