@@ -46,6 +46,8 @@ export interface Behaviour {
   retryAfter?: number;
   /** Milliseconds, sent as the retry-after-ms header (honoured by the official SDKs; keeps tests fast). */
   retryAfterMs?: number;
+  /** Headers of an error answer sent verbatim (a Retry-After as an HTTP date, `-1`, `NaN`, …). */
+  errorHeaders?: Record<string, string>;
   /** JSON body of an error answer (default: OpenAI's `{ error: { message, type, param, code } }`). */
   errorBody?: unknown;
   /** Destroy the socket after this many content chunks (0 = right after the headers and role chunk). */
@@ -428,6 +430,7 @@ export async function startFakeOpenAI(
       sendJSON(res, b.status, b.errorBody ?? openAIError(b.status, `fake error ${b.status}`), {
         ...(b.retryAfter !== undefined ? { 'Retry-After': String(b.retryAfter) } : {}),
         ...(b.retryAfterMs !== undefined ? { 'retry-after-ms': String(b.retryAfterMs) } : {}),
+        ...b.errorHeaders,
       });
       return;
     }

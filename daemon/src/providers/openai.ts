@@ -1,7 +1,7 @@
 /**
  * Any OpenAI-compatible server (OpenAI, Ollama, LM Studio, vLLM) through the official `openai`
- * package: streaming with `stream_options.include_usage`, explicit timeout and retries (the SDK
- * retries 408/409/429/5xx and connection errors itself, honouring Retry-After), abort on cut. The
+ * package: streaming with `stream_options.include_usage`, explicit timeout and retries (408/409/
+ * 429/5xx and connection errors, honouring a Retry-After up to 60 s: see `retryWait`), abort on cut. The
  * API key lives in memory only and never appears in an error message.
  *
  * Every stream goes through the one ReplyReader (reply.ts): `delta.content` (with inline
@@ -24,7 +24,17 @@ import {
 import { ReplyReader, type FinishReason } from './reply';
 import { listModels } from './models';
 import { StreamGuard, holdToCap, usageOf, withThinking } from './openaiStream';
-import { DEFAULT_KEY, aborted, invalidURL, redact, rootCause, seconds, toProviderError } from './openaiErrors';
+import {
+  DEFAULT_KEY,
+  aborted,
+  invalidURL,
+  redact,
+  retryWait,
+  rootCause,
+  seconds,
+  toProviderError,
+  waitToRetry,
+} from './openaiErrors';
 
 import {
   adaptToRefusal,
@@ -156,7 +166,8 @@ export class OpenAIProvider implements ChatProvider {
       baseURL: this.baseURL,
       apiKey: this.apiKey,
       timeout: this.timeoutMs,
-      maxRetries: this.maxRetries,
+      // Retries are openStream's (a capped Retry-After, a wait that ends with the call).
+      maxRetries: 0,
     });
   }
 
@@ -272,7 +283,7 @@ export class OpenAIProvider implements ChatProvider {
   ): Promise<AsyncIterable<OpenAI.ChatCompletionChunk>> {
     let params = paramsFor(this.baseURL, req.model);
     const adapted = new Set<Adaptation['param']>();
-    for (;;) {
+    for (let attempt = 0; ;) {
       try {
         return await untilAborted(
           this.client.chat.completions.create(requestBody(req, params, messages, tools), { signal }),
@@ -283,10 +294,17 @@ export class OpenAIProvider implements ChatProvider {
           e instanceof OpenAI.APIError && !req.signal.aborted
             ? adaptToRefusal(this.baseURL, req.model, params, e.status as number | undefined, e.error)
             : null;
-        if (!a || adapted.has(a.param)) throw e;
-        adapted.add(a.param);
-        remember(this.baseURL, req.model, a);
-        params = a.params;
+        if (a && !adapted.has(a.param)) {
+          adapted.add(a.param);
+          remember(this.baseURL, req.model, a);
+          params = a.params;
+          continue;
+        }
+        // Retried here, not by the SDK: its wait honours any Retry-After (999999 s kept a CLI
+        // alive) and cannot be cut short; this one is capped and ends with the call.
+        const wait = req.signal.aborted ? undefined : retryWait(e, attempt++, this.maxRetries, this.baseURL);
+        if (wait === undefined) throw e;
+        await waitToRetry(wait, req.signal);
       }
     }
   }
