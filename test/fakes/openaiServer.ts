@@ -145,6 +145,11 @@ export interface FakeOpenAIOptions {
   models?: string[];
   /** Extra fields of a listed model (e.g. OpenRouter's `supported_parameters`, vLLM's `max_model_len`). */
   modelInfo?: Record<string, Record<string, unknown>>;
+  /**
+   * Answer `GET /v1/models` with this instead of the list (a hostile server: 150 MB of models, a
+   * body dribbled a byte at a time, a bare array, deeply nested JSON).
+   */
+  modelsResponse?: (res: http.ServerResponse) => void | Promise<void>;
   /** Behave like this real server (refusals, ignored parameters, where thinking goes). */
   personality?: Personality;
   /**
@@ -623,6 +628,10 @@ export async function startFakeOpenAI(
     }
     if (parseError) {
       sendJSON(res, 400, openAIError(400, 'We could not parse the JSON body of your request.'));
+      return;
+    }
+    if (method === 'GET' && route === '/v1/models' && options.modelsResponse) {
+      await options.modelsResponse(res);
       return;
     }
     if (method === 'GET' && route === '/v1/models') {
