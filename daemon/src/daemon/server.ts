@@ -133,6 +133,7 @@ function accept(ctx: ServerContext, ws: WebSocket, connId: number): void {
     handle(ctx, conn, rawText(data)).catch((e: unknown) => log(`connection ${conn.id}: ${(e as Error).message}`));
   });
   ws.on('close', () => {
+    conn.gone.abort();
     conns.delete(conn);
     conn.unregisterLm?.();
     conn.unregisterLm = undefined;
