@@ -21,7 +21,7 @@ export interface EngineDeps {
    * Wraps every model call, e.g. to limit concurrency per endpoint so one busy meeting cannot
    * starve the others. Defaults to calling straight through.
    */
-  schedule?: <T>(p: Participant, call: () => Promise<T>) => Promise<T>;
+  schedule?: <T>(p: Participant, call: () => Promise<T>, signal?: AbortSignal) => Promise<T>;
   /** Consensus mode: whether a cited file exists in the workspace. Unchecked when absent. */
   checkEvidence?: (file: string) => Promise<Evidence['status']>;
 }
