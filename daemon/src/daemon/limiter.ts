@@ -9,6 +9,8 @@
  * server that hangs): the run then rejects with the abort's reason and what the call brings
  * later is dropped. So a hanging model holds a slot, and its caller, no longer than its turn timeout.
  */
+import { untilAborted } from '../providers/openaiErrors';
+
 export class KeyedLimiter {
   private readonly active = new Map<string, number>();
   private readonly queues = new Map<string, (() => void)[]>();
@@ -31,7 +33,7 @@ export class KeyedLimiter {
     };
     signal?.addEventListener('abort', release, { once: true });
     try {
-      return await untilAborted(fn(), signal);
+      return await (signal ? untilAborted(fn(), signal, () => abortError(signal)) : fn());
     } finally {
       release();
     }
@@ -70,19 +72,6 @@ export class KeyedLimiter {
   waiting(key: string): number {
     return this.queues.get(key)?.length ?? 0;
   }
-}
-
-/** `p`, or the abort's reason as soon as `signal` aborts (what `p` brings later is dropped). */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return p;
-  let onAbort: () => void = () => undefined;
-  const stop = new Promise<never>((_, reject) => {
-    onAbort = () => reject(abortError(signal));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  p.catch(() => undefined);
-  return Promise.race([p, stop]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 function abortError(signal: AbortSignal | undefined): Error {

@@ -33,6 +33,7 @@ import {
   rootCause,
   seconds,
   toProviderError,
+  untilAborted,
   waitToRetry,
 } from './openaiErrors';
 
@@ -129,20 +130,6 @@ function requestBody(
 
 function normalizeBaseURL(baseURL: string): string {
   return baseURL.trim().replace(/\/+$/, '');
-}
-
-/** Rejects as soon as `signal` aborts, even while the SDK sleeps before a retry. */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    p.catch(() => undefined);
-    return Promise.reject(aborted());
-  }
-  let onAbort: () => void = () => undefined;
-  const stop = new Promise<never>((_, reject) => {
-    onAbort = () => reject(aborted());
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return Promise.race([p, stop]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 export class OpenAIProvider implements ChatProvider {

@@ -196,6 +196,21 @@ export function retryWait(e: unknown, attempt: number, maxRetries: number, baseU
   return asked ?? backoffMs(attempt);
 }
 
+/**
+ * `p`, or a rejection with `why()` as soon as `signal` aborts (even while the SDK sleeps, or a
+ * provider never settles); what `p` brings later is dropped.
+ */
+export function untilAborted<T>(p: Promise<T>, signal: AbortSignal, why: () => Error = aborted): Promise<T> {
+  p.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(why());
+  let onAbort: () => void = () => undefined;
+  const stop = new Promise<never>((_, reject) => {
+    onAbort = () => reject(why());
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([p, stop]).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
 /** Waits `ms` before a retry; rejects as aborted at once when `signal` aborts, leaving no timer behind. */
 export function waitToRetry(ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.reject(aborted());
