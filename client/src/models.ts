@@ -13,6 +13,19 @@ export const LOCAL_SERVERS: readonly { name: string; baseUrl: string }[] = [
   { name: 'vLLM', baseUrl: 'http://127.0.0.1:8000/v1' },
 ];
 
+/** Most bytes of a model list read; past it the list is not read at all (one line says so). */
+export const MODEL_LIST_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Most models read from one list (OpenRouter lists about 500). */
+export const MODEL_LIST_MAX_ENTRIES = 10_000;
+
+/** Largest context window believed, in tokens (the largest served today are 10M); above it the figure is ignored. */
+export const MAX_CONTEXT_TOKENS = 100_000_000;
+
+/** Most `supported_parameters` kept per model, and their longest name. */
+const MAX_PARAMETERS = 64;
+const MAX_PARAMETER_CHARS = 64;
+
 /** Longest wait for a local server's model list while probing. */
 export const PROBE_TIMEOUT_MS = 300;
 
@@ -62,17 +75,94 @@ export async function listModels(baseUrl: string, o: ListModelsOptions = {}): Pr
     await res.body?.cancel();
     return { ok: false, kind: 'bad_response', error: `${baseUrl}/models answered HTTP ${res.status}` };
   }
+  let text: string;
   try {
-    const body = (await res.json()) as { data?: unknown };
-    const data: unknown[] = Array.isArray(body.data) ? body.data : [];
-    const infos = data.map(parseModelInfo).filter((m): m is ModelInfo => m !== undefined);
-    // What the list says a model supports (OpenRouter's supported_parameters, vLLM's
-    // max_model_len) feeds the parameters the provider sends to this server.
-    o.onInfos?.(infos);
-    return { ok: true, models: infos.map((m) => m.id) };
-  } catch {
-    return { ok: false, kind: 'bad_response', error: `${baseUrl}/models did not answer with a model list` };
+    const read = await readCapped(res, MODEL_LIST_MAX_BYTES);
+    if (read === undefined) {
+      return {
+        ok: false,
+        kind: 'bad_response',
+        error: `${baseUrl}/models sent more than ${MODEL_LIST_MAX_BYTES / 1024 / 1024} MB; its list was not read`,
+      };
+    }
+    text = read;
+  } catch (e) {
+    const timedOut = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
+    const why = timedOut ? `did not send its model list within ${timeoutMs} ms` : 'broke off its model list';
+    return { ok: false, kind: timedOut ? 'unreachable' : 'bad_response', error: `${baseUrl}/models ${why}` };
   }
+  const infos = modelInfosOf(text);
+  if (!infos) return { ok: false, kind: 'bad_response', error: `${baseUrl}/models did not answer with a model list` };
+  // What the list says a model supports (OpenRouter's supported_parameters, vLLM's
+  // max_model_len) feeds the parameters the provider sends to this server.
+  o.onInfos?.(infos);
+  return { ok: true, models: infos.map((m) => m.id) };
+}
+
+/**
+ * A body read to at most `max` bytes, or undefined past it (the rest is not read: the stream is
+ * cancelled). A 150 MB list took the process to 1.2 GB when read whole.
+ */
+async function readCapped(res: Response, max: number): Promise<string | undefined> {
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) {
+    await res.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  const reader = res.body?.getReader();
+  if (!reader) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = (await reader.read()) as { done: boolean; value: Uint8Array };
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > max) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+/** Deeper than this, a body is not a model list (OpenAI's is 3 levels; OpenRouter's about 5). */
+const MAX_NESTING = 32;
+
+/** Whether JSON text nests deeper than `max` (counted in one pass, strings skipped): a 4 MB `[[[[…` took seconds to parse. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * The entries of a `GET /v1/models` body (`{"object": "list", "data": [...]}`), or undefined when
+ * it is not one: not JSON, nested past `MAX_NESTING`, a bare array, a string. At most
+ * `MODEL_LIST_MAX_ENTRIES` entries are read.
+ */
+function modelInfosOf(text: string): ModelInfo[] | undefined {
+  if (nestsDeeperThan(text, MAX_NESTING)) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const data = (body as { data?: unknown }).data;
+  const entries: unknown[] = Array.isArray(data) ? data.slice(0, MODEL_LIST_MAX_ENTRIES) : [];
+  return entries.map(parseModelInfo).filter((m): m is ModelInfo => m !== undefined);
 }
 
 /** The local servers that answer within `timeoutMs` with at least one model, in `LOCAL_SERVERS` order. */
@@ -115,10 +205,13 @@ export function parseModelInfo(m: unknown): ModelInfo | undefined {
   if (typeof id !== 'string' || id.length === 0 || id.length > 200) return undefined;
   const info: ModelInfo = { id };
   if (Array.isArray(r.supported_parameters))
-    info.supportedParameters = r.supported_parameters.filter((s): s is string => typeof s === 'string');
+    info.supportedParameters = r.supported_parameters
+      .slice(0, MAX_PARAMETERS)
+      .filter((s): s is string => typeof s === 'string' && s.length > 0 && s.length <= MAX_PARAMETER_CHARS);
+  // A whole number of tokens within the cap, else ignored (1e300, -1, 4096.5, "32768", NaN).
   const ctx = [r.max_model_len, r.context_length, r.max_context_length, r.loaded_context_length].find(
-    (n): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0,
+    (n): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n > 0 && n <= MAX_CONTEXT_TOKENS,
   );
-  if (ctx !== undefined) info.contextLength = Math.floor(ctx);
+  if (ctx !== undefined) info.contextLength = ctx;
   return info;
 }

@@ -85,7 +85,7 @@ describe('hostile model text and a bad log record in a real VS Code (code-server
         })
       ).events.map((e) => (e.type === 'meeting_opened' ? { ...e, topic } : e));
     const bidi = (await demo(TOPIC_BIDI)).map((e) =>
-      e.type === 'message_posted' && e.messageId === 'r1-ada' ? { ...e, content: BIDI_POST } : e,
+      e.type === 'message_posted' && e.messageId === 'r1-ada' ? { ...e, text: BIDI_POST } : e,
     );
     const bad = (await demo(TOPIC_BAD)).slice(0, 3);
     vs = await startVsCode({

@@ -46,6 +46,8 @@ export interface Behaviour {
   retryAfter?: number;
   /** Milliseconds, sent as the retry-after-ms header (honoured by the official SDKs; keeps tests fast). */
   retryAfterMs?: number;
+  /** Headers of an error answer sent verbatim (a Retry-After as an HTTP date, `-1`, `NaN`, …). */
+  errorHeaders?: Record<string, string>;
   /** JSON body of an error answer (default: OpenAI's `{ error: { message, type, param, code } }`). */
   errorBody?: unknown;
   /** Destroy the socket after this many content chunks (0 = right after the headers and role chunk). */
@@ -154,6 +156,11 @@ export interface FakeOpenAIOptions {
   models?: string[];
   /** Extra fields of a listed model (e.g. OpenRouter's `supported_parameters`, vLLM's `max_model_len`). */
   modelInfo?: Record<string, Record<string, unknown>>;
+  /**
+   * Answer `GET /v1/models` with this instead of the list (a hostile server: 150 MB of models, a
+   * body dribbled a byte at a time, a bare array, deeply nested JSON).
+   */
+  modelsResponse?: (res: http.ServerResponse) => void | Promise<void>;
   /** Behave like this real server (refusals, ignored parameters, where thinking goes). */
   personality?: Personality;
   /**
@@ -442,6 +449,7 @@ export async function startFakeOpenAI(
       sendJSON(res, b.status, b.errorBody ?? openAIError(b.status, `fake error ${b.status}`), {
         ...(b.retryAfter !== undefined ? { 'Retry-After': String(b.retryAfter) } : {}),
         ...(b.retryAfterMs !== undefined ? { 'retry-after-ms': String(b.retryAfterMs) } : {}),
+        ...b.errorHeaders,
       });
       return;
     }
@@ -645,6 +653,10 @@ export async function startFakeOpenAI(
     }
     if (parseError) {
       sendJSON(res, 400, openAIError(400, 'We could not parse the JSON body of your request.'));
+      return;
+    }
+    if (method === 'GET' && route === '/v1/models' && options.modelsResponse) {
+      await options.modelsResponse(res);
       return;
     }
     if (method === 'GET' && route === '/v1/models') {

@@ -12,7 +12,7 @@ import type {
   Prices,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { PricesSchema, billOf, formatCount, formatUsd } from '@roundtable/protocol';
+import { PricesSchema, RpcError, billOf, formatCount, formatUsd } from '@roundtable/protocol';
 import { estimateMeeting } from '../meeting/estimate';
 import { UsageError } from './common';
 
@@ -158,7 +158,19 @@ export async function printEstimate(
   json: boolean,
   out: NodeJS.WritableStream,
 ): Promise<number> {
-  const e = await estimateMeeting(params);
+  // Interrupted (Ctrl-C), the estimate stops between two calls and says so; too large, one line.
+  const stop = new AbortController();
+  const onSigint = (): void => stop.abort();
+  process.once('SIGINT', onSigint);
+  let e: MeetingEstimate;
+  try {
+    e = await estimateMeeting(params, { signal: stop.signal });
+  } catch (err) {
+    if (err instanceof RpcError) throw new UsageError(err.message);
+    throw err;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
   out.write(`${json ? JSON.stringify(e) : formatEstimate(e)}\n`);
   return 0;
 }

@@ -22,6 +22,8 @@ export class Connection {
   readonly opened = new Set<string>();
   /** Meetings this connection has taken a seat in; kept after a leave, so leaving grants nothing. */
   readonly seated = new Set<string>();
+  /** Aborted when the connection closes: work done only for this client (an estimate) stops. */
+  readonly gone = new AbortController();
   /** Set when this connection answers vscode-lm calls. */
   unregisterLm: (() => void) | undefined;
 

@@ -159,8 +159,12 @@ export const handlers: { [M in DaemonMethod]: MethodHandler<M> } = {
   authenticate: handshakeOnly,
   'meeting/start': start,
   // The attached context is read as the start would read it; the prompts are built, nothing is
-  // called or written.
-  'meeting/estimate': (_ctx, p) => estimateMeeting(p),
+  // called or written. Abandoned when the client hangs up; bounded in work (see estimate.ts).
+  'meeting/estimate': (ctx, p, conn) =>
+    estimateMeeting(p, { signal: conn.gone.signal }).catch((e: unknown) => {
+      if (conn.gone.signal.aborted) ctx.log(`connection ${conn.id}: estimate abandoned (the client left)`);
+      throw e;
+    }),
   'meeting/list': async (ctx) => ({ meetings: await ctx.manager.list() }),
   'meeting/get': get,
   'room/subscribe': async (ctx, p, conn) => ({ lastSeq: await subscribe(ctx, conn, p.meetingId, p.sinceSeq) }),

@@ -102,8 +102,8 @@ export class MeetingManager {
       },
       ...(limiter
         ? {
-            schedule: <T>(p: Participant, call: () => Promise<T>): Promise<T> =>
-              p.provider === 'attached' ? call() : limiter.run(lookup(p).id, call),
+            schedule: <T>(p: Participant, call: () => Promise<T>, signal?: AbortSignal): Promise<T> =>
+              p.provider === 'attached' ? call() : limiter.run(lookup(p).id, call, signal),
           }
         : {}),
     };

@@ -153,6 +153,7 @@ function accept(ctx: ServerContext, ws: WebSocket, connId: number, handshakeMs: 
   });
   ws.on('close', () => {
     clearTimeout(conn.handshakeTimer);
+    conn.gone.abort();
     conns.delete(conn);
     conn.unregisterLm?.();
     conn.unregisterLm = undefined;

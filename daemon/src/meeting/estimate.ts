@@ -8,6 +8,13 @@
  *
  * Played twice: with every round run (the budget out of the way), and with the budget as set, to
  * say where it would stop the meeting first.
+ *
+ * Bounded: both plays together may bill at most `ESTIMATE_MAX_BILLED` tokens on the filler (the
+ * work is about proportional to them: every prompt is built and counted, every reply written).
+ * A meeting whose replies alone pass it (workers × rounds × reply cap) is refused before it is
+ * played; one that passes it while playing is stopped there. Either way the answer is one line,
+ * "too large to estimate: …", never a partial figure. The caller's signal (the client hung up,
+ * the CLI was interrupted) stops a play between two calls.
  */
 import type {
   EstimateLine,
@@ -18,11 +25,24 @@ import type {
   Price,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { DEFAULT_CONFIG, billOf, costOf, spokenTokensOf } from '@roundtable/protocol';
+import { DEFAULT_CONFIG, RpcError, billOf, costOf, formatCount, spokenTokensOf } from '@roundtable/protocol';
 import { MemoryStore } from '../store/memoryStore';
 import type { Clock } from './clock';
 import { Meeting } from './engine';
-import { FillerRoom, rememberingCount, type FilledCall } from './filler';
+import { EstimateMeter, FillerRoom, rememberingCount, type FilledCall } from './filler';
+
+/**
+ * Most tokens both plays of an estimate may bill on the filler: about 5 s and a few hundred MB
+ * on a laptop core (10 workers × 20 rounds of 600-token replies bill about 4,200,000).
+ */
+export const ESTIMATE_MAX_BILLED = 10_000_000;
+
+export interface EstimateOptions {
+  /** Abandons the estimate (the client disconnected, the CLI was interrupted). */
+  signal?: AbortSignal;
+  /** Overrides `ESTIMATE_MAX_BILLED` (tests). */
+  maxBilled?: number;
+}
 
 /** Time stands still: no time limit or timeout fires while the filler answers at once. */
 const STILL: Clock = { now: () => 0, setTimer: () => () => undefined };
@@ -41,8 +61,12 @@ interface Played {
  * Plays a meeting on the filler to its end. A consensus that escalates waits for the human: the
  * estimate has them defer, which closes the meeting and writes its digest.
  */
-async function play(params: StartMeetingParams, count: (text: string) => number): Promise<Played> {
-  const room = new FillerRoom(count);
+async function play(
+  params: StartMeetingParams,
+  count: (text: string) => number,
+  meter: EstimateMeter,
+): Promise<Played> {
+  const room = new FillerRoom(count, meter);
   const spokenByRound = new Map<number, number>();
   const onEvent = (e: MeetingEvent) => {
     const round = 'round' in e && typeof e.round === 'number' ? e.round : 0;
@@ -55,12 +79,49 @@ async function play(params: StartMeetingParams, count: (text: string) => number)
     onEvent,
   };
   const meeting = await Meeting.open(deps, 'estimate', params);
+  // Stopped (cancelled or past the cap): the meeting is cut there, its calls under way aborted.
+  meter.onStop = () => void meeting.cut('cut', 'the estimate stopped').catch(() => undefined);
   let state = await meeting.run();
   if (state.status === 'awaiting_human') {
     await meeting.resolve('defer');
     state = await meeting.run();
   }
   return { state, calls: room.calls, spokenByRound };
+}
+
+/** "30 workers × 100 rounds" */
+function sizeOf(params: StartMeetingParams, rounds: number): string {
+  const workers = params.participants.filter((p) => p.role === 'worker').length;
+  return `${workers} workers × ${rounds} rounds`;
+}
+
+/** The advice of a refusal. */
+const SMALLER = 'estimate a smaller meeting (fewer rounds or workers, a lower reply cap) and scale it up';
+
+/**
+ * Refuses at once, in closed form, a roundtable whose workers' replies alone would pass the cap:
+ * on the filler every worker speaks every round at its full reply cap, so workers × rounds ×
+ * reply cap is a floor of what the full play bills.
+ */
+function refuseTooLarge(params: StartMeetingParams, rounds: number, replyMaxTokens: number, max: number): void {
+  if (params.mode !== 'roundtable') return;
+  const workers = params.participants.filter((p) => p.role === 'worker').length;
+  const floor = workers * rounds * replyMaxTokens;
+  if (floor <= max) return;
+  throw new RpcError(
+    'too_large',
+    `too large to estimate: ${sizeOf(params, rounds)} of ${formatCount(replyMaxTokens)}-token replies bill at least ${formatCount(floor)} tokens, over the estimate's cap of ${formatCount(max)}; ${SMALLER}`,
+  );
+}
+
+/** After a play: the one line of an estimate stopped on its cap or cancelled. */
+function stopIfStopped(params: StartMeetingParams, rounds: number, meter: EstimateMeter): void {
+  if (meter.stopped === 'cancelled') throw new RpcError('bad_request', 'the estimate was cancelled');
+  if (meter.stopped === 'too_large')
+    throw new RpcError(
+      'too_large',
+      `too large to estimate: ${sizeOf(params, rounds)} went past the estimate's cap of ${formatCount(meter.max)} billed tokens ${meter.round > 0 ? `in round ${meter.round}` : 'in the opening'}; ${SMALLER}`,
+    );
 }
 
 /** Where a call is counted: the opening, a round, or the closing digest. */
@@ -101,11 +162,16 @@ function budgetStopped(budgeted: MeetingState, full: MeetingState): boolean {
  * the total, and where the budget would stop it first. Reads the context the start would attach
  * (same folder, same refusals, same budget; reads only).
  */
-export async function estimateMeeting(params: StartMeetingParams): Promise<MeetingEstimate> {
+export async function estimateMeeting(params: StartMeetingParams, o: EstimateOptions = {}): Promise<MeetingEstimate> {
   const config = { ...DEFAULT_CONFIG, ...params.config };
+  const meter = new EstimateMeter(o.maxBilled ?? ESTIMATE_MAX_BILLED, o.signal);
+  const rounds = params.mode === 'consensus' ? 1 + config.challengeRounds : config.maxRounds;
+  refuseTooLarge(params, rounds, config.replyMaxTokens, meter.max);
   const count = rememberingCount();
-  const full = await play({ ...params, config: { ...params.config, tokenBudget: UNBOUNDED } }, count);
-  const budgeted = await play(params, count);
+  const full = await play({ ...params, config: { ...params.config, tokenBudget: UNBOUNDED } }, count, meter);
+  stopIfStopped(params, rounds, meter);
+  const budgeted = await play(params, count, meter);
+  stopIfStopped(params, rounds, meter);
   const prices = Object.keys(config.prices ?? {}).length > 0 ? config.prices : undefined;
   const spoken = (p: Played, round: number) => p.spokenByRound.get(round) ?? 0;
   const roundNumbers = full.state.rounds.map((r) => r.round);

@@ -111,6 +111,39 @@ export interface FilledCall {
 }
 
 /**
+ * The work an estimate may do, shared by its plays: the tokens the filler has billed (prompt and
+ * completion: each prompt is built and counted, each reply written) up to `max`, and the caller's
+ * signal. Past either, every call of the room fails at once and `stopped` says why, so the engine
+ * winds the meeting up in a few cheap steps.
+ */
+export class EstimateMeter {
+  billed = 0;
+  /** Why the estimate stopped, once it has: `cancelled` or `too_large`. */
+  stopped: 'cancelled' | 'too_large' | undefined;
+  /** The round being played when it stopped. */
+  round = 0;
+  /** Called once when the estimate stops: the play cuts its meeting there. */
+  onStop: (() => void) | undefined;
+
+  constructor(
+    readonly max: number,
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  /** Throws (as a failed call) once the estimate is cancelled or past its cap. */
+  check(round: number): void {
+    if (this.signal?.aborted) this.stopped ??= 'cancelled';
+    else if (this.billed > this.max) this.stopped ??= 'too_large';
+    else return;
+    if (!this.round) {
+      this.round = round || -1;
+      this.onStop?.();
+    }
+    throw new ProviderError(`the estimate stopped (${this.stopped})`, 'aborted');
+  }
+}
+
+/**
  * Answers every participant of a meeting with filler and records every call. One prefix cache
  * per provider and model: a server caches what was sent to the same model.
  */
@@ -118,8 +151,14 @@ export class FillerRoom {
   readonly calls: FilledCall[] = [];
   private readonly providers = new Map<string, ChatProvider>();
 
-  /** `count`: tokens of a message's text (an estimate shares one that remembers, see `rememberingCount`). */
-  constructor(private readonly count: (text: string) => number = countTokens) {}
+  /**
+   * `count`: tokens of a message's text (an estimate shares one that remembers, see
+   * `rememberingCount`); `meter`: the estimate's work cap and cancellation.
+   */
+  constructor(
+    private readonly count: (text: string) => number = countTokens,
+    private readonly meter?: EstimateMeter,
+  ) {}
 
   providerFor(p: Participant): ChatProvider {
     const key = `${p.provider}\u0000${p.model}`;
@@ -132,11 +171,13 @@ export class FillerRoom {
         // event loop, as a server's replies arrive: one is recorded before the next comes in.
         chat: (req) =>
           new Promise((resolve, reject) => {
+            // A failure too waits its turn: an engine that meets one failure after another is
+            // never left looping on microtasks alone (the client's hang-up must get through).
             try {
               const answer = this.answer(p, cache, req);
               setImmediate(() => resolve(answer));
             } catch (e) {
-              reject(e instanceof Error ? e : new Error(String(e)));
+              setImmediate(() => reject(e instanceof Error ? e : new Error(String(e))));
             }
           }),
       };
@@ -148,6 +189,7 @@ export class FillerRoom {
   private answer(p: Participant, cache: PrefixCache, req: ChatRequest): ChatResult {
     // A call the meeting has given up on is never answered, as a server's would not be.
     if (req.signal.aborted) throw new ProviderError('the call was aborted', 'aborted');
+    this.meter?.check(req.meta.round);
     // A reasoning model thinks through the room the engine gives it for that, then replies.
     const thought = isReasoningModel(p.model) ? Math.min(THINKING_ALLOWANCE, req.maxTokens) : 0;
     const text = fillerReply({
@@ -164,6 +206,7 @@ export class FillerRoom {
       ...(thought ? { reasoningTokens: thought } : {}),
     };
     const { participant, purpose, round } = req.meta;
+    if (this.meter) this.meter.billed += promptTokens + usage.completionTokens;
     this.calls.push({ participant, provider: p.provider, model: p.model, purpose, round, ...usage });
     return {
       text,

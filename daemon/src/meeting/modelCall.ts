@@ -61,34 +61,38 @@ export async function callModel(
   };
   try {
     const schedule = ports.schedule ?? (<T>(_p: Participant, f: () => Promise<T>) => f());
-    const result = await schedule(p, () =>
-      ports.providerFor(p).chat({
-        model: p.model,
-        messages: o.messages,
-        maxTokens: o.maxTokens,
-        ...(o.stopAtMaxTokens ? { stopAtMaxTokens: true } : {}),
-        signal: turn.signal,
-        ...(o.json ? { json: o.json } : {}),
-        ...(o.tools ? { tools: o.tools } : {}),
-        ...(onDelta
-          ? {
-              onDelta: (chunk: string, channel: ReplyChannel) => {
-                const text = redactors[channel].push(chunk);
-                if (!text) return;
-                onDelta({
-                  meetingId: o.meetingId,
-                  messageId,
-                  purpose: o.purpose,
-                  from: p.name,
-                  round: o.round,
-                  text,
-                  ...(channel === 'thinking' ? { thinking: true as const } : {}),
-                });
-              },
-            }
-          : {}),
-        meta: { participant: p.name, role: p.role, purpose: o.purpose, round: o.round, topic: o.topic },
-      }),
+    // The turn's signal: a timed-out or cut call leaves the endpoint's queue, or gives its slot up.
+    const result = await schedule(
+      p,
+      () =>
+        ports.providerFor(p).chat({
+          model: p.model,
+          messages: o.messages,
+          maxTokens: o.maxTokens,
+          ...(o.stopAtMaxTokens ? { stopAtMaxTokens: true } : {}),
+          signal: turn.signal,
+          ...(o.json ? { json: o.json } : {}),
+          ...(o.tools ? { tools: o.tools } : {}),
+          ...(onDelta
+            ? {
+                onDelta: (chunk: string, channel: ReplyChannel) => {
+                  const text = redactors[channel].push(chunk);
+                  if (!text) return;
+                  onDelta({
+                    meetingId: o.meetingId,
+                    messageId,
+                    purpose: o.purpose,
+                    from: p.name,
+                    round: o.round,
+                    text,
+                    ...(channel === 'thinking' ? { thinking: true as const } : {}),
+                  });
+                },
+              }
+            : {}),
+          meta: { participant: p.name, role: p.role, purpose: o.purpose, round: o.round, topic: o.topic },
+        }),
+      turn.signal,
     );
     if (turn.signal.aborted) throw turn.signal.reason;
     return { ok: true, result };

@@ -21,7 +21,7 @@ export interface EngineDeps {
    * Wraps every model call, e.g. to limit concurrency per endpoint so one busy meeting cannot
    * starve the others. Defaults to calling straight through.
    */
-  schedule?: <T>(p: Participant, call: () => Promise<T>) => Promise<T>;
+  schedule?: <T>(p: Participant, call: () => Promise<T>, signal?: AbortSignal) => Promise<T>;
   /**
    * Secrets to keep out of the log and the live view (the API keys the meeting calls with, the
    * daemon's token; see secrets.ts): a server that echoes one has it replaced in every event and delta.

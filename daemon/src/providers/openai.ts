@@ -1,7 +1,7 @@
 /**
  * Any OpenAI-compatible server (OpenAI, Ollama, LM Studio, vLLM) through the official `openai`
- * package: streaming with `stream_options.include_usage`, explicit timeout and retries (the SDK
- * retries 408/409/429/5xx and connection errors itself, honouring Retry-After), abort on cut. The
+ * package: streaming with `stream_options.include_usage`, explicit timeout and retries (408/409/
+ * 429/5xx and connection errors, honouring a Retry-After up to 60 s: see `retryWait`), abort on cut. The
  * API key lives in memory only and never appears in an error message.
  *
  * Every stream goes through the one ReplyReader (replyReader.ts): `delta.content` (with inline
@@ -26,7 +26,18 @@ import { ReplyReader } from './replyReader';
 import { listModels } from './models';
 import { StreamGuard, holdToCap } from './openaiStream';
 import { checkUsage, openAiReported, tokenCeiling, usageNote, type Reported } from './usage';
-import { DEFAULT_KEY, aborted, invalidURL, redact, rootCause, seconds, toProviderError } from './openaiErrors';
+import {
+  DEFAULT_KEY,
+  aborted,
+  invalidURL,
+  redact,
+  retryWait,
+  rootCause,
+  seconds,
+  toProviderError,
+  untilAborted,
+  waitToRetry,
+} from './openaiErrors';
 
 import {
   adaptToRefusal,
@@ -125,20 +136,6 @@ function normalizeBaseURL(baseURL: string): string {
   return baseURL.trim().replace(/\/+$/, '');
 }
 
-/** Rejects as soon as `signal` aborts, even while the SDK sleeps before a retry. */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    p.catch(() => undefined);
-    return Promise.reject(aborted());
-  }
-  let onAbort: () => void = () => undefined;
-  const stop = new Promise<never>((_, reject) => {
-    onAbort = () => reject(aborted());
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return Promise.race([p, stop]).finally(() => signal.removeEventListener('abort', onAbort));
-}
-
 export class OpenAIProvider implements ChatProvider {
   readonly id: string;
   private readonly client: OpenAI;
@@ -162,7 +159,8 @@ export class OpenAIProvider implements ChatProvider {
       baseURL: this.baseURL,
       apiKey: this.apiKey,
       timeout: this.timeoutMs,
-      maxRetries: this.maxRetries,
+      // Retries are openStream's (a capped Retry-After, a wait that ends with the call).
+      maxRetries: 0,
     });
   }
 
@@ -298,7 +296,7 @@ export class OpenAIProvider implements ChatProvider {
   ): Promise<AsyncIterable<OpenAI.ChatCompletionChunk>> {
     let params = paramsFor(this.baseURL, req.model);
     const adapted = new Set<Adaptation['param']>();
-    for (;;) {
+    for (let attempt = 0; ;) {
       try {
         return await untilAborted(
           this.client.chat.completions.create(requestBody(req, params, messages, tools), { signal }),
@@ -309,10 +307,17 @@ export class OpenAIProvider implements ChatProvider {
           e instanceof OpenAI.APIError && !req.signal.aborted
             ? adaptToRefusal(this.baseURL, req.model, params, e.status as number | undefined, e.error)
             : null;
-        if (!a || adapted.has(a.param)) throw e;
-        adapted.add(a.param);
-        remember(this.baseURL, req.model, a);
-        params = a.params;
+        if (a && !adapted.has(a.param)) {
+          adapted.add(a.param);
+          remember(this.baseURL, req.model, a);
+          params = a.params;
+          continue;
+        }
+        // Retried here, not by the SDK: its wait honours any Retry-After (999999 s kept a CLI
+        // alive) and cannot be cut short; this one is capped and ends with the call.
+        const wait = req.signal.aborted ? undefined : retryWait(e, attempt++, this.maxRetries, this.baseURL);
+        if (wait === undefined) throw e;
+        await waitToRetry(wait, req.signal);
       }
     }
   }
