@@ -17,7 +17,7 @@ import type { Frame, Locator, Page } from 'playwright-core';
 import type { MeetingEvent } from '@roundtable/protocol';
 import { EVENT_SCHEMA_VERSION } from '@roundtable/protocol';
 import { loadPanel } from '../../daemon/src/panel';
-import { SqliteStore, journalFiles } from '../../daemon/src/store/sqliteStore';
+import { journalFiles } from '../../daemon/src/store/sqliteStore';
 import { runMeeting } from '../fakes/meetings';
 import {
   CODE_SERVER,
@@ -32,6 +32,7 @@ import {
   waitForRoundtableCommands,
   type RunningVsCode,
 } from './codeServer';
+import { meetingsView, seedMeetings, type MeetingsView } from './meetingsView';
 
 const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
 const TOPIC_BIDI = 'Should the admin check move into middleware?';
@@ -43,19 +44,6 @@ const BIDI_POST = [
   '[STANCE: AGREE]',
 ].join('\n');
 const BIDI_CHARS = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/;
-
-/** Writes meetings into the daemon's store, as the engine would have; returns their ids. */
-async function seed(home: string, meetings: MeetingEvent[][]): Promise<string[]> {
-  const store = await SqliteStore.open(path.join(home, 'store'));
-  const ids: string[] = [];
-  for (const events of meetings) {
-    const id = `m-e2e-${Math.random().toString(36).slice(2, 8)}`;
-    ids.push(id);
-    for (const { meetingId: _m, seq: _s, at: _a, v: _v, ...body } of events) await store.append(id, body);
-  }
-  await store.close();
-  return ids;
-}
 
 /** Appends to the store's journal a usage record as a release that stored usage unchecked wrote it. */
 async function badUsageRecord(home: string, meetingId: string, seq: number): Promise<void> {
@@ -92,7 +80,7 @@ describe('hostile model text and a bad log record in a real VS Code (code-server
       install: 'vsix',
       settings: { 'workbench.colorTheme': 'Default Light Modern' },
       beforeStart: async ({ home }) => {
-        const [, badId] = await seed(home, [bidi, bad]);
+        const [, badId] = await seedMeetings(home, [bidi, bad]);
         await badUsageRecord(home, badId as string, bad.length + 1);
       },
     });
@@ -110,16 +98,10 @@ describe('hostile model text and a bad log record in a real VS Code (code-server
     console.log(`e2e screenshots: ${SHOTS}`);
   });
 
-  function meetingsPane(): Locator {
-    return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^\s*Meetings/ }) });
-  }
-  function row(topic: string): Locator {
-    return meetingsPane().locator('.monaco-list-row', { hasText: topic.slice(0, 30) });
-  }
-  async function expandGroups(): Promise<void> {
-    const collapsed = meetingsPane().locator('.monaco-list-row[aria-expanded="false"]');
-    while ((await collapsed.count()) > 0) await collapsed.first().click();
-  }
+  const view = (): MeetingsView => meetingsView(page);
+  const meetingsPane = (): Locator => view().pane();
+  const row = (topic: string): Locator => view().row(topic);
+  const expandGroups = (): Promise<void> => view().expandGroups();
   async function showMeetings(): Promise<void> {
     if ((await meetingsPane().count()) === 0) await palette(page, 'Roundtable: Focus on Meetings View');
     const header = meetingsPane().locator('.pane-header');

@@ -26,6 +26,7 @@ import {
   waitForRoundtableCommands,
   type RunningVsCode,
 } from './codeServer';
+import { meetingsView, type MeetingsView } from './meetingsView';
 
 const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
 const TOPIC_A = 'Should we split the billing service out of the monolith?';
@@ -81,15 +82,9 @@ describe('Meetings in a real VS Code (code-server)', () => {
 
   const start = (topic: string) => startMeeting(page, { topic, mode: 'Roundtable' });
 
-  /** The Meetings view's pane in the sidebar. */
-  function meetingsPane(): Locator {
-    return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^\s*Meetings/ }) });
-  }
-
-  /** The Meetings view's row for a topic. */
-  function row(topic: string): Locator {
-    return meetingsPane().locator('.monaco-list-row', { hasText: topic.slice(0, 30) });
-  }
+  const view = (): MeetingsView => meetingsView(page);
+  const meetingsPane = (): Locator => view().pane();
+  const row = (topic: string): Locator => view().row(topic);
 
   async function rowText(topic: string): Promise<string> {
     return (await row(topic).first().textContent()) ?? '';
@@ -101,11 +96,7 @@ describe('Meetings in a real VS Code (code-server)', () => {
     if ((await sidebar.count()) > 0) await sidebar.screenshot({ path: path.join(SHOTS, `${name}-sidebar.png`) });
   }
 
-  /** Shows every group of the Meetings view (VS Code may keep a group collapsed). */
-  async function expandGroups(): Promise<void> {
-    const collapsed = meetingsPane().locator('.monaco-list-row[aria-expanded="false"]');
-    while ((await collapsed.count()) > 0) await collapsed.first().click();
-  }
+  const expandGroups = (): Promise<void> => view().expandGroups();
 
   function untracked(): string[] {
     return execFileSync('git', ['status', '--porcelain'], { cwd: workspace })

@@ -15,7 +15,6 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { Frame, Locator, Page } from 'playwright-core';
 import type { Digest, MeetingEvent } from '@roundtable/protocol';
 import { loadPanel } from '../../daemon/src/panel';
-import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
 import { runMeeting } from '../fakes/meetings';
 import {
@@ -31,6 +30,7 @@ import {
   waitForRoundtableCommands,
   type RunningVsCode,
 } from './codeServer';
+import { meetingsView, seedMeetings, type MeetingsView } from './meetingsView';
 
 const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
 const TOPIC_THINK = 'Should we cache build artefacts in CI?';
@@ -68,16 +68,6 @@ function edit(events: MeetingEvent[], opts: { topic: string; digest?: Partial<Di
     if (e.type === 'digest_ready') return { ...e, digest: { ...e.digest, topic: opts.topic, ...opts.digest } };
     return e;
   });
-}
-
-/** Writes meetings into the daemon's store, as the engine would have. */
-async function seed(home: string, meetings: MeetingEvent[][]): Promise<void> {
-  const store = await SqliteStore.open(path.join(home, 'store'));
-  for (const events of meetings) {
-    const id = `m-e2e-${Math.random().toString(36).slice(2, 8)}`;
-    for (const { meetingId: _m, seq: _s, at: _a, v: _v, ...body } of events) await store.append(id, body);
-  }
-  await store.close();
 }
 
 describe('thinking, no decision and the demo in a real VS Code (code-server)', () => {
@@ -120,7 +110,9 @@ describe('thinking, no decision and the demo in a real VS Code (code-server)', (
     vs = await startVsCode({
       install: 'vsix',
       settings: { 'workbench.colorTheme': 'Default Light Modern', 'roundtable.providerBaseUrl': fake.baseURL },
-      beforeStart: ({ home }) => seed(home, [demoOnly, none, thinking]),
+      beforeStart: async ({ home }) => {
+        await seedMeetings(home, [demoOnly, none, thinking]);
+      },
     });
     page = vs.page;
     await mkdir(SHOTS, { recursive: true });
@@ -137,16 +129,10 @@ describe('thinking, no decision and the demo in a real VS Code (code-server)', (
     console.log(`e2e screenshots: ${SHOTS}`);
   });
 
-  function meetingsPane(): Locator {
-    return page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^\s*Meetings/ }) });
-  }
-  function row(topic: string): Locator {
-    return meetingsPane().locator('.monaco-list-row', { hasText: topic.slice(0, 30) });
-  }
-  async function expandGroups(): Promise<void> {
-    const collapsed = meetingsPane().locator('.monaco-list-row[aria-expanded="false"]');
-    while ((await collapsed.count()) > 0) await collapsed.first().click();
-  }
+  const view = (): MeetingsView => meetingsView(page);
+  const meetingsPane = (): Locator => view().pane();
+  const row = (topic: string): Locator => view().row(topic);
+  const expandGroups = (): Promise<void> => view().expandGroups();
 
   /** Shows a meeting in the room from its row in the Meetings view, and returns the room's frame. */
   /** Shows or hides the Meetings pane (hidden, the room gets the sidebar's whole height). */

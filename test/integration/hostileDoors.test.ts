@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { EventBody, MeetingEvent, MeetingState, StartMeetingParams, ToWebview } from '@roundtable/protocol';
+import type { MeetingEvent, MeetingState, StartMeetingParams, ToWebview } from '@roundtable/protocol';
 import {
   DEFAULT_CONFIG,
   RpcError,
@@ -39,6 +39,7 @@ import type { ChatProvider } from '../../daemon/src/providers/types';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import { cli, ensureBuilt } from '../fakes/cli';
 import { Follower, tempDataDir } from '../fakes/daemon';
+import { humanPost } from '../fakes/given';
 import { startEvalServer, type EvalServer } from '../fakes/evalServer';
 import { mcpSessions } from '../fakes/mcp';
 import { panel } from '../fakes/meetings';
@@ -517,14 +518,7 @@ async function diskFault(dir: string): Promise<{ set(full: boolean): void; resto
   };
 }
 
-const post = (i: number): EventBody => ({
-  type: 'human_posted',
-  messageId: `h${i}`,
-  from: 'human',
-  text: `post ${i}`,
-  tokens: 2,
-  round: 0,
-});
+const post = humanPost;
 
 describe('door 4: the store after the disk fills up', () => {
   it('refuses only the writes that failed, recovers by itself once there is space, and loses nothing acknowledged', async () => {
