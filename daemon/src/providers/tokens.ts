@@ -18,6 +18,9 @@ interface Ranks {
   ranks: Map<string, number>;
   /** The longest token in bytes: a longer piece is never one token. */
   longest: number;
+  /** Each id's key in `ranks`, and each byte's id. */
+  keyOf: string[];
+  byteIds: Int32Array;
 }
 
 let loaded: Ranks | undefined;
@@ -27,9 +30,35 @@ function table(): Ranks {
   const ranks = (encoder as unknown as { rankMap?: unknown }).rankMap;
   if (!(ranks instanceof Map)) throw new Error('js-tiktoken changed: its rank table is not where the counter reads it');
   let longest = 0;
-  for (const key of (ranks as Map<string, number>).keys()) longest = Math.max(longest, key.split(',').length);
-  loaded = { encoder, ranks: ranks as Map<string, number>, longest };
+  const keyOf: string[] = [];
+  for (const [key, id] of ranks as Map<string, number>) {
+    longest = Math.max(longest, key.split(',').length);
+    keyOf[id] = key;
+  }
+  const byteIds = Int32Array.from({ length: 256 }, (_, b) => (ranks as Map<string, number>).get(String(b)) ?? -1);
+  loaded = { encoder, ranks: ranks as Map<string, number>, longest, keyOf, byteIds };
   return loaded;
+}
+
+/** What two adjacent tokens merge into (-1: they do not), by left id then right id, remembered: a run repeats its pairs. */
+let merges: (Map<number, number> | undefined)[] = [];
+let mergesKept = 0;
+const MAX_MERGES_KEPT = 1 << 20;
+
+function mergeOf(t: Ranks, left: number, right: number): number {
+  let byRight = merges[left];
+  let m = byRight?.get(right);
+  if (m !== undefined) return m;
+  if (mergesKept >= MAX_MERGES_KEPT) {
+    merges = [];
+    mergesKept = 0;
+    byRight = undefined;
+  }
+  if (!byRight) merges[left] = byRight = new Map();
+  m = t.ranks.get(`${t.keyOf[left]},${t.keyOf[right]}`) ?? -1;
+  byRight.set(right, m);
+  mergesKept++;
+  return m;
 }
 
 const PIECES = new RegExp(o200k.pat_str, 'gu');
@@ -74,46 +103,46 @@ class MinHeap {
   }
 }
 
-/** The byte-pair merge of one piece, its ids appended to `out`. */
+/**
+ * The byte-pair merge of one piece, its ids appended to `out`. Every part is a token, so a pair's
+ * rank is the id of the token the two make (the library's rule: lowest first, leftmost on a tie).
+ */
 function mergePiece(bytes: Uint8Array, t: Ranks, out: number[]): void {
   const n = bytes.length;
-  // Parts as a linked list of start offsets: next[i] is where the part starting at i ends.
+  // Parts as a linked list of start offsets: the part starting at i ends at next[i], is token ids[i].
   const next = new Int32Array(n);
   const prev = new Int32Array(n);
-  const alive = new Uint8Array(n).fill(1);
+  const ids = new Int32Array(n);
+  /** The rank of the pair a part makes with the next one (-1: none). */
+  const pairRanks = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
     next[i] = i + 1;
     prev[i] = i - 1;
+    ids[i] = t.byteIds[bytes[i]!]!;
   }
-  const key = (from: number, to: number): string => bytes.subarray(from, to).join(',');
-  const pairRank = (i: number): number | undefined => {
-    const j = next[i]!;
-    if (j >= n) return undefined;
-    const end = next[j]!;
-    return end - i > t.longest ? undefined : t.ranks.get(key(i, end));
-  };
   const heap = new MinHeap();
   const offer = (i: number): void => {
-    const r = pairRank(i);
-    if (r !== undefined) heap.push(r * LOW + i);
+    const j = next[i]!;
+    const r = j < n ? mergeOf(t, ids[i]!, ids[j]!) : -1;
+    pairRanks[i] = r;
+    if (r >= 0) heap.push(r * LOW + i);
   };
   for (let i = 0; i + 1 < n; i++) offer(i);
   while (heap.size > 0) {
     const top = heap.pop();
     const i = top % LOW;
+    const rank = (top - i) / LOW;
     // A stale entry (its part merged away, or its pair changed since) is dropped.
-    if (!alive[i] || pairRank(i) !== (top - i) / LOW) continue;
+    if (pairRanks[i] !== rank) continue;
     const j = next[i]!;
-    alive[j] = 0;
+    ids[i] = rank;
+    pairRanks[j] = -1;
     next[i] = next[j]!;
     if (next[i] < n) prev[next[i]] = i;
     offer(i);
     if (prev[i]! >= 0) offer(prev[i]!);
   }
-  for (let i = 0; i < n; i = next[i]!) {
-    const id = t.ranks.get(key(i, next[i]!));
-    if (id !== undefined) out.push(id);
-  }
+  for (let i = 0; i < n; i = next[i]!) if (ids[i]! >= 0) out.push(ids[i]!);
 }
 
 /**
