@@ -1,0 +1,140 @@
+/**
+ * Globs and context paths from agents and users: matched without backtracking (work linear in
+ * the path whatever the pattern), capped in length, and refused up front when they can never be
+ * inside the workspace.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkStartParams, MAX_GLOB_LENGTH } from '@roundtable/protocol';
+import { globMatcher } from '../../daemon/src/gate';
+import { LINEAR_RATIO, MB, workRatio } from '../fakes/linear';
+
+/** The regex the old matcher built, as the reference for what a glob means (on small inputs only). */
+function oldGlobRegex(glob: string): RegExp {
+  let out = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === '*' && glob[i + 1] === '*') {
+      out += glob[i + 2] === '/' ? '(?:.*/)?' : '.*';
+      i += glob[i + 2] === '/' ? 2 : 1;
+    } else if (c === '*') out += '[^/]*';
+    else if (c === '?') out += '[^/]';
+    else out += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`);
+}
+
+/** Patterns an agent could send to stall a backtracking matcher, and a path of `n` characters built to hurt each. */
+const CRAFTED: [string, string, (n: number) => string][] = [
+  ['eight stars against a name of one letter', '*a*a*a*a*a*a*a*a*b', (n) => 'a'.repeat(n)],
+  ['globstars between folders', '**/**/**/**/**/**/x', (n) => 'a/'.repeat(n / 2)],
+  ['globstars across the whole path', '**a**a**a**a**a**a**b', (n) => 'a'.repeat(n)],
+  ['a run of question marks', `${'?'.repeat(200)}z`, (n) => 'q'.repeat(n)],
+  ['stars and slashes', '*/*/*/*/*/*/*/*/*/b', (n) => 'a/'.repeat(n / 2)],
+  ['a long literal tail after a star', `*${'ab'.repeat(100)}c`, (n) => 'ab'.repeat(n / 2)],
+];
+
+describe('glob matching cannot backtrack', () => {
+  for (const [name, glob, path] of CRAFTED) {
+    it(`${name}: ${glob.slice(0, 30)} — a 256 KB name costs linear work and is not matched`, () => {
+      const m = globMatcher(glob);
+      assert.equal(m.test(path(1_000)), false);
+      const ratio = workRatio((p) => m.test(p), path, MB / 4);
+      assert.ok(ratio < LINEAR_RATIO, `256 KB took ${ratio.toFixed(1)}× the work of 32 KB`);
+    });
+  }
+
+  it('eight stars against a 30-letter name answer at once (the backtracking regex took minutes)', () => {
+    assert.equal(globMatcher('*a*a*a*a*a*a*a*a*b').test(`${'a'.repeat(30)}c`), false);
+    assert.equal(globMatcher('*a*a*a*a*a*a*a*a*b').test(`${'a'.repeat(30)}b`), true);
+  });
+
+  it(`refuses a pattern longer than ${MAX_GLOB_LENGTH} characters in one line`, () => {
+    assert.throws(
+      () => globMatcher(`${'*a'.repeat(200)}`),
+      /^Error: the glob is 400 characters long; at most 256 are matched$/,
+    );
+  });
+
+  it('means what the old matcher meant on every ordinary pattern (same answers on 4,000 pairs)', () => {
+    let seed = 7;
+    const rand = (k: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % k;
+    };
+    const pieces = ['*', '**', '**/', '?', 'a', 'b', '/', '.', 'ts', '[', '{', '+'];
+    const chars = ['a', 'b', '/', '.', 't', 's', '[', '{', '+'];
+    for (let n = 0; n < 4_000; n++) {
+      let glob = '';
+      for (let k = rand(6) + 1; k > 0; k--) glob += pieces[rand(pieces.length)];
+      // Three stars in a row meant `.*[^/]*` to the old matcher: `**` here, a run of stars being one.
+      if (/\*\*\*/.test(glob)) continue;
+      let path = '';
+      for (let k = rand(10); k > 0; k--) path += chars[rand(chars.length)];
+      assert.equal(globMatcher(glob).test(path), oldGlobRegex(glob).test(path), `${glob} on ${path}`);
+    }
+  });
+
+  it('matches the usual context globs', () => {
+    const cases: [string, string, boolean][] = [
+      ['src/**/*.ts', 'src/a/b/c.ts', true],
+      ['src/**/*.ts', 'src/c.ts', true],
+      ['src/*.ts', 'src/a/c.ts', false],
+      ['./docs/*.md', 'docs/x.md', true],
+      ['**', 'anything/at/all', true],
+      ['*.md', 'README.md', true],
+      ['*.md', 'docs/README.md', false],
+      ['a?c', 'a/c', false],
+      ['🎉/*.txt', '🎉/x.txt', true],
+    ];
+    for (const [glob, path, want] of cases) assert.equal(globMatcher(glob).test(path), want, `${glob} on ${path}`);
+  });
+});
+
+describe('context paths that can never be inside the workspace are refused before the meeting starts', () => {
+  const start = (paths: string[], extra: Record<string, unknown> = {}) =>
+    checkStartParams({
+      topic: 'Where do the files live?',
+      mode: 'roundtable',
+      participants: [
+        { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
+        { name: 'ada', role: 'worker', provider: 'scripted', model: 'scripted' },
+        { name: 'grace', role: 'worker', provider: 'scripted', model: 'scripted' },
+      ],
+      context: { paths, ...extra },
+    });
+  const refused: [string, RegExp][] = [
+    ['../*.txt', /^glob "\.\.\/\*\.txt" points outside the workspace: it climbs out with \.\.$/],
+    ['../secrets.txt', /^context path "\.\.\/secrets\.txt" points outside the workspace: it climbs out with \.\.$/],
+    ['/etc/*.conf', /^glob "\/etc\/\*\.conf" points outside the workspace: a glob is matched inside the workspace/],
+    ['~/notes.txt', /^context path "~\/notes\.txt" points outside the workspace: ~ is a home folder/],
+    ['~/**/*.pem', /^glob "~\/\*\*\/\*\.pem" points outside the workspace: ~ is a home folder/],
+    ['C:\\Users\\*.txt', /^glob "C:\\Users\\\*\.txt" points outside the workspace/],
+    ['c:/x/*', /^glob "c:\/x\/\*" points outside the workspace/],
+    ['src/../../x.txt', /climbs out with \.\.$/],
+    ['src\\..\\..\\*.ini', /climbs out with \.\.$/],
+    ['./../x/*', /climbs out with \.\.$/],
+    ['a/b/../../../c', /climbs out with \.\.$/],
+    ['..', /climbs out with \.\.$/],
+    [`${'x'.repeat(300)}*`, /^glob is 301 characters long; at most 256 are matched$/],
+  ];
+  for (const [p, why] of refused)
+    it(`refuses ${p.slice(0, 40)} in one line`, () => {
+      const r = start([p]);
+      assert.equal(r.ok, false);
+      assert.match(r.ok ? '' : r.error, why);
+      assert.ok(!(r.ok ? '' : r.error).includes('\n'));
+    });
+
+  it('refuses a selection or a decisions folder that climbs out too', () => {
+    const sel = start([], { selections: [{ path: '../x.ts', startLine: 1, endLine: 2 }] });
+    assert.match(sel.ok ? '' : sel.error, /climbs out/);
+    const dec = start([], { decisionsFolder: '../../adr' });
+    assert.match(dec.ok ? '' : dec.error, /climbs out/);
+  });
+
+  it('lets through what may be inside: a path that comes back, a glob under a folder, an absolute file for the gate to judge', () => {
+    for (const p of ['src/../README.md', 'src/**/*.ts', './docs/*.md', '/home/me/ws/src/app.ts', 'a..b/c', '...'])
+      assert.equal(start([p]).ok, true, p);
+  });
+});
