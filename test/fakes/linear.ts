@@ -106,14 +106,15 @@ export const LINEAR_RATIO = 24;
 
 /**
  * The token counter on one shape: 300 characters counted exactly as js-tiktoken's own unsplit
- * encoder counts them, 1 MB in linear work, 256 KB cut to 1,000 tokens without a stack overflow.
+ * encoder counts them, 1 MB in linear work, 256 KB of it and prose after cut to 1,000 tokens without a stack overflow.
  */
 export function checkTokenShape(shape: (n: number) => string): void {
   const sample = shape(300);
   assert.equal(countTokens(sample), reference().encode(sample, [], []).length, 'the same count as the library');
   const ratio = workRatio(countTokens, shape);
   assert.ok(ratio < LINEAR_RATIO, `1 MB took ${ratio.toFixed(1)}× the work of 128 KB`);
-  const cut = truncateToTokens(shape(MB / 4), 1_000);
+  // The run, then prose: the old cutter spread the prose's ids as arguments and overflowed the stack.
+  const cut = truncateToTokens(`${shape(MB / 4)} ${'and then some words. '.repeat(15_000)}`, 1_000);
   assert.ok(cut.length > 0 && countTokens(cut) <= 1_000, `cut to ${countTokens(cut)} tokens`);
 }
 

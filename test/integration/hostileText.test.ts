@@ -54,4 +54,28 @@ describe('a ~1 MB reply through a real daemon', () => {
     assert.ok(said.length < 100_000, String(said.length));
     await f.conn.close();
   });
+
+  it('refuses a context glob outside the workspace at meeting/start, in one line, before any call', async () => {
+    const f = await Follower.connect(d.port, d.token);
+    const asked = fake.requests.length;
+    await assert.rejects(
+      f.conn.rpc.request('meeting/start', {
+        topic: 'Read the neighbours?',
+        mode: 'roundtable',
+        participants: [
+          { name: 'sam', role: 'assistant', provider: 'openai', model: 'm' },
+          { name: 'ada', role: 'worker', provider: 'openai', model: 'm' },
+          { name: 'grace', role: 'worker', provider: 'openai', model: 'm' },
+        ],
+        providers: { baseURL: fake.baseURL },
+        workspace: process.cwd(),
+        context: { paths: ['src/*.ts', '../*.txt'] },
+      }),
+      (e: Error) => /glob "\.\.\/\*\.txt" points outside the workspace: it climbs out with \.\.$/.test(e.message),
+    );
+    assert.equal(fake.requests.length, asked, 'no model was asked');
+    const { meetings } = await f.conn.rpc.request('meeting/list', {});
+    assert.equal(meetings.filter((m) => m.topic === 'Read the neighbours?').length, 0);
+    await f.conn.close();
+  });
 });
