@@ -6,8 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkStartParams, MAX_GLOB_LENGTH } from '@roundtable/protocol';
+import { oneLine as markdownOneLine } from '@roundtable/protocol/markdown';
 import { globMatcher } from '../../daemon/src/gate';
-import { LINEAR_RATIO, MB, workRatio } from '../fakes/linear';
+import { defang, oneLine as envelopeOneLine } from '../../daemon/src/meeting/envelope';
+import { LINEAR_RATIO, MB, SHAPES, workRatio } from '../fakes/linear';
 
 /** The regex the old matcher built, as the reference for what a glob means (on small inputs only). */
 function oldGlobRegex(glob: string): RegExp {
@@ -136,5 +138,31 @@ describe('context paths that can never be inside the workspace are refused befor
   it('lets through what may be inside: a path that comes back, a glob under a folder, an absolute file for the gate to judge', () => {
     for (const p of ['src/../README.md', 'src/**/*.ts', './docs/*.md', '/home/me/ws/src/app.ts', 'a..b/c', '...'])
       assert.equal(start([p]).ok, true, p);
+  });
+});
+
+describe('escaping model text is linear in its length', () => {
+  /** Readers and the shapes that made them quadratic or worse (found by feeding every shape to every reader). */
+  const cases: [string, (t: string) => unknown, (n: number) => string][] = [
+    ['the envelope on 1 MB of blank lines (was cubic)', defang, (n) => '\n'.repeat(n)],
+    ['the envelope on 1 MB of stars (a bullet or emphasis?)', defang, (n) => '*'.repeat(n)],
+    ['the envelope on blank-padded bullets', defang, (n) => '- \t'.repeat(n / 3)],
+    ['the envelope one-liner on 1 MB of spaces', envelopeOneLine, (n) => ' '.repeat(n)],
+    ['the digest line on 1 MB of spaces (was quadratic)', markdownOneLine, (n) => ' '.repeat(n)],
+    ['the digest line on 1 MB of tab-space', markdownOneLine, SHAPES['tab-space']!],
+    ['the digest line on NBSP', markdownOneLine, SHAPES.nbsp!],
+  ];
+  for (const [name, read, shape] of cases)
+    it(name, () => {
+      const ratio = workRatio(read, shape);
+      assert.ok(ratio < LINEAR_RATIO, `1 MB took ${ratio.toFixed(1)}× the work of 128 KB`);
+    });
+
+  it('folds whitespace as before: a run with a newline is one space, a tab is a space', () => {
+    assert.equal(markdownOneLine(' a \t b \n\n  c\t\n d '), 'a   b c d');
+    assert.equal(
+      defang('  - **Final stance: x\n\n  position: y\n*stance:z\n* Stance: w\n#stance: v'),
+      '  - **Final stance (quoted)- x\n\n  position (quoted)- y\n*stance (quoted)-z\n* Stance (quoted)- w\n#stance (quoted)- v',
+    );
   });
 });
