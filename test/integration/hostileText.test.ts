@@ -5,10 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { fold } from '@roundtable/protocol';
+import { fold, type Participant } from '@roundtable/protocol';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { Follower, tempDataDir } from '../fakes/daemon';
 import { instructionsOf, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
+
+const PANEL: Participant[] = [
+  { name: 'sam', role: 'assistant', provider: 'openai', model: 'm' },
+  { name: 'ada', role: 'worker', provider: 'openai', model: 'm' },
+  { name: 'grace', role: 'worker', provider: 'openai', model: 'm' },
+];
 
 /** One long link, then prose: what a model pasting a data: URL into its answer sends. */
 const HUGE = `Here: https://example.com/${'a1B2'.repeat(25_000)} ${'and some words after it. '.repeat(36_000)} [STANCE: AGREE]`;
@@ -37,11 +43,7 @@ describe('a ~1 MB reply through a real daemon', () => {
     const { meetingId } = await f.conn.rpc.request('meeting/start', {
       topic: 'Paste the link?',
       mode: 'roundtable',
-      participants: [
-        { name: 'sam', role: 'assistant', provider: 'openai', model: 'm' },
-        { name: 'ada', role: 'worker', provider: 'openai', model: 'm' },
-        { name: 'grace', role: 'worker', provider: 'openai', model: 'm' },
-      ],
+      participants: PANEL,
       providers: { baseURL: fake.baseURL },
       config: { maxRounds: 1 },
     });
@@ -62,11 +64,7 @@ describe('a ~1 MB reply through a real daemon', () => {
       f.conn.rpc.request('meeting/start', {
         topic: 'Read the neighbours?',
         mode: 'roundtable',
-        participants: [
-          { name: 'sam', role: 'assistant', provider: 'openai', model: 'm' },
-          { name: 'ada', role: 'worker', provider: 'openai', model: 'm' },
-          { name: 'grace', role: 'worker', provider: 'openai', model: 'm' },
-        ],
+        participants: PANEL,
         providers: { baseURL: fake.baseURL },
         workspace: process.cwd(),
         context: { paths: ['src/*.ts', '../*.txt'] },
