@@ -32,16 +32,17 @@ export function contextPathProblem(p: string): string | undefined {
   if (glob && p.length > MAX_GLOB_LENGTH)
     return `${what} is ${p.length} characters long; at most ${MAX_GLOB_LENGTH} are matched`;
   const slashed = p.replace(/\\/g, '/');
-  const outside = `${what} "${p.length > 80 ? `${p.slice(0, 80)}…` : p}" points outside the workspace`;
-  if (slashed.startsWith('~')) return `${outside}: ~ is a home folder, never the workspace`;
-  if (glob && (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)))
-    return `${outside}: a glob is matched inside the workspace, relative to its root`;
+  // The wording the workspace gate uses for a path outside, so every door says it the same way.
+  const outside = `${what} "${p.length > 80 ? `${p.slice(0, 80)}…` : p}" is outside the workspace`;
+  if (slashed.startsWith('~')) return outside;
+  const absolute = slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed);
+  if (glob && absolute) return outside;
   // `..` after normalization: `src/../x` stays inside, `src/../../x` does not.
   let depth = 0;
-  for (const part of slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed) ? [] : slashed.split('/')) {
+  for (const part of absolute ? [] : slashed.split('/')) {
     if (part === '..') depth--;
     else if (part !== '' && part !== '.') depth++;
-    if (depth < 0) return `${outside}: it climbs out with ..`;
+    if (depth < 0) return outside;
   }
   return undefined;
 }

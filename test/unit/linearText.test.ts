@@ -106,18 +106,18 @@ describe('context paths that can never be inside the workspace are refused befor
       context: { paths, ...extra },
     });
   const refused: [string, RegExp][] = [
-    ['../*.txt', /^glob "\.\.\/\*\.txt" points outside the workspace: it climbs out with \.\.$/],
-    ['../secrets.txt', /^context path "\.\.\/secrets\.txt" points outside the workspace: it climbs out with \.\.$/],
-    ['/etc/*.conf', /^glob "\/etc\/\*\.conf" points outside the workspace: a glob is matched inside the workspace/],
-    ['~/notes.txt', /^context path "~\/notes\.txt" points outside the workspace: ~ is a home folder/],
-    ['~/**/*.pem', /^glob "~\/\*\*\/\*\.pem" points outside the workspace: ~ is a home folder/],
-    ['C:\\Users\\*.txt', /^glob "C:\\Users\\\*\.txt" points outside the workspace/],
-    ['c:/x/*', /^glob "c:\/x\/\*" points outside the workspace/],
-    ['src/../../x.txt', /climbs out with \.\.$/],
-    ['src\\..\\..\\*.ini', /climbs out with \.\.$/],
-    ['./../x/*', /climbs out with \.\.$/],
-    ['a/b/../../../c', /climbs out with \.\.$/],
-    ['..', /climbs out with \.\.$/],
+    ['../*.txt', /^glob "\.\.\/\*\.txt" is outside the workspace$/],
+    ['../secrets.txt', /^context path "\.\.\/secrets\.txt" is outside the workspace$/],
+    ['/etc/*.conf', /^glob "\/etc\/\*\.conf" is outside the workspace$/],
+    ['~/notes.txt', /^context path "~\/notes\.txt" is outside the workspace$/],
+    ['~/**/*.pem', /^glob "~\/\*\*\/\*\.pem" is outside the workspace$/],
+    ['C:\\Users\\*.txt', /^glob "C:\\Users\\\*\.txt" is outside the workspace$/],
+    ['c:/x/*', /^glob "c:\/x\/\*" is outside the workspace$/],
+    ['src/../../x.txt', /is outside the workspace$/],
+    ['src\\..\\..\\*.ini', /is outside the workspace$/],
+    ['./../x/*', /is outside the workspace$/],
+    ['a/b/../../../c', /is outside the workspace$/],
+    ['..', /is outside the workspace$/],
     [`${'x'.repeat(300)}*`, /^glob is 301 characters long; at most 256 are matched$/],
   ];
   for (const [p, why] of refused)
@@ -130,9 +130,9 @@ describe('context paths that can never be inside the workspace are refused befor
 
   it('refuses a selection or a decisions folder that climbs out too', () => {
     const sel = start([], { selections: [{ path: '../x.ts', startLine: 1, endLine: 2 }] });
-    assert.match(sel.ok ? '' : sel.error, /climbs out/);
+    assert.match(sel.ok ? '' : sel.error, /is outside the workspace$/);
     const dec = start([], { decisionsFolder: '../../adr' });
-    assert.match(dec.ok ? '' : dec.error, /climbs out/);
+    assert.match(dec.ok ? '' : dec.error, /is outside the workspace$/);
   });
 
   it('lets through what may be inside: a path that comes back, a glob under a folder, an absolute file for the gate to judge', () => {
