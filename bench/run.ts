@@ -10,6 +10,7 @@ import { benchFanOut, benchOverhead, benchScale } from './daemon';
 import { benchRoundLatency, benchTokenGrowth } from './meetings';
 import { benchEstimate } from './estimate';
 import { benchStore } from './store';
+import { benchText } from './text';
 import { benchWallTime, LOCAL } from './wallTime';
 import { benchWholeMeeting } from './wholeMeeting';
 
@@ -204,6 +205,19 @@ async function main(): Promise<void> {
     console.log(table(growth));
     console.log();
     results.store = { rows, growthPer10x: growth };
+  }
+
+  if (want('text')) {
+    const rows = benchText();
+    console.log(
+      '8. Text linear in its length: counting and cutting 1 MB of one long run (CPU ms; ratio = 1 MB over 128 KB, ~8 linear,',
+    );
+    console.log(
+      "   ~64 quadratic), beside js-tiktoken's own encoder (the counter before issue 32) on 4 KB / 8 KB (ratio ~2 linear, ~4 quadratic)",
+    );
+    console.log(table(rows as unknown as Record<string, unknown>[]));
+    console.log('');
+    results.text = rows;
   }
 
   if (want('estimate')) {

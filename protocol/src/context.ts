@@ -6,20 +6,59 @@
  * never read the disk again.
  */
 import * as z from 'zod';
-import { int, text } from './schema';
+import { WHOLE, int, text } from './schema';
 
 /** A git revision as the CLI and the SCM view pass it: no leading `-`, so it can never be an option. */
 export const GIT_REF_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._/~^@{}-]{0,199}$/;
 
 const relPath = text({ min: 1, max: 1_000 });
 
+/** Longest context or tool glob matched, in characters: a longer pattern is refused in one line. */
+export const MAX_GLOB_LENGTH = 256;
+
+/** A glob (`*`, `?`, `**`), as opposed to a file or folder named as it is. */
+export const isGlob = (p: string): boolean => /[*?]/.test(p);
+
+/**
+ * Why a context path or glob can never be inside the workspace, told from its text alone (the
+ * workspace gate judges the rest on disk): one line, or undefined. A glob is matched against
+ * workspace-relative paths, so one that is absolute, starts at a home (`~`), names a drive or
+ * climbs out with `..` would match nothing: it is refused before the meeting spends a call.
+ * A file or folder may be absolute (the gate checks it is inside); climbing out or `~` never is.
+ */
+export function contextPathProblem(p: string): string | undefined {
+  const glob = isGlob(p);
+  const what = glob ? 'glob' : 'context path';
+  if (glob && p.length > MAX_GLOB_LENGTH)
+    return `${what} is ${p.length} characters long; at most ${MAX_GLOB_LENGTH} are matched`;
+  const slashed = p.replace(/\\/g, '/');
+  // The wording the workspace gate uses for a path outside, so every door says it the same way.
+  const outside = `${what} "${p.length > 80 ? `${p.slice(0, 80)}…` : p}" is outside the workspace`;
+  if (slashed.startsWith('~')) return outside;
+  const absolute = slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed);
+  if (glob && absolute) return outside;
+  // `..` after normalization: `src/../x` stays inside, `src/../../x` does not.
+  let depth = 0;
+  for (const part of absolute ? [] : slashed.split('/')) {
+    if (part === '..') depth--;
+    else if (part !== '' && part !== '.') depth++;
+    if (depth < 0) return outside;
+  }
+  return undefined;
+}
+
+const contextPath = relPath.superRefine((p, ctx) => {
+  const problem = contextPathProblem(p);
+  if (problem) ctx.addIssue({ code: 'custom', message: WHOLE + problem });
+});
+
 /** What the client asks to attach. Paths are relative to `workspace` (or absolute inside it). */
 export const ContextRequestSchema = z.object({
   /** Files, folders or globs (`src/**\/*.ts`). */
-  paths: z.array(relPath).max(50, { error: 'must list at most 50 paths' }).optional(),
+  paths: z.array(contextPath).max(50, { error: 'must list at most 50 paths' }).optional(),
   /** Line ranges of files: the editor selection. */
   selections: z
-    .array(z.object({ path: relPath, startLine: int(1, 10_000_000), endLine: int(1, 10_000_000) }))
+    .array(z.object({ path: contextPath, startLine: int(1, 10_000_000), endLine: int(1, 10_000_000) }))
     .max(20, { error: 'must list at most 20 selections' })
     .optional(),
   /** The git diff: staged changes, or the work tree against `ref` (default: the unstaged changes). */
@@ -32,7 +71,7 @@ export const ContextRequestSchema = z.object({
   /** A plain-text note from the person starting the meeting. */
   note: text({ max: 20_000 }).optional(),
   /** Folder of earlier decision records (MADR or Nygard), relative to the workspace. */
-  decisionsFolder: relPath.optional(),
+  decisionsFolder: contextPath.optional(),
 });
 export type ContextRequest = z.infer<typeof ContextRequestSchema>;
 

@@ -72,8 +72,10 @@ function lineStart(line: string): string {
  * code block): control characters dropped and newlines folded, so no field can forge a label line.
  */
 export function oneLine(text: string): string {
+  // A whitespace run with a newline becomes one space, a tab a space: one match per run, as
+  // `\s*\n\s*` rescanned a run of spaces from each of its positions (quadratic).
   return clean(text)
-    .replace(/\s*\n\s*|\t/g, ' ')
+    .replace(/\s+/g, (run) => (run.includes('\n') ? ' ' : run.replace(/\t/g, ' ')))
     .trim();
 }
 

@@ -209,8 +209,16 @@ describe('context attached to a meeting', () => {
   });
 
   it('refuses a path outside the workspace, a symlink out of it, a binary, .env, a key and a git-ignored file with one line each', async () => {
+    // A path that climbs out is refused before the meeting starts (test/unit/linearText.test.ts).
+    const climbing = checkStartParams({
+      topic: 't',
+      mode: 'roundtable',
+      participants: PANEL,
+      context: { paths: ['../outside.txt'] },
+    });
+    assert.equal(climbing.ok ? '' : climbing.error, 'context path "../outside.txt" is outside the workspace');
     const { events } = await run({
-      paths: ['../outside.txt', ws.outsideFile, 'escape.txt', 'logo.png', '.env', 'keys/server.pem', 'build/out.js'],
+      paths: [ws.outsideFile, 'escape.txt', 'logo.png', '.env', 'keys/server.pem', 'build/out.js'],
     });
     const [attached] = eventsOfType(events, 'context_attached');
     assert.ok(attached);
@@ -218,7 +226,6 @@ describe('context attached to a meeting', () => {
     assert.deepEqual(
       attached.refused.map((r) => `${r.path}: ${r.reason}`),
       [
-        '../outside.txt: is outside the workspace',
         `${ws.outsideFile}: is outside the workspace`,
         'escape.txt: is outside the workspace',
         '.env: has a secret-looking name (an environment file)',

@@ -9,7 +9,8 @@ import { promises as fs } from 'node:fs';
 import type { ContextAttached, ContextItem, ContextRefusal, ContextRequest } from '@roundtable/protocol';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import { relevantDecisions } from '../decisions/index';
-import { IGNORED, globRegex, isGlob, sha256, workspaceGate, type WorkspaceGate } from '../gate';
+import { isGlob } from '@roundtable/protocol';
+import { IGNORED, globMatcher, sha256, workspaceGate, type WorkspaceGate } from '../gate';
 
 /** Most files a glob or folder expands to: a wider pattern is cut with a message. */
 export const MAX_GLOB_FILES = 200;
@@ -47,7 +48,7 @@ async function collectPaths(gate: WorkspaceGate, req: ContextRequest, out: Colle
   };
   for (const p of req.paths ?? []) {
     if (isGlob(p)) {
-      const files = await gate.files({ match: globRegex(p.replace(/^\.\//, '')), limit: MAX_GLOB_FILES });
+      const files = await gate.files({ match: globMatcher(p), limit: MAX_GLOB_FILES });
       if (files.more)
         out.notes.push(`${p} matched more than ${MAX_GLOB_FILES} files; the first ${MAX_GLOB_FILES} were kept`);
       if (files.passed.length === 0 && files.refused.length === 0)

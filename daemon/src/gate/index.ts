@@ -23,12 +23,13 @@ import { leavesFolder } from '@roundtable/client/outputDir';
 import { screenContent, type Redaction } from './content';
 import { filterOverrides, git, ignoredPaths, repository } from './git';
 import { gitconfigHoldsCredentials, refusedByName } from './names';
+import type { GlobMatcher } from './glob';
 import { walkFiles } from './walk';
 
 export type { Redaction } from './content';
 export { redactionMark, screenContent } from './content';
 export { refusedByName } from './names';
-export { globRegex, isGlob } from './walk';
+export { globMatcher, type GlobMatcher } from './glob';
 export { IGNORED } from './git';
 
 /** Largest file read whole, in bytes: past this a file is refused rather than half-read. */
@@ -163,7 +164,7 @@ export class WorkspaceGate {
    */
   async files(opts: {
     dir?: string;
-    match?: RegExp;
+    match?: GlobMatcher;
     limit: number;
   }): Promise<{ passed: string[]; refused: Refusal[]; more: boolean }> {
     const realRoot = await this.realRoot();

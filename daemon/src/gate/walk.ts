@@ -1,30 +1,14 @@
 /** Expanding folders and globs to workspace files by a bounded walk that never follows a symlink. */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import type { GlobMatcher } from './glob';
 import { isVcsDir } from './names';
-
-/** Turns a glob (`*`, `**`, `?`) into a regex over `/`-separated relative paths. */
-export function globRegex(glob: string): RegExp {
-  let out = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
-    if (c === '*' && glob[i + 1] === '*') {
-      out += glob[i + 2] === '/' ? '(?:.*/)?' : '.*';
-      i += glob[i + 2] === '/' ? 2 : 1;
-    } else if (c === '*') out += '[^/]*';
-    else if (c === '?') out += '[^/]';
-    else out += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${out}$`);
-}
-
-export const isGlob = (p: string): boolean => /[*?]/.test(p);
 
 /**
  * Workspace-relative files under `dir` (real path inside `realRoot`), sorted, at most `limit`.
  * Symlinks are not followed: a link out of the workspace is never walked into.
  */
-export async function walkFiles(realRoot: string, dir: string, limit: number, match?: RegExp): Promise<string[]> {
+export async function walkFiles(realRoot: string, dir: string, limit: number, match?: GlobMatcher): Promise<string[]> {
   const out: string[] = [];
   const queue = [dir];
   while (queue.length > 0 && out.length < limit) {

@@ -18,7 +18,9 @@ import { DEFAULT_CONFIG } from '@roundtable/protocol';
 import type { Command } from './commands';
 import { attachContext } from '../context/attach';
 import { newMessageId } from './ids';
-import { performStep } from './perform';
+import { performStep, recordDigestAlone } from './perform';
+import type { Step } from './steps';
+import { StoreWriteError } from '../store/types';
 import { nextStep } from './planner';
 import type { EngineDeps } from './ports';
 import { Runner } from './runner';
@@ -49,6 +51,8 @@ export class Meeting {
   private cancelTimeLimit: (() => void) | undefined;
   /** Set when rebuilt from a log: the first run records the interruption. */
   private resumed = false;
+  /** Faults recorded in this run (a step's, the digest's): a second of a kind propagates. */
+  private readonly faulted = new Set<'step' | 'digest'>();
 
   private constructor(
     private readonly deps: EngineDeps,
@@ -175,6 +179,7 @@ export class Meeting {
   }
 
   private async loop(): Promise<MeetingState> {
+    this.faulted.clear();
     if (this.resumed) {
       this.resumed = false;
       await this.runner.emit({ type: 'meeting_interrupted', detail: 'the daemon stopped; resuming from the log' });
@@ -191,8 +196,26 @@ export class Meeting {
         this.cancelTimeLimit?.();
         return this.state;
       }
-      await performStep(step, this.runner);
+      try {
+        await performStep(step, this.runner);
+      } catch (e) {
+        await this.fault(step, e);
+      }
     }
+  }
+
+  /**
+   * A step that threw what no step expects (a bug, a stack overflow on hostile text) ends the
+   * meeting as failed, recorded in its log, so followers see it close instead of waiting for ever.
+   * A store that cannot write, a suspended meeting, or a second fault propagates to the caller.
+   */
+  private async fault(step: Step, e: unknown): Promise<void> {
+    const once = step.kind === 'digest' ? 'digest' : 'step';
+    if (e instanceof StoreWriteError || this.runner.isSuspended || this.faulted.has(once)) throw e;
+    this.faulted.add(once);
+    const detail = `the meeting stopped on an internal error (${step.kind}): ${(e as Error)?.message ?? String(e)}`;
+    if (step.kind === 'digest') await recordDigestAlone(this.runner, detail);
+    else await this.runner.cut('error', detail);
   }
 
   private armTimeLimit(): void {

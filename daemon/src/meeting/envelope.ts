@@ -55,7 +55,9 @@ export function defang(text: string): string {
       // mid-line) is left as written: no parser reads it.
       .replace(/[[［]([\s*_\\]*)stance([\s*_\\]*)[:：]/gi, '($1quoted stance$2:')
       .replace(
-        /^(\s*(?:[-*+#]+\s*)?[*_\\]*\s*(?:(?:final|my|overall|current)\s+)?)(stance|position)([\s*_\\]*)[:：]/gim,
+        // No two quantifiers next to each other over the same characters (and none across a line):
+        // `^\s*…[*_]*\s*` backtracked cubically on 1 MB of blank lines.
+        /^([^\S\n]*(?:[-+#]+[^\S\n]*|\*+[^\S\n]+)?(?:[*_\\]+[^\S\n]*)?(?:(?:final|my|overall|current)\s+)?)(stance|position)([\s*_\\]*)[:：]/gim,
         '$1$2 (quoted)$3-',
       )
       .replace(/(\|[\s*_\\]*(?:(?:final|my|overall|current)\s+)?)stance([\s*_\\]*)[:：]/gi, '$1stance (quoted)$2-')

@@ -110,3 +110,9 @@ async function performDigest(run: Run): Promise<void> {
   );
   await run.emit({ type: 'digest_ready', digest, text: renderDigest(digest) });
 }
+
+/** The digest computed from the log alone, with no model call: after the digest step itself failed. */
+export async function recordDigestAlone(run: Run, failure: string): Promise<void> {
+  const digest = buildDigest(run.state, {}, undefined, failure);
+  await run.emit({ type: 'digest_ready', digest, text: renderDigest(digest) });
+}

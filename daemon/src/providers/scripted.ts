@@ -216,9 +216,18 @@ function fallback(req: ChatRequest): string {
 
 function keepTail(text: string, maxTokens: number): string {
   if (countTokens(text) <= maxTokens) return text;
+  // The longest tail of whole lines that fits, each line counted once (dropping a line and
+  // counting the rest again was quadratic in the number of lines), then cut to be sure.
   const lines = text.split('\n');
-  while (lines.length > 1 && countTokens(lines.join('\n')) > maxTokens) lines.shift();
-  return truncateToTokens(lines.join('\n'), maxTokens);
+  let start = lines.length - 1;
+  let n = countTokens(lines[start] ?? '');
+  while (start > 0) {
+    const t = countTokens(lines[start - 1] ?? '') + 1;
+    if (n + t > maxTokens) break;
+    n += t;
+    start--;
+  }
+  return truncateToTokens(lines.slice(start).join('\n'), maxTokens);
 }
 
 export class ScriptedProvider implements ChatProvider {

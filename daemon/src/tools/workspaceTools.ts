@@ -6,8 +6,8 @@
  */
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
-import { globRegex, workspaceGate, type Refusal, type WorkspaceGate } from '../gate';
+import { contextPathProblem } from '@roundtable/protocol';
+import { globMatcher, workspaceGate, type GlobMatcher, type Refusal, type WorkspaceGate } from '../gate';
 
 /** A tool's answer: `ok: false` carries the one-line reason the model is given instead. */
 export type ToolResult = { ok: true; text: string } | { ok: false; text: string };
@@ -100,11 +100,20 @@ function withheld(refused: Refusal[]): string {
   return `\n(${refused.length} file(s) withheld by the workspace gate: ${why})`;
 }
 
+/** The tool's `glob` argument as a matcher (none when absent), or the one-line refusal of it. */
+function globArg(a: Record<string, unknown>): { match?: GlobMatcher } | ToolResult {
+  const glob = str(a.glob);
+  if (!glob) return {};
+  const problem = contextPathProblem(glob);
+  return problem ? { ok: false, text: `refused: ${problem}` } : { match: globMatcher(glob) };
+}
+
 async function listFilesTool(gate: WorkspaceGate, a: Record<string, unknown>): Promise<ToolResult> {
   const dir = await folderOf(gate, str(a.path));
   if (typeof dir !== 'string') return dir;
-  const glob = str(a.glob);
-  const files = await gate.files({ dir, limit: MAX_LIST, ...(glob ? { match: globRegex(glob) } : {}) });
+  const glob = globArg(a);
+  if ('ok' in glob) return glob;
+  const files = await gate.files({ dir, limit: MAX_LIST, ...glob });
   const more = files.more ? `\n(more files not listed: narrow the folder or glob)` : '';
   return {
     ok: true,
@@ -141,13 +150,12 @@ function ripgrepFiles(realRoot: string, query: string, glob: string | undefined)
 async function searchTool(gate: WorkspaceGate, a: Record<string, unknown>): Promise<ToolResult> {
   const query = str(a.query);
   if (!query?.trim()) return { ok: false, text: 'search needs a non-empty "query" string' };
-  const glob = str(a.glob);
-  if (glob && (glob.includes('..') || path.isAbsolute(glob)))
-    return { ok: false, text: `refused: ${glob} leaves the workspace` };
+  const glob = globArg(a);
+  if ('ok' in glob) return glob;
   const realRoot = await gate.realRoot();
   const shortlist =
-    (await ripgrepFiles(realRoot, query, glob)) ??
-    (await gate.files({ limit: MAX_SEARCH_FILES, ...(glob ? { match: globRegex(glob) } : {}) })).passed;
+    (await ripgrepFiles(realRoot, query, str(a.glob))) ??
+    (await gate.files({ limit: MAX_SEARCH_FILES, ...glob })).passed;
   const { passed } = await gate.screenPaths(shortlist);
   const found: string[] = [];
   const q = query.toLowerCase();
