@@ -11,7 +11,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { IGNORED, globRegex, isGlob, type Refusal, type WorkspaceGate } from '../gate';
+import { isGlob } from '@roundtable/protocol';
+import { IGNORED, globMatcher, type Refusal, type WorkspaceGate } from '../gate';
 import { parseRecord, type DecisionRecord, type RecordLink } from './record';
 
 /** Most record files read from the folder. */
@@ -178,7 +179,7 @@ export function scopeCovers(glob: string, file: string): boolean {
     return file === dir || file.startsWith(`${dir}/`);
   }
   try {
-    return globRegex(glob).test(file);
+    return globMatcher(glob).test(file);
   } catch {
     return false;
   }
