@@ -18,6 +18,11 @@ function fill(unit: string, n: number): string {
   return /[\ud800-\udbff]$/.test(cut) && !/[\ud800-\udbff]$/.test(unit) ? cut.slice(0, -1) : cut;
 }
 
+/** `unit` repeated to `n` characters, then `tail`: a hostile shape of any size. */
+export function repeated(unit: string, n: number, tail = ''): string {
+  return fill(unit, n) + tail;
+}
+
 /** Deterministic base64 of `n` characters (a pasted image or key). */
 function base64(n: number): string {
   let x = 0x2545f491;
@@ -86,19 +91,32 @@ export function bestOf(n: number, f: () => unknown): number {
 
 /**
  * Work on 1 MB of `shape` over work on 128 KB: about 8 when `read` is linear, 64 when quadratic.
- * The large size is run again only when the first run looks super-linear (a loaded machine).
+ * The small size is read eight times per measure (as much work as the large one for a linear
+ * reader, so both are long enough for the clock), and the two are measured in turn, the least of
+ * two to six measures each, so a busy machine slows both alike; more are taken only while the
+ * ratio looks super-linear (a pause for garbage collection inflates one measure, never every one;
+ * quadratic work stays near 64 however often it is measured).
  */
 export function workRatio(read: (text: string) => unknown, shape: (n: number) => string, big = MB): number {
   const small = shape(big / 8);
   const large = shape(big);
   read(small); // compiled and warmed before anything is measured
-  const base = Math.max(
-    bestOf(2, () => read(small)),
-    1,
-  );
-  let ratio = Infinity;
-  for (let i = 0; i < 3 && ratio >= 12; i++) ratio = Math.min(ratio, cpuMicros(() => read(large)) / base);
-  return ratio;
+  let eightSmall = Infinity;
+  let oneLarge = Infinity;
+  for (let k = 0; k < 6; k++) {
+    eightSmall = Math.min(
+      eightSmall,
+      cpuMicros(() => {
+        for (let j = 0; j < 8; j++) read(small);
+      }),
+    );
+    oneLarge = Math.min(
+      oneLarge,
+      cpuMicros(() => read(large)),
+    );
+    if (k >= 1 && (8 * oneLarge) / Math.max(eightSmall, 1) < 12) break;
+  }
+  return (8 * oneLarge) / Math.max(eightSmall, 1);
 }
 
 /** The ratio tests assert below: three times linear, a third of quadratic. */

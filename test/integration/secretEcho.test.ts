@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { StartMeetingParams } from '@roundtable/protocol';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
-import { REDACTED_KEY, StreamRedactor, knownSecrets, redactText } from '../../daemon/src/meeting/secrets';
+import { REDACTED_KEY, StreamRedactor, knownSecrets, redactText } from '../../daemon/src/meeting/keyRedaction';
 import { cli, ensureBuilt } from '../fakes/cli';
 import { Follower, tempDataDir } from '../fakes/daemon';
 import { seatOf, startFakeOpenAI, type Behaviour, type ChatBody, type FakeOpenAI } from '../fakes/openaiServer';

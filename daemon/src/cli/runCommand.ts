@@ -25,7 +25,7 @@ import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
 
 import { CONTEXT_USAGE, takeContextFlags } from '../context/cliFlags';
 import { followInProcess, runInDaemon, type RunIO } from './follow';
-import { knownSecrets } from '../meeting/secrets';
+import { knownSecrets } from '../meeting/keyRedaction';
 
 export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
 export { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';

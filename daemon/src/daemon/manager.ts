@@ -22,7 +22,7 @@ import type { ChatProvider } from '../providers/types';
 import { StoreQuarantinedError, StoreWriteError, type EventStore, type QuarantinedMeeting } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
 import { contextRoot } from '../context/attach';
-import { knownSecrets } from '../meeting/secrets';
+import { knownSecrets } from '../meeting/keyRedaction';
 import type { KeyedLimiter } from './limiter';
 
 export interface ManagerOptions {

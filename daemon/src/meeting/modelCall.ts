@@ -9,7 +9,7 @@ import { ProviderError, type ChatMessage, type ChatResult, type JsonReply } from
 import type { EngineDeps } from './ports';
 import type { ToolLoop } from '../tools/toolLoop';
 import type { ReplyChannel } from '../providers/reply';
-import { StreamRedactor } from './secrets';
+import { StreamRedactor } from './keyRedaction';
 
 export interface ModelCallOptions {
   participant: Participant;

@@ -24,7 +24,7 @@ export interface EngineDeps {
   schedule?: <T>(p: Participant, call: () => Promise<T>, signal?: AbortSignal) => Promise<T>;
   /**
    * Secrets to keep out of the log and the live view (the API keys the meeting calls with, the
-   * daemon's token; see secrets.ts): a server that echoes one has it replaced in every event and delta.
+   * daemon's token; see keyRedaction.ts): a server that echoes one has it replaced in every event and delta.
    */
   secrets?: readonly string[];
   /** Consensus mode: whether a cited file exists in the workspace. Unchecked when absent. */

@@ -26,7 +26,7 @@ import { toolLoopFor, toolTurnPromptTokens, type ToolLoop } from '../tools/toolL
 import type { CallRequest, StepContext } from './modes/types';
 import type { RunnerClockInfo } from './perform';
 import type { EngineDeps } from './ports';
-import { redactDeep } from './secrets';
+import { redactDeep } from './keyRedaction';
 
 type BudgetBasis = NonNullable<MeetingState['config']['budgetBasis']>;
 
