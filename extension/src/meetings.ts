@@ -59,6 +59,14 @@ export class MeetingCommands implements vscode.Disposable {
 
   async open(arg: MeetingArg): Promise<void> {
     const id = this.need(arg, 'open');
+    // A log the daemon set aside cannot be shown: say why, and leave the room as it is.
+    const quarantined = this.host.tree.find(id)?.quarantined;
+    if (quarantined !== undefined) {
+      void vscode.window.showWarningMessage(
+        `“${shortTopic(this.topic(id))}” cannot be opened: its log is quarantined (${quarantined}). It is kept on disk as written.`,
+      );
+      return;
+    }
     await this.host.select(id);
     await vscode.commands.executeCommand(`${RoomViewProvider.viewId}.focus`);
   }

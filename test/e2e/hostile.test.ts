@@ -172,8 +172,10 @@ describe('hostile model text and a bad log record in a real VS Code (code-server
     await row(TOPIC_BAD).first().click();
     const toast = page.locator('.notifications-toasts .notification-list-item-message');
     await until('the one line that says why it cannot be opened', async () =>
-      /is quarantined: this daemon cannot read its log \(.*usage/.test((await toast.allTextContents()).join('\n')),
+      /cannot be opened: its log is quarantined \(.*usage/.test((await toast.allTextContents()).join('\n')),
     );
+    const room = await frameWith(page, '.room [data-message-id="r1-ada"]');
+    assert.ok(room, 'the room still shows the meeting it showed');
     await row(TOPIC_BAD).first().hover();
     for (const kind of ['light', 'dark', 'hc'] as const) {
       await setTheme(page, kind);
