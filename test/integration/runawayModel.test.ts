@@ -14,6 +14,7 @@ import type { MeetingConfig, MeetingEvent, MeetingState, Participant } from '@ro
 import { checkStartParams } from '@roundtable/protocol';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
+import { DIGEST_MAX_TOKENS } from '../../daemon/src/meeting/budget';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import type { ChatProvider } from '../../daemon/src/providers/types';
@@ -93,13 +94,15 @@ describe('the engine bounds a runaway model with tools on', () => {
   /** A whole meeting on the loopback server: the chair says little, the workers do `worker`. */
   async function meet(o: {
     worker: (body: ChatBody) => Behaviour;
+    /** The chair's replies (default: a short "Noted."). */
+    chair?: (body: ChatBody) => Behaviour;
     config: Partial<MeetingConfig>;
     workers?: string[];
     providerFor?: (p: Participant, openai: ChatProvider) => ChatProvider;
     participants?: Participant[];
   }): Promise<{ state: MeetingState; events: MeetingEvent[]; requests: FakeOpenAI['requests']; f: Figures }> {
     fake.setResponder((body) => {
-      if (isChair(body)) return { text: 'Noted.' };
+      if (isChair(body)) return o.chair?.(body) ?? { text: 'Noted.' };
       return o.worker(body);
     });
     const first = fake.requests.length;
@@ -407,6 +410,24 @@ describe('the engine bounds a runaway model with tools on', () => {
     withinBudget(state, events, f);
     for (const u of eventsOfType(events, 'usage_recorded').filter((e) => e.purpose === 'turn'))
       assert.ok(u.usage.completionTokens <= state.config.replyMaxTokens, String(u.usage.completionTokens));
+    assert.equal(state.closed?.reason, 'budget_exhausted');
+  });
+
+  it('a billed budget of 30,000 against a server that ignores max_tokens everywhere: no call read past its cap, the digest’s included', async () => {
+    const { state, events, f } = await meet({
+      worker: () => ({ text: HUGE, chunkSize: 256 }),
+      chair: () => ({ text: HUGE, chunkSize: 256 }),
+      config: { tokenBudget: 30_000, budgetBasis: 'billed', order: 'parallel', tools: false },
+    });
+    const usages = eventsOfType(events, 'usage_recorded');
+    const digest = usages.find((e) => e.purpose === 'digest');
+    assert.ok(digest, 'the digest was asked of the chair');
+    const all = usages.reduce((x, e) => x + e.usage.promptTokens + e.usage.completionTokens, 0);
+    console.log(`billed budget 30,000, every seat runs away: ${n(f.billed)} before the digest, ${n(all)} in all`);
+    withinBudget(state, events, f);
+    // The digest is written after the close, outside the budget; what a runaway server streams is not.
+    assert.ok(digest.usage.completionTokens <= DIGEST_MAX_TOKENS, `digest read ${n(digest.usage.completionTokens)}`);
+    assert.equal(all, f.billed + digest.usage.promptTokens + digest.usage.completionTokens);
     assert.equal(state.closed?.reason, 'budget_exhausted');
   });
 

@@ -185,8 +185,9 @@ export class Runner implements StepContext, RunnerClockInfo {
         round: req.round,
         messages: req.messages,
         maxTokens,
-        // A billed budget cannot pay for what a server streams past max_tokens.
-        ...(reservation && basis === 'billed' ? { stopAtMaxTokens: true } : {}),
+        // A billed budget cannot pay for what a server streams past max_tokens: on that basis no
+        // call is read past it, the digest's (written after the close, outside the budget) included.
+        ...(basis === 'billed' ? { stopAtMaxTokens: true } : {}),
         signal: req.signal ?? this.meetingAbort.signal,
         timeoutMs: req.timeoutMs ?? s.config.turnTimeoutMs,
         ...(req.json ? { json: req.json } : {}),
