@@ -3,7 +3,7 @@
  * folded state or the daemon's summary (no VS Code API), so they are checked outside the editor.
  */
 import type { MeetingSummary } from '@roundtable/protocol';
-import { terminationLabel } from '@roundtable/protocol';
+import { terminationLabel, visibleText } from '@roundtable/protocol';
 
 import type { Need } from '@roundtable/protocol';
 export { decisionRefusal, needOf, type Need } from '@roundtable/protocol';
@@ -18,9 +18,12 @@ export function needOfSummary(m: MeetingSummary): Need | undefined {
   return m.digestReady ? 'review' : undefined;
 }
 
-/** The topic's first line, cut to `max` characters. */
+/**
+ * The topic's first line, cut to `max` characters, as it shows (bidi controls made visible): a
+ * topic names a meeting in native labels, titles and messages that no webview sanitises.
+ */
 export function shortTopic(topic: string, max = 60): string {
-  const line = topic.split('\n')[0] ?? '';
+  const line = visibleText(topic.split('\n')[0] ?? '');
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 

@@ -120,7 +120,7 @@ export class MeetingsTree implements vscode.TreeDataProvider<MeetingsNode>, vsco
     }
     item.tooltip = tip;
     item.contextValue = contextOf(m);
-    item.accessibilityInformation = { label: `${m.topic.split('\n')[0] ?? ''}, ${m.mode}, ${outcomeOf(m)}, ${when}` };
+    item.accessibilityInformation = { label: `${shortTopic(m.topic, 200)}, ${m.mode}, ${outcomeOf(m)}, ${when}` };
     item.iconPath = iconOf(m);
     item.command = { command: 'roundtable.openMeeting', title: 'Open', arguments: [m.meetingId] };
     return item;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBody, MeetingSummary } from '@roundtable/protocol';
 import { summaryOf } from '@roundtable/protocol';
-import { contextOf, groupOf, needOf, outcomeOf } from '../../extension/src/meetingStatus';
+import { contextOf, groupOf, needOf, outcomeOf, shortTopic } from '../../extension/src/meetingStatus';
 import { given, opened, roundSaid } from '../fakes/given';
 
 const digest: EventBody = { type: 'digest_ready', digest: { consensus: 'FULL' } as never, text: 'TOPIC: x' };
@@ -60,5 +60,11 @@ describe('meeting status in the Meetings view', () => {
     assert.equal(contextOf(m), 'meeting.quarantined', 'no Retry, Discard or Accept in its menus');
     assert.equal(outcomeOf(m), 'Quarantined · log unreadable');
     assert.equal(groupOf(m), 'closed', 'nothing in it awaits the person');
+  });
+
+  it('names a meeting with its bidi controls made visible, so a native label cannot read reversed', () => {
+    const topic = 'Ship it?\u202E ?ti pihs ton ot ydaer';
+    assert.equal(shortTopic(topic), 'Ship it?⟨U+202E⟩ ?ti pihs ton ot ydaer');
+    assert.doesNotMatch(shortTopic(`${topic}\u2066`, 20), /[\u202a-\u202e\u2066-\u2069]/);
   });
 });
