@@ -138,7 +138,16 @@ export interface RecordedRequest {
   usage?: { promptTokens: number; completionTokens: number; cachedTokens?: number };
   /** `Date.now()` when the answer ended (or the connection closed). */
   endedAt?: number;
+  /**
+   * The server's own order of what happened (arrivals and ends share one counter): unlike two
+   * `Date.now()` readings, which may fall in one millisecond, it says which came first.
+   */
+  arrivedStep: number;
+  endedStep?: number;
 }
+
+/** One counter for every arrival and end the fake servers see (RecordedRequest's steps). */
+let steps = 0;
 
 /** A reply: a behaviour, or just its text. */
 export type Reply = Behaviour | string;
@@ -643,9 +652,19 @@ export async function startFakeOpenAI(
     const method = req.method ?? '';
     const url = req.url ?? '';
     const route = url.split('?')[0] ?? '';
-    const rec: RecordedRequest = { method, path: url, headers: req.headers, body, at: Date.now() };
+    const rec: RecordedRequest = {
+      method,
+      path: url,
+      headers: req.headers,
+      body,
+      at: Date.now(),
+      arrivedStep: ++steps,
+    };
     requests.push(rec);
-    res.once('close', () => (rec.endedAt = Date.now()));
+    res.once('close', () => {
+      rec.endedAt = Date.now();
+      rec.endedStep = ++steps;
+    });
 
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       sendJSON(res, 401, openAIError(401, 'Incorrect API key provided.'));

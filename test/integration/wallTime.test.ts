@@ -57,8 +57,9 @@ function responder(arrive: (group: string) => Promise<void>) {
 
 /** True when every call arrived before any of them was answered. */
 function overlapped(calls: RecordedRequest[]): boolean {
-  const lastArrival = Math.max(...calls.map((c) => c.at));
-  const firstEnd = Math.min(...calls.map((c) => c.endedAt ?? Infinity));
+  // In the server's own order of events: two clock readings may fall in the same millisecond.
+  const lastArrival = Math.max(...calls.map((c) => c.arrivedStep));
+  const firstEnd = Math.min(...calls.map((c) => c.endedStep ?? Infinity));
   return calls.length > 1 && lastArrival < firstEnd;
 }
 
