@@ -216,7 +216,8 @@ function wireEvents(p: Parts, treeView: vscode.TreeView<MeetingsNode>): vscode.D
     // selects as well, and its context menu would close.
     treeView.onDidChangeSelection(({ selection }) => {
       const node = selection.length === 1 ? selection[0] : undefined;
-      if (node?.kind === 'meeting' && node.meeting.meetingId !== p.shown())
+      // A quarantined meeting cannot be shown: its row's command says why, once.
+      if (node?.kind === 'meeting' && node.meeting.meetingId !== p.shown() && node.meeting.quarantined === undefined)
         void p.select(node.meeting.meetingId).catch((e: unknown) => p.showError(e));
     }),
     tree.onDidLoad((meetings) => {

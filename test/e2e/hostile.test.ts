@@ -176,6 +176,11 @@ describe('hostile model text and a bad log record in a real VS Code (code-server
     );
     const room = await frameWith(page, '.room [data-message-id="r1-ada"]');
     assert.ok(room, 'the room still shows the meeting it showed');
+    assert.deepEqual(
+      (await toast.allTextContents()).filter((t) => /quarantined/.test(t)).length,
+      1,
+      'one notification says why, not a raw error beside it',
+    );
     await row(TOPIC_BAD).first().hover();
     for (const kind of ['light', 'dark', 'hc'] as const) {
       await setTheme(page, kind);
