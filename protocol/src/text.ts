@@ -61,14 +61,19 @@ export function visibleText(text: string): string {
     .replace(TAGS_RE, '');
 }
 
-/** A copy of a value with every string in it (object keys left alone) passed through `visibleText`. */
-export function visibleDeep<T>(value: T): T {
-  if (typeof value === 'string') return visibleText(value) as T;
-  if (Array.isArray(value)) return value.map((x: unknown) => visibleDeep(x)) as T;
+/** A copy of a value with every string in it (object keys left alone) passed through `f`. */
+export function mapStrings<T>(value: T, f: (text: string) => string): T {
+  if (typeof value === 'string') return f(value) as T;
+  if (Array.isArray(value)) return value.map((x: unknown) => mapStrings(x, f)) as T;
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, visibleDeep(x)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, mapStrings(x, f)])) as T;
   }
   return value;
+}
+
+/** A copy of a value with every string in it (object keys left alone) passed through `visibleText`. */
+export function visibleDeep<T>(value: T): T {
+  return mapStrings(value, visibleText);
 }
 
 /** A count as people read it in this product, the same everywhere: 12,345. */

@@ -6,6 +6,8 @@
  * across two chunks included.
  */
 
+import { mapStrings } from '@roundtable/protocol';
+
 export const REDACTED_KEY = '[redacted API key]';
 /**
  * Shorter values are not secrets to look for: servers that need no key are given placeholders
@@ -29,13 +31,7 @@ export function redactText(text: string, secrets: readonly string[]): string {
 
 /** A copy of a value with every string in it redacted (object keys left alone); the value itself when nothing is. */
 export function redactDeep<T>(value: T, secrets: readonly string[]): T {
-  if (secrets.length === 0) return value;
-  if (typeof value === 'string') return redactText(value, secrets) as T;
-  if (Array.isArray(value)) return value.map((x: unknown) => redactDeep(x, secrets)) as T;
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, redactDeep(x, secrets)])) as T;
-  }
-  return value;
+  return secrets.length === 0 ? value : mapStrings(value, (text) => redactText(text, secrets));
 }
 
 /**
