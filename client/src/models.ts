@@ -4,7 +4,7 @@
  * `--provider auto`, the preflight and the extension's model picker. Never logs the key. What a
  * list says about its models goes to `onInfos` (the daemon's server profile keeps it).
  */
-import { collapseWhitespace } from '@roundtable/protocol';
+import { collapseWhitespace, jsonNestsDeeperThan } from '@roundtable/protocol';
 
 /** The local servers probed when nothing is configured, in this order. */
 export const LOCAL_SERVERS: readonly { name: string; baseUrl: string }[] = [
@@ -129,30 +129,13 @@ async function readCapped(res: Response, max: number): Promise<string | undefine
 /** Deeper than this, a body is not a model list (OpenAI's is 3 levels; OpenRouter's about 5). */
 const MAX_NESTING = 32;
 
-/** Whether JSON text nests deeper than `max` (counted in one pass, strings skipped): a 4 MB `[[[[…` took seconds to parse. */
-function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
-
 /**
  * The entries of a `GET /v1/models` body (`{"object": "list", "data": [...]}`), or undefined when
  * it is not one: not JSON, nested past `MAX_NESTING`, a bare array, a string. At most
  * `MODEL_LIST_MAX_ENTRIES` entries are read.
  */
 function modelInfosOf(text: string): ModelInfo[] | undefined {
-  if (nestsDeeperThan(text, MAX_NESTING)) return undefined;
+  if (jsonNestsDeeperThan(text, MAX_NESTING)) return undefined;
   let body: unknown;
   try {
     body = JSON.parse(text);

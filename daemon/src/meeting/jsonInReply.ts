@@ -3,7 +3,7 @@
  * inside prose, a tool call's arguments sent as a string), loose JSON mended (trailing commas, a
  * missing brace, smart quotes, comments), and the last value a reader wants picked out of them.
  */
-import { isRecord } from '@roundtable/protocol';
+import { isRecord, jsonNestsDeeperThan } from '@roundtable/protocol';
 
 /**
  * Every top-level balanced `{...}` (or `[...]`) in a text with its offset, strings and escapes
@@ -184,25 +184,8 @@ function followsAt(re: RegExp, src: string, at: number): boolean {
 /** A value can start here: an object or an array whose first member looks like JSON (not `[1]`-style prose like `[CONTENT]`). */
 const PLAUSIBLE = /^\s*[{[]\s*(?:["'“”[{\]}\d-]|true\b|false\b|null\b|None\b|True\b|False\b|\/[/*])/;
 
-/** Nested deeper than MAX_DEPTH (strings skipped): no JSON of ours, and costly to build. */
-function tooDeep(text: string): boolean {
-  let depth = 0;
-  let quote = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quote) {
-      if (c === '\\') i++;
-      else if (c === quote) quote = '';
-    } else if (c === '"') quote = c;
-    else if (c === '{' || c === '[') {
-      if (++depth > MAX_DEPTH) return true;
-    } else if (c === '}' || c === ']') depth--;
-  }
-  return false;
-}
-
 function parseLoose(text: string): unknown {
-  if (!PLAUSIBLE.test(text) || tooDeep(text)) return undefined;
+  if (!PLAUSIBLE.test(text) || jsonNestsDeeperThan(text, MAX_DEPTH)) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {
