@@ -13,7 +13,7 @@ import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
+import { seatOf, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
 import { realRoomAt } from '../fakes/realRoom';
 import {
   CODE_SERVER,
@@ -43,12 +43,14 @@ describe('models people run, in a real VS Code (code-server)', () => {
   let vs: RunningVsCode;
   let page: Page;
   let server: FakeOpenAI;
+  // ada's first turn stops after its thinking until the test has seen it streaming.
+  let releaseThought = () => {};
+  const thoughtHeld = new Promise<void>((r) => (releaseThought = r));
 
   before(async () => {
     assert.ok(existsSync(CODE_SERVER), 'code-server is installed by test/e2e/setup.sh');
     assert.ok(existsSync(VSIX), 'the extension is packaged by `npm run package`');
-    // Slow enough to see the thinking stream into its fold.
-    server = await startFakeOpenAI(realRoomAt(25), {
+    server = await startFakeOpenAI(realRoomAt(25, thoughtHeld), {
       personality: 'ollama',
       models: [...new Set(PANEL.map((p) => p.model))],
     });
@@ -65,6 +67,7 @@ describe('models people run, in a real VS Code (code-server)', () => {
   });
 
   after(async () => {
+    releaseThought();
     await vs?.stop();
     await server?.close();
     console.log(`e2e screenshots: ${SHOTS}`);
@@ -73,18 +76,31 @@ describe('models people run, in a real VS Code (code-server)', () => {
   it('streams thinking into its fold, posts only replies, reads every stance and converges on the judge', async () => {
     await waitForRoundtableCommands(page);
     await startMeeting(page, { topic: TOPIC });
-    // While a worker thinks, the fold fills and the reply does not.
+    // While a worker thinks, the fold fills and the reply does not: ada's first turn thinks
+    // until released, so this is looked at while it lasts.
     const live = await until(
-      'thinking streaming into a fold',
+      'ada thinking in a fold, with no reply yet',
       async () => {
         const f = await frameWith(page, '[data-testid="thinking"]');
-        const text = f ? ((await f.textContent('.room')) ?? '') : '';
-        return /Thinking…/.test(text) ? f : undefined;
+        if (!f) return undefined;
+        const ada = await f.$$eval('article.message.streaming', (els) =>
+          els
+            .filter((e) => e.querySelector('.from')?.textContent === 'ada')
+            .map((e) => ({
+              fold: e.querySelector('[data-testid="thinking"]')?.textContent ?? '',
+              reply: e.querySelector('.message-body')?.textContent ?? '',
+            })),
+        );
+        return ada.some((m) => /Thinking…/.test(m.fold) && m.reply.trim() === '') ? f : undefined;
       },
       120_000,
-    );
+    ).catch((e: Error) => {
+      const seats = server.requests.map((r) => `${seatOf(r.body).me}/${seatOf(r.body).round}`).join(' ');
+      throw new Error(`${e.message} (requests so far: ${seats})`);
+    });
     await page.screenshot({ path: path.join(SHOTS, 'real-models-thinking-live.png') });
     assert.ok(live);
+    releaseThought();
     // Closed, and the digest written: what the person reads at the end.
     const room = await until(
       'the meeting to close with its digest',

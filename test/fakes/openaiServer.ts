@@ -74,6 +74,12 @@ export interface Behaviour {
   reasoningField?: 'reasoning' | 'reasoning_content';
   /** Reported as `usage.completion_tokens_details.reasoning_tokens` (inside completion_tokens, as OpenAI counts). */
   reasoningTokens?: number;
+  /**
+   * After the thinking, go on thinking (a short piece every 50 ms, as a model that thinks for
+   * long does) until this settles or the client goes: a live view can be looked at while a
+   * model is thinking, however slow the machine, and one that attaches late still sees it.
+   */
+  holdAfterThinking?: Promise<void>;
   /** Send this exact `usage` value instead of the one built from the counts (a real server's shape, or a hostile one). */
   rawUsage?: unknown;
   /** Send this text verbatim as the `usage` value (JSON that JSON.stringify cannot make: `1e999`, `-0`). */
@@ -586,6 +592,15 @@ export async function startFakeOpenAI(
       // Ollama sends `content: ""` beside the thinking; DeepSeek `content: null`.
       const content = personality === 'ollama' ? '' : null;
       await send(chunk({ content, [field]: thought.slice(i, i + size).join('') }, null));
+    }
+    if (b.holdAfterThinking && field !== undefined && field !== 'inline') {
+      let released = false;
+      void b.holdAfterThinking.then(() => (released = true));
+      const content = personality === 'ollama' ? '' : null;
+      while (!released && !res.destroyed) {
+        await send(chunk({ content, [field]: ' …' }, null));
+        await Promise.race([sleep(50), b.holdAfterThinking, gone]);
+      }
     }
     const chars = Array.from(text);
     const pieces: string[] = [];

@@ -21,16 +21,20 @@ const WORKER: Record<string, (round: number) => string> = {
   linus: () => `Path-filtered CI keeps builds short; the cost is unclear.\n\n\\[STANCE: NEUTRAL\\].`,
 };
 
-/** The room's replies, each streamed with `chunkDelayMs` between pieces (so a live view can be watched). */
-export function realRoomAt(chunkDelayMs: number): (body: ChatBody) => Behaviour {
-  return (body) => reply(body, chunkDelayMs);
+/**
+ * The room's replies, each streamed with `chunkDelayMs` between pieces (so a live view can be
+ * watched). With `holdFirstThought`, the first worker's first turn goes on thinking until
+ * that promise settles: a test can look at thinking in progress without racing the stream.
+ */
+export function realRoomAt(chunkDelayMs: number, holdFirstThought?: Promise<void>): (body: ChatBody) => Behaviour {
+  return (body) => reply(body, chunkDelayMs, holdFirstThought);
 }
 
 export function realRoom(body: ChatBody): Behaviour {
   return reply(body, 0);
 }
 
-function reply(body: ChatBody, chunkDelayMs: number): Behaviour {
+function reply(body: ChatBody, chunkDelayMs: number, holdFirstThought?: Promise<void>): Behaviour {
   const { me, round, system } = seatOf(body);
   const think = (text: string): Behaviour => ({
     text,
@@ -51,5 +55,6 @@ function reply(body: ChatBody, chunkDelayMs: number): Behaviour {
     );
   if (/chairs a structured roundtable/.test(system)) return think('Welcome. We decide on the monorepo.');
   const say = WORKER[me];
-  return think(say ? say(round) : `[STANCE: NEUTRAL]`);
+  const turn = think(say ? say(round) : `[STANCE: NEUTRAL]`);
+  return holdFirstThought && me === 'ada' && round === 1 ? { ...turn, holdAfterThinking: holdFirstThought } : turn;
 }
