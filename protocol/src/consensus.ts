@@ -4,6 +4,7 @@
  * resolution. Defined once in zod; `domain.ts` re-exports all of it.
  */
 import * as z from 'zod';
+import { FindingSchema } from './review';
 import { oneOf } from './schema';
 
 /** One option of a consensus meeting. */
@@ -11,6 +12,8 @@ export const ConsensusOptionSchema = z.object({
   /** Stable short id the workers vote with ("O1"). */
   id: z.string(),
   label: z.string(),
+  /** In a review, the finding this option stands for (its label is the finding in one line). */
+  finding: FindingSchema.optional(),
 });
 export type ConsensusOption = z.infer<typeof ConsensusOptionSchema>;
 

@@ -6,6 +6,7 @@
  */
 import { NAME_PATTERN, isReservedName, reservedNameError } from './names';
 import * as z from 'zod';
+import { ReviewScopeSchema } from './review';
 import { WHOLE, int, isRecord, oneOf, text } from './schema';
 
 export * from './consensus';
@@ -171,6 +172,8 @@ export const MeetingConfigSchema = z.object({
   compactAtTokens: int(100, 1_000_000).optional(),
   /** Offer workers read-only workspace tools (read_file, search, list_files) where the provider supports tool calls. */
   tools: z.boolean({ error: 'must be true or false' }).optional(),
+  /** A review (consensus mode): the change's files and hunks and the decision records in play; set by the daemon. */
+  review: ReviewScopeSchema.optional(),
   /** Prices known for this meeting's models, so the minutes can show money (USD per million tokens). */
   prices: PricesSchema.optional(),
 });

@@ -25,6 +25,7 @@ import {
   UsageSchema,
 } from './domain';
 import { ContextAttachedSchema, ToolCalledSchema } from './context';
+import { FindingSchema } from './review';
 import * as z from 'zod';
 import { WHOLE, check, fail, isRecord, type Checked } from './schema';
 
@@ -136,7 +137,12 @@ export const EVENT_BODIES = {
     digestText: z.string().optional(),
   }),
   /** Consensus mode: options proposed by one worker in the proposal round. */
-  options_proposed: z.object({ worker: z.string(), options: z.array(z.string()) }),
+  options_proposed: z.object({
+    worker: z.string(),
+    options: z.array(z.string()),
+    /** In a review: the reviewer's findings, as proposed (before merging and the mechanical checks). */
+    findings: z.array(FindingSchema).optional(),
+  }),
   /** Consensus mode: the options put to the vote. */
   options_set: z.object({ options: z.array(ConsensusOptionSchema), source: z.enum(['user', 'proposed']) }),
   /** Consensus mode: one worker's ballot for a round. An invalid ballot is recorded as all-abstain with the reason. */

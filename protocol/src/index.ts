@@ -17,3 +17,4 @@ export * from './supersession';
 export * from './debate';
 export * from './decisionRules';
 export * from './demo';
+export * from './review';

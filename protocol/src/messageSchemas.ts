@@ -15,6 +15,7 @@ import {
 import * as z from 'zod';
 import { WHOLE, text } from './schema';
 import { ContextRequestSchema, LmToolSchema, ToolTurnSchema } from './context';
+import { ReviewRequestSchema } from './review';
 
 /** Error codes: stable strings a client can branch on. */
 export const ERROR_CODES = [
@@ -118,6 +119,8 @@ export const StartMeetingParamsSchema = z.object({
   contextWorkspace: FolderSchema.optional(),
   /** Workspace context to read once at start and show every participant (needs `workspace`). */
   context: ContextRequestSchema.optional(),
+  /** Run the consensus meeting as a review of a change against the accepted decision records (needs `workspace`). */
+  review: ReviewRequestSchema.optional(),
   /**
    * API key for `openai` participants. Held in the daemon's memory for this meeting only: never
    * logged, never stored. A meeting resumed after a restart falls back to the daemon's environment.

@@ -1,0 +1,94 @@
+/**
+ * A review: a panel reads a change against the team's accepted decision records. It runs as a
+ * consensus meeting whose options are findings (proposed by each reviewer independently, merged,
+ * checked mechanically, then voted on). Defined once here for the daemon (which runs it), the CLI,
+ * the GitHub Action, the MCP tool and the extension (which read its outcome).
+ */
+import * as z from 'zod';
+import { GIT_REF_PATTERN } from './context';
+import { text } from './schema';
+
+export const SeveritySchema = z.enum(['blocking', 'major', 'minor', 'note']);
+export type Severity = z.infer<typeof SeveritySchema>;
+/** Most severe first. */
+export const SEVERITIES: readonly Severity[] = ['blocking', 'major', 'minor', 'note'];
+
+/** A line range of the change's new side (1-based, inclusive). */
+export const LineRangeSchema = z.object({
+  start: z.number().int().min(1),
+  end: z.number().int().min(1),
+});
+export type LineRange = z.infer<typeof LineRangeSchema>;
+
+/** One finding as a reviewer states it. */
+export const FindingSchema = z.object({
+  /** Workspace-relative path of a file in the change. */
+  file: text({ max: 1_000 }),
+  lines: LineRangeSchema,
+  severity: SeveritySchema,
+  /** The decision record it breaks: its id as listed in the rulebook (e.g. "0003"). */
+  decision: text({ max: 200 }).optional(),
+  /** Or the defect class (e.g. "correctness", "security", "performance"). */
+  defect: text({ max: 100 }).optional(),
+  /** What is wrong, in one to three sentences. */
+  claim: text({ max: 2_000 }),
+  /** The diff lines it rests on, quoted. */
+  quote: text({ max: 4_000 }).optional(),
+  /** Reviewers who proposed it (after merging duplicates). */
+  proposedBy: z.array(z.string()).optional(),
+  /**
+   * Set when the finding is refuted mechanically before any vote, with the reason in one line:
+   * its file or lines are not in the change, or its decision does not exist or is not accepted.
+   */
+  refuted: text({ max: 500 }).optional(),
+});
+export type Finding = z.infer<typeof FindingSchema>;
+
+/** What the reviewers are held to: the change's files and hunks, and the decision records in play. */
+export const ReviewScopeSchema = z.object({
+  /** Each changed file with the new-side line ranges its hunks cover. */
+  changed: z.array(z.object({ file: text({ max: 1_000 }), ranges: z.array(LineRangeSchema) })),
+  /** Every record the rulebook holds, with its status: a finding may cite only an accepted one. */
+  decisions: z.array(
+    z.object({
+      id: text({ max: 200 }),
+      title: text({ max: 500 }),
+      /** Workspace-relative path of the record. */
+      path: text({ max: 1_000 }),
+      status: text({ max: 40 }),
+    }),
+  ),
+  /** Files of the change the review could not read (budget, gate), said in the report. */
+  unread: z.array(z.object({ file: text({ max: 1_000 }), reason: text({ max: 300 }) })).optional(),
+});
+export type ReviewScope = z.infer<typeof ReviewScopeSchema>;
+
+/**
+ * What `meeting/start` is asked to review (mode `consensus`, with `workspace`): the daemon reads the
+ * change through the workspace gate, picks the decision records, and sets `config.review` itself.
+ */
+export const ReviewRequestSchema = z.object({
+  /** Review the commits since this ref (default: the merge base with the default branch), plus the work tree. */
+  base: z.string().regex(GIT_REF_PATTERN, { error: 'must be a branch, tag or commit name' }).optional(),
+  /** Review only the work tree against HEAD (uncommitted changes). */
+  worktree: z.boolean().optional(),
+  /** Folder of the decision records, relative to the workspace (default: found as `roundtable decisions` finds it). */
+  decisionsFolder: text({ max: 1_000 }).optional(),
+});
+export type ReviewRequest = z.infer<typeof ReviewRequestSchema>;
+
+/** What a review may fail on (`--fail-on`): the lowest bar that makes exit code 1. */
+export const FailOnSchema = z.enum(['blocking', 'major', 'contested']);
+export type FailOn = z.infer<typeof FailOnSchema>;
+
+/** Exit codes of `roundtable review`, documented in docs/review.md. */
+export const REVIEW_EXIT = {
+  /** No finding at or above the bar was PROVEN. */
+  clean: 0,
+  /** At least one finding at or above the bar was PROVEN (or CONTESTED, with --fail-on contested). */
+  failed: 1,
+  /** Bad usage: unknown flag, bad ref, bad value. */
+  usage: 2,
+  /** The review could not be done: no model, rate limits, budget spent before a verdict, a reviewer down. */
+  couldNotReview: 3,
+} as const;
