@@ -45,9 +45,9 @@ export function startFanout(manager: MeetingManager, conns: ReadonlySet<Connecti
   }
 
   /**
-   * Streaming text is coalesced: pieces of one message arriving within a frame time go out as one
-   * delta, and pending pieces are always sent before the next logged event, so a view never
-   * sees text after the message it belongs to was posted. Each frame is serialized once for all.
+   * Streaming text is coalesced: pieces of one message and channel (thinking or reply) arriving
+   * within a frame time go out as one delta, and pending pieces are always sent before the next
+   * logged event, so a view never sees text after the message it belongs to was posted. Each frame is serialized once for all.
    */
   const pendingDeltas = new Map<string, MessageDelta>();
   let deltaTimer: NodeJS.Timeout | undefined;
@@ -78,7 +78,8 @@ export function startFanout(manager: MeetingManager, conns: ReadonlySet<Connecti
     }
   });
   const unDelta = manager.onDelta((d: MessageDelta) => {
-    const key = `${d.meetingId}\u0000${d.messageId}`;
+    // Thinking and reply are coalesced apart: a piece never takes another piece's channel.
+    const key = `${d.meetingId}\u0000${d.messageId}\u0000${d.thinking ? 'thinking' : 'reply'}`;
     const prev = pendingDeltas.get(key);
     pendingDeltas.set(key, prev ? { ...prev, text: prev.text + d.text } : { ...d });
     deltaTimer ??= setTimeout(flushDeltas, DELTA_FLUSH_MS);
