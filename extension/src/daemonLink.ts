@@ -15,7 +15,7 @@ import type {
   ResultOf,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { initialState } from '@roundtable/protocol';
+import { LiveMessages, deltasOf, initialState, visibleLive } from '@roundtable/protocol';
 import type { RpcClient } from '@roundtable/protocol';
 import { DaemonSession, defaultDataDir, type SessionState } from '@roundtable/client';
 
@@ -28,6 +28,8 @@ export function dataDir(): string {
 
 export class DaemonLink implements vscode.Disposable {
   private readonly session: DaemonSession;
+  /** Text being written in each followed meeting, so a view that attaches mid-call shows all of it. */
+  private readonly live = new Map<string, LiveMessages>();
 
   private readonly onEventEmitter = new vscode.EventEmitter<MeetingEvent>();
   readonly onEvent = this.onEventEmitter.event;
@@ -77,16 +79,22 @@ export class DaemonLink implements vscode.Disposable {
 
   /** Follows a meeting: its log from the cursor, then live. Safe to call again. Returns the log's last seq now. */
   subscribe(meetingId: string): Promise<number> {
-    return this.session.follow(meetingId, { deliver: (e) => this.onEventEmitter.fire(e) });
+    return this.session.follow(meetingId, { deliver: (e) => this.deliver(e) });
   }
 
   /** Starts a meeting and follows it in the same request (no second read of its log). */
   async start(params: StartMeetingParams): Promise<string> {
     const { meetingId } = await this.session.start(params, {
-      deliver: (e) => this.onEventEmitter.fire(e),
+      deliver: (e) => this.deliver(e),
       onStarted: (id) => this.onStartedEmitter.fire(id),
     });
     return meetingId;
+  }
+
+  /** What is being written in a meeting right now, as the deltas that rebuild it in a view. */
+  liveDeltas(meetingId: string): MessageDelta[] {
+    const live = this.live.get(meetingId);
+    return live ? visibleLive(this.state(meetingId), live.list()).flatMap(deltasOf) : [];
   }
 
   /** A followed meeting's events, contiguous from seq 1 (none when it is not followed). */
@@ -107,12 +115,23 @@ export class DaemonLink implements vscode.Disposable {
 
   /** Stops following a deleted meeting and drops what was held of it. */
   forget(meetingId: string): Promise<void> {
+    this.live.delete(meetingId);
     return this.session.unfollow(meetingId);
+  }
+
+  /** A logged event: what it settles stops being live text, then the views hear of it. */
+  private deliver(e: MeetingEvent): void {
+    this.live.get(e.meetingId)?.settle(e);
+    this.onEventEmitter.fire(e);
   }
 
   private dispatch<K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]): void {
     if (method === 'room/delta') {
-      this.onDeltaEmitter.fire((params as DaemonEvents['room/delta']).delta);
+      const d = (params as DaemonEvents['room/delta']).delta;
+      let live = this.live.get(d.meetingId);
+      if (!live) this.live.set(d.meetingId, (live = new LiveMessages()));
+      live.delta(d, this.state(d.meetingId));
+      this.onDeltaEmitter.fire(d);
     } else if (method === 'lm/request' || method === 'lm/cancel') {
       this.lmHandler?.(method, params as DaemonEvents['lm/request']);
     } else if (method === 'daemon/error') {

@@ -115,6 +115,8 @@ export class RoomViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const from = viewMeeting === this.meetingId ? sinceSeq : 0;
     this.send({ type: 'room/reset', meetingId: this.meetingId });
     for (const event of this.link.events(this.meetingId).slice(from)) this.send({ type: 'room/event', event });
+    // A fresh view has no live text: what is being written now, from its first piece.
+    for (const delta of this.link.liveDeltas(this.meetingId)) this.send({ type: 'room/delta', delta });
   }
 
   /** Switches the room to a meeting and reveals it. */

@@ -12,7 +12,7 @@ import { JSDOM } from 'jsdom';
 import type { Digest, MeetingEvent, MeetingState, MessageDelta } from '@roundtable/protocol';
 import { evolve, fold } from '@roundtable/protocol';
 import { loadPanel } from '../../daemon/src/panel';
-import { LiveMessages } from '../../webview/src/live';
+import { LiveMessages } from '../../protocol/src/live';
 import { decisionRefusal, needOf, needOfSummary, outcomeOf } from '../../extension/src/meetingStatus';
 import { runMeeting } from '../fakes/meetings';
 

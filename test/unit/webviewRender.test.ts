@@ -7,7 +7,7 @@ import type { MeetingEvent, MeetingState, MessageDelta } from '@roundtable/proto
 import { evolve, fold, visibleDeep } from '@roundtable/protocol';
 import type { ChatProvider, ChatRequest, ChatResult } from '../../daemon/src/providers/types';
 import { loadPanel } from '../../daemon/src/panel';
-import { LiveMessages } from '../../webview/src/live';
+import { LiveMessages } from '../../protocol/src/live';
 import { ballot, panel, runMeeting, turns } from '../fakes/meetings';
 
 // lit renders into the global document: one jsdom window for the whole file, set up before lit loads.

@@ -17,7 +17,7 @@ import {
   workersOf,
 } from '@roundtable/protocol';
 import { reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
-import { visibleLive, type LiveEntry } from './live';
+import { visibleLive, type LiveEntry } from '@roundtable/protocol';
 import { MarkdownCache } from './markdown';
 import { demoNote, noDecisionOf } from './outcome';
 import { timelineOf, timelineTemplate } from './timeline';

@@ -8,7 +8,7 @@
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
 import { checkToWebview, evolve, fold, visibleDeep } from '@roundtable/protocol';
-import { LiveMessages } from './live';
+import { LiveMessages } from '@roundtable/protocol';
 import { noDecisionOf } from './outcome';
 import { phaseOf, renderRoom, type RoomUi } from './render';
 import { vscodeApi } from './vscodeApi';

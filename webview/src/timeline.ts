@@ -9,7 +9,7 @@ import { html, nothing, type TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { unsafeHTML } from 'lit/directives/unsafe-html.js';
 import type { MeetingState, PostedMessage, StanceCell } from '@roundtable/protocol';
-import { judgeKey, type LiveEntry } from './live';
+import { judgeKey, type LiveEntry } from '@roundtable/protocol';
 import { stripStance, type MarkdownCache } from './markdown';
 import { thinkingFold } from './thinking';
 

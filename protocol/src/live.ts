@@ -7,8 +7,10 @@
  * them (`settle`), and whatever the folded state already shows as settled is never displayed
  * (`visibleLive`), so nothing "writing…" outlives its call, a close, a cut or a failure.
  */
-import type { CallPurpose, MeetingEvent, MeetingState, MessageDelta } from '@roundtable/protocol';
-import { messageIdOf } from '@roundtable/protocol';
+import type { CallPurpose } from './domain';
+import type { MeetingEvent, MessageDelta } from './events';
+import type { MeetingState } from './state';
+import { messageIdOf } from './messageIds';
 
 export type LivePurpose = 'turn' | 'ballot' | 'proposal' | 'briefing' | 'judge' | 'summary' | 'digest';
 
@@ -19,6 +21,9 @@ export interface LiveEntry {
   from: string;
   round: number;
   purpose: LivePurpose;
+  /** The call's purpose as the daemon said it (to send the entry on as deltas). */
+  callPurpose: CallPurpose;
+  meetingId: string;
   /** The reply written so far (never the thinking). */
   text: string;
   /** The model's thinking written so far: shown folded, never as the reply. */
@@ -51,7 +56,17 @@ export class LiveMessages {
     const key = liveKey(d.messageId, purpose, d.round);
     let e = this.entries.get(key);
     if (!e) {
-      e = { key, messageId: d.messageId, from: d.from, round: d.round, purpose, text: '', thinking: '' };
+      e = {
+        key,
+        messageId: d.messageId,
+        from: d.from,
+        round: d.round,
+        purpose,
+        callPurpose: d.purpose,
+        meetingId: d.meetingId,
+        text: '',
+        thinking: '',
+      };
       this.entries.set(key, e);
     }
     // A thinking piece goes into the fold, never into the reply (nor its Copy, nor its stance).
@@ -105,6 +120,18 @@ export class LiveMessages {
   list(): LiveEntry[] {
     return [...this.entries.values()];
   }
+}
+
+/**
+ * An entry as the deltas that rebuild it (its thinking, then its reply): what a view that attaches
+ * while a call is being written is sent, so it shows the whole of it, not only what comes next.
+ */
+export function deltasOf(x: LiveEntry): MessageDelta[] {
+  const base = { meetingId: x.meetingId, messageId: x.messageId, purpose: x.callPurpose, from: x.from, round: x.round };
+  return [
+    ...(x.thinking ? [{ ...base, text: x.thinking, thinking: true as const }] : []),
+    ...(x.text ? [{ ...base, text: x.text }] : []),
+  ];
 }
 
 /** True when the folded state already holds what the call was writing (or no call can still run). */
