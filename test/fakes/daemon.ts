@@ -80,6 +80,9 @@ export class Follower {
     const f = new Follower();
     f.conn = await connectDaemon(port, token, {
       client: 'test',
+      // A daemon just restarted on a loaded machine replays its journal before it answers: the
+      // tests that follow one are about what it serves, not how fast it starts.
+      handshakeTimeoutMs: 120_000,
       onEvent: <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => {
         if (method === 'room/event') f.events.push((params as DaemonEvents['room/event']).event);
         if (method === 'room/delta') f.deltas.push((params as DaemonEvents['room/delta']).delta);
