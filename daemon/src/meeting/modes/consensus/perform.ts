@@ -172,7 +172,11 @@ async function reviewVerdict(run: StepContext, r: RoundState, results: OptionRes
     results,
     actualConsensus: decide(results).actualConsensus,
     consensusThreshold: s.config.consensusThreshold,
-    conflicts: findConflicts(r.ballots, ballotOptions(s.options), first === r ? undefined : first?.ballots, results),
+    // Workers accepting different findings is no conflict in a review (a change may hold several
+    // defects): only disagreement on one finding is.
+    conflicts: findConflicts(r.ballots, ballotOptions(s.options), first === r ? undefined : first?.ballots, results)
+      .filter((c) => c.conflictType === 'contradiction' || c.conflictType === 'scope-difference')
+      .map((c, i) => ({ ...c, conflictId: `C${i + 1}` })),
     reasons,
     final: r.final || reasons.length === 0,
   });
