@@ -120,6 +120,7 @@ function ballotOf(body: ChatBody, me: string): string {
 
 let workspace: string;
 let fake: FakeOpenAI;
+const NEVER = new Promise<void>(() => {});
 /** Reviewers that never answer (a server down for them). */
 const silent = new Set<string>();
 /** What each reviewer says when asked for findings (FINDINGS unless a test says otherwise). */
@@ -136,7 +137,10 @@ before(async () => {
   fake = await startFakeOpenAI((body: ChatBody): Reply => {
     const system = body.messages?.[0]?.content ?? '';
     const me = /^You are (\w+)/.exec(system)?.[1] ?? '';
-    if (silent.has(me)) return { text: '{"findings": []}', delayMs: 600_000 };
+    // A reviewer that thinks and never answers: the server streams its thinking until the client
+    // goes (no timer left running after the test).
+    if (silent.has(me))
+      return { text: '{"findings": []}', reasoning: 'Let me read the diff…', holdAfterThinking: NEVER };
     if (/a reviewer on a panel/.test(system)) return { text: findingsOf(me) };
     if (/voting in a structured consensus/.test(system)) return { text: ballotOf(body, me) };
     return { text: 'The review is done.' };
@@ -258,5 +262,21 @@ describe('review meetings against a loopback server', () => {
     assert.equal(out.exit, 3);
     assert.match(out.why ?? '', /^linus's proposal call failed \(timeout: .*\) \(and 1 more\)$/);
     assert.ok(!(out.why ?? '').includes('\n'));
+  });
+
+  it('asks a reviewer whose reply holds no findings list once more, then counts it as failed: silence is no clean review', async () => {
+    silent.clear();
+    // "LGTM" in prose, with no list: the empty-list failure of llm-council #482 must not read as clean.
+    findingsOf = (me) => (me === 'ada' ? 'LGTM: no issues found in this change.' : '{"findings": []}');
+    const from = fake.requests.length;
+    const { state } = await review();
+    const adaAsked = fake.requests
+      .slice(from)
+      .filter((r) => /^You are ada, a reviewer/.test(r.body.messages?.[0]?.content ?? ''));
+    assert.equal(adaAsked.length, 2, 'asked once more');
+    assert.match(lastUserMessage(adaAsked[1]?.body ?? {}), /That reply holds no findings list/);
+    const out = reviewOutcome(state, 'blocking');
+    assert.equal(out.exit, 3);
+    assert.equal(out.why, "ada's proposal call failed (error: its reply held no findings list, asked twice)");
   });
 });
