@@ -19,3 +19,4 @@ export * from './decisionRules';
 export * from './demo';
 export * from './review';
 export * from './live';
+export * from './reviewOutcome';
