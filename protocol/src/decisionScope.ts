@@ -5,6 +5,7 @@
  * from the meeting's context: the files, folders and globs attached, and each selection's file.
  */
 import type { MeetingState } from './state';
+import { UNSAFE_CHARS, visibleText } from './text';
 
 /** Longest scope glob kept, in characters. */
 export const MAX_SCOPE_GLOB_CHARS = 200;
@@ -26,6 +27,14 @@ export function scopeGlobCheck(raw: string): { glob: string } | { why: string } 
   return { glob: g };
 }
 
+const SHOWN_AS_CODE = new RegExp(`[${UNSAFE_CHARS}\\t\\n\\r\\u2028\\u2029]`, 'g');
+
+/** A glob as a one-line message quotes it: every control character as a visible code point, cut at 60. */
+const quoted = (raw: string): string =>
+  visibleText(raw.trim())
+    .replace(SHOWN_AS_CODE, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`)
+    .slice(0, 60);
+
 /**
  * The scope the person typed (one glob per line, or separated by commas), checked: the globs, or
  * the first problem in one line. An empty text is no scope.
@@ -35,7 +44,7 @@ export function parseScopeInput(text: string): { ok: true; globs: string[] } | {
   for (const raw of text.split(/[\n,]/)) {
     if (raw.trim() === '') continue;
     const c = scopeGlobCheck(raw);
-    if ('why' in c) return { ok: false, error: `Scope "${raw.trim().slice(0, 60)}" ${c.why}.` };
+    if ('why' in c) return { ok: false, error: `Scope "${quoted(raw)}" ${c.why}.` };
     if (!globs.includes(c.glob)) globs.push(c.glob);
   }
   if (globs.length > MAX_SCOPE_GLOBS)
