@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { DecisionEntry, DecisionStatus } from '@roundtable/protocol';
 import { inline } from '@roundtable/protocol/markdown';
+import { coalesced } from './coalesce';
 import type { DaemonLink } from './daemonLink';
 import { decisionsFolder, workspaceRoot } from './outputs';
 
@@ -49,7 +50,6 @@ export class DecisionsTree implements vscode.TreeDataProvider<DecisionsNode>, vs
   private readonly loaded = new vscode.EventEmitter<DecisionEntry[]>();
   /** Fires with the records shown after every read. */
   readonly onDidLoad = this.loaded.event;
-  private pending: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly link: DaemonLink,
@@ -100,13 +100,7 @@ export class DecisionsTree implements vscode.TreeDataProvider<DecisionsNode>, vs
   }
 
   /** Reads the folder again soon: a burst of file events makes one request. */
-  refreshSoon(): void {
-    if (this.pending) return;
-    this.pending = setTimeout(() => {
-      this.pending = undefined;
-      void this.refresh();
-    }, 250);
-  }
+  readonly refreshSoon = coalesced(() => void this.refresh());
 
   getChildren(node?: DecisionsNode): DecisionsNode[] {
     if (!node)
@@ -151,7 +145,7 @@ export class DecisionsTree implements vscode.TreeDataProvider<DecisionsNode>, vs
   }
 
   dispose(): void {
-    if (this.pending) clearTimeout(this.pending);
+    this.refreshSoon.dispose();
     this.emitter.dispose();
     this.loaded.dispose();
   }

@@ -49,7 +49,12 @@ function show(): void {
   if (saved.scopeDraft?.base === base) ctx.scopeDraft = saved.scopeDraft.text;
   root.replaceChildren(renderDigestView(document, s, ctx));
   const scopeBox = document.getElementById('scope') as HTMLTextAreaElement | null;
-  scopeBox?.addEventListener('input', () => save({ scopeDraft: { base, text: scopeBox.value } }));
+  scopeBox?.addEventListener('input', () => {
+    save({ scopeDraft: { base, text: scopeBox.value } });
+    // The problem said under the box was about the text before this edit.
+    const problem = document.getElementById('scope-error');
+    if (problem) problem.textContent = '';
+  });
 
   textArea()?.addEventListener('input', () => save({ draft: { base, text: textArea()?.value ?? '' } }));
   const text = () => textArea()?.value ?? '';
