@@ -29,6 +29,9 @@ async function searchDecisions(tree: DecisionsTree, view: vscode.TreeView<unknow
   view.message = tree.message();
 }
 
+/** Record text in a quick pick: `$(name)` would draw an icon there, so it is escaped as VS Code's own `escapeIcons` does. */
+const asText = (s: string): string => s.replace(/\$\(/g, '\\$(');
+
 const openRecord = (e: DecisionEntry): void => {
   const root = workspaceRoot();
   if (root) void vscode.commands.executeCommand('vscode.open', vscode.Uri.joinPath(root, e.path));
@@ -51,9 +54,11 @@ async function governingThisFile(tree: DecisionsTree, arg?: vscode.Uri): Promise
   }
   const picked = await vscode.window.showQuickPick(
     records.map((e) => ({
-      label: e.title,
-      description: `${descriptionOf(e)} · ${e.status === 'accepted' ? 'governs it' : `${e.status}, not in force`}`,
-      detail: `scope ${e.matchedScope ?? e.scope.join(', ')} · ${e.path}`,
+      label: asText(e.title),
+      description: asText(
+        `${descriptionOf(e)} · ${e.status === 'accepted' ? 'governs it' : `${e.status}, not in force`}`,
+      ),
+      detail: asText(`scope ${e.matchedScope ?? e.scope.join(', ')} · ${e.path}`),
       entry: e,
     })),
     { title: `Decisions governing ${file}`, matchOnDescription: true, matchOnDetail: true },

@@ -47,6 +47,9 @@ const RECORDS: Record<string, string> = {
     '---\nstatus: accepted\ndate: 2025-03-02\nsupersedes: 0001-use-mysql.md\nscope:\n  - "src/db/**"\n  - migrations\n---\n# Postgres for every service\n\nAll services use Postgres.\n',
   'docs/decisions/0003-graphql.md':
     '# 3. Use GraphQL for the public API\n\n## Status\n\nRejected\n\n## Context\n\nREST is enough.\n',
+  // A title that would draw an icon in a quick pick (`$(…)`) if it were not escaped: shown as written.
+  'docs/decisions/0005-pool-secrets.md':
+    '---\nstatus: accepted\ndate: 2025-06-01\nscope: ["src/db/*.ts"]\n---\n# $(warning) Pool credentials come from the vault\n',
   'src/db/pool.ts': 'export const pool = { size: 10 };\n',
   'src/api/users.ts': 'export const users = [];\n',
 };
@@ -132,6 +135,11 @@ describe('Decisions a team can find, in a real VS Code (code-server)', () => {
       await ariaOf('Postgres for every service'),
       /accepted, 0002 · 2025-03-02, scope src\/db\/\*\*, migrations/,
     );
+    assert.match(
+      (await row('Pool credentials').first().textContent()) ?? '',
+      /^\$\(warning\) Pool credentials come from the vault/,
+      'a record title is shown as written, never as an icon',
+    );
     // The hover: the scope, and what it superseded.
     await postgres.hover();
     const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'Scope:' });
@@ -160,7 +168,7 @@ describe('Decisions a team can find, in a real VS Code (code-server)', () => {
     await page.keyboard.press('Enter');
     await until('only the GraphQL record', async () => (await row('Postgres for every service').count()) === 0);
     assert.ok((await row('Use GraphQL for the public API').count()) > 0, 'the match shows, its group opened');
-    assert.match((await pane().textContent()) ?? '', /1 of 3 matching "graphql"/);
+    assert.match((await pane().textContent()) ?? '', /1 of 4 matching "graphql"/);
     await shoot('decisions-search-light');
     await pane().locator('.actions .action-label[aria-label*="Search Decisions"]').first().click();
     await until(
@@ -189,9 +197,11 @@ describe('Decisions a team can find, in a real VS Code (code-server)', () => {
     await item.first().click();
     await waitForPick(page, 'Postgres for every service');
     const rows = await pickRows(page, /./).allTextContents();
-    assert.equal(rows.length, 1, rows.join(' | '));
+    assert.equal(rows.length, 2, rows.join(' | '));
     assert.match(rows[0] ?? '', /0002 · 2025-03-02 · governs it/);
     assert.match(rows[0] ?? '', /scope src\/db\/\*\*/);
+    assert.match(rows[1] ?? '', /^\$\(warning\) Pool credentials come from the vault/, 'the title as written, no icon');
+    assert.match(rows[1] ?? '', /scope src\/db\/\*\.ts/);
     await shoot('decisions-governing-light');
     await page.keyboard.press('Escape');
   });
@@ -231,7 +241,7 @@ describe('Decisions a team can find, in a real VS Code (code-server)', () => {
 
     const dir = path.join(vs.workspace, 'docs', 'decisions');
     const record = await until('the new record', async () =>
-      (await readdir(dir).catch(() => [])).find((f) => /^0004-.*\.md$/.test(f)),
+      (await readdir(dir).catch(() => [])).find((f) => /^0006-.*\.md$/.test(f)),
     );
     const text = await readFile(path.join(dir, record), 'utf8');
     assert.match(text, /\nscope:\n {2}- "src\/db\/\*\*"\n {2}- "config\/pool\.yaml"\n/);
@@ -241,7 +251,7 @@ describe('Decisions a team can find, in a real VS Code (code-server)', () => {
     const today = new Date().toISOString().slice(0, 10);
     assert.equal(
       await row('Should every service keep').first().locator('.label-description').textContent(),
-      `0004 · ${today}`,
+      `0006 · ${today}`,
     );
     assert.match(await ariaOf('Should every service keep'), /scope src\/db\/\*\*, config\/pool\.yaml/);
     await row('Should every service keep').first().hover();
