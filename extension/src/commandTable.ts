@@ -90,15 +90,19 @@ const FORWARDED: Record<string, Handler<unknown>> = {
   'roundtable.showLog': (c) => c.log.show(),
 };
 
+/** A command handler whose failure is shown to the person (with Show Log); it resolves to nothing. */
+export const reporting =
+  (showError: (e: unknown) => void) =>
+  <A extends unknown[]>(f: (...a: A) => Promise<unknown>) =>
+  (...a: A): Promise<void> =>
+    f(...a).then(
+      () => undefined,
+      (e: unknown) => showError(e),
+    );
+
 /** Registers every command of the tables, and "Discuss in Roundtable". */
 export function registerCommands(c: CommandContext): vscode.Disposable[] {
-  const run =
-    <A extends unknown[]>(f: (...a: A) => Promise<unknown>) =>
-    (...a: A): Promise<void> =>
-      f(...a).then(
-        () => undefined,
-        (e: unknown) => c.showError(e),
-      );
+  const run = reporting((e) => c.showError(e));
   return [
     ...Object.entries(REPORTED).map(([id, handler]) =>
       // Not async: a handler that throws before its promise (no meeting picked) throws as before.

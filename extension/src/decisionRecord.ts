@@ -27,6 +27,8 @@ export interface DecisionRecordInput {
   minutesLink: string;
   /** The person who accepted: git's user.name or the OS user. */
   decidedBy: string;
+  /** Workspace-relative globs of the paths the decision governs (`scope:`), checked by `parseScopeInput`. */
+  scope?: string[];
 }
 
 /** A list item whose text (escaped Markdown) cannot open a nested list, quote or heading. */
@@ -65,7 +67,7 @@ function reasonFor(s: MeetingState, decidedBy: string): string {
 
 /** MADR 4.0 decision record text. */
 export function decisionRecord(input: DecisionRecordInput): string {
-  const { state: s, digestText, minutesLink, decidedBy } = input;
+  const { state: s, digestText, minutesLink, decidedBy, scope = [] } = input;
   const date = new Date(s.decision?.at ?? Date.now()).toISOString().slice(0, 10);
   const d = s.digest?.digest;
   const sections = digestSections(digestText);
@@ -83,6 +85,8 @@ export function decisionRecord(input: DecisionRecordInput): string {
     '---',
     `status: ${yamlString('accepted')}`,
     `date: ${yamlString(date)}`,
+    // Read back by the rulebook (daemon/src/decisions): a review holds every change to these paths to it.
+    ...(scope.length > 0 ? yamlList('scope', scope) : []),
     ...yamlList('decision-makers', [decidedBy, ...models]),
     ...yamlList(
       'consulted',

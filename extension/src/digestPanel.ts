@@ -13,7 +13,13 @@ import { webviewHtml } from './html';
 import { humanName } from './outputs';
 
 export interface ReviewActions {
-  decide(meetingId: string, decision: DecisionKind, digestText: string, instruction?: string): Promise<void>;
+  decide(
+    meetingId: string,
+    decision: DecisionKind,
+    digestText: string,
+    instruction?: string,
+    scope?: string[],
+  ): Promise<void>;
   resolve(meetingId: string, action: ResolveAction, opts: { option?: string; instruction?: string }): Promise<void>;
   /** Starts the meeting again (it produced no decision): the retry replaces it. */
   retry(meetingId: string): Promise<unknown>;
@@ -148,7 +154,7 @@ export class DigestPanel {
         await this.actions.retry(this.meetingId);
         this.panel.dispose();
       } else if (msg.type === 'digest/decide')
-        await this.actions.decide(this.meetingId, msg.decision, msg.digestText, msg.instruction);
+        await this.actions.decide(this.meetingId, msg.decision, msg.digestText, msg.instruction, msg.scope);
       else if (msg.type === 'digest/resolve') {
         await this.actions.resolve(this.meetingId, msg.action, {
           ...(msg.option !== undefined ? { option: msg.option } : {}),

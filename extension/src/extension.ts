@@ -18,7 +18,9 @@ import { registerChatParticipant } from './chat/participant';
 import { conveneFromExtension, setConveneHost, validateConveneInput, type ConveneOutcome } from './convene';
 import { registerLmTool } from './lmTool';
 import { meetingStatusBar } from './statusBar';
-import { registerCommands, type CommandContext } from './commandTable';
+import { registerCommands, reporting, type CommandContext } from './commandTable';
+import { registerDecisions } from './decisionsFind';
+import type { DecisionsTree } from './decisionsTree';
 import { testHooks, type TestApi } from './testHooks';
 
 /** What activate() returns: used by the extension-host tests, not a public API. */
@@ -31,6 +33,8 @@ export interface RoundtableApi extends TestApi {
   shownMeeting(): string | undefined;
   /** Convenes as the tool and `@roundtable` do (no confirmation: that is VS Code's, around the tool). */
   convene(input: unknown, token?: vscode.CancellationToken): Promise<ConveneOutcome>;
+  /** The Decisions view, for the tests. */
+  decisions: DecisionsTree;
   /** The Meetings view's rows as a person reads them: group, then each meeting's label and description. */
   meetingRows(): { group: string; meetingId: string; label: string; description: string }[];
   link: DaemonLink;
@@ -59,6 +63,11 @@ const CHAT_DEPS = { convene: conveneFromExtension, validate: validateConveneInpu
 
 export function activate(context: vscode.ExtensionContext): RoundtableApi {
   const p = assemble(context);
+  const decisions = registerDecisions(
+    p.link,
+    p.log,
+    reporting((e) => p.showError(e)),
+  );
   const treeView = vscode.window.createTreeView(MeetingsTree.viewId, {
     treeDataProvider: p.tree,
     showCollapseAll: false,
@@ -70,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     vscode.window.registerWebviewViewProvider(RoomViewProvider.viewId, p.room),
     ...wireEvents(p, treeView),
     ...registerCommands(p),
+    ...decisions.disposables,
   );
   try {
     context.subscriptions.push(registerChatParticipant(context, CHAT_DEPS));
@@ -81,6 +91,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
   p.updateContext();
   // Connects (starting the daemon if needed): the list fills the Meetings view, and onConnected catches up.
   void p.tree.refresh();
+  void decisions.tree.refresh();
   restoreShown(p);
 
   try {
@@ -89,7 +100,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
     // Even reading a proposed API can throw on some versions; Roundtable works without it.
     p.log.info(`MCP server registration skipped: ${(e as Error).message}`);
   }
-  return { ...roundtableApi(p), ...testHooks(context, p.log, CHAT_DEPS) };
+  return { ...roundtableApi(p), decisions: decisions.tree, ...testHooks(context, p.log, CHAT_DEPS) };
 }
 
 /** The daemon link, the Meetings view, the lifecycle, the meeting commands and the room, tied to the room's meeting. */
@@ -252,7 +263,7 @@ function restoreShown(p: Parts): void {
   });
 }
 
-function roundtableApi(p: Parts): RoundtableApi {
+function roundtableApi(p: Parts): Omit<RoundtableApi, 'decisions' | keyof TestApi> {
   return {
     link: p.link,
     startMeeting: async (params) => {

@@ -14,7 +14,7 @@ import type {
   MeetingSummary,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { settles } from '@roundtable/protocol';
+import { parseScopeInput, settles } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { DigestPanel, type ReviewActions } from './digestPanel';
 import {
@@ -181,7 +181,16 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
     return file;
   }
 
-  async decide(meetingId: string, decision: DecisionKind, digestText: string, instruction?: string): Promise<void> {
+  async decide(
+    meetingId: string,
+    decision: DecisionKind,
+    digestText: string,
+    instruction?: string,
+    scopeAsked: string[] = [],
+  ): Promise<void> {
+    // Checked before anything is decided: a scope the record could not hold is said in one line, and nothing changes.
+    const scope = parseScopeInput(scopeAsked.join('\n'));
+    if (!scope.ok) throw new Error(scope.error);
     await this.follow(meetingId);
     const before = this.state(meetingId);
     const refused = decisionRefusal(before, decision);
@@ -212,7 +221,7 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
       return;
     }
     const written: vscode.Uri[] = minutes ? [minutes] : [];
-    const record = await writeDecisionRecord(this.state(meetingId), digestText, minutes);
+    const record = await writeDecisionRecord(this.state(meetingId), digestText, minutes, scope.globs);
     if (record) {
       written.push(record);
       DigestPanel.filesWritten(meetingId, { decision: record });

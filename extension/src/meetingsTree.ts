@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { MeetingSummary } from '@roundtable/protocol';
+import { coalesced } from './coalesce';
 import type { DaemonLink } from './daemonLink';
 import { contextOf, groupOf, needOfSummary, outcomeOf, shortTopic, type Group } from './meetingStatus';
 import { inline } from '@roundtable/protocol/markdown';
@@ -27,7 +28,6 @@ export class MeetingsTree implements vscode.TreeDataProvider<MeetingsNode>, vsco
   private readonly listeners = new vscode.EventEmitter<MeetingSummary[]>();
   /** Fires with the new list after every refresh. */
   readonly onDidLoad = this.listeners.event;
-  private pending: NodeJS.Timeout | undefined;
   private refreshing: Promise<MeetingSummary[]> | undefined;
 
   constructor(
@@ -66,13 +66,7 @@ export class MeetingsTree implements vscode.TreeDataProvider<MeetingsNode>, vsco
   }
 
   /** Reads the list again soon: a burst of events makes one request. */
-  refreshSoon(): void {
-    if (this.pending) return;
-    this.pending = setTimeout(() => {
-      this.pending = undefined;
-      void this.refresh();
-    }, 250);
-  }
+  readonly refreshSoon = coalesced(() => void this.refresh());
 
   getChildren(node?: MeetingsNode): MeetingsNode[] {
     if (!node) {
@@ -127,7 +121,7 @@ export class MeetingsTree implements vscode.TreeDataProvider<MeetingsNode>, vsco
   }
 
   dispose(): void {
-    if (this.pending) clearTimeout(this.pending);
+    this.refreshSoon.dispose();
     this.emitter.dispose();
     this.listeners.dispose();
   }

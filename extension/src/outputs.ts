@@ -179,16 +179,26 @@ export async function humanName(cwd = workspaceRoot()?.fsPath): Promise<string> 
   }
 }
 
-/** Writes `docs/decisions/NNNN-<slug>.md` (MADR 4.0) with the next free number. */
+/** Fires after Accept wrote a decision record (the Decisions view reads the folder again). */
+const recordWritten = new vscode.EventEmitter<vscode.Uri>();
+export const onDecisionRecordWritten = recordWritten.event;
+
+/** The decisions folder in the workspace (`roundtable.decisionsFolder`, workspace-relative). */
+export function decisionsFolder(): string {
+  return folderSetting('decisionsFolder', 'docs/decisions');
+}
+
+/** Writes `docs/decisions/NNNN-<slug>.md` (MADR 4.0) with the next free number, its `scope:` as the person left it. */
 export async function writeDecisionRecord(
   s: MeetingState,
   digestText: string,
   minutes: vscode.Uri | undefined,
+  scope: string[] = [],
 ): Promise<vscode.Uri | undefined> {
   const root = workspaceRoot();
   if (!root) return undefined;
   if (!(await mayWrite('decision record'))) return undefined;
-  const dir = vscode.Uri.joinPath(root, folderSetting('decisionsFolder', 'docs/decisions'));
+  const dir = vscode.Uri.joinPath(root, decisionsFolder());
   if (!(await mayWriteInto(dir))) return undefined;
   await vscode.workspace.fs.createDirectory(dir);
   let highest = 0;
@@ -201,10 +211,11 @@ export async function writeDecisionRecord(
   const rel = minutes ? relativeLink(target, minutes) : '';
   await writeAtomic(
     target,
-    decisionRecord({ state: s, digestText, minutesLink: rel, decidedBy: await humanName(root.fsPath) }),
+    decisionRecord({ state: s, digestText, minutesLink: rel, decidedBy: await humanName(root.fsPath), scope }),
   );
   // issue 16: supersedes / superseded by, in both records
   await linkSupersededRecords({ state: s, root, written: target, write: writeAtomic });
+  recordWritten.fire(target);
   return target;
 }
 

@@ -115,6 +115,12 @@ export const ContextAttachedSchema = z.object({
   budget: z.number(),
   /** Set when the budget cut something: what was cut, in one line. */
   cut: z.string().optional(),
+  /**
+   * The files, folders and globs attached and each selection's file, as asked, workspace-relative
+   * (those the gate refused left out): what Accept proposes as the record's `scope:` (issue 33).
+   * Absent in logs written before.
+   */
+  paths: z.array(z.string().max(1_000)).max(100).optional(),
 });
 export type ContextAttached = z.infer<typeof ContextAttachedSchema>;
 

@@ -14,6 +14,8 @@ export * from './billing';
 export * from './labels';
 export * from './context';
 export * from './supersession';
+export * from './decisionScope';
+export * from './decisionList';
 export * from './debate';
 export * from './decisionRules';
 export * from './demo';

@@ -91,7 +91,7 @@ const OptionsSchema = z
 const isAbsolutePath = (p: string): boolean => /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(p);
 
 /** An absolute folder path the daemon reads from (the workspace, or where context is read). */
-const FolderSchema = z
+export const FolderSchema = z
   .string({ error: 'must be a folder path' })
   .min(1, { error: 'must be a folder path' })
   .max(4096)

@@ -20,10 +20,12 @@ import { MAX_CALL_TOKENS } from './domain';
 import {
   AgentListenResultSchema,
   MeetingPageSchema,
+  FolderSchema,
   MeetingSummarySchema,
   StartMeetingParamsSchema,
   type ProtocolError,
 } from './messageSchemas';
+import { DecisionsListParamsShape, DecisionsListResultSchema } from './decisionList';
 
 export {
   ERROR_CODES,
@@ -50,7 +52,8 @@ export * from './notifications';
 /**
  * Bumped on any incompatible change (3: `meeting/start` follows the meeting it starts, `room/delta`
  * says its call's purpose; 4: the challenge–response handshake replaces the token in a header, and
- * `daemon.json` records the process start); a mismatch at `initialize` is refused.
+ * `daemon.json` records the process start); a mismatch at `initialize` is refused. A new method
+ * (`decisions/list`) is no bump: an older daemon answers it with an unknown-method error.
  */
 export const PROTOCOL_VERSION = 4;
 
@@ -242,6 +245,11 @@ export const DAEMON_REQUESTS = {
     meetingRef,
     z.object({ minutes: z.string(), fileBase: z.string(), manifestLine: z.string().optional() }),
     'The minutes rendered from the log, the file name to use and, for consensus, the MANIFEST line.',
+  ),
+  'decisions/list': method(
+    z.object({ workspace: FolderSchema, ...DecisionsListParamsShape }),
+    DecisionsListResultSchema,
+    "The workspace's decision records (listed, searched, or those governing a file), read through the workspace gate.",
   ),
   'lm/register': method(
     z.object({

@@ -73,6 +73,11 @@ export const FROM_WEBVIEW = {
       decision: DecisionKindSchema,
       digestText: text({ max: 100_000 }),
       instruction: text({ min: 1, max: 20_000 }).optional(),
+      /** On Accept: the record's `scope:` globs as the person left them (checked again where written). */
+      scope: z
+        .array(text({ max: 1_000 }))
+        .max(100)
+        .optional(),
     })
     .superRefine((p, ctx) => {
       if (p.decision === 'another_round' && !p.instruction)

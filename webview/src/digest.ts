@@ -10,6 +10,7 @@ import type { MeetingEvent, ToWebview } from '@roundtable/protocol';
 import { checkToWebview, fold, visibleDeep } from '@roundtable/protocol';
 import { reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { renderDigestView, type ReviewContext } from './digestRender';
+import { readScope } from './digestScope';
 import { vscodeApi } from './vscodeApi';
 
 interface Saved {
@@ -17,6 +18,8 @@ interface Saved {
   files?: ToWebview['digest/files'];
   /** The draft and the digest it was made from: a new digest (another round) drops it. */
   draft?: { base: string; text: string };
+  /** The record's scope as edited, for the same digest. */
+  scopeDraft?: { base: string; text: string };
   editing?: boolean;
 }
 
@@ -43,7 +46,15 @@ function show(): void {
     if (saved.files.decidedBy) ctx.decidedBy = saved.files.decidedBy;
   }
   if (draft !== undefined) ctx.draft = draft;
+  if (saved.scopeDraft?.base === base) ctx.scopeDraft = saved.scopeDraft.text;
   root.replaceChildren(renderDigestView(document, s, ctx));
+  const scopeBox = document.getElementById('scope') as HTMLTextAreaElement | null;
+  scopeBox?.addEventListener('input', () => {
+    save({ scopeDraft: { base, text: scopeBox.value } });
+    // The problem said under the box was about the text before this edit.
+    const problem = document.getElementById('scope-error');
+    if (problem) problem.textContent = '';
+  });
 
   textArea()?.addEventListener('input', () => save({ draft: { base, text: textArea()?.value ?? '' } }));
   const text = () => textArea()?.value ?? '';
@@ -54,7 +65,13 @@ function show(): void {
     show();
     if (saved.editing) textArea()?.focus();
   });
-  on('accept', () => api.postMessage({ type: 'digest/decide', decision: 'accepted', digestText: text() }));
+  on('accept', () => {
+    const scope = readScope(document);
+    const problem = document.getElementById('scope-error');
+    if (problem) problem.textContent = scope.ok ? '' : scope.error;
+    if (!scope.ok) return scopeBox?.focus();
+    api.postMessage({ type: 'digest/decide', decision: 'accepted', digestText: text(), scope: scope.globs });
+  });
   on('reject', () => api.postMessage({ type: 'digest/decide', decision: 'rejected', digestText: text() }));
   on('another', () => {
     if (!instruction()) return showError('Write an instruction for the extra round first.');

@@ -10,6 +10,7 @@ import { finalDecision, reviewMarkdown } from '@roundtable/protocol/digestMarkdo
 import { renderMarkdown } from './markdown';
 import { demoNote, noDecisionOf } from './outcome';
 import { el } from './render';
+import { scopeSection } from './digestScope';
 
 /** What the panel knows besides the log: the files written, who decides, the person's draft. */
 export interface ReviewContext {
@@ -19,6 +20,8 @@ export interface ReviewContext {
   draft?: string;
   /** Show the Markdown editor instead of the rendered digest. */
   editing?: boolean;
+  /** The record's scope as the person is editing it (one glob a line). */
+  scopeDraft?: string;
 }
 
 const DECIDED: Record<string, string> = { accepted: 'accepted', rejected: 'rejected' };
@@ -219,6 +222,9 @@ export function renderDigestView(doc: Document, s: MeetingState, ctx: ReviewCont
   if (s.digest || decided) root.append(digestSection(doc, s, ctx, Boolean(decided) || noDecision !== undefined));
   else if (s.status === 'closed') root.append(progress(doc, 'Writing the digest…'));
   else if (s.closeRequest) root.append(progress(doc, 'Closing the meeting…'));
+  // The record's scope, edited before Accept (a failed meeting has nothing to accept).
+  if (s.digest && !decided && !noDecision && s.status !== 'awaiting_human' && s.closed?.reason !== 'error')
+    root.append(scopeSection(doc, s, ctx.scopeDraft));
   root.append(...consensusSection(doc, s));
   root.append(...actionsOf(doc, s, Boolean(decided), noDecision !== undefined));
   root.append(el(doc, 'p', { id: 'error', class: 'error', role: 'alert' }));

@@ -3,13 +3,10 @@
  * what superseded what), and "which decisions govern this file". Every record is read through the
  * workspace gate, as for a meeting's briefing; everything printed is terminal-safe.
  */
-import * as path from 'node:path';
-import { UNSAFE_CHARS } from '@roundtable/protocol';
+import { DECISION_STATUSES, UNSAFE_CHARS, type DecisionStatus } from '@roundtable/protocol';
 import { DEFAULT_DECISIONS_FOLDER } from '../context/cliFlags';
-import { rankRecords } from '../decisions/index';
-import { DECISION_STATUSES, type DecisionRecord, type DecisionStatus } from '../decisions/record';
-import { currentOf, governingDecisions, loadDecisions, type Rulebook } from '../decisions/rulebook';
-import { workspaceGate } from '../gate';
+import { readRulebook, selectRecords, workspaceRelative, type Shown } from '../decisions/listing';
+import { currentOf, type Rulebook } from '../decisions/rulebook';
 import { UsageError, parseCli } from './common';
 import type { RunIO } from './follow';
 import { terminalSafe } from './printer';
@@ -29,12 +26,6 @@ export const DECISIONS_USAGE = `Usage: roundtable decisions [WORDS...] [--status
 /** Notes printed on stderr at most; the rest are counted (all of them are in --json). */
 const MAX_NOTES_SHOWN = 20;
 
-interface Shown {
-  record: DecisionRecord;
-  /** With --file: the scope glob that covers the file. */
-  glob?: string;
-}
-
 /** JSON whose strings cannot drive a terminal: C1 controls and bidi controls escaped too (JSON escapes C0). */
 function safeJson(value: unknown): string {
   return JSON.stringify(value).replace(
@@ -50,34 +41,6 @@ function parseStatuses(v: string | undefined): Set<DecisionStatus> | undefined {
   if (bad !== undefined)
     throw new UsageError(`--status "${bad}" is not a status: give one of ${DECISION_STATUSES.join(', ')}`);
   return new Set(asked as DecisionStatus[]);
-}
-
-/** A path given on the command line as the workspace-relative path the scopes are written in. */
-function workspacePath(workspace: string, file: string): string {
-  const rel = path.relative(workspace, path.resolve(workspace, file));
-  if (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel))
-    throw new UsageError(`--file ${file} is not a file inside the workspace (${workspace})`);
-  return rel.split(path.sep).join('/');
-}
-
-const byNumber = (a: DecisionRecord, b: DecisionRecord): number =>
-  (a.number ?? Infinity) - (b.number ?? Infinity) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-
-/** The records to show, in order: governing a file, matching words, with a status. */
-function select(book: Rulebook, opts: { words: string; statuses?: Set<DecisionStatus>; file?: string }): Shown[] {
-  let shown: Shown[] = opts.file
-    ? governingDecisions(book.records, opts.file)
-    : book.records.map((record) => ({ record }));
-  if (opts.words.trim() !== '') {
-    const order = rankRecords(
-      shown.map((s) => s.record),
-      opts.words,
-      Infinity,
-      2,
-    );
-    shown = order.map((r) => shown.find((s) => s.record === r) as Shown);
-  } else shown = [...shown].sort((a, b) => byNumber(a.record, b.record));
-  return opts.statuses ? shown.filter((s) => opts.statuses?.has(s.record.state)) : shown;
 }
 
 function recordJson(s: Shown, book: Rulebook, file: string | undefined): Record<string, unknown> {
@@ -145,11 +108,12 @@ export async function decisionsCommand(argv: string[], io: RunIO, workspace = pr
   const words = parsed.positionals.join(' ');
   const folder = (parsed.values.dir ?? DEFAULT_DECISIONS_FOLDER).trim();
   if (folder === '') throw new UsageError('--dir is empty: give the decisions folder');
-  const file = parsed.values.file === undefined ? undefined : workspacePath(workspace, parsed.values.file);
-  const book = await loadDecisions({ gate: workspaceGate(workspace), folder });
-  if (!book.ok && !book.missing) throw new UsageError(`the decisions folder ${folder} ${book.reason}`);
-  const read: Rulebook = book.ok ? book : { ok: true, folder, records: [], refused: [], notes: [] };
-  const shown = select(read, { words, ...(statuses ? { statuses } : {}), ...(file ? { file } : {}) });
+  const file = parsed.values.file === undefined ? undefined : workspaceRelative(workspace, parsed.values.file);
+  if (parsed.values.file !== undefined && file === undefined)
+    throw new UsageError(`--file ${parsed.values.file} is not a file inside the workspace (${workspace})`);
+  const read = await readRulebook(workspace, folder);
+  if (!read.ok) throw new UsageError(read.reason);
+  const shown = selectRecords(read, { words, ...(statuses ? { statuses } : {}), ...(file ? { file } : {}) });
   if (parsed.values.json) {
     io.stdout.write(
       `${safeJson({

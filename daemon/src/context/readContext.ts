@@ -26,6 +26,8 @@ interface Collected {
   drafts: Draft[];
   refused: ContextRefusal[];
   notes: string[];
+  /** The files, folders and globs as asked (workspace-relative) that passed, and each selection's file: the proposed scope. */
+  paths: string[];
 }
 
 const redactedOf = (r: ContextItem['redacted']): Pick<Draft, 'redacted'> => (r && r.length > 0 ? { redacted: r } : {});
@@ -54,6 +56,7 @@ async function collectPaths(gate: WorkspaceGate, req: ContextRequest, out: Colle
       if (files.passed.length === 0 && files.refused.length === 0)
         out.refused.push({ path: p, reason: 'matches no file' });
       expanded(files.refused);
+      if (files.passed.length > 0) out.paths.push(p);
       for (const rel of files.passed) candidates.push({ rel, named: p, explicit: false });
       continue;
     }
@@ -67,6 +70,7 @@ async function collectPaths(gate: WorkspaceGate, req: ContextRequest, out: Colle
       if (files.more)
         out.notes.push(`${p} holds more than ${MAX_GLOB_FILES} files; the first ${MAX_GLOB_FILES} were kept`);
       expanded(files.refused);
+      if (files.passed.length > 0) out.paths.push(where.rel);
       for (const rel of files.passed) candidates.push({ rel, named: p, explicit: false });
     } else candidates.push({ rel: where.rel, named: p, explicit: true });
   }
@@ -80,6 +84,7 @@ async function collectPaths(gate: WorkspaceGate, req: ContextRequest, out: Colle
       out.refused.push({ path: c.explicit ? c.named : r.path, reason: r.reason });
       continue;
     }
+    if (c.explicit) out.paths.push(r.rel);
     out.drafts.push({ kind: 'file', path: r.rel, sha256: r.sha256, text: r.text, ...redactedOf(r.redacted) });
   }
 }
@@ -91,6 +96,7 @@ async function collectSelections(gate: WorkspaceGate, req: ContextRequest, out: 
       out.refused.push({ path: sel.path, reason: r.reason });
       continue;
     }
+    out.paths.push(r.rel);
     const from = Math.min(sel.startLine, sel.endLine);
     const to = Math.max(sel.startLine, sel.endLine);
     const text = r.text
@@ -165,7 +171,7 @@ export async function readContext(opts: {
   budget: number;
 }): Promise<ContextAttached> {
   const { request: req } = opts;
-  const out: Collected = { drafts: [], refused: [], notes: [] };
+  const out: Collected = { drafts: [], refused: [], notes: [], paths: [] };
   if (req.note?.trim()) out.drafts.push({ kind: 'note', sha256: sha256(req.note), text: req.note });
   if (!opts.workspace) {
     const asked = [...(req.paths ?? []), ...(req.selections ?? []).map((s) => s.path)];
@@ -184,5 +190,12 @@ export async function readContext(opts: {
   }
   const fitted = fit(out.drafts, opts.budget);
   const cut = [fitted.cut, ...out.notes].filter(Boolean).join(' ');
-  return { items: fitted.items, refused: out.refused, budget: opts.budget, ...(cut ? { cut } : {}) };
+  const paths = [...new Set(out.paths)].slice(0, 100);
+  return {
+    items: fitted.items,
+    refused: out.refused,
+    budget: opts.budget,
+    ...(cut ? { cut } : {}),
+    ...(paths.length > 0 ? { paths } : {}),
+  };
 }

@@ -7,6 +7,7 @@ import { MAX_MESSAGE_BYTES, MEETING_PAGE_DEFAULT, RpcError, fold, summaryOf } fr
 import { minutesFileBase, renderMinutes } from '../meeting/minutes';
 import { manifestLine } from '../meeting/manifest';
 import { estimateMeeting } from '../meeting/estimate';
+import { listDecisions } from '../decisions/listing';
 import { agentHandlers } from './agentHandlers';
 import type { Connection } from './connection';
 import { refuseNotOwner } from './seats';
@@ -126,6 +127,13 @@ async function decide(ctx: ServerContext, p: Params<'meeting/decide'>, conn: Con
   return {};
 }
 
+/** The workspace's decision records through the one loader and the workspace gate, as the CLI lists them. */
+async function decisionsList(_ctx: ServerContext, p: Params<'decisions/list'>): Result<'decisions/list'> {
+  const listed = await listDecisions(p);
+  if (!listed.ok) throw new RpcError('bad_request', listed.reason);
+  return listed.result;
+}
+
 function lmRegister(ctx: ServerContext, _p: Params<'lm/register'>, conn: Connection): Result<'lm/register'> {
   const bridge = ctx.lmBridge;
   if (!bridge) return Promise.reject(new RpcError('bad_request', 'this daemon does not take vscode-lm calls'));
@@ -175,6 +183,7 @@ export const handlers: { [M in DaemonMethod]: MethodHandler<M> } = {
   'meeting/resolve': resolve,
   'meeting/delete': remove,
   'meeting/render': render,
+  'decisions/list': decisionsList,
   'lm/register': lmRegister,
   'lm/delta': (ctx, p) => {
     ctx.lmBridge?.delta(p.requestId, p.text);

@@ -13,20 +13,9 @@
  * Every line is looked at once, and only its first `MAX_LINE_CHARS` characters: linear in the size
  * of the record whatever it holds.
  */
-import { visibleText } from '@roundtable/protocol';
+import { scopeGlobCheck, visibleText, type DecisionStatus } from '@roundtable/protocol';
 import type { Redaction } from '../gate';
 import { frontList, frontString, readFrontMatter } from './frontMatter';
-
-export type DecisionStatus = 'accepted' | 'proposed' | 'rejected' | 'deprecated' | 'superseded' | 'unknown';
-
-export const DECISION_STATUSES: readonly DecisionStatus[] = [
-  'accepted',
-  'proposed',
-  'rejected',
-  'deprecated',
-  'superseded',
-  'unknown',
-];
 
 /** A supersession link as the record writes it: a Markdown link's target and text, or a bare reference (`ADR-0005`). */
 export interface RecordLink {
@@ -68,7 +57,6 @@ export interface DecisionRecord {
 const MAX_LINE_CHARS = 4_000;
 const MAX_FIELD_CHARS = 1_000;
 const MAX_LIST = 50;
-const MAX_GLOB_CHARS = 200;
 
 /** A field line: `Status: x`, `* Status: x`, `- **Status:** x`, `**Deciders**: a, b`. */
 const FIELD =
@@ -138,18 +126,6 @@ function numberOf(relPath: string, title: string): number | undefined {
   const base = relPath.split('/').pop() ?? '';
   const m = /^(?:adr[-_ ]?)?(\d{1,6})(?=[-_. ]|$)/i.exec(base) ?? /^(?:adr[-_ #]?)?(\d{1,6})(?=[.:)\s-])/i.exec(title);
   return m ? Number(m[1]) : undefined;
-}
-
-/** A scope glob as the matcher takes it (workspace-relative), or why it is left out. */
-function scopeGlob(raw: string): { glob: string } | { why: string } {
-  const g = raw.trim().replace(/^\.\//, '');
-  if (g === '') return { why: 'is empty' };
-  if (g.length > MAX_GLOB_CHARS) return { why: `is longer than ${MAX_GLOB_CHARS} characters` };
-  // eslint-disable-next-line no-control-regex -- a control character has no place in a path
-  if (/[\u0000-\u001f\u007f]/.test(g)) return { why: 'holds a control character' };
-  if (g.startsWith('/') || /^[A-Za-z]:/.test(g) || g.split('/').includes('..'))
-    return { why: 'points outside the workspace (scope globs are workspace-relative)' };
-  return { glob: g };
 }
 
 const splitList = (v: string): string[] => v.split(',').map(clean).filter(Boolean).slice(0, MAX_LIST);
@@ -230,7 +206,7 @@ export function parseRecord(relPath: string, text: string): DecisionRecord {
   const rawScope = fm.fields.has('scope') ? frontList(fm, 'scope') : splitList(body.fields.get('scope') ?? '');
   const scope: string[] = [];
   for (const raw of rawScope.slice(0, MAX_LIST)) {
-    const g = scopeGlob(raw);
+    const g = scopeGlobCheck(raw);
     if ('glob' in g) scope.push(g.glob);
     else notes.push(`scope "${visibleText(raw).slice(0, 60)}" ${g.why}; left out`);
   }

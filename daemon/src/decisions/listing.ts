@@ -1,0 +1,121 @@
+/**
+ * The decision records as a person looks for them (issue 33): all of them by number, those sharing
+ * words with a search (best first), those with a status, those whose scope covers a file. One
+ * selection for `roundtable decisions` and the `decisions/list` method behind the Decisions view,
+ * over the one rulebook loader.
+ */
+import * as path from 'node:path';
+import type { DecisionEntry, DecisionStatus, DecisionsListResult } from '@roundtable/protocol';
+import { DEFAULT_DECISIONS_FOLDER } from '../context/cliFlags';
+import { workspaceGate } from '../gate';
+import { rankRecords } from './index';
+import type { DecisionRecord } from './record';
+import { currentOf, governingDecisions, loadDecisions, type Rulebook } from './rulebook';
+
+export interface Shown {
+  record: DecisionRecord;
+  /** With a file: the scope glob that covers it. */
+  glob?: string;
+}
+
+export interface Narrowing {
+  words: string;
+  statuses?: ReadonlySet<DecisionStatus>;
+  /** Workspace-relative, `/`-separated. */
+  file?: string;
+}
+
+/** A path given by a person or a client as the workspace-relative path scopes are written in; undefined when outside. */
+export function workspaceRelative(workspace: string, file: string): string | undefined {
+  const rel = path.relative(workspace, path.resolve(workspace, file));
+  if (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return undefined;
+  return rel.split(path.sep).join('/');
+}
+
+const byNumber = (a: DecisionRecord, b: DecisionRecord): number =>
+  (a.number ?? Infinity) - (b.number ?? Infinity) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+/** The records to show, in order: governing a file, matching words, with a status. */
+export function selectRecords(book: Rulebook, opts: Narrowing): Shown[] {
+  let shown: Shown[] = opts.file
+    ? governingDecisions(book.records, opts.file)
+    : book.records.map((record) => ({ record }));
+  if (opts.words.trim() !== '') {
+    // A person searching for "sql" means it: words of two letters count.
+    const order = rankRecords(
+      shown.map((s) => s.record),
+      opts.words,
+      Infinity,
+      2,
+    );
+    shown = order.map((r) => shown.find((s) => s.record === r) as Shown);
+  } else shown = [...shown].sort((a, b) => byNumber(a.record, b.record));
+  return opts.statuses ? shown.filter((s) => opts.statuses?.has(s.record.state)) : shown;
+}
+
+/** A record's id: its number as its file name writes it (`0005`), else the file name without `.md`. */
+export function recordId(r: DecisionRecord): string {
+  const base = path.posix.basename(r.path).replace(/\.md$/i, '');
+  const digits = /^(?:adr[-_ ]?)?(\d{1,6})(?=[-_. ]|$)/i.exec(base)?.[1];
+  if (digits) return digits;
+  return r.number !== undefined ? String(r.number).padStart(4, '0') : base;
+}
+
+export function entryOf(s: Shown, book: Rulebook): DecisionEntry {
+  const r = s.record;
+  const current = currentOf(r, book.records);
+  return {
+    id: recordId(r),
+    title: r.title,
+    status: r.state,
+    ...(r.status !== undefined ? { statusText: r.status } : {}),
+    ...(r.date !== undefined ? { date: r.date } : {}),
+    path: r.path,
+    scope: r.scope,
+    supersedes: r.supersedes,
+    supersededBy: r.supersededBy,
+    ...(current !== undefined ? { current } : {}),
+    ...(s.glob !== undefined ? { matchedScope: s.glob } : {}),
+  };
+}
+
+/** The rulebook of `folder` in `workspace`, read through the gate; a folder that does not exist is an empty one. */
+export async function readRulebook(
+  workspace: string,
+  folder = DEFAULT_DECISIONS_FOLDER,
+): Promise<Rulebook | { ok: false; reason: string }> {
+  const book = await loadDecisions({ gate: workspaceGate(workspace), folder });
+  if (!book.ok && !book.missing) return { ok: false, reason: `the decisions folder ${folder} ${book.reason}` };
+  return book.ok ? book : { ok: true, folder, records: [], refused: [], notes: [] };
+}
+
+/** `decisions/list`: the records of the workspace's decisions folder, narrowed as asked. */
+export async function listDecisions(p: {
+  workspace: string;
+  query?: string;
+  status?: DecisionStatus[];
+  file?: string;
+  folder?: string;
+}): Promise<{ ok: true; result: DecisionsListResult } | { ok: false; reason: string }> {
+  const file = p.file === undefined ? undefined : workspaceRelative(p.workspace, p.file);
+  if (p.file !== undefined && file === undefined)
+    return { ok: false, reason: `file ${p.file.slice(0, 200)} is not inside the workspace` };
+  const folder = p.folder?.trim() || DEFAULT_DECISIONS_FOLDER;
+  const book = await readRulebook(p.workspace, folder);
+  if (!book.ok) return book;
+  const shown = selectRecords(book, {
+    words: p.query ?? '',
+    ...(p.status ? { statuses: new Set(p.status) } : {}),
+    ...(file !== undefined ? { file } : {}),
+  });
+  return {
+    ok: true,
+    result: {
+      folder,
+      total: book.records.length,
+      records: shown.map((s) => entryOf(s, book)),
+      refused: book.refused,
+      notes: book.notes,
+    },
+  };
+}
