@@ -72,6 +72,15 @@ async function postComment(token: string, pr: PullRequestRef | undefined, report
   }
 }
 
+/** The report in the job summary; a runner without one (GITHUB_STEP_SUMMARY unset) costs a warning, not the review. */
+async function writeSummary(report: string): Promise<void> {
+  try {
+    await core.summary.addRaw(commentBody(report, MAX_SUMMARY_CHARS, 'the report is cut here')).write();
+  } catch (e) {
+    core.warning(`Could not write the job summary: ${oneLine((e as Error).message)}`);
+  }
+}
+
 function conclude(run: ReviewRun, failOn: string): void {
   switch (run.exit) {
     case REVIEW_EXIT.clean:
@@ -109,7 +118,7 @@ async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (run.exit !== REVIEW_EXIT.usage) {
     const report = run.report ?? notRunReport(run.why);
     core.setOutput('comment-url', await postComment(i.githubToken, pr, report));
-    await core.summary.addRaw(commentBody(report, MAX_SUMMARY_CHARS, 'the report is cut here')).write();
+    await writeSummary(report);
   } else core.setOutput('comment-url', '');
   conclude(run, i.failOn);
 }

@@ -250,6 +250,15 @@ describe('the GitHub Action', () => {
     assert.match(stop[2] ?? '', /::error file=x\.ts::forged/);
   });
 
+  it('on a runner without a job summary file the review still concludes: a warning, the comment, the exit code', async () => {
+    const api = await start();
+    const run = await runAction(api, { env: { FAKE_REVIEW_EXIT: '0', GITHUB_STEP_SUMMARY: '' } });
+    assert.equal(run.code, 0, run.stdout);
+    assert.equal(run.outputs['exit-code'], '0');
+    assert.match(run.stdout, /::warning::Could not write the job summary: /);
+    assert.equal(marked(api).length, 1);
+  });
+
   it('cuts a report longer than a comment may be to fit, and keeps all of it in the job summary', async () => {
     const api = await start();
     const run = await runAction(api, { env: { FAKE_REVIEW_PADDING: '200000' } });
