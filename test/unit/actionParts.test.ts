@@ -14,7 +14,8 @@ import { readPullRequest } from '../../action/src/event';
 import { reviewEnv } from '../../action/src/review';
 import { REVIEW_COMMENT_MARKER } from '../../protocol/src/review';
 
-const EVENTS = path.resolve(__dirname, '..', 'fixtures', 'github');
+const ROOT = path.resolve(__dirname, '..', '..');
+const EVENTS = path.join(ROOT, 'test', 'fixtures', 'github');
 const person = { type: 'User' };
 const bot = { type: 'Bot' };
 
@@ -97,5 +98,31 @@ describe("the review command's environment", () => {
     const env = reviewEnv({ PATH: '/bin', 'INPUT_GITHUB-TOKEN': 'ghs_x', 'INPUT_API-KEY': 'sk-1' }, 'sk-1');
     assert.deepEqual(env, { PATH: '/bin', ROUNDTABLE_API_KEY: 'sk-1' });
     assert.deepEqual(reviewEnv({ PATH: '/bin', OPENAI_API_KEY: 'sk-2' }, ''), { PATH: '/bin', OPENAI_API_KEY: 'sk-2' });
+  });
+});
+
+/** The keys of a top-level section of action.yml (`inputs:`, `outputs:`), or its `key: value` lines (`runs:`). */
+function section(yml: string, name: string): Map<string, string> {
+  const body = new RegExp(`^${name}:\\n((?: .*\\n|\\n)*)`, 'm').exec(yml)?.[1] ?? '';
+  return new Map([...body.matchAll(/^ {2}([\w-]+):\s*(.*)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
+}
+
+describe('action.yml', () => {
+  const yml = readFileSync(path.join(ROOT, 'action.yml'), 'utf8');
+  const main = readFileSync(path.join(ROOT, 'action', 'src', 'main.ts'), 'utf8');
+
+  it('declares exactly the inputs the action reads and the outputs it sets', () => {
+    const read = new Set([...main.matchAll(/core\.getInput\('([\w-]+)'\)/g)].map((m) => m[1]));
+    const set = new Set([...main.matchAll(/core\.setOutput\('([\w-]+)'/g)].map((m) => m[1]));
+    assert.deepEqual([...section(yml, 'inputs').keys()].sort(), [...read].sort());
+    assert.deepEqual([...section(yml, 'outputs').keys()].sort(), [...set].sort());
+  });
+
+  it('runs on Node 20 the bundle that npm run build makes', () => {
+    const runs = section(yml, 'runs');
+    assert.equal(runs.get('using'), 'node20');
+    assert.equal(runs.get('main'), 'dist/action/index.js');
+    const build = readFileSync(path.join(ROOT, 'scripts', 'build.mjs'), 'utf8');
+    assert.match(build, /entryPoints: \{ index: 'action\/src\/main\.ts' \},\s*outdir: 'dist\/action'/);
   });
 });
