@@ -1,16 +1,20 @@
 /**
- * GitHub's published OpenAPI description of its REST API (`@octokit/openapi`,
- * generated/api.github.com.json, the description GitHub publishes in github/rest-api-description)
- * as a checker for the loopback stand-in of api.github.com: each request must be an operation the
- * description has (method and path template), with path and query parameters of the declared
- * types, and a JSON body its schema accepts; each response the stand-in sends must match the
- * response schema of its status. Validation by ajv (JSON Schema); OpenAPI 3.0's `nullable` is
- * turned into a `null` type first, as JSON Schema has no such keyword.
+ * GitHub's published OpenAPI description of its REST API (github/rest-api-description, as
+ * `@octokit/openapi` 23.0.2 ships it in generated/api.github.com.json), cut down to the operations
+ * the action calls and the components they reach (test/fixtures/github/api.github.com.comments.json,
+ * written by scripts/extract-github-openapi.mjs), as a checker for the loopback stand-in of
+ * api.github.com: each request must be an operation of the extract (method and path template),
+ * with path and query parameters of the declared types, and a JSON body its schema accepts; each
+ * response the stand-in sends must match the response schema of its status. Validation by ajv
+ * (JSON Schema); OpenAPI 3.0's `nullable` is turned into a `null` type first, as JSON Schema has no
+ * such keyword.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
 
 const SPEC_ID = 'https://api.github.com/openapi.json';
+const EXTRACT = path.join(__dirname, '..', 'fixtures', 'github', 'api.github.com.comments.json');
 
 type Json = Record<string, unknown>;
 
@@ -125,7 +129,13 @@ class GitHubDescription {
     const found = matches[0];
     const query = Object.fromEntries(url.searchParams);
     if (!found)
-      return { params: {}, query, errors: [`${method} ${url.pathname} is no operation of GitHub's REST API`] };
+      return {
+        params: {},
+        query,
+        errors: [
+          `${method} ${url.pathname} is no operation of the extract (scripts/extract-github-openapi.mjs lists them)`,
+        ],
+      };
     const { op } = found;
     const values = found.pattern.exec(url.pathname)?.slice(1) ?? [];
     const params = Object.fromEntries(found.names.map((n, i) => [n, decodeURIComponent(values[i] ?? '')]));
@@ -177,11 +187,10 @@ class GitHubDescription {
 
 let loaded: { description: GitHubDescription; spec: Json } | undefined;
 
-/** The description, parsed once per test process (13 MB). */
+/** The extract of the description, parsed once per test process. */
 export function githubDescription(): { description: GitHubDescription; example: (name: string) => Json } {
   if (!loaded) {
-    const file = require.resolve('@octokit/openapi/generated/api.github.com.json');
-    const spec = JSON.parse(readFileSync(file, 'utf8')) as Json;
+    const spec = JSON.parse(readFileSync(EXTRACT, 'utf8')) as Json;
     loaded = { description: new GitHubDescription(spec), spec };
   }
   const { spec } = loaded;
