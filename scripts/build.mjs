@@ -1,4 +1,4 @@
-// Bundles the three programs with esbuild: the daemon/CLI for Node, the extension as CommonJS
+// Bundles the programs with esbuild: the daemon/CLI and the GitHub Action for Node, the extension as CommonJS
 // with `vscode` external, the webview for the browser. Type-checking is `tsc -b`'s job.
 import * as esbuild from 'esbuild';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
@@ -24,6 +24,15 @@ const builds = [
     ...common,
     entryPoints: { cli: 'daemon/src/cli/main.ts' },
     outdir: 'dist/daemon',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+  },
+  {
+    // The GitHub Action (action.yml): runs dist/daemon/cli.js beside it. Not in the .vsix or the npm package.
+    ...common,
+    entryPoints: { index: 'action/src/main.ts' },
+    outdir: 'dist/action',
     platform: 'node',
     target: 'node20',
     format: 'cjs',

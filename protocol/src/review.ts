@@ -92,3 +92,10 @@ export const REVIEW_EXIT = {
   /** The review could not be done: no model, rate limits, budget spent before a verdict, a reviewer down. */
   couldNotReview: 3,
 } as const;
+
+/**
+ * The first line of the review's Markdown report (`roundtable review --markdown FILE`): an HTML
+ * comment GitHub does not show, by which the GitHub Action finds its own pull-request comment to
+ * update it on the next push instead of adding another.
+ */
+export const REVIEW_COMMENT_MARKER = '<!-- roundtable-review -->';

@@ -1,6 +1,6 @@
 /**
  * The direction of imports the architecture promises (docs: extension -> client, protocol;
- * daemon -> protocol, client; client -> protocol; webview -> protocol; protocol -> nothing).
+ * daemon -> protocol, client; client -> protocol; webview -> protocol; action -> protocol; protocol -> nothing).
  * Two processes meet only through the protocol and the client: the extension never bundles daemon
  * code, the webview never reaches past the protocol, and the protocol needs no Node, DOM or vscode.
  */
@@ -75,6 +75,13 @@ describe('import directions', () => {
   it('the daemon never imports vscode, the extension or the webview', () => {
     assert.deepEqual(
       violations('daemon/src', (to) => ['vscode', 'extension', 'webview'].includes(to)),
+      [],
+    );
+  });
+
+  it('the GitHub Action imports only the protocol (it runs the bundled CLI, never imports the daemon)', () => {
+    assert.deepEqual(
+      violations('action/src', (to) => ['daemon', 'client', 'extension', 'webview', 'vscode'].includes(to)),
       [],
     );
   });

@@ -1,0 +1,308 @@
+/**
+ * The GitHub Action as a runner runs it: the bundle dist/action/index.js in its own process, with
+ * the inputs as INPUT_* variables, a real event payload at GITHUB_EVENT_PATH, the GITHUB_OUTPUT and
+ * GITHUB_STEP_SUMMARY files, and GITHUB_API_URL pointing at a loopback api.github.com that checks
+ * every request and response against GitHub's published OpenAPI description. The review itself is
+ * test/fakes/reviewCli.mjs (the `roundtable review` contract) where the real command is not on this
+ * branch yet; one test runs the real bundled CLI.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { REVIEW_COMMENT_MARKER } from '../../protocol/src/review';
+import { ROOT } from '../fakes/cli';
+import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../fakes/githubApi';
+import { githubDescription } from '../fakes/githubOpenApi';
+
+const ACTION = path.join(ROOT, 'dist', 'action', 'index.js');
+const FAKE_CLI = path.join(ROOT, 'test', 'fakes', 'reviewCli.mjs');
+const EVENTS = path.join(ROOT, 'test', 'fixtures', 'github');
+const TOKEN = 'ghs_16C7e42F292c6912E7710c838347Ae178B4a';
+const KEY = 'sk-test-roundtable-0123456789abcdef';
+const PR: Omit<GitHubApiOptions, 'token'> = { owner: 'Codertocat', repo: 'Hello-World', issue: 2 };
+
+interface ActionRun {
+  code: number | null;
+  stdout: string;
+  outputs: Record<string, string>;
+  summary: string;
+  /** What the review CLI was given, one entry per run of it. */
+  cli: { args: string[]; apiKey: string | null; secretSeen: boolean }[];
+}
+
+/** The outputs the action wrote to GITHUB_OUTPUT (`name<<delimiter` … `delimiter`). */
+function readOutputs(file: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = readFileSync(file, 'utf8').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^([\w-]+)<<(.+)$/.exec(lines[i] ?? '');
+    if (!m) continue;
+    const value: string[] = [];
+    while (++i < lines.length && lines[i] !== m[2]) value.push(lines[i] ?? '');
+    out[m[1] ?? ''] = value.join('\n');
+  }
+  return out;
+}
+
+function runAction(
+  api: GitHubApi,
+  o: { event?: string; inputs?: Record<string, string>; env?: NodeJS.ProcessEnv; realCli?: boolean },
+): Promise<ActionRun> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rt-action-'));
+  const workspace = path.join(dir, 'workspace');
+  mkdirSync(workspace);
+  const files = {
+    output: path.join(dir, 'output'),
+    summary: path.join(dir, 'summary'),
+    log: path.join(dir, 'cli.jsonl'),
+  };
+  writeFileSync(files.output, '');
+  writeFileSync(files.summary, '');
+  const inputs = {
+    'fail-on': 'blocking',
+    'sarif-file': 'roundtable.sarif',
+    'github-token': TOKEN,
+    'api-key': KEY,
+    ...o.inputs,
+  };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    GITHUB_ACTIONS: 'true',
+    GITHUB_EVENT_NAME: 'pull_request',
+    GITHUB_EVENT_PATH: path.join(EVENTS, o.event ?? 'pull_request.synchronize.json'),
+    GITHUB_REPOSITORY: `${PR.owner}/${PR.repo}`,
+    GITHUB_API_URL: api.url,
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_OUTPUT: files.output,
+    GITHUB_STEP_SUMMARY: files.summary,
+    RUNNER_TEMP: dir,
+    ROUNDTABLE_HOME: path.join(dir, 'home'),
+    ...(o.realCli ? {} : { ROUNDTABLE_ACTION_CLI: FAKE_CLI }),
+    FAKE_REVIEW_LOG: files.log,
+    FAKE_REVIEW_SECRET: TOKEN,
+    ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
+    ...o.env,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ACTION], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolve({
+        code,
+        stdout,
+        outputs: readOutputs(files.output),
+        summary: readFileSync(files.summary, 'utf8'),
+        cli: existsSync(files.log)
+          ? readFileSync(files.log, 'utf8')
+              .trim()
+              .split('\n')
+              .map((l) => JSON.parse(l) as ActionRun['cli'][number])
+          : [],
+      }),
+    );
+  });
+}
+
+/** Exit code 3: the step passes (an infrastructure failure is never a failed review) and one warning line says why. */
+function assertCouldNotReview(run: ActionRun, why: RegExp): void {
+  assert.equal(run.code, 0, `the step failed: ${run.stdout}`);
+  assert.equal(run.outputs['exit-code'], '3');
+  const reasons = run.stdout.split('\n').filter((l) => l.startsWith('::warning::could not review: '));
+  assert.equal(reasons.length, 1, run.stdout);
+  assert.match(reasons[0] ?? '', why);
+}
+
+const writes = (api: GitHubApi) => api.requests.filter((r) => r.method !== 'GET');
+const marked = (api: GitHubApi) => api.comments.filter((c) => String(c.body).startsWith(REVIEW_COMMENT_MARKER));
+
+describe('the GitHub Action', () => {
+  const apis: GitHubApi[] = [];
+  const start = async (o: Partial<GitHubApiOptions> = {}): Promise<GitHubApi> => {
+    const api = await startGitHubApi({ ...PR, token: TOKEN, ...o });
+    apis.push(api);
+    return api;
+  };
+
+  before(
+    () => {
+      if (!existsSync(ACTION) || !existsSync(path.join(ROOT, 'dist', 'daemon', 'cli.js'))) {
+        const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
+          cwd: ROOT,
+          stdio: 'inherit',
+        });
+        assert.equal(r.status, 0, 'npm run build failed');
+      }
+      githubDescription(); // parsed once, before the first run's clock starts
+    },
+    { timeout: 120_000 },
+  );
+  after(async () => {
+    for (const api of apis) await api.close();
+  });
+
+  it('creates its comment once and updates that same comment on the next push, reading every page of comments', async () => {
+    const api = await start({ others: 130 }); // a busy pull request: its comments span two pages
+    const first = await runAction(api, { env: { FAKE_REVIEW_EXIT: '0', FAKE_REVIEW_PUSH: 'push 1' } });
+    assert.equal(first.code, 0, first.stdout);
+    assert.equal(first.outputs['exit-code'], '0');
+    assert.deepEqual(
+      writes(api).map((r) => r.operationId),
+      ['issues/create-comment'],
+    );
+    const [created] = marked(api);
+    assert.ok(created, 'no comment starts with the marker');
+    assert.equal(first.outputs['comment-url'], created.html_url);
+    assert.equal(first.outputs['sarif-file'], 'roundtable.sarif');
+
+    const second = await runAction(api, { env: { FAKE_REVIEW_EXIT: '1', FAKE_REVIEW_PUSH: 'push 2' } });
+    assert.equal(second.code, 1, 'a PROVEN blocking finding fails the step');
+    assert.match(second.stdout, /::error::Roundtable review failed: a finding at or above fail-on \(blocking\) holds/);
+    assert.equal(second.outputs['exit-code'], '1');
+    assert.deepEqual(
+      writes(api).map((r) => `${r.operationId} ${r.params.comment_id ?? ''}`.trim()),
+      ['issues/create-comment', `issues/update-comment ${String(created.id)}`],
+    );
+    assert.equal(marked(api).length, 1, 'one comment, never a second');
+    assert.match(String(created.body), /PROVEN blocking finding.*\(push 2\)/);
+    assert.equal(second.outputs['comment-url'], created.html_url);
+    // The action's comment is number 131, on page 2 of 100: both pages were read.
+    const pages = api.requests.filter((r) => r.operationId === 'issues/list-comments').map((r) => r.query.page ?? '1');
+    assert.deepEqual(pages, ['1', '2', '1', '2']);
+    assert.match(second.summary, /PROVEN blocking finding/);
+    assert.deepEqual(api.violations, []);
+  });
+
+  it("a fork's pull request without a key: not run, says why in one line, comments so, exit code 3, step not failed", async () => {
+    const api = await start();
+    const run = await runAction(api, { event: 'pull_request.fork.json', inputs: { 'api-key': '' } });
+    assertCouldNotReview(run, /this pull request comes from a fork.*no API key/);
+    assert.equal(run.cli.length, 0, 'the review ran without a key');
+    assert.deepEqual(
+      writes(api).map((r) => r.operationId),
+      ['issues/create-comment'],
+    );
+    assert.match(String(marked(api)[0]?.body), /Roundtable review not run[\s\S]*fork/);
+    assert.equal(run.outputs['sarif-file'], '');
+    assert.match(run.summary, /Roundtable review not run/);
+    assert.deepEqual(api.violations, []);
+  });
+
+  it("a fork's read-only token: the refused comment is a warning, the report stays in the job summary", async () => {
+    const api = await start({ readOnly: true });
+    const run = await runAction(api, { event: 'pull_request.fork.json', inputs: { 'api-key': '' } });
+    assertCouldNotReview(run, /fork/);
+    assert.equal(run.outputs['comment-url'], '');
+    assert.match(
+      run.stdout,
+      /::warning::Could not post the pull-request comment: Resource not accessible by integration/,
+    );
+    assert.match(run.summary, /Roundtable review not run/);
+    assert.deepEqual(api.violations, []);
+  });
+
+  it('a review that could not be done (exit 3) is a warning with its reason, never a failed review', async () => {
+    const api = await start();
+    const run = await runAction(api, { env: { FAKE_REVIEW_EXIT: '3' } });
+    assertCouldNotReview(run, /: the model server at http:\/\/127\.0\.0\.1:9\/v1 refused the connection$/);
+    assert.match(
+      String(marked(api)[0]?.body),
+      /Could not review: the model server at http\\:\/\/127\.0\.0\.1:9\/v1 refused/,
+    );
+    assert.equal(run.outputs['sarif-file'], '');
+    assert.deepEqual(api.violations, []);
+  });
+
+  it('a review command that crashes (exit 1, no report) is "could not review", not a failed review', async () => {
+    const api = await start();
+    const run = await runAction(api, { env: { FAKE_REVIEW_EXIT: 'crash' } });
+    assertCouldNotReview(run, /: the roundtable command failed without a report/);
+  });
+
+  it("passes the inputs as the CLI's flags and the key as ROUNDTABLE_API_KEY; the GitHub token never reaches the CLI", async () => {
+    const api = await start();
+    const inputs = { models: 'a,b,c', budget: '5000', 'base-url': 'http://127.0.0.1:11434/v1', 'fail-on': 'major' };
+    const run = await runAction(api, {
+      inputs,
+      env: { FAKE_REVIEW_STDOUT: '::error file=x.ts::forged by the review output' },
+    });
+    assert.equal(run.code, 0, run.stdout);
+    const [cli] = run.cli;
+    assert.ok(cli);
+    const flag = (name: string) => cli.args[cli.args.indexOf(name) + 1];
+    assert.equal(cli.args[0], 'review');
+    assert.ok(cli.args.includes('--no-daemon'));
+    assert.deepEqual(
+      [flag('--fail-on'), flag('--models'), flag('--budget'), flag('--base-url'), flag('--sarif')],
+      ['major', 'a,b,c', '5000', 'http://127.0.0.1:11434/v1', 'roundtable.sarif'],
+    );
+    assert.equal(cli.apiKey, KEY);
+    assert.equal(cli.secretSeen, false, 'the GitHub token was in the review command’s environment');
+    assert.match(run.stdout, new RegExp(`::add-mask::${KEY}`), 'the key is not masked in the log');
+    // What the review prints runs no workflow command: it sits between stop-commands markers.
+    const stop = /::stop-commands::([\w-]+)\n([\s\S]*?)::\1::/.exec(run.stdout);
+    assert.ok(stop, run.stdout);
+    assert.match(stop[2] ?? '', /::error file=x\.ts::forged/);
+  });
+
+  it('on a runner without a job summary file the review still concludes: a warning, the comment, the exit code', async () => {
+    const api = await start();
+    const run = await runAction(api, { env: { FAKE_REVIEW_EXIT: '0', GITHUB_STEP_SUMMARY: '' } });
+    assert.equal(run.code, 0, run.stdout);
+    assert.equal(run.outputs['exit-code'], '0');
+    assert.match(run.stdout, /::warning::Could not write the job summary: /);
+    assert.equal(marked(api).length, 1);
+  });
+
+  it('cuts a report longer than a comment may be to fit, and keeps all of it in the job summary', async () => {
+    const api = await start();
+    const run = await runAction(api, { env: { FAKE_REVIEW_PADDING: '200000' } });
+    assert.equal(run.code, 0, run.stdout);
+    assert.notEqual(run.outputs['comment-url'], '', run.stdout);
+    const body = String(marked(api)[0]?.body);
+    assert.ok(body.length <= 65_536, `${body.length} characters`);
+    assert.match(body, /```\n\n_\(the report is longer than a comment may be: the rest is in the job summary\.\)_\n$/);
+    assert.ok(run.summary.length > 200_000);
+    assert.deepEqual(api.violations, []);
+  });
+
+  it('with the real bundled CLI, a bad input is a usage error: exit code 2, the step fails, no comment', async () => {
+    const api = await start();
+    const run = await runAction(api, { realCli: true, inputs: { 'fail-on': 'sometimes' } });
+    assert.equal(run.code, 1);
+    assert.equal(run.outputs['exit-code'], '2');
+    assert.match(run.stdout, /::error::roundtable review: bad usage: \S/);
+    assert.deepEqual(api.requests, []);
+  });
+});
+
+describe('the loopback api.github.com', () => {
+  it('refuses what GitHub’s description does not allow: a missing body, a bad path parameter, an unknown query', async () => {
+    const api = await startGitHubApi({ ...PR, token: TOKEN });
+    try {
+      const call = (method: string, p: string, body?: unknown) =>
+        fetch(`${api.url}${p}`, {
+          method,
+          headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }).then((r) => r.status);
+      assert.equal(await call('POST', '/repos/Codertocat/Hello-World/issues/2/comments', { text: 'hi' }), 400);
+      assert.equal(await call('PATCH', '/repos/Codertocat/Hello-World/issues/comments/abc', { body: 'hi' }), 400);
+      assert.equal(await call('GET', '/repos/Codertocat/Hello-World/issues/2/comments?perpage=5'), 400);
+      assert.equal(await call('PUT', '/repos/Codertocat/Hello-World/issues/2/comments', { body: 'hi' }), 400);
+      assert.deepEqual(api.violations, [
+        "issues/create-comment body must have required property 'body'",
+        'issues/update-comment comment_id must be integer',
+        'issues/list-comments: query parameter perpage is not in the description',
+        'PUT /repos/Codertocat/Hello-World/issues/2/comments is no operation of the extract (scripts/extract-github-openapi.mjs lists them)',
+      ]);
+    } finally {
+      await api.close();
+    }
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * The GitHub Action's decisions that need no runner: which comment is its own, how a long report is
+ * cut to fit a comment, which pull request an event is about and whether it comes from a fork, and
+ * what the review command's environment holds. The whole action runs in
+ * test/integration/action.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { commentBody, ownComment } from '../../action/src/comment';
+import { readPullRequest } from '../../action/src/event';
+import { reviewEnv } from '../../action/src/review';
+import { REVIEW_COMMENT_MARKER } from '../../protocol/src/review';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const EVENTS = path.join(ROOT, 'test', 'fixtures', 'github');
+const person = { type: 'User' };
+const bot = { type: 'Bot' };
+
+function eventFile(payload: unknown): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'rt-event-')), 'event.json');
+  writeFileSync(file, JSON.stringify(payload));
+  return file;
+}
+
+describe("the action's own comment", () => {
+  it("is the bot's marked comment, not a person's comment that starts with the marker too", () => {
+    const comments = [
+      { id: 1, body: `${REVIEW_COMMENT_MARKER}\npasted by someone`, user: person },
+      { id: 2, body: `quoting ${REVIEW_COMMENT_MARKER}`, user: bot },
+      { id: 3, body: `${REVIEW_COMMENT_MARKER}\n## Roundtable review`, user: bot },
+    ];
+    assert.equal(ownComment(comments)?.id, 3);
+  });
+
+  it("is a person's marked comment when no bot has one (a personal token posts as its user), and none without the marker", () => {
+    assert.equal(ownComment([{ id: 7, body: `${REVIEW_COMMENT_MARKER}\nreport`, user: person }])?.id, 7);
+    assert.equal(
+      ownComment([
+        { id: 8, body: 'LGTM', user: bot },
+        { id: 9, body: null, user: null },
+      ]),
+      undefined,
+    );
+  });
+});
+
+describe('a report as a comment', () => {
+  it('starts with the marker, added once', () => {
+    assert.equal(commentBody('## Review\n'), `${REVIEW_COMMENT_MARKER}\n## Review\n`);
+    assert.equal(commentBody(`${REVIEW_COMMENT_MARKER}\n## Review\n`), `${REVIEW_COMMENT_MARKER}\n## Review\n`);
+  });
+
+  it('too long: cut at a line end within the limit, an open code block closed, and a line saying so', () => {
+    const report = `## Review\n\n\`\`\`diff\n${'+ a changed line\n'.repeat(10_000)}\`\`\`\n`;
+    const body = commentBody(report, 1_000);
+    assert.ok(body.length <= 1_000, `${body.length}`);
+    assert.ok(body.startsWith(`${REVIEW_COMMENT_MARKER}\n## Review`));
+    assert.match(
+      body,
+      /\+ a changed line\n```\n\n_\(the report is longer than a comment may be: the rest is in the job summary\.\)_\n$/,
+    );
+  });
+});
+
+describe('the pull request of the event', () => {
+  it("a pull request from a branch of the repository: where its comment goes, not a fork's", () => {
+    assert.deepEqual(readPullRequest(path.join(EVENTS, 'pull_request.synchronize.json')), {
+      owner: 'Codertocat',
+      repo: 'Hello-World',
+      number: 2,
+      fromFork: false,
+    });
+  });
+
+  it("a fork's pull request, or one whose fork was deleted (head.repo null), is from a fork", () => {
+    const fork = path.join(EVENTS, 'pull_request.fork.json');
+    assert.equal(readPullRequest(fork)?.fromFork, true);
+    const deleted = JSON.parse(readFileSync(fork, 'utf8')) as { pull_request: { head: { repo: unknown } } };
+    deleted.pull_request.head.repo = null;
+    assert.equal(readPullRequest(eventFile(deleted))?.fromFork, true);
+  });
+
+  it('a push has no pull request; a payload that is not GitHub’s is one line of error', () => {
+    assert.equal(readPullRequest(eventFile({ ref: 'refs/heads/main', after: 'ec26c3e5' })), undefined);
+    assert.equal(readPullRequest(undefined), undefined);
+    assert.throws(
+      () => readPullRequest(eventFile({ pull_request: { number: 'two' } })),
+      (e: Error) => /^event payload/.test(e.message) && !e.message.includes('\n'),
+    );
+  });
+});
+
+describe("the review command's environment", () => {
+  it("loses the action's inputs (the GitHub token among them) and gets the key where roundtable reads it", () => {
+    const env = reviewEnv({ PATH: '/bin', 'INPUT_GITHUB-TOKEN': 'ghs_x', 'INPUT_API-KEY': 'sk-1' }, 'sk-1');
+    assert.deepEqual(env, { PATH: '/bin', ROUNDTABLE_API_KEY: 'sk-1' });
+    assert.deepEqual(reviewEnv({ PATH: '/bin', OPENAI_API_KEY: 'sk-2' }, ''), { PATH: '/bin', OPENAI_API_KEY: 'sk-2' });
+  });
+});
+
+/** The keys of a top-level section of action.yml (`inputs:`, `outputs:`), or its `key: value` lines (`runs:`). */
+function section(yml: string, name: string): Map<string, string> {
+  const body = new RegExp(`^${name}:\\n((?: .*\\n|\\n)*)`, 'm').exec(yml)?.[1] ?? '';
+  return new Map([...body.matchAll(/^ {2}([\w-]+):\s*(.*)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
+}
+
+describe('action.yml', () => {
+  const yml = readFileSync(path.join(ROOT, 'action.yml'), 'utf8');
+  const main = readFileSync(path.join(ROOT, 'action', 'src', 'main.ts'), 'utf8');
+
+  it('declares exactly the inputs the action reads and the outputs it sets', () => {
+    const read = new Set([...main.matchAll(/core\.getInput\('([\w-]+)'\)/g)].map((m) => m[1]));
+    const set = new Set([...main.matchAll(/core\.setOutput\('([\w-]+)'/g)].map((m) => m[1]));
+    assert.deepEqual([...section(yml, 'inputs').keys()].sort(), [...read].sort());
+    assert.deepEqual([...section(yml, 'outputs').keys()].sort(), [...set].sort());
+  });
+
+  it('runs on Node 20 the bundle that npm run build makes', () => {
+    const runs = section(yml, 'runs');
+    assert.equal(runs.get('using'), 'node20');
+    assert.equal(runs.get('main'), 'dist/action/index.js');
+    const build = readFileSync(path.join(ROOT, 'scripts', 'build.mjs'), 'utf8');
+    assert.match(build, /entryPoints: \{ index: 'action\/src\/main\.ts' \},\s*outdir: 'dist\/action'/);
+  });
+});
