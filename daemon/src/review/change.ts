@@ -73,7 +73,8 @@ async function against(root: string, req: ReviewRequest): Promise<{ label: strin
     throw new ChangeError(
       'review: no default branch (no origin/HEAD, main or master): give the base to review against (--base REF)',
     );
-  if (!(await commitOf(root, base))) throw new ChangeError(`review: the base "${base}" is not a commit in this repository`);
+  if (!(await commitOf(root, base)))
+    throw new ChangeError(`review: the base "${base}" is not a commit in this repository`);
   const mb = await git(root, ['merge-base', base, 'HEAD']);
   const hash = mb.stdout.trim();
   if (mb.code !== 0 || !hash) throw new ChangeError(`review: "${base}" and HEAD share no history: nothing to compare`);
