@@ -1,0 +1,181 @@
+/**
+ * `roundtable review` as a team runs it, the real CLI on real temporary repositories against a
+ * loopback OpenAI-compatible server: a change that breaks an accepted decision fails (exit 1) with
+ * that decision in the finding; a change that does not passes (exit 0); bad usage is exit 2 and no
+ * model or a server down exit 3, one line each; secrets and ignored files never reach the server.
+ */
+import assert from 'node:assert/strict';
+import { readFile, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { cli, ensureBuilt } from '../fakes/cli';
+import { closedPort, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
+import { MYSQL_POOL, POSTGRES_RECORD, makeReviewRepo, reviewResponder, type ReviewRepo } from '../fakes/reviewRepo';
+
+const MODELS = ['rev-a', 'rev-b', 'rev-c'];
+
+describe('roundtable review against a loopback model server', () => {
+  let fake: FakeOpenAI;
+  const repos: ReviewRepo[] = [];
+  before(async () => {
+    ensureBuilt();
+    fake = await startFakeOpenAI(reviewResponder, { models: MODELS });
+  });
+  after(async () => {
+    await fake.close();
+    for (const r of repos) await rm(path.dirname(r.root), { recursive: true, force: true });
+  });
+
+  const repo = async () => {
+    const r = await makeReviewRepo();
+    repos.push(r);
+    return r;
+  };
+  const review = (r: ReviewRepo, args: string[] = [], env: NodeJS.ProcessEnv = {}) =>
+    cli(['review', '--no-daemon', '--base-url', fake.baseURL, '--models', MODELS.join(','), ...args], {
+      cwd: r.root,
+      env: { ROUNDTABLE_HOME: path.join(r.root, '..', 'home'), ...env },
+    });
+  const sentSince = (from: number) =>
+    fake.requests
+      .slice(from)
+      .map((q) => JSON.stringify(q.body))
+      .join('\n');
+
+  it('fails a change that adds a MySQL pool where the accepted record says Postgres, naming that decision', async () => {
+    const r = await repo();
+    await r.write('services/orders/db.ts', MYSQL_POOL);
+    r.git('add', '.');
+    r.git('commit', '-qm', 'orders: a MySQL pool');
+    const out = path.join(r.root, '..', 'out');
+    const res = await review(r, [
+      '--json',
+      '--sarif',
+      path.join(out, 'review.sarif'),
+      '--markdown',
+      path.join(out, 'review.md'),
+    ]);
+    assert.equal(res.code, 1, res.stderr);
+    const report = JSON.parse(res.stdout) as {
+      version: number;
+      exit: number;
+      findings: { decision?: string; verdict: string; file: string; lines: { start: number } }[];
+      scope: { decisions: { id: string; status: string }[] };
+    };
+    assert.equal(report.version, 1);
+    const proven = report.findings.filter((f) => f.verdict === 'PROVEN');
+    assert.equal(proven.length, 1, res.stdout);
+    assert.equal(proven[0]?.decision, '0001');
+    assert.equal(proven[0]?.file, 'services/orders/db.ts');
+    // The superseded record is listed with its status (a citation of it would be refuted), never as a rule.
+    assert.deepEqual(
+      report.scope.decisions.map((d) => [d.id, d.status]),
+      [
+        ['0001', 'accepted'],
+        ['0002', 'superseded'],
+      ],
+    );
+    const md = await readFile(path.join(out, 'review.md'), 'utf8');
+    assert.equal(md.split('\n')[0], '<!-- roundtable-review -->');
+    assert.match(md, /services\/orders\/db\.ts:2/);
+    const sarif = JSON.parse(await readFile(path.join(out, 'review.sarif'), 'utf8')) as {
+      runs: {
+        results: { ruleId: string; level: string }[];
+        tool: { driver: { rules: { id: string; helpUri: string }[] } };
+      }[];
+    };
+    assert.deepEqual(
+      sarif.runs[0]?.results.map((x) => [x.ruleId, x.level]),
+      [['decision/0001', 'error']],
+    );
+    assert.match(
+      sarif.runs[0]?.tool.driver.rules[0]?.helpUri ?? '',
+      new RegExp(`${POSTGRES_RECORD.replace(/\./g, '\\.')}$`),
+    );
+  });
+
+  it('passes a change that breaks no decision (exit 0), and says so', async () => {
+    const r = await repo();
+    await r.write(
+      'services/orders/handler.ts',
+      'export function handle(id: string) {\n  return { id, ok: true };\n}\n',
+    );
+    r.git('commit', '-qam', 'orders: say ok');
+    const res = await review(r);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /review passed: 0 finding/);
+  });
+
+  it('reviews the merge base with main by default: a later commit on main is not part of the change', async () => {
+    const r = await repo();
+    await r.write('services/orders/feature.ts', 'export const FEATURE_LINE = 1;\n');
+    r.git('add', '.');
+    r.git('commit', '-qm', 'feature');
+    r.git('checkout', '-q', 'main');
+    await r.write('services/orders/mainonly.ts', 'export const MAIN_ONLY_LINE = 1;\n');
+    r.git('add', '.');
+    r.git('commit', '-qm', 'main moves on');
+    r.git('checkout', '-q', 'feature');
+    const from = fake.requests.length;
+    const res = await review(r);
+    assert.equal(res.code, 0, res.stderr);
+    const sent = sentSince(from);
+    assert.match(sent, /FEATURE_LINE/);
+    assert.doesNotMatch(sent, /MAIN_ONLY_LINE/);
+  });
+
+  it('--worktree reviews only the uncommitted change, and no secret or ignored file reaches the server', async () => {
+    const r = await repo();
+    await r.write('services/orders/committed.ts', 'export const COMMITTED_LINE = 1;\n');
+    r.git('add', '.');
+    r.git('commit', '-qm', 'committed');
+    const token = `ghp_${'A1b2C3d4E5'.repeat(3)}abcdef`;
+    await r.write('services/orders/handler.ts', `export const token = '${token}';\nexport const WORKTREE_LINE = 1;\n`);
+    await r.write('.env', 'DATABASE_PASSWORD=hunter2-very-secret\n');
+    r.git('add', '-f', '.env');
+    // Ignored by .gitignore, never tracked: not part of the change.
+    await r.write('build/out.js', 'IGNORED_BUILD_LINE\n');
+    const from = fake.requests.length;
+    const res = await review(r, ['--worktree', '--json']);
+    assert.equal(res.code, 0, res.stderr);
+    const sent = sentSince(from);
+    assert.match(sent, /WORKTREE_LINE/);
+    assert.doesNotMatch(sent, /COMMITTED_LINE/);
+    assert.doesNotMatch(sent, /hunter2/);
+    assert.doesNotMatch(sent, new RegExp(token));
+    assert.doesNotMatch(sent, /IGNORED_BUILD_LINE/);
+    const report = JSON.parse(res.stdout) as { scope: { unread?: { file: string }[] } };
+    assert.deepEqual((report.scope.unread ?? []).map((u) => u.file).sort(), ['.env']);
+  });
+
+  it('bad usage exits 2 with one line', async () => {
+    const r = await repo();
+    for (const args of [['--fail-on', 'sometimes'], ['--base', '-rf'], ['--base', 'main', '--worktree'], ['--nope']]) {
+      const res = await review(r, args);
+      assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+      assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+    }
+    const res = await review(r, ['--base', 'no-such-branch']);
+    assert.equal(res.code, 2, res.stderr);
+    assert.match(res.stderr, /^roundtable: review: the base "no-such-branch" is not a commit in this repository\n$/);
+  });
+
+  it('no model, or the server down, exits 3 with one line: the review could not be done, it did not fail', async () => {
+    const r = await repo();
+    await r.write('services/orders/db.ts', MYSQL_POOL);
+    r.git('add', '.');
+    r.git('commit', '-qm', 'orders: a MySQL pool');
+    const none = await cli(['review', '--no-daemon'], {
+      cwd: r.root,
+      env: { ROUNDTABLE_HOME: path.join(r.root, '..', 'home') },
+    });
+    assert.equal(none.code, 3, none.stderr);
+    assert.match(none.stderr, /^roundtable: could not review: no model to review with[^\n]*\n$/);
+    const down = await cli(['review', '--no-daemon', '--base-url', `http://127.0.0.1:${await closedPort()}/v1`], {
+      cwd: r.root,
+      env: { ROUNDTABLE_HOME: path.join(r.root, '..', 'home') },
+    });
+    assert.equal(down.code, 3, down.stderr);
+    assert.match(down.stderr, /^roundtable: could not review: [^\n]+\n$/);
+  });
+});
