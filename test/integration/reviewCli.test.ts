@@ -9,6 +9,7 @@ import { readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cli, ensureBuilt } from '../fakes/cli';
+import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
 import { closedPort, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
 import { MYSQL_POOL, POSTGRES_RECORD, makeReviewRepo, reviewResponder, type ReviewRepo } from '../fakes/reviewRepo';
 
@@ -177,5 +178,43 @@ describe('roundtable review against a loopback model server', () => {
     });
     assert.equal(down.code, 3, down.stderr);
     assert.match(down.stderr, /^roundtable: could not review: [^\n]+\n$/);
+  });
+});
+
+describe('roundtable review through a running daemon', () => {
+  let fake: FakeOpenAI;
+  let daemon: DaemonProcess;
+  let r: ReviewRepo;
+  before(async () => {
+    ensureBuilt();
+    fake = await startFakeOpenAI(reviewResponder, { models: MODELS });
+    daemon = await spawnDaemonProcess(await tempDataDir());
+    r = await makeReviewRepo();
+  });
+  after(async () => {
+    await daemon.stop();
+    await fake.close();
+    await rm(path.dirname(r.root), { recursive: true, force: true });
+    await rm(daemon.dataDir, { recursive: true, force: true });
+  });
+  const review = (args: string[]) =>
+    cli(['review', '--data-dir', daemon.dataDir, '--base-url', fake.baseURL, '--models', MODELS.join(','), ...args], {
+      cwd: r.root,
+    });
+
+  it('the daemon reads the change and runs the review: the same exit 1 with the decision, an empty change 0, a bad base 2', async () => {
+    const empty = await review(['--worktree']);
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.match(empty.stderr, /^roundtable: review: the work tree against HEAD is empty: nothing to review\n$/);
+    const bad = await review(['--base', 'nope']);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /^roundtable: review: the base "nope" is not a commit in this repository\n$/);
+    await r.write('services/orders/db.ts', MYSQL_POOL);
+    r.git('add', '.');
+    r.git('commit', '-qm', 'orders: a MySQL pool');
+    const res = await review([]);
+    assert.equal(res.code, 1, res.stderr);
+    assert.match(res.stdout, /running in the daemon/);
+    assert.match(res.stdout, /^PROVEN blocking services\/orders\/db\.ts:2 — breaks decision 0001: /m);
   });
 });
