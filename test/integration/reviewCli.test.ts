@@ -151,11 +151,19 @@ describe('roundtable review against a loopback model server', () => {
 
   it('bad usage exits 2 with one line', async () => {
     const r = await repo();
-    for (const args of [['--fail-on', 'sometimes'], ['--base', '-rf'], ['--base', 'main', '--worktree'], ['--nope']]) {
-      const res = await review(r, args);
-      assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+    const bad = [
+      ['--fail-on', 'sometimes'],
+      ['--base', '-rf'],
+      ['--base', 'main', '--worktree'],
+      ['--nope'],
+      ['--decisions', path.dirname(r.root)],
+    ];
+    // In parallel: each is its own process, and none reaches the server.
+    const results = await Promise.all(bad.map((args) => review(r, args)));
+    results.forEach((res, i) => {
+      assert.equal(res.code, 2, `${bad[i]?.join(' ')}: ${res.stderr}`);
       assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
-    }
+    });
     const res = await review(r, ['--base', 'no-such-branch']);
     assert.equal(res.code, 2, res.stderr);
     assert.match(res.stderr, /^roundtable: review: the base "no-such-branch" is not a commit in this repository\n$/);
