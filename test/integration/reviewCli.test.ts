@@ -159,7 +159,9 @@ describe('roundtable review against a loopback model server', () => {
       ['--decisions', path.dirname(r.root)],
     ];
     // In parallel: each is its own process, and none reaches the server.
-    const results = await Promise.all(bad.map((args) => review(r, args)));
+    const [help, ...results] = await Promise.all([cli(['--help']), ...bad.map((args) => review(r, args))]);
+    assert.match(help?.stdout ?? '', /review +a panel reviews a change/);
+    assert.match(help?.stdout ?? '', /--fail-on BAR/);
     results.forEach((res, i) => {
       assert.equal(res.code, 2, `${bad[i]?.join(' ')}: ${res.stderr}`);
       assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
