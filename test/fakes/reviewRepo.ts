@@ -91,3 +91,31 @@ export function reviewResponder(body: ChatBody): Reply {
   }
   return 'The panel reviewed the change. [STANCE: AGREE]';
 }
+
+/**
+ * Reviewers as models misbehave (issue 33): rev-a reports the real finding and one at lines the
+ * change does not touch; rev-b the same finding in other words and one citing the superseded
+ * record; rev-c one citing a decision that does not exist. Each votes as `reviewResponder`.
+ */
+export function unrulyResponder(body: ChatBody): Reply {
+  const text = everything(body);
+  if (!text.includes('"findings": [')) return reviewResponder(body);
+  const pool = { file: 'services/orders/db.ts', severity: 'blocking' };
+  const findings: Record<string, object[]> = {
+    'rev-a': [
+      {
+        ...pool,
+        lines: '2',
+        decision: '0001',
+        claim: 'A MySQL pool breaks decision 0001 (Postgres for every service).',
+      },
+      { ...pool, lines: '40-41', decision: '0001', claim: 'The pool is never closed.' },
+    ],
+    'rev-b': [
+      { ...pool, lines: { start: 1, end: 2 }, decision: '0001', claim: 'Orders now talks to MySQL, not Postgres.' },
+      { ...pool, lines: '2', decision: '0002', claim: 'Reports should use SQLite.' },
+    ],
+    'rev-c': [{ ...pool, lines: '2', decision: '0042', claim: 'Breaks the connection-pool policy.' }],
+  };
+  return JSON.stringify({ findings: findings[body.model ?? ''] ?? [] });
+}

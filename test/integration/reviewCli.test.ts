@@ -11,7 +11,14 @@ import { after, before, describe, it } from 'node:test';
 import { cli, ensureBuilt } from '../fakes/cli';
 import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
 import { closedPort, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
-import { MYSQL_POOL, POSTGRES_RECORD, makeReviewRepo, reviewResponder, type ReviewRepo } from '../fakes/reviewRepo';
+import {
+  MYSQL_POOL,
+  POSTGRES_RECORD,
+  makeReviewRepo,
+  reviewResponder,
+  unrulyResponder,
+  type ReviewRepo,
+} from '../fakes/reviewRepo';
 
 const MODELS = ['rev-a', 'rev-b', 'rev-c'];
 
@@ -147,6 +154,47 @@ describe('roundtable review against a loopback model server', () => {
     assert.doesNotMatch(sent, /IGNORED_BUILD_LINE/);
     const report = JSON.parse(res.stdout) as { scope: { unread?: { file: string }[] } };
     assert.deepEqual((report.scope.unread ?? []).map((u) => u.file).sort(), ['.env']);
+  });
+
+  it('reviewers as models misbehave: wrong lines, a superseded or unknown decision are refuted before the vote; the same finding in other words is one', async () => {
+    const r = await repo();
+    await r.write('services/orders/db.ts', MYSQL_POOL);
+    r.git('add', '.');
+    r.git('commit', '-qm', 'orders: a MySQL pool');
+    fake.setResponder(unrulyResponder);
+    try {
+      const res = await review(r, ['--json']);
+      assert.equal(res.code, 1, res.stderr);
+      const report = JSON.parse(res.stdout) as {
+        findings: { decision?: string; verdict: string; refuted?: string; proposedBy?: string[] }[];
+      };
+      const proven = report.findings.filter((f) => f.verdict === 'PROVEN');
+      assert.equal(proven.length, 1, res.stdout);
+      assert.equal(proven[0]?.decision, '0001');
+      assert.equal(proven[0]?.proposedBy?.length, 2);
+      const refuted = report.findings.filter((f) => f.refuted);
+      assert.equal(refuted.length, 3, res.stdout);
+      assert.ok(refuted.every((f) => f.verdict === 'REFUTED'));
+    } finally {
+      fake.setResponder(reviewResponder);
+    }
+  });
+
+  it('a reviewer that times out makes the review exit 3 with one line, never 1', async () => {
+    const r = await repo();
+    await r.write('services/orders/db.ts', MYSQL_POOL);
+    r.git('add', '.');
+    r.git('commit', '-qm', 'orders: a MySQL pool');
+    fake.setResponder((body) => (body.model === 'rev-c' ? { delayMs: 20_000 } : reviewResponder(body)));
+    try {
+      const res = await review(r, ['--turn-timeout', '1']);
+      assert.equal(res.code, 3, res.stderr);
+      const why = res.stderr.split('\n').filter((l) => l.includes('could not review'));
+      assert.equal(why.length, 1, res.stderr);
+      assert.match(why[0] ?? '', /^roundtable: could not review: .*linus/);
+    } finally {
+      fake.setResponder(reviewResponder);
+    }
   });
 
   it('bad usage exits 2 with one line', async () => {
