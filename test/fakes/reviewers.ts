@@ -1,0 +1,50 @@
+/**
+ * Reviewers on the loopback OpenAI-compatible server, as models answer a review meeting: in the
+ * proposal step each reviewer replies with its findings as JSON, in the vote a ballot on every
+ * finding put to it (the ballot's option ids read from the prompt, as a model reads them), and
+ * anything else (the assistant's briefing or digest) a consensus statement.
+ */
+import type { Finding } from '@roundtable/protocol';
+import { lastUserMessage, seatOf, type Behaviour, type ChatBody } from './openaiServer';
+
+export interface ReviewerScript {
+  /** The findings `me` (the seat's name) proposes. */
+  findings: (me: string) => Omit<Finding, 'proposedBy' | 'refuted'>[];
+  /**
+   * How `me` votes on the finding shown as `label`, and the workspace files it cites (default:
+   * accept at 0.9 — the finding holds — citing nothing).
+   */
+  vote?: (
+    me: string,
+    label: string,
+  ) => { vote: 'accept' | 'reject' | 'abstain'; confidence: number; evidence?: string[] };
+  /** Added to every reply (e.g. a pace, or `chunkSize`). */
+  extra?: Behaviour;
+}
+
+/** The options of a ballot prompt: `O1: label` lines, as the consensus prompts list them. */
+export function ballotOptions(prompt: string): { id: string; label: string }[] {
+  return [...prompt.matchAll(/^([A-Z]\d+): (.*)$/gm)].map((m) => ({ id: m[1] ?? '', label: m[2] ?? '' }));
+}
+
+export function reviewerResponder(script: ReviewerScript): (body: ChatBody) => Behaviour {
+  return (body) => {
+    const { me, system } = seatOf(body);
+    const user = lastUserMessage(body);
+    const reply = (text: string): Behaviour => ({ ...script.extra, text });
+    if (/voting in a structured consensus/.test(system)) {
+      const votes = ballotOptions(user).map((o) => {
+        const { evidence = [], ...v } = script.vote?.(me, o.label) ?? { vote: 'accept' as const, confidence: 0.9 };
+        return {
+          option: o.id,
+          ...v,
+          rationale: `${me}: ${v.vote} — read the diff lines it quotes`,
+          evidence: evidence.map((file) => ({ file })),
+        };
+      });
+      return reply(JSON.stringify({ votes }));
+    }
+    if (/finding/i.test(user)) return reply(JSON.stringify({ findings: script.findings(me) }));
+    return reply('CONSENSUS_STATEMENT: the panel reviewed the change');
+  };
+}
