@@ -22,9 +22,19 @@ export interface ReviewerScript {
   extra?: Behaviour;
 }
 
-/** The options of a ballot prompt: `O1: label` lines, as the consensus prompts list them. */
+/**
+ * The options of a ballot prompt, each with its text up to the next: `O1: …` lines quoted in the
+ * envelope (`| O1: src/db.ts lines 1-3, …` then `| claim: …`), as the consensus prompts list them.
+ */
 export function ballotOptions(prompt: string): { id: string; label: string }[] {
-  return [...prompt.matchAll(/^([A-Z]\d+): (.*)$/gm)].map((m) => ({ id: m[1] ?? '', label: m[2] ?? '' }));
+  const out: { id: string; label: string }[] = [];
+  for (const line of prompt.split('\n')) {
+    const body = line.replace(/^\| ?/, '');
+    const head = /^([A-Z]\d+): (.*)$/.exec(body);
+    if (head) out.push({ id: head[1] ?? '', label: head[2] ?? '' });
+    else if (out.length && line.startsWith('|')) out[out.length - 1]!.label += `\n${body}`;
+  }
+  return out;
 }
 
 export function reviewerResponder(script: ReviewerScript): (body: ChatBody) => Behaviour {

@@ -13,7 +13,8 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { connectDaemon, type DaemonConnection } from '@roundtable/client';
+import { connectDaemon, watchMeeting, type DaemonConnection } from '@roundtable/client';
+import { fold, settles } from '@roundtable/protocol';
 import { ensureBuilt } from '../fakes/cli';
 import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
 import { callText, mcpClient } from '../fakes/mcp';
@@ -147,7 +148,7 @@ describe('MCP review', () => {
     assert.match(text, new RegExp(`^Roundtable review ${s.meetingId}: exit 1 \\(failed\\)`));
     assert.match(text, /\*\*PROVEN\*\* blocking `src\/db\.ts:1-3` breaks decision 0001/);
     assert.ok(!text.includes('<img'), text);
-    assert.ok(!text.includes('](http'), text);
+    assert.ok(!/(?<!\\)\]\(http/.test(text), `no Markdown link: ${text}`);
     // The agent saw the proposals, the findings put to the vote and the vote as progress.
     const lines = seen.map((p) => p.message ?? '');
     assert.ok(
@@ -183,6 +184,27 @@ describe('MCP review', () => {
     assert.equal(s.exit, 3, r.text);
     assert.ok(s.why && !s.why.includes('\n'), JSON.stringify(s.why));
     assert.ok(!s.findings.some((f) => f.verdict === 'PROVEN'));
+  });
+
+  it('cuts the review when the call is cancelled, and says so in the meeting', async () => {
+    const root = await repo(DB_MYSQL);
+    // Paced so the cancel lands between the proposals and the vote.
+    const { c } = await session(root, { ...MYSQL, extra: { delayMs: 300 } });
+    const before = new Set((await meetings()).map((m) => m.meetingId));
+    const abort = new AbortController();
+    const call = c.callTool({ name: 'review', arguments: { base: 'main' } }, undefined, {
+      signal: abort.signal,
+      // The first proposal's progress is the moment to cancel: the review is surely running.
+      onprogress: () => abort.abort(),
+    });
+    await assert.rejects(call, /abort/i);
+    const m = (await meetings()).find((x) => !before.has(x.meetingId));
+    assert.ok(m, 'the review was started');
+    const watch = await watchMeeting(host, m.meetingId);
+    await watch.waitFor(settles, 0);
+    const s = fold(watch.events);
+    assert.equal(s.closed?.reason, 'cut');
+    assert.ok(!s.rounds.some((r) => Object.keys(r.ballots).length === 3), 'cut before every ballot was in');
   });
 
   for (const [what, args, line] of [
