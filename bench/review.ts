@@ -117,6 +117,8 @@ export interface ReviewSide {
   /** Ours: findings by verdict; naive: findings reported, none checked. */
   findings: Record<string, number>;
   exit?: number;
+  /** Ours: calls by who made them and what for, from the meeting's usage records. */
+  byPurpose?: Record<string, number>;
 }
 
 async function runOurs(repo: ReviewRepo): Promise<ReviewSide> {
@@ -127,17 +129,31 @@ async function runOurs(repo: ReviewRepo): Promise<ReviewSide> {
       { name: 'sam', role: 'assistant', provider: 'openai', model: REVIEWERS[0]!.model },
       ...REVIEWERS.map((r) => ({ ...r, role: 'worker' as const, provider: 'openai' as const })),
     ];
+    const byPurpose: Record<string, number> = {};
     const state = await withDaemon(async (d) => {
-      const conn = await connectDaemon(d.port, d.token);
+      // The daemon runs in this process: on a loaded machine its first handshake waits for modules to load.
+      const conn = await connectDaemon(d.port, d.token, { handshakeTimeoutMs: 120_000 });
       try {
-        const r = await convene(conn, {
-          topic: 'Review this change against the accepted decision records',
-          mode: 'consensus',
-          participants,
-          providers: { baseURL: fake.baseURL },
-          workspace: repo.root,
-          review: { base: 'main' },
-        });
+        const r = await convene(
+          conn,
+          {
+            topic: 'Review this change against the accepted decision records',
+            mode: 'consensus',
+            participants,
+            providers: { baseURL: fake.baseURL },
+            workspace: repo.root,
+            review: { base: 'main' },
+          },
+          {
+            onEvent: (e) => {
+              if (e.type !== 'usage_recorded') return;
+              // A worker's round-0 call is its proposal, a later one its ballot.
+              const what = e.role === 'worker' ? (e.round === 0 ? 'proposal' : 'ballot') : e.purpose;
+              const key = `${e.role} ${what}`;
+              byPurpose[key] = (byPurpose[key] ?? 0) + 1;
+            },
+          },
+        );
         return r.state;
       } finally {
         await conn.close();
@@ -146,7 +162,7 @@ async function runOurs(repo: ReviewRepo): Promise<ReviewSide> {
     const outcome = reviewOutcome(state, 'blocking');
     const findings: Record<string, number> = {};
     for (const f of outcome.findings) findings[f.verdict] = (findings[f.verdict] ?? 0) + 1;
-    return { calls: chatCalls(fake), money: moneyOf(fake.requests, () => 0), findings, exit: outcome.exit };
+    return { calls: chatCalls(fake), money: moneyOf(fake.requests, () => 0), findings, exit: outcome.exit, byPurpose };
   } finally {
     await fake.close();
   }

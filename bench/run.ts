@@ -259,13 +259,12 @@ async function main(): Promise<void> {
         .join(', '),
     });
     console.log(table([side('ours', r.ours), side('naive', r.naive)]));
+    const ratios = Object.entries(r.costRatio).map(([p, x]) => `${p} ${x}`);
+    const purposes = Object.entries(r.ours.byPurpose ?? {}).map(([p, n]) => `${p} ${n}`);
     console.log(
-      `   ours/naive: money ${Object.entries(r.costRatio)
-        .map(([p, x]) => `${p} ${x}`)
-        .join(
-          ', ',
-        )}; billed tokens ${r.tokenRatio}; calls ${r.ours.calls}/${r.naive.calls}; ours exit ${r.ours.exit ?? '?'}\n`,
+      `   ours/naive: money ${ratios.join(', ')}; billed tokens ${r.tokenRatio}; calls ${r.ours.calls}/${r.naive.calls}`,
     );
+    console.log(`   our calls: ${purposes.join(', ')}; our exit ${r.ours.exit ?? '?'}\n`);
     results.review = r;
   }
 
