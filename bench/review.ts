@@ -19,7 +19,7 @@ import { reviewOutcome } from '@roundtable/protocol/reviewOutcome';
 import { connectDaemon, convene } from '@roundtable/client';
 import { OpenAIProvider } from '../daemon/src/providers/openai';
 import type { ChatMessage } from '../daemon/src/providers/types';
-import { startFakeOpenAI, type FakeOpenAI } from '../test/fakes/openaiServer';
+import { chatCalls, startFakeOpenAI, type FakeOpenAI } from '../test/fakes/openaiServer';
 import { reviewerResponder, type ReviewerScript } from '../test/fakes/reviewers';
 import { withDaemon } from './daemon';
 import { DECISIONS, reviewRepo, type ReviewRepo } from './reviewChange';
@@ -107,9 +107,6 @@ const server = (): Promise<FakeOpenAI> =>
     prefixCache: CACHE,
     prefixCachePerModel: true,
   });
-
-const chatCalls = (fake: FakeOpenAI): number =>
-  fake.requests.filter((r) => r.path.startsWith('/v1/chat/completions')).length;
 
 export interface ReviewSide {
   calls: number;

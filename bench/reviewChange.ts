@@ -48,63 +48,35 @@ const BASE_FILES: Record<string, string> = {
     "export type OrderStatus = 'new' | 'paid' | 'shipped' | 'cancelled';\nexport interface Order { id: string; customerId: string; status: OrderStatus; totalCents: number; currency: string }\n",
 };
 
-/** `n` functions of a repository in the shape real ones have: a query, a mapping, a guard. */
-function repositoryFns(n: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) {
-    out.push(
-      `export async function findOrdersByStatus${i}(status: OrderStatus, limit = ${20 + i}): Promise<Order[]> {`,
-      `  const [rows] = await mysqlPool.query('SELECT id, customer_id, status, total_cents, currency FROM orders WHERE status = ? LIMIT ?', [status, limit]);`,
-      '  return (rows as OrderRow[]).map(toOrder);',
-      '}',
-      '',
-    );
-  }
-  return out.join('\n');
-}
+/** `n` blocks of code in the shape real ones have (a query, a mapping, a guard), the i-th from `block(i)`. */
+const repeat = (n: number, block: (i: number) => string[]): string =>
+  Array.from({ length: n }, (_, i) => [...block(i), ''].join('\n')).join('\n');
 
-function serviceFns(n: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) {
-    out.push(
-      `export async function applyDiscount${i}(order: Order, percent: number): Promise<Result<Order, DomainError>> {`,
-      "  if (percent < 0 || percent > 50) return err({ kind: 'invalid', message: 'discount out of range' });",
-      `  const totalCents = Math.round(order.totalCents * (1 - percent / 100));`,
-      '  return ok({ ...order, totalCents });',
-      '}',
-      '',
-    );
-  }
-  return out.join('\n');
-}
-
-function routeFns(n: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) {
-    out.push(
-      `router.get('/orders/status${i}/:status', async (req, res) => {`,
-      `  const orders = await findOrdersByStatus${i}(req.params.status as OrderStatus);`,
-      '  res.json(orders.map((o) => ({ ...o, total: o.totalCents / 100 })));',
-      '});',
-      '',
-    );
-  }
-  return out.join('\n');
-}
-
-function testCases(n: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) {
-    out.push(
-      `test('applyDiscount${i} keeps cents whole', () => {`,
-      `  const r = applyDiscount${i}({ id: 'o${i}', customerId: 'c', status: 'new', totalCents: 999, currency: 'EUR' }, 10);`,
-      '  assert.ok(r.ok && Number.isInteger(r.value.totalCents));',
-      '});',
-      '',
-    );
-  }
-  return out.join('\n');
-}
+const repositoryFn = (i: number) => [
+  `export async function findOrdersByStatus${i}(status: OrderStatus, limit = ${20 + i}): Promise<Order[]> {`,
+  `  const [rows] = await mysqlPool.query('SELECT id, customer_id, status, total_cents, currency FROM orders WHERE status = ? LIMIT ?', [status, limit]);`,
+  '  return (rows as OrderRow[]).map(toOrder);',
+  '}',
+];
+const serviceFn = (i: number) => [
+  `export async function applyDiscount${i}(order: Order, percent: number): Promise<Result<Order, DomainError>> {`,
+  "  if (percent < 0 || percent > 50) return err({ kind: 'invalid', message: 'discount out of range' });",
+  '  const totalCents = Math.round(order.totalCents * (1 - percent / 100));',
+  '  return ok({ ...order, totalCents });',
+  '}',
+];
+const routeFn = (i: number) => [
+  `router.get('/orders/status${i}/:status', async (req, res) => {`,
+  `  const orders = await findOrdersByStatus${i}(req.params.status as OrderStatus);`,
+  '  res.json(orders.map((o) => ({ ...o, total: o.totalCents / 100 })));',
+  '});',
+];
+const testCase = (i: number) => [
+  `test('applyDiscount${i} keeps cents whole', () => {`,
+  `  const r = applyDiscount${i}({ id: 'o${i}', customerId: 'c', status: 'new', totalCents: 999, currency: 'EUR' }, 10);`,
+  '  assert.ok(r.ok && Number.isInteger(r.value.totalCents));',
+  '});',
+];
 
 /** The change: new files and edits, about 300 lines in all. */
 const CHANGE: Record<string, string> = {
@@ -127,7 +99,7 @@ const CHANGE: Record<string, string> = {
     "  mysqlPool.query('UPDATE orders SET status = ? WHERE id = ?', [status, id]);",
     '}',
     '',
-    repositoryFns(18),
+    repeat(18, repositoryFn),
   ].join('\n'),
   'src/orders/service.ts': [
     "import { err, ok, type Result } from './result';",
@@ -135,7 +107,7 @@ const CHANGE: Record<string, string> = {
     '',
     "export type DomainError = { kind: 'invalid' | 'missing'; message: string };",
     '',
-    serviceFns(14),
+    repeat(14, serviceFn),
   ].join('\n'),
   'src/orders/routes.ts': [
     "import { Router } from 'express';",
@@ -144,14 +116,14 @@ const CHANGE: Record<string, string> = {
     '',
     'export const router = Router();',
     '',
-    routeFns(12),
+    repeat(12, routeFn),
   ].join('\n'),
   'test/orders/service.test.ts': [
     "import assert from 'node:assert/strict';",
     "import { test } from 'node:test';",
     "import { applyDiscount0 } from '../../src/orders/service';",
     '',
-    testCases(8),
+    repeat(8, testCase),
   ].join('\n'),
 };
 

@@ -23,6 +23,10 @@ function table(rows: Record<string, unknown>[]): string {
   return cells.map((row) => row.map((c, i) => c.padStart(widths[i] ?? 0)).join('  ')).join('\n');
 }
 
+const k = (n: number) => n.toLocaleString('en-US');
+const usd = (n: number | undefined) => `$${(n ?? 0).toFixed(4)}`;
+const pct = (n: number) => `${Math.round(n * 100)}%`;
+
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
   const want = (name: string) => only.length === 0 || only.includes(name);
@@ -40,9 +44,6 @@ async function main(): Promise<void> {
 
   if (want('meeting')) {
     const rows = await benchWholeMeeting();
-    const k = (n: number) => n.toLocaleString('en-US');
-    const usd = (n: number | undefined) => `$${(n ?? 0).toFixed(4)}`;
-    const pct = (n: number) => `${Math.round(n * 100)}%`;
     console.log(
       '0. Whole meeting vs a naive full-transcript group chat: 5 workers + judge + assistant, replies ~120 tokens that never agree,',
     );
@@ -235,9 +236,6 @@ async function main(): Promise<void> {
 
   if (want('review')) {
     const r = await benchReview();
-    const k = (n: number) => n.toLocaleString('en-US');
-    const usd = (n: number | undefined) => `$${(n ?? 0).toFixed(4)}`;
-    const pct = (n: number) => `${Math.round(n * 100)}%`;
     console.log(
       `9. Review of a ${r.addedLines}-line change (${r.files} files, 5 decision records) by three reviewers, beside a naive baseline`,
     );

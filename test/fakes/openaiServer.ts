@@ -258,6 +258,11 @@ export interface FakeOpenAI {
 }
 
 /** The text of the last user message. */
+/** How many chat completions the server was asked for (answered or refused): the calls a bill counts. */
+export function chatCalls(fake: FakeOpenAI): number {
+  return fake.requests.filter((r) => r.path.startsWith('/v1/chat/completions')).length;
+}
+
 export function lastUserMessage(body: ChatBody): string {
   const msgs = body.messages ?? [];
   for (let i = msgs.length - 1; i >= 0; i--) {

@@ -18,7 +18,7 @@ import { fold, settles } from '@roundtable/protocol';
 import { ensureBuilt } from '../fakes/cli';
 import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
 import { callText, mcpClient } from '../fakes/mcp';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
+import { chatCalls, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
 import { reviewerResponder, type ReviewerScript } from '../fakes/reviewers';
 import { gitIn } from '../fakes/workspace';
 
@@ -81,9 +81,6 @@ const MYSQL: ReviewerScript = {
   ],
   vote: () => ({ vote: 'accept', confidence: 0.9, evidence: ['src/db.ts'] }),
 };
-
-const chatCalls = (fake: FakeOpenAI): number =>
-  fake.requests.filter((r) => r.path.startsWith('/v1/chat/completions')).length;
 
 describe('MCP review', () => {
   let dataDir: string;
