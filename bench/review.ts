@@ -177,9 +177,14 @@ async function runNaive(repo: ReviewRepo): Promise<ReviewSide> {
       const messages: ChatMessage[] = [
         {
           role: 'system',
-          content: `You are ${r.name}, a senior code reviewer. Review the change against the team's decision records (only accepted ones count) and for defects. Report each finding as JSON: file, line range on the new side, severity (blocking, major, minor, note), the decision it breaks or the defect class, the claim, the lines quoted.`,
+          content: `You are ${r.name}, a senior code reviewer. Review the change against the team's decision records (only accepted ones count) and for defects.`,
         },
-        { role: 'user', content: `Decision records:\n${records}\n\nThe change:\n${repo.diff}\n\nList your findings.` },
+        {
+          role: 'user',
+          content:
+            `Decision records:\n${records}\n\nThe change:\n${repo.diff}\n\n` +
+            'Reply with one JSON object: {"findings": [{"file", "lines": {"start", "end"} (new side), "severity": blocking | major | minor | note, "decision" or "defect", "claim", "quote"}]}',
+        },
       ];
       await provider.chat({
         model: r.model,

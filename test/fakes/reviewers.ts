@@ -1,6 +1,7 @@
 /**
- * Reviewers on the loopback OpenAI-compatible server, as models answer a review meeting: in the
- * proposal step each reviewer replies with its findings as JSON, in the vote a ballot on every
+ * Reviewers on the loopback OpenAI-compatible server, as models answer a review meeting: asked
+ * for findings (the prompt's `{"findings": [` format), each replies with its own as JSON; asked
+ * for a ballot (the `{"votes": [` format), a vote on every
  * finding put to it (the ballot's option ids read from the prompt, as a model reads them), and
  * anything else (the assistant's briefing or digest) a consensus statement.
  */
@@ -39,10 +40,11 @@ export function ballotOptions(prompt: string): { id: string; label: string }[] {
 
 export function reviewerResponder(script: ReviewerScript): (body: ChatBody) => Behaviour {
   return (body) => {
-    const { me, system } = seatOf(body);
+    const { me } = seatOf(body);
     const user = lastUserMessage(body);
     const reply = (text: string): Behaviour => ({ ...script.extra, text });
-    if (/voting in a structured consensus/.test(system)) {
+    // A ballot is what the prompt asks for: a reply in the votes format.
+    if (user.includes('{"votes": [')) {
       const votes = ballotOptions(user).map((o) => {
         const { evidence = [], ...v } = script.vote?.(me, o.label) ?? { vote: 'accept' as const, confidence: 0.9 };
         return {
@@ -54,7 +56,7 @@ export function reviewerResponder(script: ReviewerScript): (body: ChatBody) => B
       });
       return reply(JSON.stringify({ votes }));
     }
-    if (/finding/i.test(user)) return reply(JSON.stringify({ findings: script.findings(me) }));
+    if (user.includes('{"findings": [')) return reply(JSON.stringify({ findings: script.findings(me) }));
     return reply('CONSENSUS_STATEMENT: the panel reviewed the change');
   };
 }
