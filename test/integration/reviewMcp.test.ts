@@ -53,6 +53,7 @@ interface Structured {
   why?: string;
   meetingId: string;
   findings: {
+    id: string;
     file: string;
     lines: { start: number; end: number };
     severity: string;

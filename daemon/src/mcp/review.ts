@@ -13,9 +13,8 @@ import { PANEL_WORKERS } from '@roundtable/protocol/panel';
 import { oneLine } from '@roundtable/protocol/markdown';
 import { reviewOutcome } from '@roundtable/protocol/reviewOutcome';
 import * as z from 'zod';
-import { convene, gistOf, type DaemonConnection } from '@roundtable/client';
+import { convene, gistOf, type DaemonConnection, type RoundProgress } from '@roundtable/client';
 import { Refused, minutesOf, progressOf, readyPanel, refusal, type DeliberateOptions } from './deliberate';
-import { progressLine } from './deliberateReport';
 import { REVIEW_OUTPUT, reviewReport } from './reviewReport';
 
 /**
@@ -88,6 +87,14 @@ export function reviewStepLine(e: MeetingEvent): string | undefined {
   return undefined;
 }
 
+/** A progress line for a round of the vote: each reviewer's ballot (`accept O1, reject O2`), one line, controls dropped. */
+export function voteLine(p: RoundProgress): string {
+  const ballots = p.posts.map(
+    (x) => `${oneLine(x.speaker)}${x.model ? ` (${oneLine(x.model)})` : ''}: ${oneLine(x.gist)}`,
+  );
+  return `Vote ${p.round}: ${ballots.join('; ')}`;
+}
+
 export function registerReview(server: McpServer, conn: DaemonConnection, o: DeliberateOptions): void {
   server.registerTool(
     'review',
@@ -119,7 +126,7 @@ export function registerReview(server: McpServer, conn: DaemonConnection, o: Del
             const line = reviewStepLine(e);
             if (line) progress(++step, line);
           },
-          onRound: (p) => progress(++step, progressLine(p)),
+          onRound: (p) => progress(++step, voteLine(p)),
         });
       } catch (e) {
         // Refused by the daemon (a bad ref, nothing to review, the gate): one line, nothing spent.

@@ -14,6 +14,7 @@ import type { ConveneResult } from '@roundtable/client';
 import { DELIBERATE_OUTPUT } from './deliberateReport';
 
 const FINDING = z.object({
+  id: z.string().describe('The finding in the meeting (O1, …): the votes in the progress and the minutes name it so'),
   file: z.string().describe('Workspace-relative path of the changed file'),
   lines: z.object({ start: z.number(), end: z.number() }).describe("Line range on the change's new side (1-based)"),
   severity: SeveritySchema.describe('blocking, major, minor or note'),
@@ -62,6 +63,7 @@ const EXIT_LABEL = { 0: 'clean', 1: 'failed', 3: 'could not review' } as const;
 /** A reviewer's finding as data for the agent: its text shown as it is, bidi controls made visible. */
 function findingOut(f: ReviewedFinding): Output['findings'][number] {
   return {
+    id: f.id,
     file: visibleText(f.file),
     lines: { start: f.lines.start, end: f.lines.end },
     severity: f.severity,
