@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Finding, MeetingState, OptionResult, RoundState, TerminationReason, Verdict } from '@roundtable/protocol';
+import type { Finding, MeetingState, RoundState, TerminationReason, Verdict } from '@roundtable/protocol';
 import { findingLabel, initialState, reviewOutcome } from '@roundtable/protocol';
+import { bareResult } from '../../daemon/src/meeting/modes/consensus/review';
 
 const f = (severity: Finding['severity'], file: string, start: number, extra: Partial<Finding> = {}): Finding => ({
   file,
@@ -17,17 +18,7 @@ const f = (severity: Finding['severity'], file: string, start: number, extra: Pa
   ...extra,
 });
 
-const result = (option: string, verdict: Verdict): OptionResult => ({
-  option,
-  verdict,
-  accept: 0,
-  reject: 0,
-  abstain: 0,
-  weightedAccept: 0,
-  weightedReject: 0,
-  evidenceFor: 0,
-  evidenceAgainst: 0,
-});
+const result = bareResult;
 
 /** A closed review whose findings got these verdicts in one round (each voted on by ada). */
 function review(

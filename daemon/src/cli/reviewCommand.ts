@@ -5,6 +5,7 @@
  * REVIEW_EXIT: 0 clean, 1 failed, 2 bad usage, 3 could not review (one line why). An
  * infrastructure failure (no model, a server down, the budget spent) is never exit 1.
  */
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FailOn, MeetingConfig, StartMeetingParams } from '@roundtable/protocol';
 import { FailOnSchema, GIT_REF_PATTERN, REVIEW_EXIT, RpcError, checkStartParams } from '@roundtable/protocol';
@@ -90,6 +91,15 @@ async function repositoryRoot(cwd: string): Promise<string> {
   return r.code === 0 && r.stdout.trim() ? path.resolve(r.stdout.trim()) : cwd;
 }
 
+/** `--decisions DIR` as a path inside the repository: a folder elsewhere or missing is bad usage, not an empty rulebook. */
+function decisionsIn(workspace: string, dir: string): string {
+  const rel = path.relative(workspace, path.resolve(dir)).split(path.sep).join('/') || '.';
+  if (rel === '..' || rel.startsWith('../') || path.isAbsolute(rel))
+    throw new UsageError(`--decisions must be a folder inside the repository ${workspace}, got "${dir}"`);
+  if (!existsSync(path.join(workspace, rel))) throw new UsageError(`--decisions: there is no folder ${dir}`);
+  return rel;
+}
+
 function failOnOf(v: string | undefined): FailOn {
   const r = FailOnSchema.safeParse(v ?? 'blocking');
   if (!r.success) throw new UsageError(`--fail-on must be blocking, major or contested, got "${v}"`);
@@ -131,9 +141,7 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
   if (givenURL !== undefined && !/^https?:\/\/[^\s]+$/.test(givenURL))
     throw new UsageError(`--base-url must be an http(s) URL, got "${givenURL}"`);
   const workspace = await repositoryRoot(process.cwd());
-  const decisionsFolder = values.decisions
-    ? path.relative(workspace, path.resolve(values.decisions)).split(path.sep).join('/') || '.'
-    : undefined;
+  const decisionsFolder = values.decisions === undefined ? undefined : decisionsIn(workspace, values.decisions);
   const choice = await choosePanel({
     provider: 'auto',
     env,

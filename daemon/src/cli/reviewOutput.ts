@@ -130,7 +130,10 @@ export async function finishReview(
     return REVIEW_EXIT.couldNotReview;
   }
   if (o.json) io.stdout.write(`${JSON.stringify(reviewReport(outcome, state, o, minutesPath))}\n`);
-  else printFindings(outcome, io.stdout);
+  else {
+    printFindings(outcome, io.stdout);
+    if (minutesPath) io.stdout.write(`Minutes: ${terminalSafe(minutesPath)}\n`);
+  }
   if (outcome.exit === REVIEW_EXIT.couldNotReview)
     io.stderr.write(`roundtable: could not review: ${terminalSafe(outcome.why ?? 'the review did not finish')}\n`);
   return outcome.exit;

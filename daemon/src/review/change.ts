@@ -87,6 +87,11 @@ export async function collectChange(gate: WorkspaceGate, req: ReviewRequest): Pr
   const what = await against(root, req);
   const d = await gate.diff([what.against]);
   if ('error' in d) throw new ChangeError(`review: git diff ${what.against} ${d.error}`);
-  const files = d.files.map((diff) => ({ file: diff.rel, diff, ranges: hunkRanges(diff.text) }));
+  // A deleted file has no new side: no line of it can be cited.
+  const files = d.files.map((diff) => ({
+    file: diff.rel,
+    diff,
+    ranges: /^\+\+\+ \/dev\/null$/m.test(diff.text) ? [] : hunkRanges(diff.text),
+  }));
   return { ...what, files, refused: d.refused };
 }
