@@ -207,6 +207,7 @@ describe('MCP review', () => {
 
   for (const [what, args, line] of [
     ['a base that is no ref', { base: '--upload-pack=touch x' }, /^base must be a branch, tag or commit name$/],
+    ['a ref git does not know', { base: 'no-such-branch' }, /no-such-branch/],
     ['base and worktree together', { base: 'main', worktree: true }, /^give base or worktree, not both$/],
     ['an unknown bar', { failOn: 'minor' }, /^failOn must be blocking, major, contested, got "minor"$/],
     ['one model', { models: ['llama3.1:8b'] }, /^models takes 2 to \d+ model names, one per reviewer$/],
