@@ -51,7 +51,7 @@ async function repo(db: string): Promise<string> {
 interface Structured {
   exit: number;
   why?: string;
-  meetingId: string;
+  meetingId?: string;
   findings: {
     id: string;
     file: string;
@@ -143,7 +143,7 @@ describe('MCP review', () => {
     assert.ok(s.minutes?.written, JSON.stringify(s.minutes));
     // The summary says it in a line, and the reviewers' HTML and link arrive as text, not markup.
     const text = (r.content as { text: string }[])[0]?.text ?? '';
-    assert.match(text, new RegExp(`^Roundtable review ${s.meetingId}: exit 1 \\(failed\\)`));
+    assert.match(text, new RegExp(`^Roundtable review ${s.meetingId ?? '?'}: exit 1 \\(failed\\)`));
     assert.match(text, /\*\*PROVEN\*\* blocking `src\/db\.ts:1-3` breaks decision 0001/);
     assert.ok(!text.includes('<img'), text);
     assert.ok(!/(?<!\\)\]\(http/.test(text), `no Markdown link: ${text}`);
@@ -172,6 +172,20 @@ describe('MCP review', () => {
     assert.equal(s.exit, 0, JSON.stringify(s));
     assert.ok(!s.findings.some((f) => f.verdict === 'PROVEN'));
     assert.match(r.text, /^Roundtable review \S+: exit 0 \(clean\)/);
+  });
+
+  it('says an empty change is nothing to review: exit 0, no meeting, no model called', async () => {
+    const root = await repo(DB_MYSQL);
+    const { c, fake } = await session(root, MYSQL);
+    const count = (await meetings()).length;
+    const r = await callText(c, 'review', { worktree: true });
+    assert.ok(!r.isError, r.text);
+    const s = r.structured as Structured;
+    assert.equal(s.exit, 0);
+    assert.deepEqual(s.findings, []);
+    assert.match(r.text, /^Roundtable review: exit 0 \(clean\) — .*nothing to review$/);
+    assert.equal(chatCalls(fake), 0);
+    assert.equal((await meetings()).length, count);
   });
 
   it('says it could not review when every call fails: exit 3 with one line, never a failed review', async () => {

@@ -15,7 +15,8 @@ import { reviewOutcome } from '@roundtable/protocol/reviewOutcome';
 import * as z from 'zod';
 import { convene, gistOf, type DaemonConnection, type RoundProgress } from '@roundtable/client';
 import { Refused, minutesOf, progressOf, readyPanel, refusal, type DeliberateOptions } from './deliberate';
-import { REVIEW_OUTPUT, reviewReport } from './reviewReport';
+import { NOTHING_TO_REVIEW } from '../review/prepare';
+import { REVIEW_OUTPUT, nothingToReview, reviewReport } from './reviewReport';
 
 /**
  * The tool's input, loosely typed on purpose as `deliberate`'s is: the SDK would refuse a bad value
@@ -129,7 +130,9 @@ export function registerReview(server: McpServer, conn: DaemonConnection, o: Del
           onRound: (p) => progress(++step, voteLine(p)),
         });
       } catch (e) {
-        // Refused by the daemon (a bad ref, nothing to review, the gate): one line, nothing spent.
+        const line = (e as Error).message.split('\n')[0] ?? '';
+        if (line.includes(NOTHING_TO_REVIEW)) return nothingToReview(line.replace(/^review: /, ''));
+        // Refused by the daemon (a ref git does not know, the gate): one line, nothing spent.
         return refusal(e);
       }
       const minutes = await minutesOf(conn, result.meetingId, o);

@@ -50,7 +50,9 @@ export const REVIEW_OUTPUT = {
     .array(z.object({ file: z.string(), reason: z.string() }))
     .optional()
     .describe('Files of the change the panel did not read (budget, workspace gate)'),
-  meetingId: DELIBERATE_OUTPUT.meetingId,
+  meetingId: DELIBERATE_OUTPUT.meetingId
+    .optional()
+    .describe('The meeting id (absent when the change was empty: nothing was reviewed): `roundtable minutes <id>`'),
   minutes: DELIBERATE_OUTPUT.minutes.optional(),
 };
 
@@ -90,6 +92,15 @@ function findingLine(f: ReviewedFinding): string {
     .join(', ');
   const why = f.refuted ? ` — refuted before the vote: ${inline(f.refuted)}` : ` (${tally})`;
   return `- **${f.verdict}** ${f.severity} ${where}${what}: ${inline(f.claim)}${why}`;
+}
+
+/** An empty change: nothing to review is a clean review (exit 0), as `roundtable review` says it; no meeting was held. */
+export function nothingToReview(line: string): CallToolResult {
+  const out: Output = { exit: 0, why: visibleText(line), findings: [] };
+  return {
+    content: [{ type: 'text', text: `Roundtable review: exit 0 (clean) — ${inline(line)}` }],
+    structuredContent: out,
+  };
 }
 
 export function reviewReport(r: ConveneResult, o: ReviewOutcome, minutes: Minutes): CallToolResult {
