@@ -4,11 +4,16 @@
  * then a `feature` branch the test changes. And a loopback reviewer that answers the review's two
  * prompts as models do: findings (JSON) when asked to review, a ballot when asked to vote.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { ChatBody, Reply } from './openaiServer';
+import { after, before } from 'node:test';
+import { cli, ensureBuilt, type CliResult } from './cli';
+import { startFakeOpenAI, type ChatBody, type FakeOpenAI, type Reply } from './openaiServer';
 import { gitIn } from './workspace';
+
+/** The reviewers' models the loopback server lists. */
+export const REVIEW_MODELS = ['rev-a', 'rev-b', 'rev-c'];
 
 export const POSTGRES_RECORD = 'docs/decisions/0001-postgres-for-every-service.md';
 
@@ -118,4 +123,49 @@ export function unrulyResponder(body: ChatBody): Reply {
     'rev-c': [{ ...pool, lines: '2', decision: '0042', claim: 'Breaks the connection-pool policy.' }],
   };
   return JSON.stringify({ findings: findings[body.model ?? ''] ?? [] });
+}
+
+/**
+ * A suite's loopback server answering as `reviewResponder`, its repositories (removed after the
+ * suite), `review` (the real CLI in a repository, in-process, no daemon) and what was sent since a
+ * given request.
+ */
+export function reviewSuite(): {
+  fake: () => FakeOpenAI;
+  repo: () => Promise<ReviewRepo>;
+  review: (r: ReviewRepo, args?: string[]) => Promise<CliResult>;
+  sentSince: (from: number) => string;
+} {
+  let fake: FakeOpenAI | undefined;
+  const repos: ReviewRepo[] = [];
+  before(async () => {
+    ensureBuilt();
+    fake = await startFakeOpenAI(reviewResponder, { models: REVIEW_MODELS });
+  });
+  after(async () => {
+    await fake?.close();
+    for (const r of repos) await rm(path.dirname(r.root), { recursive: true, force: true });
+  });
+  const server = (): FakeOpenAI => {
+    if (!fake) throw new Error('the server starts in the suite’s before hook');
+    return fake;
+  };
+  return {
+    fake: server,
+    repo: async () => {
+      const r = await makeReviewRepo();
+      repos.push(r);
+      return r;
+    },
+    review: (r, args = []) =>
+      cli(['review', '--no-daemon', '--base-url', server().baseURL, '--models', REVIEW_MODELS.join(','), ...args], {
+        cwd: r.root,
+        env: { ROUNDTABLE_HOME: path.join(r.root, '..', 'home') },
+      }),
+    sentSince: (from) =>
+      server()
+        .requests.slice(from)
+        .map((q) => JSON.stringify(q.body))
+        .join('\n'),
+  };
 }

@@ -2,7 +2,7 @@
  * `roundtable review` as a team runs it, the real CLI on real temporary repositories against a
  * loopback OpenAI-compatible server: a change that breaks an accepted decision fails (exit 1) with
  * that decision in the finding; a change that does not passes (exit 0); bad usage is exit 2 and no
- * model or a server down exit 3, one line each; secrets and ignored files never reach the server.
+ * model or a server down exit 3, one line each; through a running daemon the same.
  */
 import assert from 'node:assert/strict';
 import { readFile, rm } from 'node:fs/promises';
@@ -14,49 +14,22 @@ import { closedPort, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiSer
 import {
   MYSQL_POOL,
   POSTGRES_RECORD,
+  REVIEW_MODELS as MODELS,
   makeReviewRepo,
   reviewResponder,
-  unrulyResponder,
+  reviewSuite,
   type ReviewRepo,
 } from '../fakes/reviewRepo';
 
-const MODELS = ['rev-a', 'rev-b', 'rev-c'];
-
 describe('roundtable review against a loopback model server', () => {
-  let fake: FakeOpenAI;
-  const repos: ReviewRepo[] = [];
-  before(async () => {
-    ensureBuilt();
-    fake = await startFakeOpenAI(reviewResponder, { models: MODELS });
-  });
-  after(async () => {
-    await fake.close();
-    for (const r of repos) await rm(path.dirname(r.root), { recursive: true, force: true });
-  });
-
-  const repo = async () => {
-    const r = await makeReviewRepo();
-    repos.push(r);
-    return r;
-  };
-  const review = (r: ReviewRepo, args: string[] = [], env: NodeJS.ProcessEnv = {}) =>
-    cli(['review', '--no-daemon', '--base-url', fake.baseURL, '--models', MODELS.join(','), ...args], {
-      cwd: r.root,
-      env: { ROUNDTABLE_HOME: path.join(r.root, '..', 'home'), ...env },
-    });
-  const sentSince = (from: number) =>
-    fake.requests
-      .slice(from)
-      .map((q) => JSON.stringify(q.body))
-      .join('\n');
-
+  const s = reviewSuite();
   it('fails a change that adds a MySQL pool where the accepted record says Postgres, naming that decision', async () => {
-    const r = await repo();
+    const r = await s.repo();
     await r.write('services/orders/db.ts', MYSQL_POOL);
     r.git('add', '.');
     r.git('commit', '-qm', 'orders: a MySQL pool');
     const out = path.join(r.root, '..', 'out');
-    const res = await review(r, [
+    const res = await s.review(r, [
       '--json',
       '--sarif',
       path.join(out, 'review.sarif'),
@@ -103,102 +76,19 @@ describe('roundtable review against a loopback model server', () => {
   });
 
   it('passes a change that breaks no decision (exit 0), and says so', async () => {
-    const r = await repo();
+    const r = await s.repo();
     await r.write(
       'services/orders/handler.ts',
       'export function handle(id: string) {\n  return { id, ok: true };\n}\n',
     );
     r.git('commit', '-qam', 'orders: say ok');
-    const res = await review(r);
+    const res = await s.review(r);
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /review passed: 0 finding/);
   });
 
-  it('reviews the merge base with main by default: a later commit on main is not part of the change', async () => {
-    const r = await repo();
-    await r.write('services/orders/feature.ts', 'export const FEATURE_LINE = 1;\n');
-    r.git('add', '.');
-    r.git('commit', '-qm', 'feature');
-    r.git('checkout', '-q', 'main');
-    await r.write('services/orders/mainonly.ts', 'export const MAIN_ONLY_LINE = 1;\n');
-    r.git('add', '.');
-    r.git('commit', '-qm', 'main moves on');
-    r.git('checkout', '-q', 'feature');
-    const from = fake.requests.length;
-    const res = await review(r);
-    assert.equal(res.code, 0, res.stderr);
-    const sent = sentSince(from);
-    assert.match(sent, /FEATURE_LINE/);
-    assert.doesNotMatch(sent, /MAIN_ONLY_LINE/);
-  });
-
-  it('--worktree reviews only the uncommitted change, and no secret or ignored file reaches the server', async () => {
-    const r = await repo();
-    await r.write('services/orders/committed.ts', 'export const COMMITTED_LINE = 1;\n');
-    r.git('add', '.');
-    r.git('commit', '-qm', 'committed');
-    const token = `ghp_${'A1b2C3d4E5'.repeat(3)}abcdef`;
-    await r.write('services/orders/handler.ts', `export const token = '${token}';\nexport const WORKTREE_LINE = 1;\n`);
-    await r.write('.env', 'DATABASE_PASSWORD=hunter2-very-secret\n');
-    r.git('add', '-f', '.env');
-    // Ignored by .gitignore, never tracked: not part of the change.
-    await r.write('build/out.js', 'IGNORED_BUILD_LINE\n');
-    const from = fake.requests.length;
-    const res = await review(r, ['--worktree', '--json']);
-    assert.equal(res.code, 0, res.stderr);
-    const sent = sentSince(from);
-    assert.match(sent, /WORKTREE_LINE/);
-    assert.doesNotMatch(sent, /COMMITTED_LINE/);
-    assert.doesNotMatch(sent, /hunter2/);
-    assert.doesNotMatch(sent, new RegExp(token));
-    assert.doesNotMatch(sent, /IGNORED_BUILD_LINE/);
-    const report = JSON.parse(res.stdout) as { scope: { unread?: { file: string }[] } };
-    assert.deepEqual((report.scope.unread ?? []).map((u) => u.file).sort(), ['.env']);
-  });
-
-  it('reviewers as models misbehave: wrong lines, a superseded or unknown decision are refuted before the vote; the same finding in other words is one', async () => {
-    const r = await repo();
-    await r.write('services/orders/db.ts', MYSQL_POOL);
-    r.git('add', '.');
-    r.git('commit', '-qm', 'orders: a MySQL pool');
-    fake.setResponder(unrulyResponder);
-    try {
-      const res = await review(r, ['--json']);
-      assert.equal(res.code, 1, res.stderr);
-      const report = JSON.parse(res.stdout) as {
-        findings: { decision?: string; verdict: string; refuted?: string; proposedBy?: string[] }[];
-      };
-      const proven = report.findings.filter((f) => f.verdict === 'PROVEN');
-      assert.equal(proven.length, 1, res.stdout);
-      assert.equal(proven[0]?.decision, '0001');
-      assert.equal(proven[0]?.proposedBy?.length, 2);
-      const refuted = report.findings.filter((f) => f.refuted);
-      assert.equal(refuted.length, 3, res.stdout);
-      assert.ok(refuted.every((f) => f.verdict === 'REFUTED'));
-    } finally {
-      fake.setResponder(reviewResponder);
-    }
-  });
-
-  it('a reviewer that times out makes the review exit 3 with one line, never 1', async () => {
-    const r = await repo();
-    await r.write('services/orders/db.ts', MYSQL_POOL);
-    r.git('add', '.');
-    r.git('commit', '-qm', 'orders: a MySQL pool');
-    fake.setResponder((body) => (body.model === 'rev-c' ? { delayMs: 20_000 } : reviewResponder(body)));
-    try {
-      const res = await review(r, ['--turn-timeout', '1']);
-      assert.equal(res.code, 3, res.stderr);
-      const why = res.stderr.split('\n').filter((l) => l.includes('could not review'));
-      assert.equal(why.length, 1, res.stderr);
-      assert.match(why[0] ?? '', /^roundtable: could not review: .*linus/);
-    } finally {
-      fake.setResponder(reviewResponder);
-    }
-  });
-
   it('bad usage exits 2 with one line', async () => {
-    const r = await repo();
+    const r = await s.repo();
     const bad = [
       ['--fail-on', 'sometimes'],
       ['--base', '-rf'],
@@ -207,20 +97,20 @@ describe('roundtable review against a loopback model server', () => {
       ['--decisions', path.dirname(r.root)],
     ];
     // In parallel: each is its own process, and none reaches the server.
-    const [help, ...results] = await Promise.all([cli(['--help']), ...bad.map((args) => review(r, args))]);
+    const [help, ...results] = await Promise.all([cli(['--help']), ...bad.map((args) => s.review(r, args))]);
     assert.match(help?.stdout ?? '', /review +a panel reviews a change/);
     assert.match(help?.stdout ?? '', /--fail-on BAR/);
     results.forEach((res, i) => {
       assert.equal(res.code, 2, `${bad[i]?.join(' ')}: ${res.stderr}`);
       assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
     });
-    const res = await review(r, ['--base', 'no-such-branch']);
+    const res = await s.review(r, ['--base', 'no-such-branch']);
     assert.equal(res.code, 2, res.stderr);
     assert.match(res.stderr, /^roundtable: review: the base "no-such-branch" is not a commit in this repository\n$/);
   });
 
   it('no model, or the server down, exits 3 with one line: the review could not be done, it did not fail', async () => {
-    const r = await repo();
+    const r = await s.repo();
     await r.write('services/orders/db.ts', MYSQL_POOL);
     r.git('add', '.');
     r.git('commit', '-qm', 'orders: a MySQL pool');

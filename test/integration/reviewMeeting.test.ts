@@ -123,6 +123,8 @@ let fake: FakeOpenAI;
 const NEVER = new Promise<void>(() => {});
 /** Reviewers that never answer (a server down for them). */
 const silent = new Set<string>();
+/** Reviewers whose server refuses them (a wrong key). */
+const refusing = new Set<string>();
 /** What each reviewer says when asked for findings (FINDINGS unless a test says otherwise). */
 let findingsOf: (me: string) => string = (me) => FINDINGS[me] ?? '{"findings": []}';
 
@@ -139,6 +141,7 @@ before(async () => {
     const me = /^You are (\w+)/.exec(system)?.[1] ?? '';
     // A reviewer that thinks and never answers: the server streams its thinking until the client
     // goes (no timer left running after the test).
+    if (refusing.has(me)) return { status: 401 };
     if (silent.has(me))
       return { text: '{"findings": []}', reasoning: 'Let me read the diff…', holdAfterThinking: NEVER };
     if (/a reviewer on a panel/.test(system)) return { text: findingsOf(me) };
@@ -278,5 +281,21 @@ describe('review meetings against a loopback server', () => {
     const out = reviewOutcome(state, 'blocking');
     assert.equal(out.exit, 3);
     assert.equal(out.why, "ada's proposal call failed (error: its reply held no findings list, asked twice)");
+  });
+
+  it('closes as failed, exit 3, when no reviewer could review: a panel that is down is no clean review', async () => {
+    silent.clear();
+    for (const w of ['ada', 'grace', 'linus']) refusing.add(w);
+    try {
+      const { state, events } = await review();
+      assert.equal(state.closed?.reason, 'error');
+      assert.equal(state.closed?.detail, 'every reviewer failed (3)');
+      assert.equal(eventsOfType(events, 'ballot_recorded').length, 0);
+      const out = reviewOutcome(state, 'blocking');
+      assert.equal(out.exit, 3);
+      assert.match(out.why ?? '', /^ada's proposal call failed \(error: .*\) \(and 2 more\)$/);
+    } finally {
+      refusing.clear();
+    }
   });
 });

@@ -56,7 +56,12 @@ export function linesOf(raw: unknown): LineRange | undefined {
     if (m) return range(lineNumber(m[1]), lineNumber(m[2]));
     // A list of lines ("12, 14, 15"): the range that covers them.
     const list = raw.split(',').map(lineNumber);
-    if (list.length > 1 && list.every((n) => n !== undefined)) return range(Math.min(...list), Math.max(...list));
+    // Folded, not spread: a list of a million numbers would overflow the call stack as arguments.
+    if (list.length > 1 && list.every((n) => n !== undefined))
+      return list.reduce<LineRange>((r, n) => ({ start: Math.min(r.start, n), end: Math.max(r.end, n) }), {
+        start: list[0] as number,
+        end: list[0] as number,
+      });
   }
   return range(lineNumber(raw), undefined);
 }

@@ -47,7 +47,7 @@ async function propose(run: StepContext, name: string, share: number): Promise<v
       purpose: 'turn',
       round: 0,
       messages,
-      cap: replyCap(s, 'turn'),
+      cap: replyCap(s, scope ? 'findings' : 'turn'),
       share,
       json: scope ? FINDINGS_REPLY : PROPOSALS_REPLY,
     });

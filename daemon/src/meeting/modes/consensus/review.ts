@@ -73,6 +73,10 @@ export function planReview(s: MeetingState, r: RoundState | undefined): Step | u
   const voted = ballotOptions(s.options).length;
   const refuted = s.options.length - voted;
   if (!r && s.optionsSeq > 0 && voted === 0) {
+    const failed = Object.keys(s.proposalFailures ?? {}).length;
+    // Nobody reviewed: that is no clean review, and reviewOutcome says so (exit 3).
+    if (failed > 0 && failed >= workersOf(s).length)
+      return { kind: 'close', reason: 'error', detail: `every reviewer failed (${failed})` };
     const detail =
       refuted === 0 ? 'the reviewers found nothing' : `every finding (${refuted}) was refuted before the vote`;
     return { kind: 'close', reason: 'verdict_reached', detail };
