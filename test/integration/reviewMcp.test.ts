@@ -93,7 +93,7 @@ describe('MCP review', () => {
   /** A session on `root` whose panel is on a fresh loopback server answering as `script`. */
   const session = async (root: string, script: ReviewerScript | 'down'): Promise<{ c: Client; fake: FakeOpenAI }> => {
     const fake = await startFakeOpenAI(
-      script === 'down' ? () => ({ status: 503, text: '' }) : reviewerResponder(script),
+      script === 'down' ? () => ({ status: 503, retryAfterMs: 1 }) : reviewerResponder(script),
       { models: MODELS },
     );
     const c = await mcpClient(dataDir, 'reviewer', {
@@ -195,6 +195,8 @@ describe('MCP review', () => {
     const s = r.structured as Structured;
     assert.equal(s.exit, 3, r.text);
     assert.ok(s.why && !s.why.includes('\n'), JSON.stringify(s.why));
+    assert.match(s.why, /proposal call failed .*\(503\)/);
+    assert.match(r.text, /: exit 3 \(could not review\) — /);
     assert.ok(!s.findings.some((f) => f.verdict === 'PROVEN'));
   });
 
