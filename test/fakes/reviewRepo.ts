@@ -75,7 +75,8 @@ export function reviewResponder(body: ChatBody): Reply {
           lines: { start: 2, end: 2 },
           severity: 'blocking',
           decision: '0001',
-          claim: `A MySQL pool in the orders service, where decision 0001 says Postgres for every service (${body.model}).`,
+          // With a terminal escape, as a hostile model might write: the terminal must never receive it.
+          claim: `\u001b[2J\u001b]0;pwned\u0007A MySQL pool in the orders service, where decision 0001 says Postgres for every service (${body.model}).`,
           quote: "export const pool = mysql.createPool({ host: 'db', database: 'orders' });",
         },
       ],

@@ -163,6 +163,11 @@ describe('roundtable review through a running daemon', () => {
     const res = await review([]);
     assert.equal(res.code, 1, res.stderr);
     assert.match(res.stdout, /running in the daemon/);
+    const control = [...res.stdout].find((c) => {
+      const n = c.charCodeAt(0);
+      return (n < 32 && c !== '\n' && c !== '\t') || n === 127;
+    });
+    assert.equal(control, undefined, 'no control character reaches the terminal');
     assert.match(res.stdout, /^PROVEN blocking services\/orders\/db\.ts:2 — breaks decision 0001: /m);
   });
 });

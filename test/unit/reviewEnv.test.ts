@@ -57,6 +57,9 @@ describe('the pull request from the GitHub Actions environment', () => {
       () => pullRequestChange({ GITHUB_ACTIONS: 'true', GITHUB_EVENT_PATH: broken }),
       /cannot read .* as JSON/,
     );
-    assert.throws(() => pullRequestChange({ GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main; rm -rf' }), /not a branch name/);
+    assert.throws(
+      () => pullRequestChange({ GITHUB_ACTIONS: 'true', GITHUB_BASE_REF: 'main; rm -rf' }),
+      /not a branch name/,
+    );
   });
 });
