@@ -12,7 +12,7 @@ import { startDaemon, type DaemonHandle } from '../daemon/src/daemon/daemon';
 import type { ChatProvider } from '../daemon/src/providers/types';
 import { panelOf, scriptFor } from './meetings';
 
-async function withDaemon<T>(
+export async function withDaemon<T>(
   fn: (d: DaemonHandle) => Promise<T>,
   wrapProvider?: (p: ChatProvider) => ChatProvider,
 ): Promise<T> {

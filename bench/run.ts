@@ -10,6 +10,7 @@ import { benchFanOut, benchOverhead, benchScale } from './daemon';
 import { benchRoundLatency, benchTokenGrowth } from './meetings';
 import { benchEstimate } from './estimate';
 import { benchStore } from './store';
+import { benchReview } from './review';
 import { benchText } from './text';
 import { benchWallTime, LOCAL } from './wallTime';
 import { benchWholeMeeting } from './wholeMeeting';
@@ -21,6 +22,10 @@ function table(rows: Record<string, unknown>[]): string {
   const widths = keys.map((_, i) => Math.max(...cells.map((row) => row[i]?.length ?? 0)));
   return cells.map((row) => row.map((c, i) => c.padStart(widths[i] ?? 0)).join('  ')).join('\n');
 }
+
+const k = (n: number) => n.toLocaleString('en-US');
+const usd = (n: number | undefined) => `$${(n ?? 0).toFixed(4)}`;
+const pct = (n: number) => `${Math.round(n * 100)}%`;
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
@@ -39,9 +44,6 @@ async function main(): Promise<void> {
 
   if (want('meeting')) {
     const rows = await benchWholeMeeting();
-    const k = (n: number) => n.toLocaleString('en-US');
-    const usd = (n: number | undefined) => `$${(n ?? 0).toFixed(4)}`;
-    const pct = (n: number) => `${Math.round(n * 100)}%`;
     console.log(
       '0. Whole meeting vs a naive full-transcript group chat: 5 workers + judge + assistant, replies ~120 tokens that never agree,',
     );
@@ -230,6 +232,38 @@ async function main(): Promise<void> {
       `   first estimate of the process (the tokenizer loads): ${e.coldMs} ms; warm medians above (target < 1,000 ms)\n`,
     );
     results.estimate = e;
+  }
+
+  if (want('review')) {
+    const r = await benchReview();
+    console.log(
+      `9. Review of a ${r.addedLines}-line change (${r.files} files, 5 decision records) by three reviewers, beside a naive baseline`,
+    );
+    console.log(
+      '   (each model reviews the whole change alone in one call, the reports concatenated); loopback server, prefix cache per model',
+    );
+    console.log('   (1,024-token minimum, 128-token blocks), tokens as the server reported them, prices of 0.');
+    const side = (name: string, s: typeof r.ours) => ({
+      side: name,
+      calls: s.calls,
+      prompt: k(s.money.promptTokens),
+      cached: k(s.money.cachedTokens),
+      completion: k(s.money.completionTokens),
+      cachedShare: pct(s.money.cachedShare),
+      gpt5: usd(s.money.usd['gpt-5']),
+      claude: usd(s.money.usd.claude),
+      findings: Object.entries(s.findings)
+        .map(([v, n]) => `${n} ${v}`)
+        .join(', '),
+    });
+    console.log(table([side('ours', r.ours), side('naive', r.naive)]));
+    const ratios = Object.entries(r.costRatio).map(([p, x]) => `${p} ${x}`);
+    const purposes = Object.entries(r.ours.byPurpose ?? {}).map(([p, n]) => `${p} ${n}`);
+    console.log(
+      `   ours/naive: money ${ratios.join(', ')}; billed tokens ${r.tokenRatio}; calls ${r.ours.calls}/${r.naive.calls}`,
+    );
+    console.log(`   our calls: ${purposes.join(', ')}; our exit ${r.ours.exit ?? '?'}\n`);
+    results.review = r;
   }
 
   const out = path.join(__dirname, 'results', 'latest.json');

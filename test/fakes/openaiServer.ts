@@ -184,6 +184,13 @@ export interface FakeOpenAIOptions {
    * with ANY earlier prompt is reported as `prompt_tokens_details.cached_tokens`. Off by default.
    */
   prefixCache?: PrefixCacheOptions;
+  /**
+   * One prefix cache per model instead of one for the server: the cache holds the model's own KV
+   * states, so a prefix one model read serves no other ("the model loads the saved state for that
+   * shared prefix", https://docs.together.ai/docs/inference/chat/prompt-caching; OpenAI's guide:
+   * https://developers.openai.com/api/docs/guides/prompt-caching). For a panel of distinct models.
+   */
+  prefixCachePerModel?: boolean;
   /** Take as long as a real server would (see `LatencyModel`), on top of a behaviour's own delays. */
   latency?: LatencyModel;
   /**
@@ -251,6 +258,11 @@ export interface FakeOpenAI {
 }
 
 /** The text of the last user message. */
+/** How many chat completions the server was asked for (answered or refused): the calls a bill counts. */
+export function chatCalls(fake: FakeOpenAI): number {
+  return fake.requests.filter((r) => r.path.startsWith('/v1/chat/completions')).length;
+}
+
 export function lastUserMessage(body: ChatBody): string {
   const msgs = body.messages ?? [];
   for (let i = msgs.length - 1; i >= 0; i--) {
@@ -437,7 +449,14 @@ export async function startFakeOpenAI(
   let respond = responder;
   let chatCount = 0;
   const sockets = new Set<Socket>();
-  const cache = options.prefixCache ? new PrefixCache(options.prefixCache) : undefined;
+  const caches = new Map<string, PrefixCache>();
+  const cacheFor = (body: ChatBody): PrefixCache | undefined => {
+    if (!options.prefixCache) return undefined;
+    const key = options.prefixCachePerModel ? (body.model ?? '') : '';
+    let c = caches.get(key);
+    if (!c) caches.set(key, (c = new PrefixCache(options.prefixCache)));
+    return c;
+  };
   const tokens = options.tokens ?? APPROX;
 
   async function completion(
@@ -454,6 +473,7 @@ export async function startFakeOpenAI(
       return;
     }
     // Looked up on arrival: a prompt is in the cache for every request that comes after it.
+    const cache = cacheFor(body);
     const hit = cache ? lookup(cache, body, tokens) : undefined;
     const reply = queue.length > 0 ? queue.shift() : await respond(body, index);
     const b: Behaviour = typeof reply === 'string' ? { text: reply } : (reply ?? {});

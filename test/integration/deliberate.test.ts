@@ -16,7 +16,7 @@ import { fold, settles } from '@roundtable/protocol';
 import { ROOT, ensureBuilt, runScript } from '../fakes/cli';
 import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
 import { callText, mcpClient } from '../fakes/mcp';
-import { seatOf, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
+import { chatCalls, seatOf, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
 import { realRoomAt } from '../fakes/realRoom';
 import { makeWorkspace, type FakeWorkspace } from '../fakes/workspace';
 
@@ -34,9 +34,6 @@ interface Structured {
   minutes: { path: string; written: boolean };
   decision: string;
 }
-
-const chatCalls = (fake: FakeOpenAI): number =>
-  fake.requests.filter((r) => r.path.startsWith('/v1/chat/completions')).length;
 
 describe('MCP deliberate', () => {
   let fake: FakeOpenAI;

@@ -16,7 +16,7 @@ describe('MCP server over stdio', () => {
   it('lists the roundtable tools', async () => {
     const c = await agent('lister');
     const tools = (await c.listTools()).tools.map((t) => t.name).sort();
-    assert.deepEqual(tools, ['close', 'cut', 'deliberate', 'join', 'leave', 'listen', 'open', 'speak']);
+    assert.deepEqual(tools, ['close', 'cut', 'deliberate', 'join', 'leave', 'listen', 'open', 'review', 'speak']);
     const speak = (await c.listTools()).tools.find((t) => t.name === 'speak');
     assert.deepEqual(
       Object.keys((speak?.inputSchema as { properties: object }).properties).sort(),

@@ -1,5 +1,5 @@
 /**
- * Model text in every Markdown surface (issue 32): the minutes, `deliberate`'s MCP answer, the
+ * Model text in every Markdown surface (issue 32): the minutes, `deliberate`'s and `review`'s MCP answers, the
  * chat's round tables and digest report (also the language model tool's answer), the review's
  * editable digest and the decision record. Each is rendered as a permissive client would — markdown-it
  * with raw HTML on and linkify on (bare URLs, `www.`, fuzzy domains and e-mail addresses) — and
@@ -15,6 +15,7 @@ import { initialState } from '@roundtable/protocol';
 import { digestMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { cell, inline, paragraph, quote } from '@roundtable/protocol/markdown';
 import { deliberateReport } from '../../daemon/src/mcp/deliberateReport';
+import { reviewReport } from '../../daemon/src/mcp/reviewReport';
 import { minutesFileBase, renderMinutes } from '../../daemon/src/meeting/minutes';
 import { roundTable } from '../../extension/src/chat/render';
 import { digestReport } from '../../extension/src/conveneReport';
@@ -107,6 +108,38 @@ const SURFACES: Record<string, (text: string) => string> = {
     const s = stateOf(text);
     const r: ConveneResult = { meetingId: 'm-1', state: s, digest: s.digest?.digest, outcome: text, cut: false };
     return (deliberateReport(r, { path: '/w/m.md', written: true }).content[0] as { text: string }).text;
+  },
+  'review (MCP answer)': (text) => {
+    const s = stateOf(text);
+    const r: ConveneResult = { meetingId: 'm-1', state: s, digest: s.digest?.digest, outcome: text, cut: false };
+    const votes = [{ worker: 'ada', vote: 'accept' as const, confidence: 0.9, rationale: text }];
+    const lines = { start: 1, end: 2 };
+    const findings = [
+      {
+        id: 'O1',
+        file: text,
+        lines,
+        severity: 'blocking' as const,
+        decision: text,
+        claim: text,
+        verdict: 'PROVEN' as const,
+        votes,
+      },
+      {
+        id: 'O2',
+        file: text,
+        lines,
+        severity: 'note' as const,
+        defect: text,
+        claim: text,
+        refuted: text,
+        verdict: 'REFUTED' as const,
+        votes: [],
+      },
+    ];
+    const scope = { changed: [], decisions: [], unread: [{ file: text, reason: text }] };
+    const answer = reviewReport(r, { exit: 3, why: text, findings, scope }, { path: '/w/m.md', written: true });
+    return (answer.content[0] as { text: string }).text;
   },
   'chat digest report (and the lm tool answer)': (text) => digestReport(stateOf(text), { cut: false }),
   'chat round table': (text) =>

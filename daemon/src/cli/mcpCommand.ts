@@ -7,14 +7,15 @@ import { UsageError, checkDataDir, parseCli } from './common';
 
 export const MCP_USAGE = `Usage: roundtable mcp [--data-dir DIR] [--workspace DIR] [--out DIR]
 
-  Serves the roundtable tools (deliberate; open, join, speak, listen, cut, leave, close) over stdio
-  for MCP clients, through the local daemon (started if none is running). stdout carries MCP only;
-  logs go to stderr.
+  Serves the roundtable tools (deliberate, review; open, join, speak, listen, cut, leave, close)
+  over stdio for MCP clients, through the local daemon (started if none is running). stdout carries
+  MCP only; logs go to stderr.
 
   deliberate runs a whole meeting on the panel 'roundtable run' would choose: $ROUNDTABLE_BASE_URL,
   an API key ($ROUNDTABLE_API_KEY or $OPENAI_API_KEY), or a local server (Ollama, LM Studio, vLLM).
   Context paths are read from --workspace (default: the current folder), through the workspace
-  gate; minutes go to --out (default: docs/roundtable in the workspace).`;
+  gate; minutes go to --out (default: docs/roundtable in the workspace). review reviews the change
+  in --workspace (a git repository) against its accepted decision records on the same panel.`;
 
 export async function mcpCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parseCli({

@@ -6,6 +6,8 @@
  */
 import { Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Participant, StartMeetingParams } from '@roundtable/protocol';
 import {
   DEFAULT_CONFIG,
@@ -63,7 +65,8 @@ type Input = z.infer<z.ZodObject<typeof INPUT>>;
 /** The start params without the panel, so bad input is refused before any server is asked. */
 const WITHOUT_PANEL = StartMeetingParamsSchema.omit({ participants: true });
 
-class Refused extends Error {}
+/** A call refused before anything is spent, with the one line that says why. */
+export class Refused extends Error {}
 
 /** Every context path through the workspace gate: one outside it, missing or secret is refused up front. */
 async function checkContext(workspace: string, paths: readonly string[]): Promise<void> {
@@ -75,17 +78,34 @@ async function checkContext(workspace: string, paths: readonly string[]): Promis
   }
 }
 
-/** The panel and server `roundtable run` would use; refused when only the demo is left. */
-async function panelFor(env: NodeJS.ProcessEnv): Promise<{ participants: Participant[]; baseURL: string }> {
+/**
+ * The panel and server `roundtable run` would use (`models`: one per worker, in order), checked
+ * against the server's own list; refused in one line when only the demo is left or a model is gone.
+ */
+export async function readyPanel(
+  env: NodeJS.ProcessEnv,
+  tool: string,
+  models?: string[],
+): Promise<{ participants: Participant[]; baseURL: string; apiKey?: string }> {
   let choice;
   try {
-    choice = await choosePanel({ provider: 'auto', env });
+    choice = await choosePanel({ provider: 'auto', env, ...(models ? { models } : {}) });
   } catch (e) {
     if (e instanceof UsageError) throw new Refused(e.message);
     throw e;
   }
   if (choice.demoFallback) throw new Refused(NO_MODEL);
-  return choice;
+  const { participants, baseURL } = choice;
+  const apiKey = env.ROUNDTABLE_API_KEY || env.OPENAI_API_KEY || undefined;
+  const problems = await preflightPanel(participants, {
+    baseUrl: baseURL,
+    listModels,
+    // The panel came from the server's own list a moment ago: a model gone since is a server that changed.
+    pickHint: `call ${tool} again to build the panel from what the server has now`,
+    ...(apiKey ? { apiKey } : {}),
+  });
+  if (problems.length > 0) throw new Refused(problems.join('; '));
+  return { participants, baseURL, ...(apiKey ? { apiKey } : {}) };
 }
 
 /** Checks everything and builds the start params; throws `Refused` with one line before anything is spent. */
@@ -103,23 +123,14 @@ async function prepare(a: Input, o: DeliberateOptions): Promise<StartMeetingPara
   const shape = check(WITHOUT_PANEL, asked);
   if (!shape.ok) throw new Refused(shape.error);
   await checkContext(o.workspace, a.context ?? []);
-  const { participants, baseURL } = await panelFor(o.env);
-  const apiKey = o.env.ROUNDTABLE_API_KEY || o.env.OPENAI_API_KEY || undefined;
-  const problems = await preflightPanel(participants, {
-    baseUrl: baseURL,
-    listModels,
-    // The panel came from the server's own list a moment ago: a model gone since is a server that changed.
-    pickHint: 'call deliberate again to build the panel from what the server has now',
-    ...(apiKey ? { apiKey } : {}),
-  });
-  if (problems.length > 0) throw new Refused(problems.join('; '));
+  const { participants, baseURL, apiKey } = await readyPanel(o.env, 'deliberate');
   const checked = checkStartParams({ ...asked, participants, providers: { baseURL }, ...(apiKey ? { apiKey } : {}) });
   if (!checked.ok) throw new Refused(checked.error);
   return checked.value;
 }
 
 /** Writes the minutes like `roundtable run`; when it cannot, the one line that says how to get them later. */
-async function minutesOf(
+export async function minutesOf(
   conn: DaemonConnection,
   meetingId: string,
   o: DeliberateOptions,
@@ -134,6 +145,30 @@ async function minutesOf(
   const { events } = await readMeeting(conn, meetingId);
   const file = await writeMinutesOrExplain(o.minutesDir, events, sink, { workspace: o.workspace });
   return file ? { path: file, written: true } : { path: why.replace(/^roundtable: /, '').trim(), written: false };
+}
+
+/** A Refused line, or a model server that failed in a way of its own: one line either way. */
+export function refusal(e: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: (e as Error).message.split('\n')[0] ?? '' }], isError: true };
+}
+
+/**
+ * Sends `notifications/progress` for this call when the client asked for it (a progress token),
+ * else does nothing. A client gone mid-meeting is told nothing more; the meeting goes on to its end.
+ */
+export function progressOf(
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+): (progress: number, message: string, total?: number) => void {
+  const token = extra._meta?.progressToken;
+  return (progress, message, total) => {
+    if (token === undefined) return;
+    void extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message },
+      })
+      .catch(() => undefined);
+  };
 }
 
 export function registerDeliberate(server: McpServer, conn: DaemonConnection, o: DeliberateOptions): void {
@@ -153,23 +188,13 @@ export function registerDeliberate(server: McpServer, conn: DaemonConnection, o:
       try {
         params = await prepare(a, o);
       } catch (e) {
-        // A Refused line, or a model server that failed in a way of its own: one line either way.
-        return { content: [{ type: 'text', text: (e as Error).message.split('\n')[0] ?? '' }], isError: true };
+        return refusal(e);
       }
-      const token = extra._meta?.progressToken;
+      const progress = progressOf(extra);
       const total = params.config?.maxRounds ?? DEFAULT_CONFIG.maxRounds;
       const result = await convene(conn, params, {
         signal: extra.signal,
-        onRound: (p) => {
-          if (token === undefined) return;
-          void extra
-            .sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken: token, progress: p.round, total, message: progressLine(p) },
-            })
-            // A client gone mid-meeting is told nothing more; the meeting itself goes on to its digest.
-            .catch(() => undefined);
-        },
+        onRound: (p) => progress(p.round, progressLine(p), total),
       });
       const minutes = await minutesOf(conn, result.meetingId, o);
       return deliberateReport(result, minutes);

@@ -1,7 +1,7 @@
 /**
  * `roundtable mcp`: the roundtable tools as a Model Context Protocol server over stdio, so agents
  * in other tools (VS Code's agent mode, Claude Code, Cline, any MCP client) ask a panel for a
- * decision (`deliberate`, see deliberate.ts) or take a seat in a room beside the daemon's own
+ * decision (`deliberate`, see deliberate.ts), review their own change (`review`, see review.ts), or take a seat in a room beside the daemon's own
  * agents (open, join, speak, listen, cut, leave, close).
  *
  * One MCP session is one daemon connection: the identity an agent takes with `join` is bound to
@@ -24,6 +24,7 @@ import * as z from 'zod';
 import type { DaemonConnection } from '@roundtable/client';
 import { DAEMON_VERSION } from '../daemon/server';
 import { registerDeliberate, type DeliberateOptions } from './deliberate';
+import { registerReview } from './review';
 import { McpStdioTransport } from './stdioTransport';
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
@@ -211,6 +212,7 @@ const ROOM_TOOLS: readonly ((server: McpServer, conn: DaemonConnection) => void)
 export function createMcpServer(conn: DaemonConnection, deliberate: DeliberateOptions): McpServer {
   const server = new McpServer({ name: 'roundtable', version: DAEMON_VERSION });
   registerDeliberate(server, conn, deliberate);
+  registerReview(server, conn, deliberate);
   for (const register of ROOM_TOOLS) register(server, conn);
   return server;
 }

@@ -1,0 +1,235 @@
+/**
+ * `npm run bench -- review`: the bill of a review of a 300-line change by three reviewers, beside a
+ * naive baseline, each on its own loopback OpenAI-compatible server with a prefix cache per model
+ * (OpenAI's rule: 1,024-token minimum, 128-token blocks) and usage as the server reports it.
+ *
+ * Ours: `meeting/start` with `review` on a real daemon (in this process) against the repository of
+ * reviewChange.ts: the daemon reads the change and the decision records, the reviewers propose
+ * findings, the panel votes on them. Every chat completion the server answered is counted.
+ * Naive: each model reviews the whole change alone in one call (its system message, the decision
+ * records, the whole diff) and the three reports are concatenated: 3 calls, run one after the
+ * other so the naive side gets every cache hit it can.
+ *
+ * The reviewers answer as models do: all three report the MySQL pool against decision 0001 (in
+ * their own words), two the missing await, one the float money (decision 0003), one cites wrong
+ * lines and one a superseded decision. Money by the price tables of wholeMeeting.ts (`PRICES`).
+ */
+import type { Finding, Participant } from '@roundtable/protocol';
+import { reviewOutcome } from '@roundtable/protocol/reviewOutcome';
+import { connectDaemon, convene } from '@roundtable/client';
+import { OpenAIProvider } from '../daemon/src/providers/openai';
+import type { ChatMessage } from '../daemon/src/providers/types';
+import { chatCalls, startFakeOpenAI, type FakeOpenAI } from '../test/fakes/openaiServer';
+import { reviewerResponder, type ReviewerScript } from '../test/fakes/reviewers';
+import { withDaemon } from './daemon';
+import { DECISIONS, reviewRepo, type ReviewRepo } from './reviewChange';
+import { CACHE } from './serverModel';
+import { PRICES, moneyOf, type Money } from './wholeMeeting';
+
+const REVIEWERS = [
+  { name: 'ada', model: 'llama3.1:8b' },
+  { name: 'grace', model: 'qwen2.5:7b' },
+  { name: 'linus', model: 'mistral:7b' },
+];
+
+type Proposed = Omit<Finding, 'proposedBy' | 'refuted'>;
+
+const MYSQL = (claim: string): Proposed => ({
+  file: 'src/orders/db/mysqlPool.ts',
+  lines: { start: 1, end: 4 },
+  severity: 'blocking',
+  decision: '0001',
+  claim,
+  quote: "import mysql from 'mysql2/promise';",
+});
+const NO_AWAIT = (claim: string): Proposed => ({
+  file: 'src/orders/repository.ts',
+  lines: { start: 8, end: 10 },
+  severity: 'major',
+  defect: 'correctness',
+  claim,
+  quote: "  mysqlPool.query('UPDATE orders SET status = ? WHERE id = ?', [status, id]);",
+});
+
+const FINDINGS: Record<string, Proposed[]> = {
+  ada: [
+    MYSQL('The orders service opens a MySQL pool; decision 0001 requires Postgres for every service.'),
+    NO_AWAIT('setStatus does not await the UPDATE: callers return before the write and its errors are lost.'),
+  ],
+  grace: [
+    MYSQL('A mysql2 pool is added for orders although the accepted record says no MySQL in services.'),
+    {
+      file: 'src/orders/routes.ts',
+      lines: { start: 9, end: 9 },
+      severity: 'major',
+      decision: '0003',
+      claim: 'The route divides totalCents by 100 and returns a float amount; money must stay in integer minor units.',
+      quote: '  res.json(orders.map((o) => ({ ...o, total: o.totalCents / 100 })));',
+    },
+    {
+      file: 'src/orders/repository.ts',
+      lines: { start: 1, end: 1 },
+      severity: 'minor',
+      decision: '0004',
+      claim: 'Sessions should be cached in Memcached per decision 0004.',
+    },
+  ],
+  linus: [
+    MYSQL('Switching orders to MySQL contradicts ADR 0001 (Postgres everywhere, one migration tool).'),
+    NO_AWAIT('The UPDATE in setStatus is a floating promise: a failed write is never seen.'),
+    {
+      file: 'src/orders/db/mysqlPool.ts',
+      lines: { start: 40, end: 44 },
+      severity: 'minor',
+      defect: 'style',
+      claim: 'The pool options should be read from a config module.',
+    },
+  ],
+};
+
+const SCRIPT: ReviewerScript = {
+  findings: (me) => FINDINGS[me] ?? [],
+  vote: (me, label) => {
+    if (/mysql/i.test(label)) return { vote: 'accept', confidence: 0.9, evidence: ['src/orders/db/mysqlPool.ts'] };
+    if (/await|promise/i.test(label))
+      return { vote: 'accept', confidence: 0.8, evidence: ['src/orders/repository.ts'] };
+    if (/float|minor units|cents/i.test(label))
+      return me === 'linus'
+        ? { vote: 'reject', confidence: 0.6 }
+        : { vote: 'accept', confidence: 0.7, evidence: ['src/orders/routes.ts'] };
+    return { vote: 'reject', confidence: 0.7 };
+  },
+};
+
+const server = (): Promise<FakeOpenAI> =>
+  startFakeOpenAI(reviewerResponder(SCRIPT), {
+    models: REVIEWERS.map((r) => r.model),
+    prefixCache: CACHE,
+    prefixCachePerModel: true,
+  });
+
+export interface ReviewSide {
+  calls: number;
+  money: Money;
+  /** Ours: findings by verdict; naive: findings reported, none checked. */
+  findings: Record<string, number>;
+  exit?: number;
+  /** Ours: calls by who made them and what for, from the meeting's usage records. */
+  byPurpose?: Record<string, number>;
+}
+
+async function runOurs(repo: ReviewRepo): Promise<ReviewSide> {
+  const fake = await server();
+  try {
+    const participants: Participant[] = [
+      // The assistant runs on the first reviewer's model, as the automatic panel choice does.
+      { name: 'sam', role: 'assistant', provider: 'openai', model: REVIEWERS[0]!.model },
+      ...REVIEWERS.map((r) => ({ ...r, role: 'worker' as const, provider: 'openai' as const })),
+    ];
+    const byPurpose: Record<string, number> = {};
+    const state = await withDaemon(async (d) => {
+      // The daemon runs in this process: on a loaded machine its first handshake waits for modules to load.
+      const conn = await connectDaemon(d.port, d.token, { handshakeTimeoutMs: 120_000 });
+      try {
+        const r = await convene(
+          conn,
+          {
+            topic: 'Review this change against the accepted decision records',
+            mode: 'consensus',
+            participants,
+            providers: { baseURL: fake.baseURL },
+            workspace: repo.root,
+            review: { base: 'main' },
+          },
+          {
+            onEvent: (e) => {
+              if (e.type !== 'usage_recorded') return;
+              // A worker's round-0 call is its proposal, a later one its ballot.
+              const what = e.role === 'worker' ? (e.round === 0 ? 'proposal' : 'ballot') : e.purpose;
+              const key = `${e.role} ${what}`;
+              byPurpose[key] = (byPurpose[key] ?? 0) + 1;
+            },
+          },
+        );
+        return r.state;
+      } finally {
+        await conn.close();
+      }
+    });
+    const outcome = reviewOutcome(state, 'blocking');
+    const findings: Record<string, number> = {};
+    for (const f of outcome.findings) findings[f.verdict] = (findings[f.verdict] ?? 0) + 1;
+    return { calls: chatCalls(fake), money: moneyOf(fake.requests, () => 0), findings, exit: outcome.exit, byPurpose };
+  } finally {
+    await fake.close();
+  }
+}
+
+/** Each model alone on the whole change, one call each, in turn; the reports concatenated. */
+async function runNaive(repo: ReviewRepo): Promise<ReviewSide> {
+  const fake = await server();
+  try {
+    const provider = new OpenAIProvider({ baseURL: fake.baseURL });
+    const records = Object.entries(DECISIONS)
+      .map(([file, text]) => `--- ${file}\n${text}`)
+      .join('\n');
+    for (const r of REVIEWERS) {
+      const messages: ChatMessage[] = [
+        {
+          role: 'system',
+          content: `You are ${r.name}, a senior code reviewer. Review the change against the team's decision records (only accepted ones count) and for defects.`,
+        },
+        {
+          role: 'user',
+          content:
+            `Decision records:\n${records}\n\nThe change:\n${repo.diff}\n\n` +
+            'Reply with one JSON object: {"findings": [{"file", "lines": {"start", "end"} (new side), "severity": blocking | major | minor | note, "decision" or "defect", "claim", "quote"}]}',
+        },
+      ];
+      await provider.chat({
+        model: r.model,
+        messages,
+        maxTokens: 2_000,
+        signal: new AbortController().signal,
+        meta: { participant: r.name, role: 'worker', purpose: 'turn', round: 0, topic: 'review' },
+      });
+    }
+    const count = REVIEWERS.reduce((n, r) => n + (FINDINGS[r.name]?.length ?? 0), 0);
+    return {
+      calls: chatCalls(fake),
+      money: moneyOf(fake.requests, () => 0),
+      // The concatenated reports: every finding as each model wrote it, none checked or voted on.
+      findings: { unchecked: count },
+    };
+  } finally {
+    await fake.close();
+  }
+}
+
+export interface ReviewBench {
+  addedLines: number;
+  files: number;
+  ours: ReviewSide;
+  naive: ReviewSide;
+  /** ours / naive in money, by price table. */
+  costRatio: Record<string, number>;
+  /** ours / naive billed tokens (prompt + completion). */
+  tokenRatio: number;
+}
+
+export async function benchReview(): Promise<ReviewBench> {
+  const repo = await reviewRepo();
+  const ours = await runOurs(repo);
+  const naive = await runNaive(repo);
+  const billed = (m: Money) => m.promptTokens + m.completionTokens;
+  return {
+    addedLines: repo.addedLines,
+    files: repo.files,
+    ours,
+    naive,
+    costRatio: Object.fromEntries(
+      PRICES.map((p) => [p.name, +((ours.money.usd[p.name] ?? 0) / (naive.money.usd[p.name] || 1)).toFixed(2)]),
+    ),
+    tokenRatio: +(billed(ours.money) / Math.max(1, billed(naive.money))).toFixed(2),
+  };
+}
