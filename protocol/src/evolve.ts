@@ -173,6 +173,11 @@ function stanceRecorded(s: MeetingState, e: EventOf<'stance_recorded'>): Meeting
 }
 
 function turnFailed(s: MeetingState, e: EventOf<'turn_failed'>): MeetingState {
+  // Round 0 is the proposal step of a consensus meeting: there is no round to hold it.
+  if (e.round === 0 && s.mode === 'consensus') {
+    const failure = { reason: e.reason, detail: e.detail };
+    return { ...s, proposalFailures: { ...s.proposalFailures, [e.participant]: failure } };
+  }
   return withRound(s, e.round, (r) => ({
     ...r,
     failures: { ...r.failures, [e.participant]: { reason: e.reason, detail: e.detail } },
@@ -236,7 +241,8 @@ function digestReady(s: MeetingState, e: EventOf<'digest_ready'>): MeetingState 
 }
 
 function optionsProposed(s: MeetingState, e: EventOf<'options_proposed'>): MeetingState {
-  return { ...s, proposals: { ...s.proposals, [e.worker]: [...e.options] } };
+  const next = { ...s, proposals: { ...s.proposals, [e.worker]: [...e.options] } };
+  return e.findings ? { ...next, proposedFindings: { ...s.proposedFindings, [e.worker]: copy(e.findings) } } : next;
 }
 
 function optionsSet(s: MeetingState, e: EventOf<'options_set'>): MeetingState {

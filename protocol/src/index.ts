@@ -18,3 +18,4 @@ export * from './debate';
 export * from './decisionRules';
 export * from './demo';
 export * from './review';
+export * from './reviewOutcome';

@@ -24,6 +24,7 @@ import { DEFAULT_CONFIG } from './events';
 import type { Resolution } from './domain';
 import type { ContextAttached, ToolCalled } from './context';
 import type { MeetingSummary } from './messages';
+import type { Finding } from './review';
 
 export interface PostedMessage {
   messageId: string;
@@ -115,6 +116,10 @@ export interface MeetingState {
   requestedOptions?: string[];
   /** Consensus mode: options proposed by each worker. */
   proposals: Record<string, string[]>;
+  /** A review: each reviewer's findings as proposed (before merging and the mechanical checks). */
+  proposedFindings?: Record<string, Finding[]>;
+  /** Consensus mode: proposal calls that failed (they have no round to be recorded in). */
+  proposalFailures?: Record<string, { reason: 'timeout' | 'error'; detail: string }>;
   /** Consensus mode: the options put to the vote. */
   options: ConsensusOption[];
   /** Log seq of the options_set event (0 before it). */

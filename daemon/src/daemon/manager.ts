@@ -23,6 +23,7 @@ import { StoreQuarantinedError, StoreWriteError, type EventStore, type Quarantin
 import { evidenceChecker } from '../meeting/evidence';
 import { contextRoot } from '../context/attach';
 import { knownSecrets } from '../meeting/keyRedaction';
+import { reviewOf } from '../review/prepare';
 import type { KeyedLimiter } from './limiter';
 
 export interface ManagerOptions {
@@ -125,8 +126,9 @@ export class MeetingManager {
     } catch (e) {
       throw new RpcError('bad_request', (e as Error).message);
     }
+    const review = await reviewOf(logged);
     const deps = this.depsFor(seats, lookup, logged.workspace, apiKey);
-    const meeting = await Meeting.open(deps, meetingId, logged);
+    const meeting = await Meeting.open(deps, meetingId, review?.params ?? logged, review?.context);
     const live: Live = { meeting, seats, deps };
     this.live.set(meetingId, live);
     this.drive(live);

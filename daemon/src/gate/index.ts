@@ -181,7 +181,9 @@ export class WorkspaceGate {
    */
   async diff(
     what: string[],
-  ): Promise<{ error: string } | { text: string; sha256: string; redacted: Redaction[]; refused: Refusal[] }> {
+  ): Promise<
+    { error: string } | { text: string; sha256: string; redacted: Redaction[]; refused: Refusal[]; files: Passed[] }
+  > {
     const realRoot = await this.realRoot();
     // Nothing of the repository's own config may run a program: no external diff, textconv or filter.
     const flags = ['--no-color', '--no-ext-diff', '--no-textconv', '--no-renames'];
@@ -198,6 +200,8 @@ export class WorkspaceGate {
     const refused = screened.refused.map((r) => ({ path: r.path, reason: `${r.reason}; left out of the git diff` }));
     let text = '';
     const redacted: Redaction[] = [];
+    // Each file's diff as it passed, for readers that take a change file by file (a review).
+    const passed: Passed[] = [];
     for (const rel of screened.passed) {
       const one = await git(realRoot, ['diff', ...flags, ...what, '--', `:(literal)${rel}`], undefined, noFilters);
       if (one.code !== 0) {
@@ -212,8 +216,9 @@ export class WorkspaceGate {
       const before = text === '' ? 0 : text.split('\n').length - 1;
       redacted.push(...r.redacted.map((x) => ({ ...x, line: x.line + before })));
       text += r.text;
+      passed.push(r);
     }
-    return { text, sha256: sha256(text), redacted, refused };
+    return { text, sha256: sha256(text), redacted, refused, files: passed };
   }
 
   /**

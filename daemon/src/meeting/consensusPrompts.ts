@@ -8,6 +8,7 @@ import type { ChatMessage } from '../providers/types';
 import { truncateToTokens } from '../providers/tokens';
 import { defang, oneLine, wrapPost } from './envelope';
 import { UNCERTAINTY_BELOW } from './votes';
+import { REVIEW_BALLOT_RULE, findingsBallotBlock } from './reviewPrompts';
 import {
   EVIDENCE_RULE,
   PEER_POST_MAX_TOKENS,
@@ -78,8 +79,10 @@ export function ballotPrompt(
   // Labels proposed by workers are model text: one line each, defanged, quoted as the meeting's record.
   const options = s.options.map((o) => `${o.id}: ${oneLine(o.label)}`).join('\n');
   const parts = [
-    ...stableHead(s, o, 'Decision question'),
-    `Options (vote with their ids):\n${wrapPost({ from: assistantName(s), kind: 'system', seq: s.optionsSeq, text: options })}`,
+    ...stableHead(s, o, s.config.review ? 'Review' : 'Decision question'),
+    s.config.review
+      ? findingsBallotBlock(s)
+      : `Options (vote with their ids):\n${wrapPost({ from: assistantName(s), kind: 'system', seq: s.optionsSeq, text: options })}`,
   ];
   if (previous) {
     const others = Object.entries(previous.ballots)
@@ -96,6 +99,7 @@ export function ballotPrompt(
     }
   }
   parts.push(BALLOT_FORMAT);
+  if (s.config.review) parts.push(REVIEW_BALLOT_RULE);
   // Same text every round of the meeting: it stays with the format, not among the round's posts.
   if (s.config.tools)
     parts.push(

@@ -5,6 +5,7 @@
  * and never redoes a completed reply.
  */
 import type {
+  ContextAttached,
   DecisionKind,
   MeetingConfig,
   MeetingEvent,
@@ -65,7 +66,13 @@ export class Meeting {
    * Opens a new meeting: validated params in, `meeting_opened` appended, then the attached context
    * read once (from `params.contextWorkspace ?? params.workspace`) and logged.
    */
-  static async open(deps: EngineDeps, meetingId: string, params: StartMeetingParams): Promise<Meeting> {
+  static async open(
+    deps: EngineDeps,
+    meetingId: string,
+    params: StartMeetingParams,
+    /** Context read before the start (a review's change and records), logged instead of `params.context`. */
+    attached?: ContextAttached,
+  ): Promise<Meeting> {
     const config: MeetingConfig = { ...DEFAULT_CONFIG, ...params.config };
     // A roundtable compacts its transcript at half the smallest context window a server reports,
     // when that is below the default; fixed here, in the log, so a resumed meeting keeps it.
@@ -84,7 +91,7 @@ export class Meeting {
       ...(params.options ? { options: params.options } : {}),
       ...(params.workspace ? { workspace: params.workspace } : {}),
     });
-    const context = await attachContext(params, config);
+    const context = attached ? { type: 'context_attached' as const, ...attached } : await attachContext(params, config);
     if (context) await m.runner.append(meetingId, context);
     return m;
   }

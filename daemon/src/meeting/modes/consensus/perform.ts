@@ -1,5 +1,5 @@
 /** Consensus mode's steps: proposals, the options, ballots, verdicts and escalations. */
-import type { ConsensusOption, RoundState } from '@roundtable/protocol';
+import type { ConsensusOption, OptionResult, RoundState } from '@roundtable/protocol';
 import { workersOf } from '@roundtable/protocol';
 import { replyCap } from '../../budget';
 import { ballotPrompt, ballotRetryPrompt, proposalPrompt } from '../../consensusPrompts';
@@ -9,14 +9,21 @@ import { decide, escalationReasons, findConflicts, optionResult } from '../../ve
 import { abstainAll, dedupeOptions, parseBallot, parseProposals } from '../../votes';
 import type { StepContext } from '../types';
 import { contextOptions } from '../../../context/render';
+import { ballotOptions } from '../../reviewFindings';
+import { proposeFindings, refutedResults, reviewReasons, setReviewOptions } from './review';
 
 export async function performConsensus(step: ModeStep, run: StepContext): Promise<void> {
   switch (step.kind) {
-    case 'propose':
-      await Promise.all(step.pending.map((w) => propose(run, w, step.pending.length)));
+    case 'propose': {
+      const scope = run.state.config.review;
+      const one = scope
+        ? (w: string) => proposeFindings(run, scope, w, step.pending.length)
+        : (w: string) => propose(run, w, step.pending.length);
+      await Promise.all(step.pending.map(one));
       return;
+    }
     case 'set_options':
-      return setOptions(run);
+      return run.state.config.review ? setReviewOptions(run, run.state.config.review) : setOptions(run);
     case 'ballots':
       await Promise.all(step.pending.map((w) => ballot(run, step.round, w, step.pending.length)));
       return;
@@ -75,6 +82,8 @@ async function ballot(run: StepContext, round: RoundState, name: string, share: 
   const s = run.state;
   const me = run.participant(name);
   if (!me) return;
+  // A review's findings refuted before the vote are not on the ballot.
+  const options = s.config.review ? ballotOptions(s.options) : s.options;
   const prompt = ballotPrompt(s, me, round, contextOptions(s));
   const ask = (messages: typeof prompt) =>
     run.call({
@@ -89,17 +98,17 @@ async function ballot(run: StepContext, round: RoundState, name: string, share: 
   let r = await ask(prompt);
   if (run.halted) return;
   let retried = false;
-  let check = r.ok ? parseBallot(r.result.text, s.options) : ({ ok: false, reason: r.error } as const);
+  let check = r.ok ? parseBallot(r.result.text, options) : ({ ok: false, reason: r.error } as const);
   if (!check.ok && r.ok) {
     retried = true;
     r = await ask(ballotRetryPrompt(prompt, r.result.text, check.reason));
     if (run.halted) return;
-    check = r.ok ? parseBallot(r.result.text, s.options) : { ok: false, reason: r.error };
+    check = r.ok ? parseBallot(r.result.text, options) : { ok: false, reason: r.error };
   }
   if (!r.ok) await run.failTurn(round.round, name, r);
   const spoken = run.fit(r.ok ? r.result.text : '');
   if (!spoken) return run.checkBudget();
-  const votes = check.ok ? check.votes : abstainAll(s.options, check.reason);
+  const votes = check.ok ? check.votes : abstainAll(options, check.reason);
   const checker = run.deps.checkEvidence;
   if (checker) {
     for (const v of votes) for (const e of v.evidence) e.status = await checker(e.file);
@@ -121,7 +130,9 @@ async function ballot(run: StepContext, round: RoundState, name: string, share: 
 async function verdict(run: StepContext, r: RoundState): Promise<void> {
   const s = run.state;
   const votes = Object.values(r.ballots).flatMap((b) => b.votes);
-  const results = s.options.map((o) => optionResult(o.id, votes, r.speakers.length));
+  const voted = s.config.review ? ballotOptions(s.options) : s.options;
+  const results = voted.map((o) => optionResult(o.id, votes, r.speakers.length));
+  if (s.config.review) return reviewVerdict(run, r, [...results, ...refutedResults(s.options)]);
   const { decision, actualConsensus } = decide(results);
   const first = s.rounds.find((x) => x.round === 1);
   const conflicts = findConflicts(r.ballots, s.options, first === r ? undefined : first?.ballots, results);
@@ -147,5 +158,22 @@ async function verdict(run: StepContext, r: RoundState): Promise<void> {
     conflicts,
     reasons,
     final,
+  });
+}
+
+/** A review's verdict: per finding, no decision between them; another round only for contested findings while challenge rounds are left. */
+async function reviewVerdict(run: StepContext, r: RoundState, results: OptionResult[]): Promise<void> {
+  const s = run.state;
+  const first = s.rounds.find((x) => x.round === 1);
+  const reasons = reviewReasons(results);
+  await run.emit({
+    type: 'verdict_computed',
+    round: r.round,
+    results,
+    actualConsensus: decide(results).actualConsensus,
+    consensusThreshold: s.config.consensusThreshold,
+    conflicts: findConflicts(r.ballots, ballotOptions(s.options), first === r ? undefined : first?.ballots, results),
+    reasons,
+    final: r.final || reasons.length === 0,
   });
 }

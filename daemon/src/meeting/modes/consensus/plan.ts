@@ -5,9 +5,12 @@
 import type { MeetingState } from '@roundtable/protocol';
 import { currentRound, workersOf } from '@roundtable/protocol';
 import type { Step } from '../../steps';
+import { planReview } from './review';
 
 export function planConsensus(s: MeetingState): Step {
   const workers = workersOf(s).map((w) => w.name);
+  const review = s.config.review ? planReview(s, currentRound(s)) : undefined;
+  if (review) return review;
   if (s.options.length === 0) {
     if (s.requestedOptions && s.requestedOptions.length > 0) return { kind: 'set_options' };
     const pending = workers.filter((w) => !s.proposals[w]);

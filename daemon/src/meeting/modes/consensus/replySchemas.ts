@@ -56,3 +56,37 @@ export const PROPOSALS_REPLY: JsonReply = {
     additionalProperties: false,
   },
 };
+
+/** A review's proposal step: the findings a reviewer puts forward (an empty list when the change is fine). */
+export const FINDINGS_REPLY: JsonReply = {
+  name: 'findings',
+  schema: {
+    type: 'object',
+    properties: {
+      findings: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            file: { type: 'string', description: 'Path of a changed file' },
+            lines: {
+              type: 'object',
+              properties: { start: { type: 'integer', minimum: 1 }, end: { type: 'integer', minimum: 1 } },
+              required: ['start', 'end'],
+              additionalProperties: false,
+            },
+            severity: { type: 'string', enum: ['blocking', 'major', 'minor', 'note'] },
+            decision: { type: 'string', description: 'Id of the accepted decision the change breaks' },
+            defect: { type: 'string', description: 'The defect class, when no decision is broken' },
+            claim: { type: 'string' },
+            quote: { type: 'string', description: 'The changed lines the finding rests on' },
+          },
+          required: ['file', 'lines', 'severity', 'claim'],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ['findings'],
+    additionalProperties: false,
+  },
+};

@@ -1,0 +1,154 @@
+/**
+ * A review's start (`meeting/start` with `review`): the daemon, never the client, reads the change
+ * through the workspace gate, picks the decision records, sets `config.review` (the scope the
+ * engine checks findings against) and builds the context every reviewer sees: the records that
+ * apply, then the diff file by file while the context budget lasts. What did not fit or the gate
+ * kept back is the scope's `unread`, said in the report.
+ */
+import type { ContextAttached, ContextItem, ReviewScope, StartMeetingParams } from '@roundtable/protocol';
+import { DEFAULT_CONTEXT_MAX_TOKENS, RpcError } from '@roundtable/protocol';
+import { countTokens, truncateToTokens } from '../providers/tokens';
+import { RECORD_MAX_TOKENS } from '../decisions/index';
+import { loadDecisions } from '../decisions/rulebook';
+import type { DecisionRecord } from '../decisions/record';
+import { DEFAULT_DECISIONS_FOLDER } from '../context/cliFlags';
+import { contextRoot } from '../context/attach';
+import { workspaceGate } from '../gate';
+import { ChangeError, collectChange, type Change } from './change';
+import { chooseRules } from './rules';
+
+export { ChangeError } from './change';
+
+/** The end of the one line a review of an empty change answers (the CLI exits 0 on it: nothing to fail). */
+export const NOTHING_TO_REVIEW = 'is empty: nothing to review';
+
+/** A prepared review: the params to open the meeting with (config.review set) and its context. */
+export interface PreparedReview {
+  params: StartMeetingParams;
+  context: ContextAttached;
+}
+
+/** The one-line refusals of a review's start params; undefined when they may start a review. */
+export function reviewParamsRefusal(params: StartMeetingParams): string | undefined {
+  // Never trusted from a client: the scope decides which findings are refuted before any vote.
+  if (params.config?.review) return 'config.review is set by the daemon from the change: leave it out';
+  if (!params.review) return undefined;
+  if (params.mode !== 'consensus') return 'a review runs as a consensus meeting: give mode "consensus"';
+  if (!contextRoot(params)) return 'a review needs the workspace folder the change is in: give workspace';
+  if (params.options?.length) return "a review's options are the reviewers' findings: give no options";
+  if (params.context) return 'a review attaches its own context (the change and the decision records): leave context out';
+  return undefined;
+}
+
+function recordItem(r: DecisionRecord, id: string): Omit<ContextItem, 'tokens' | 'truncated'> {
+  return {
+    kind: 'decision',
+    path: r.path,
+    sha256: r.sha256 ?? '',
+    text: truncateToTokens(r.text, RECORD_MAX_TOKENS),
+    title: `${id}: ${r.title}`,
+    status: r.state,
+    ...(r.redacted?.length ? { redacted: r.redacted } : {}),
+    ...(r.date ? { date: r.date } : {}),
+  };
+}
+
+/**
+ * The records first (the rulebook must be seen whole to be applied), then each file's diff whole
+ * while the budget lasts: a file that does not fit is not cut but left unread, with the reason.
+ */
+function fitReview(
+  records: Omit<ContextItem, 'tokens' | 'truncated'>[],
+  change: Change,
+  budget: number,
+): { items: ContextItem[]; unread: NonNullable<ReviewScope['unread']> } {
+  const items: ContextItem[] = [];
+  const unread: NonNullable<ReviewScope['unread']> = change.refused.map((r) => ({ file: r.path, reason: r.reason }));
+  let left = budget;
+  for (const r of records) {
+    const tokens = countTokens(r.text);
+    if (tokens > left) continue;
+    items.push({ ...r, tokens, truncated: false });
+    left -= tokens;
+  }
+  for (const f of change.files) {
+    const tokens = countTokens(f.diff.text);
+    if (tokens > left) {
+      unread.push({ file: f.file, reason: `its diff (${tokens} tokens) did not fit the ${budget}-token review budget` });
+      continue;
+    }
+    const redacted = f.diff.redacted;
+    items.push({
+      kind: 'diff',
+      path: `git diff ${change.against.slice(0, 12)} -- ${f.file}`,
+      sha256: f.diff.sha256,
+      text: f.diff.text,
+      tokens,
+      truncated: false,
+      ...(redacted.length ? { redacted } : {}),
+    });
+    left -= tokens;
+  }
+  return { items, unread };
+}
+
+/**
+ * Reads the change and the rulebook for `params.review` and returns the params to open the meeting
+ * with. Throws a `ChangeError` (one line) when the review cannot start.
+ */
+export async function prepareReview(params: StartMeetingParams): Promise<PreparedReview> {
+  const refusal = reviewParamsRefusal(params);
+  if (refusal) throw new ChangeError(refusal);
+  const req = params.review ?? {};
+  const gate = workspaceGate(contextRoot(params) as string);
+  const change = await collectChange(gate, req);
+  if (change.files.length === 0 && change.refused.length === 0)
+    throw new ChangeError(`review: ${change.label} ${NOTHING_TO_REVIEW}`);
+  const folder = req.decisionsFolder ?? DEFAULT_DECISIONS_FOLDER;
+  const book = await loadDecisions({ gate, folder });
+  const records = book.ok ? book.records : [];
+  const diffText = change.files.map((f) => f.diff.text).join('');
+  const { rules, decisions, ids } = chooseRules(
+    records,
+    change.files.map((f) => f.file),
+    diffText,
+  );
+  const budget = params.config?.contextMaxTokens ?? DEFAULT_CONTEXT_MAX_TOKENS;
+  const fitted = fitReview(
+    rules.map((r) => recordItem(r, ids.get(r) ?? r.path)),
+    change,
+    budget,
+  );
+  const unreadFiles = new Set(fitted.unread.map((u) => u.file));
+  const review: ReviewScope = {
+    changed: change.files.filter((f) => !unreadFiles.has(f.file)).map((f) => ({ file: f.file, ranges: f.ranges })),
+    decisions,
+    ...(fitted.unread.length ? { unread: fitted.unread } : {}),
+  };
+  const refused = [...(book.ok ? book.refused : book.missing ? [] : [{ path: folder, reason: book.reason }])];
+  const left = rules.length - fitted.items.filter((i) => i.kind === 'decision').length;
+  const cut = [
+    left > 0 ? `${left} decision record(s) did not fit the ${budget}-token review budget.` : '',
+    fitted.unread.length ? `${fitted.unread.length} changed file(s) were not read (see the review's unread list).` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return {
+    params: { ...params, config: { ...params.config, review } },
+    context: { items: fitted.items, refused, budget, ...(cut ? { cut } : {}) },
+  };
+}
+
+/**
+ * The daemon's hook in `meeting/start`: a client-sent `config.review` is refused for any meeting;
+ * a start with `review` is prepared here (one-line `bad_request` when it cannot be).
+ */
+export async function reviewOf(params: StartMeetingParams): Promise<PreparedReview | undefined> {
+  if (!params.review && !params.config?.review) return undefined;
+  try {
+    return await prepareReview(params);
+  } catch (e) {
+    if (e instanceof ChangeError) throw new RpcError('bad_request', e.message);
+    throw e;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * What a review concluded, read from its meeting state alone: each finding with its verdict and
+ * votes, and the exit code of `roundtable review` (docs/review.md). One reading for the CLI, the
+ * GitHub Action, the MCP tool and the extension. An infrastructure failure (a reviewer's call that
+ * failed, a meeting cut or out of budget before every finding had a verdict) is exit 3, never 1.
+ */
+import type { Verdict, VoteKind } from './consensus';
+import type { TerminationReason } from './domain';
+import { oneLine } from './markdown';
+import { SEVERITIES, REVIEW_EXIT, type FailOn, type Finding, type ReviewScope, type Severity } from './review';
+import type { MeetingState } from './state';
+
+export interface FindingVote {
+  worker: string;
+  vote: VoteKind;
+  confidence: number;
+  rationale: string;
+}
+
+/** A finding as the review concluded on it: its option id (`O1`), its verdict and the votes cast on it. */
+export type ReviewedFinding = Finding & { id: string; verdict: Verdict; votes: FindingVote[] };
+
+export interface ReviewOutcome {
+  findings: ReviewedFinding[];
+  exit: 0 | 1 | 3;
+  /** One line, when the review could not be done (exit 3). */
+  why?: string;
+  scope?: ReviewScope;
+}
+
+/** A finding in one line, as its option's label: `[blocking] src/db.ts:12-14 — breaks 0003: the claim`. */
+export function findingLabel(f: Finding): string {
+  const lines = f.lines.start === f.lines.end ? `${f.lines.start}` : `${f.lines.start}-${f.lines.end}`;
+  const what = f.decision ? `breaks ${f.decision}` : (f.defect ?? 'defect');
+  return capped(`[${f.severity}] ${f.file}:${lines} — ${what}: ${f.claim}`);
+}
+
+/** Closes that end a review before its verdicts for reasons outside the change itself. */
+const INFRASTRUCTURE: ReadonlySet<TerminationReason> = new Set(['error', 'budget_exhausted', 'time_limit', 'cut']);
+
+/** What fails a review at each bar: severities whose PROVEN findings count, and whether CONTESTED counts too. */
+const BAR: Record<FailOn, { severities: readonly Severity[]; contested: boolean }> = {
+  blocking: { severities: ['blocking'], contested: false },
+  major: { severities: ['blocking', 'major'], contested: false },
+  contested: { severities: ['blocking', 'major'], contested: true },
+};
+
+/** The review's findings, its exit code and, for exit 3, why. */
+export function reviewOutcome(state: MeetingState, failOn: FailOn): ReviewOutcome {
+  const judged = state.options.flatMap((o) =>
+    o.finding ? [{ ...o.finding, ...judgedOption(state, o.id, o.finding) }] : [],
+  );
+  const findings = judged.map((f) => ({ ...f, verdict: f.verdict ?? ('INSUFFICIENT_EVIDENCE' as const) }));
+  findings.sort(
+    (a, b) =>
+      SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) ||
+      a.file.localeCompare(b.file) ||
+      a.lines.start - b.lines.start ||
+      a.id.localeCompare(b.id, undefined, { numeric: true }),
+  );
+  const scope = state.config.review;
+  const why = couldNotReview(
+    state,
+    judged.some((f) => f.verdict === undefined),
+  );
+  const base = { findings, ...(scope ? { scope } : {}) };
+  if (why) return { ...base, exit: REVIEW_EXIT.couldNotReview, why };
+  const bar = BAR[failOn];
+  const fails = findings.some(
+    (f) =>
+      bar.severities.includes(f.severity) && (f.verdict === 'PROVEN' || (bar.contested && f.verdict === 'CONTESTED')),
+  );
+  return { ...base, exit: fails ? REVIEW_EXIT.failed : REVIEW_EXIT.clean };
+}
+
+/** One option's verdict (REFUTED at once when refuted mechanically) and votes, from the last round that judged it. */
+function judgedOption(
+  s: MeetingState,
+  id: string,
+  finding: Finding,
+): { id: string; verdict: Verdict | undefined; votes: FindingVote[] } {
+  if (finding.refuted !== undefined) return { id, verdict: 'REFUTED', votes: [] };
+  const round = [...s.rounds].reverse().find((r) => r.verdict?.results.some((x) => x.option === id));
+  const verdict = round?.verdict?.results.find((x) => x.option === id)?.verdict;
+  const votes = Object.entries(round?.ballots ?? {}).flatMap(([worker, b]) =>
+    b.votes
+      .filter((v) => v.option === id)
+      .map((v) => ({ worker, vote: v.vote, confidence: v.confidence, rationale: v.rationale })),
+  );
+  return { id, verdict, votes };
+}
+
+/** Why the review could not be done, in one line, or undefined when it was. */
+function couldNotReview(s: MeetingState, unjudged: boolean): string | undefined {
+  const failed = [
+    ...Object.entries(s.proposalFailures ?? {}).map(
+      ([w, f]) => `${w}'s proposal call failed (${f.reason}: ${f.detail})`,
+    ),
+    ...s.rounds.flatMap((r) =>
+      Object.entries(r.failures).map(([w, f]) => `${w}'s ballot in round ${r.round} failed (${f.reason}: ${f.detail})`),
+    ),
+  ];
+  const first = failed[0];
+  if (first) return capped(`${first}${failed.length > 1 ? ` (and ${failed.length - 1} more)` : ''}`);
+  if (!s.closed) return 'the review did not finish';
+  if (unjudged || (INFRASTRUCTURE.has(s.closed.reason) && s.optionsSeq === 0)) {
+    const ended = `the meeting closed (${s.closed.reason}${s.closed.detail ? `: ${s.closed.detail}` : ''})`;
+    return capped(`${ended} before every finding had a verdict`);
+  }
+  return undefined;
+}
+
+/** Model or server text on one line (controls dropped), at most 300 characters. */
+function capped(text: string): string {
+  const line = oneLine(text);
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
