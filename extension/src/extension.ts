@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { MeetingState, StartMeetingParams } from '@roundtable/protocol';
+import { reviewOutcome } from '@roundtable/protocol';
 import { findDaemon } from '@roundtable/client';
 import { DaemonLink, dataDir } from './daemonLink';
 import { Lifecycle, needOf } from './lifecycle';
@@ -19,6 +20,8 @@ import { conveneFromExtension, setConveneHost, validateConveneInput, type Conven
 import { registerLmTool } from './lmTool';
 import { meetingStatusBar } from './statusBar';
 import { registerCommands, type CommandContext } from './commandTable';
+import { ReviewDiagnostics } from './reviewDiagnostics';
+import { Reviews } from './reviewChanges';
 import { testHooks, type TestApi } from './testHooks';
 
 /** What activate() returns: used by the extension-host tests, not a public API. */
@@ -65,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
   });
   context.subscriptions.push(
     ...[p.log, p.link, p.lm, p.status.item, p.status.disposable, p.room, p.tree, treeView, p.lifecycle, p.commands],
+    p.reviews,
     setConveneHost({ context, link: p.link, log: p.log, startedHere: (id) => p.startedHere(id) }),
     registerLmTool(),
     vscode.window.registerWebviewViewProvider(RoomViewProvider.viewId, p.room),
@@ -146,6 +150,16 @@ function assemble(context: vscode.ExtensionContext): Parts {
     await select(meetingId);
     changed();
   };
+  const diagnostics = new ReviewDiagnostics();
+  context.subscriptions.push(diagnostics);
+  const reviews = new Reviews({
+    context,
+    link,
+    log,
+    diagnostics,
+    outcome: (s) => reviewOutcome(s, 'blocking'),
+    startedHere,
+  });
   const forget = (): void => {
     activeMeeting = undefined;
     void context.workspaceState.update(ACTIVE_KEY, undefined);
@@ -159,6 +173,7 @@ function assemble(context: vscode.ExtensionContext): Parts {
     tree,
     lifecycle,
     commands,
+    reviews,
     room,
     shown,
     select,

@@ -6,15 +6,8 @@
  * fix. Everything in a finding came from a model: the claim is folded onto one visible line and
  * capped, and a file or record path that is not a plain workspace-relative path is left out.
  */
-import type { Finding, ReviewScope, Verdict, VoteKind } from '@roundtable/protocol';
+import type { Finding, ReviewScope, ReviewedFinding, VoteKind } from '@roundtable/protocol';
 import { oneLine } from '@roundtable/protocol/markdown';
-
-/** What the mapping reads of a reviewed finding (`ReviewedFinding` of protocol/src/reviewOutcome.ts). */
-export type ReviewedFindingView = Finding & {
-  id: string;
-  verdict: Verdict;
-  votes: readonly { vote: VoteKind }[];
-};
 
 /** VS Code's DiagnosticSeverity, by name (the adapter maps it). */
 export type DiagnosticLevel = 'error' | 'warning' | 'information' | 'hint';
@@ -68,7 +61,7 @@ export function shownClaim(text: string, max = MAX_CLAIM_CHARS): string {
 }
 
 /** "PROVEN 3–0", "CONTESTED 2–1, 1 abstained": accepting votes against rejecting ones. */
-export function voteLine(f: Pick<ReviewedFindingView, 'verdict' | 'votes'>): string {
+export function voteLine(f: Pick<ReviewedFinding, 'verdict' | 'votes'>): string {
   const n = (k: VoteKind) => f.votes.filter((v) => v.vote === k).length;
   const abstained = n('abstain');
   return `${f.verdict} ${n('accept')}–${n('reject')}${abstained ? `, ${abstained} abstained` : ''}`;
@@ -85,7 +78,7 @@ function lineRange(f: Finding): { startLine: number; endLine: number } {
  * INSUFFICIENT_EVIDENCE are not problems), in the order given (the outcome sorts by severity).
  */
 export function findingDiagnostics(
-  findings: readonly ReviewedFindingView[],
+  findings: readonly ReviewedFinding[],
   scope: Pick<ReviewScope, 'decisions'> | undefined,
 ): FindingDiagnostic[] {
   const out: FindingDiagnostic[] = [];

@@ -4,7 +4,13 @@
  * limits taken from the settings, and the meeting started and followed.
  */
 import * as vscode from 'vscode';
-import type { ContextRequest, MeetingConfig, Participant, StartMeetingParams } from '@roundtable/protocol';
+import type {
+  ContextRequest,
+  MeetingConfig,
+  Participant,
+  ReviewRequest,
+  StartMeetingParams,
+} from '@roundtable/protocol';
 import { DEFAULT_WORKER_COUNT } from '@roundtable/protocol';
 import { billingConfig } from './billingSettings';
 import type { DaemonLink } from './daemonLink';
@@ -60,6 +66,8 @@ export function meetingParams(o: {
   config: Partial<MeetingConfig>;
   storedKey: string | undefined;
   attach: ContextRequest | undefined;
+  /** A review of a change: the daemon reads the change and the decision records itself (no context). */
+  review?: ReviewRequest;
 }): StartMeetingParams {
   const apiKey = o.panel.some((p) => p.provider === 'openai') ? o.storedKey : undefined;
   const root = workspaceRoot();
@@ -72,7 +80,9 @@ export function meetingParams(o: {
     ...(o.cfg.baseUrl ? { providers: { baseURL: o.cfg.baseUrl } } : {}),
     ...(apiKey ? { apiKey } : {}),
     // Every start from a workspace briefs the room with the decisions folder (issue 16).
-    ...(root ? { workspace: root.fsPath, context: withDecisions(o.attach) } : {}),
+    ...(root
+      ? { workspace: root.fsPath, ...(o.review ? { review: o.review } : { context: withDecisions(o.attach) }) }
+      : {}),
   };
 }
 
@@ -229,7 +239,8 @@ async function askLimits(cfg: StartSettings, config: Partial<MeetingConfig>): Pr
   return true;
 }
 
-async function startAndFollow(
+/** Starts the meeting (with a progress notification), follows it, and shows the room. */
+export async function startAndFollow(
   link: DaemonLink,
   log: vscode.LogOutputChannel,
   params: StartMeetingParams,

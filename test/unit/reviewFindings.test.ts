@@ -11,12 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import {
-  MAX_CLAIM_CHARS,
-  findingDiagnostics,
-  plainRelativePath,
-  type ReviewedFindingView,
-} from '../../extension/src/reviewFindings';
+import { MAX_CLAIM_CHARS, findingDiagnostics, plainRelativePath } from '../../extension/src/reviewFindings';
+import type { ReviewedFinding } from '@roundtable/protocol';
 import { currentBranch, defaultBranch, mergeBase, otherBranches } from '../../extension/src/gitBase';
 
 const SCOPE = {
@@ -29,7 +25,7 @@ const SCOPE = {
 const votes = (...v: ('accept' | 'reject' | 'abstain')[]) =>
   v.map((vote, i) => ({ worker: `w${i}`, vote, confidence: 0.8, rationale: 'because' }));
 
-function finding(over: Partial<ReviewedFindingView> = {}): ReviewedFindingView {
+function finding(over: Partial<ReviewedFinding> = {}): ReviewedFinding {
   return {
     id: 'F1',
     file: 'src/db.ts',
