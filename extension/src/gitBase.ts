@@ -1,7 +1,7 @@
 /**
- * What "this branch against its base" means in a repository, asked of git itself: the default
- * branch (the remote's HEAD, else a local main/master/trunk, else `init.defaultBranch`), the
- * branches a person may pick instead, and the merge base the review starts from.
+ * The branches "Review Changes" offers, asked of git itself: the default branch (the remote's
+ * HEAD, else a local main/master/trunk, else `init.defaultBranch`), named in the pick and the
+ * topic, and the branches a person may pick instead. The daemon works out the merge base.
  */
 import { execFile } from 'node:child_process';
 import { GIT_REF_PATTERN } from '@roundtable/protocol';
@@ -38,12 +38,4 @@ export async function otherBranches(cwd: string): Promise<string[]> {
   const out = await git(cwd, ['for-each-ref', '--format=%(refname:short)', 'refs/heads', 'refs/remotes']);
   const current = await currentBranch(cwd);
   return (out ?? '').split('\n').filter((b) => b && b !== current && !b.endsWith('/HEAD') && GIT_REF_PATTERN.test(b));
-}
-
-/** The commit HEAD and `branch` last shared (what a pull request's diff starts from), or undefined. */
-export async function mergeBase(cwd: string, branch: string): Promise<string | undefined> {
-  // A name git would read as an option (`--output=…`) never reaches it.
-  if (!GIT_REF_PATTERN.test(branch)) return undefined;
-  const base = await git(cwd, ['merge-base', 'HEAD', branch]);
-  return base && /^[0-9a-f]{40,64}$/.test(base) ? base : undefined;
 }

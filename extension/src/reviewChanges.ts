@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { MeetingState, ReviewOutcome, ReviewRequest } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { withDecisions } from './discuss';
-import { currentBranch, defaultBranch, mergeBase, otherBranches } from './gitBase';
+import { currentBranch, defaultBranch, otherBranches } from './gitBase';
 import { modelSourceFor } from './modelSource';
 import { workspaceRoot } from './outputs';
 import { choosePanel } from './panelChoice';
@@ -37,14 +37,16 @@ interface Target {
 
 type TargetItem = vscode.QuickPickItem & { pick: 'worktree' | 'default' | 'other' };
 
-/** The quick pick's choice, the merge base worked out; undefined when cancelled. */
+/** The quick pick's choice; undefined when cancelled. */
 async function askTarget(cwd: string): Promise<Target | undefined> {
   const [main, branch] = await Promise.all([defaultBranch(cwd), currentBranch(cwd)]);
   const items: TargetItem[] = [
     { label: '$(edit) Uncommitted changes', description: 'work tree against HEAD', pick: 'worktree' },
     {
       label: '$(git-branch) This branch against its base',
-      description: main ? `the merge base with ${main}` : 'no default branch found: pick one',
+      description: main
+        ? `commits since the merge base with ${main}, and the work tree`
+        : 'no default branch found: pick one',
       pick: main ? 'default' : 'other',
     },
     { label: '$(list-selection) This branch against another branch…', pick: 'other' },
@@ -58,9 +60,8 @@ async function askTarget(cwd: string): Promise<Target | undefined> {
   if (chosen.pick === 'worktree') return { request: { worktree: true }, topic: 'Review of the uncommitted changes' };
   const against = chosen.pick === 'default' ? main : await askBranch(cwd);
   if (!against) return undefined;
-  const base = await mergeBase(cwd, against);
-  if (!base) throw new Error(`${branch ?? 'HEAD'} and ${against} share no commit: nothing to review against.`);
-  return { request: { base }, topic: `Review of ${branch ?? 'HEAD'} against ${against}` };
+  // The daemon diffs from the merge base of HEAD with it, and says so when they share none.
+  return { request: { base: against }, topic: `Review of ${branch ?? 'HEAD'} against ${against}` };
 }
 
 async function askBranch(cwd: string): Promise<string | undefined> {
