@@ -152,9 +152,9 @@ describe('Review Changes in a real VS Code (code-server)', () => {
       !rows.some((r) => r.includes('connection-limits')),
       'the finding citing a missing decision is not listed',
     );
-    const icons = await page
-      .locator('.markers-panel .monaco-list-row .marker-icon')
-      .evaluateAll((els): string[] => els.map((e) => e.className));
+    const icons = await page.$$eval('.markers-panel .monaco-list-row .marker-icon', (els) =>
+      els.map((e) => e.className),
+    );
     assert.ok(
       icons.some((c) => /codicon-error/.test(c)),
       `an error icon: ${icons.join(' | ')}`,
