@@ -152,8 +152,8 @@ describe('Review Changes in a real VS Code (code-server)', () => {
       !rows.some((r) => r.includes('connection-limits')),
       'the finding citing a missing decision is not listed',
     );
-    const icons = await page.$$eval('.markers-panel .monaco-list-row .marker-icon', (els) =>
-      els.map((e) => e.className),
+    const icons: string[] = await page.$$eval('.markers-panel .monaco-list-row .marker-icon', (els) =>
+      els.map((e) => String((e as { className?: unknown }).className)),
     );
     assert.ok(
       icons.some((c) => /codicon-error/.test(c)),
