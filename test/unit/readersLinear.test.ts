@@ -12,6 +12,7 @@ import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
 import { extractJson } from '../../daemon/src/meeting/jsonInReply';
 import { parseDigestReply } from '../../daemon/src/meeting/digestReply';
 import { parseAnswer } from '../../daemon/src/eval/questions';
+import { parseFindings } from '../../daemon/src/meeting/reviewReply';
 import { LINEAR_RATIO, repeated, workRatio } from '../fakes/linear';
 
 const options = [
@@ -48,6 +49,22 @@ const CASES: [string, (text: string) => unknown, (size: number) => string][] = [
   ['json: unclosed [CONTENT] tags', (t) => extractJson(t), (n) => repeated('[CONTENT]', n)],
   ['proposals: numbers on one line', parseProposals, (n) => repeated('1. ', n)],
   ['proposals: commas between numbers', parseProposals, (n) => `1. a 2. ${repeated(', ', n)}x`],
+  ['findings: open brackets', parseFindings, (n) => repeated('[', n)],
+  [
+    'findings: a list of findings that never ends',
+    parseFindings,
+    (n) => `{"findings": [${repeated('{"file": "a", "lines": "1-2", "claim": "x"}, ', n)}]}`,
+  ],
+  [
+    'findings: lines as a list of numbers',
+    parseFindings,
+    (n) => `{"findings": [{"file": "a", "claim": "x", "lines": "${repeated('1, ', n)}2"}]}`,
+  ],
+  [
+    'findings: spaces before a line number',
+    parseFindings,
+    (n) => `{"findings": [{"file": "a", "claim": "x", "line": "${repeated(' ', n)}x"}]}`,
+  ],
   ['digest: label lines', parseDigestReply, (n) => repeated('CONSENSUS_STATEMENT:\n', n)],
   ['answer: labels alone on their lines', parseAnswer, (n) => repeated('Answer:\n', n)],
   ['answer: question lines after an answer', parseAnswer, (n) => `ANSWER: 4\n${repeated('Question\n', n)}`],

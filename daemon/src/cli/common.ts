@@ -8,6 +8,15 @@ export class UsageError extends Error {
 }
 
 /**
+ * No model to ask: no server found, the server down or listing no model, a model it does not serve.
+ * A usage error for `run` (exit 2); for `review` a review that could not be done (exit 3), never a
+ * failed one.
+ */
+export class NoModelError extends UsageError {
+  override name = 'NoModelError';
+}
+
+/**
  * parseArgs reads the `-5` of `--budget -5` as an option of its own and answers "argument is
  * ambiguous"; a value that looks like a negative number is joined to its flag (`--budget=-5`) so
  * the flag's own check can say what is wrong with it.

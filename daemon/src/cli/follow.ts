@@ -54,6 +54,9 @@ export function summarize(s: MeetingState, minutesPath: string): RunSummary {
   };
 }
 
+/** What a command does once its meeting ended (write the minutes, print, choose the exit code). */
+export type FinishMeeting = (state: MeetingState, events: readonly MeetingEvent[]) => Promise<number>;
+
 /** Runs an in-process meeting to its end, asking the human on a TTY when it escalates. */
 export async function followInProcess(
   meeting: Meeting,
@@ -62,6 +65,7 @@ export async function followInProcess(
   printer: RoomPrinter,
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; stdinTTY?: boolean },
   roomOut: NodeJS.WritableStream,
+  finish: FinishMeeting = (state, events) => finishRun(state, events, opts, printer, io),
 ): Promise<number> {
   let interrupts = 0;
   const onSigint = (): void => {
@@ -88,7 +92,7 @@ export async function followInProcess(
     }
     const events = await store.load(meeting.id);
     await (store as Partial<SqliteStore>).close?.();
-    return await finishRun(state, events, opts, printer, io);
+    return await finish(state, events);
   } finally {
     process.off('SIGINT', onSigint);
   }
@@ -96,12 +100,13 @@ export async function followInProcess(
 
 /** Runs the meeting in the daemon and follows it live, so VS Code windows see it too. */
 export async function runInDaemon(
-  opts: RunOptions,
+  opts: Pick<RunOptions, 'params' | 'baseURL' | 'apiKey' | 'outDir' | 'json'>,
   found: FoundDaemon,
   script: Script | undefined,
   printer: RoomPrinter,
   io: RunIO,
   roomOut: NodeJS.WritableStream,
+  finish: FinishMeeting = (state, events) => finishRun(state, events, opts, printer, io),
 ): Promise<number> {
   const conn = await connectDaemon(found.info.port, found.token);
   let meetingId = '';
@@ -143,7 +148,7 @@ export async function runInDaemon(
     process.off('SIGINT', onSigint);
     await conn.close();
   }
-  return finishRun(watch.state, watch.events, opts, printer, io);
+  return finish(watch.state, watch.events);
 }
 
 /** The end of a run: the minutes written, the summary printed (or its JSON), and the exit code. */

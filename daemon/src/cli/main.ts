@@ -6,6 +6,7 @@ import { MINUTES_USAGE, minutesCommand } from './minutesCommand';
 import { MCP_USAGE, mcpCommand } from './mcpCommand';
 import { EVAL_USAGE, evalCommand } from './evalCommand';
 import { DECISIONS_USAGE, decisionsCommand } from './decisionsCommand';
+import { REVIEW_USAGE, reviewCommand } from './reviewCommand';
 import { UsageError } from './common';
 import { terminalSafe } from './printer';
 
@@ -13,6 +14,7 @@ const USAGE = `Usage: roundtable <command> [options]
 
 Commands:
   run       run one meeting in the terminal (roundtable run --help)
+  review    a panel reviews a change against the accepted decision records (exit 0/1/2/3)
   daemon    run the local daemon that VS Code windows and the CLI share
   resolve   answer a consensus meeting that waits for a human decision
   minutes   render a meeting's minutes again from its log
@@ -21,6 +23,8 @@ Commands:
   eval      compare one model, a majority vote and the roundtable on a question set
 
 ${RUN_USAGE}
+
+${REVIEW_USAGE}
 
 ${DAEMON_USAGE}
 
@@ -47,6 +51,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'run':
         return await runCommand(rest, io);
+      case 'review':
+        return await reviewCommand(rest, io);
       case 'daemon':
         return await daemonCommand(rest);
       case 'resolve':

@@ -10,7 +10,7 @@ import type { Participant } from '@roundtable/protocol';
 import { familyOf, proposePanel, PANEL_WORKERS, type ModelChoice } from '@roundtable/protocol/panel';
 import { loadPanel } from '../panel';
 import { LOCAL_SERVERS, listModels, probeLocalServers, type ModelList } from '../providers/models';
-import { UsageError } from './common';
+import { NoModelError, UsageError } from './common';
 import { examplesDir } from '../providers/demo';
 
 export type ProviderFlag = 'auto' | 'scripted' | 'openai';
@@ -111,12 +111,12 @@ async function serverPanel(
   let models = listed;
   if (!models) {
     const list = await (deps.listModels ?? listModels)(baseURL, apiKey ? { apiKey } : {});
-    if (!list.ok) throw new UsageError(`${list.error} — start it, fix --base-url, or name the model with --model`);
+    if (!list.ok) throw new NoModelError(`${list.error} — start it, fix --base-url, or name the model with --model`);
     models = list.models;
   }
   const panel = proposePanel(choices(models, baseURL));
   if (!panel)
-    throw new UsageError(
+    throw new NoModelError(
       `${baseURL} lists no models — load one on the server (e.g. \`ollama pull llama3.1\`) or name it with --model`,
     );
   return panel;
@@ -175,7 +175,7 @@ export async function choosePanel(input: PanelChoiceInput, deps: PanelChoiceDeps
     };
   }
   if (input.model || input.models)
-    throw new UsageError(
+    throw new NoModelError(
       'no model server found for --model/--models: set ROUNDTABLE_BASE_URL (or --base-url), or start Ollama, LM Studio or vLLM',
     );
   return { participants: demoPanel(), baseURL, demoFallback: true };

@@ -3,7 +3,13 @@
  * the digest (or one JSON object with --json). Bad input exits 2 with one clear line.
  */
 import * as path from 'node:path';
-import type { MeetingConfig, MeetingEvent, Participant, StartMeetingParams } from '@roundtable/protocol';
+import type {
+  ContextAttached,
+  MeetingConfig,
+  MeetingEvent,
+  Participant,
+  StartMeetingParams,
+} from '@roundtable/protocol';
 import { checkStartParams } from '@roundtable/protocol';
 import { systemClock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
@@ -17,7 +23,7 @@ import { SqliteStore } from '../store/sqliteStore';
 import type { EventStore } from '../store/types';
 import { evidenceChecker } from '../meeting/evidence';
 import { newMeetingId } from '../daemon/ids';
-import { UsageError, parseCli, checkDataDir } from './common';
+import { NoModelError, UsageError, parseCli, checkDataDir } from './common';
 import { evidenceWorkspace, examplesDir } from '../providers/demo';
 import { RoomPrinter } from './printer';
 import { DEMO_HINT, choosePanel, parseModelsFlag } from './panelChoice';
@@ -86,7 +92,7 @@ export interface RunOptions {
   estimate: boolean;
 }
 
-function positiveInt(v: string | undefined, flag: string): number | undefined {
+export function positiveInt(v: string | undefined, flag: string): number | undefined {
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v.trim()) || Number(v) <= 0 || !Number.isSafeInteger(Number(v))) {
     throw new UsageError(`${flag} must be a positive integer, got "${v}"`);
@@ -233,7 +239,9 @@ function modeOf(values: RunValues): { mode: 'roundtable' | 'consensus'; options:
 }
 
 /** Checks everything the panel needs before a meeting starts; fails early with one clear line. */
-async function preflight(opts: RunOptions): Promise<{ script?: Script }> {
+export async function preflight(
+  opts: Pick<RunOptions, 'params' | 'scriptFile' | 'baseURL' | 'apiKey'>,
+): Promise<{ script?: Script }> {
   const kinds = new Set(opts.params.participants.map((p) => p.provider));
   const out: { script?: Script } = {};
   if (kinds.has('scripted')) {
@@ -254,11 +262,15 @@ async function preflight(opts: RunOptions): Promise<{ script?: Script }> {
     ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
   });
   // One line each (main prefixes the first with "roundtable: ").
-  if (problems.length > 0) throw new UsageError(problems.join('\nroundtable: '));
+  if (problems.length > 0) throw new NoModelError(problems.join('\nroundtable: '));
   return out;
 }
 
-function providersFor(opts: RunOptions, script: Script | undefined, io: RunIO): (p: Participant) => ChatProvider {
+function providersFor(
+  opts: Pick<RunOptions, 'baseURL' | 'apiKey'>,
+  script: Script | undefined,
+  io: RunIO,
+): (p: Participant) => ChatProvider {
   const scripted = script ? new ScriptedProvider(script) : undefined;
   const openai = new OpenAIProvider({
     baseURL: opts.baseURL,
@@ -287,11 +299,26 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
     if (!found && opts.daemon === 'yes') found = await spawnDaemon({ dataDir: opts.dataDir });
     if (found) return runInDaemon(opts, found, script, printer, io, roomOut);
   }
+  const { meeting, store } = await openInProcess(opts, script, io, printer);
+  return followInProcess(meeting, store, opts, printer, io, roomOut);
+}
+
+/**
+ * Opens the meeting in this process, its log on disk even without a daemon: a consensus meeting may
+ * pause for the human, and minutes that cannot be written can be rendered again later
+ * (`roundtable minutes <id>`). `prepared`: params and context read before the start (a review).
+ */
+export async function openInProcess(
+  opts: Pick<RunOptions, 'params' | 'dataDir' | 'baseURL' | 'apiKey'>,
+  script: Script | undefined,
+  io: RunIO,
+  printer: RoomPrinter,
+  prepared?: { params: StartMeetingParams; context: ContextAttached },
+): Promise<{ meeting: Meeting; store: EventStore }> {
   const providerFor = providersFor(opts, script, io);
   const meetingId = newMeetingId();
-  // The log is kept on disk even without a daemon: a consensus meeting may pause for the human,
-  // and minutes that cannot be written can be rendered again later (`roundtable minutes <id>`).
   const store: EventStore = await SqliteStore.open(path.join(opts.dataDir, 'runs', meetingId));
+  const params = prepared?.params ?? opts.params;
   const meeting = await Meeting.open(
     {
       store,
@@ -299,11 +326,12 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
       secrets: knownSecrets([opts.apiKey]),
       clock: systemClock,
       onEvent: (e: MeetingEvent) => printer.event(e),
-      ...(opts.params.workspace ? { checkEvidence: evidenceChecker(opts.params.workspace) } : {}),
+      ...(params.workspace ? { checkEvidence: evidenceChecker(params.workspace) } : {}),
     },
     meetingId,
-    { ...opts.params, providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) } },
+    { ...params, providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) } },
+    prepared?.context,
   );
   printer.event((await store.load(meeting.id))[0] as MeetingEvent);
-  return followInProcess(meeting, store, opts, printer, io, roomOut);
+  return { meeting, store };
 }

@@ -24,7 +24,10 @@ export const DIGEST_MAX_TOKENS = 500;
 export const FOLLOWUP_MAX_TOKENS = 60;
 
 /** The reply cap of one kind of call in this meeting. */
-export function replyCap(s: MeetingState, purpose: CallPurpose | 'ballot'): number {
+/** A reviewer's findings reply: about ten findings with their quotes. */
+export const FINDINGS_MAX_TOKENS = 2_000;
+
+export function replyCap(s: MeetingState, purpose: CallPurpose | 'ballot' | 'findings'): number {
   switch (purpose) {
     case 'briefing':
       return BRIEFING_MAX_TOKENS;
@@ -40,6 +43,9 @@ export function replyCap(s: MeetingState, purpose: CallPurpose | 'ballot'): numb
       return FOLLOWUP_MAX_TOKENS;
     case 'ballot':
       return Math.max(s.config.replyMaxTokens, 200 * s.options.length);
+    case 'findings':
+      // A review's findings are a JSON list with quoted diff lines: a turn's cap would cut it off mid-list.
+      return Math.max(s.config.replyMaxTokens, FINDINGS_MAX_TOKENS);
   }
 }
 

@@ -17,6 +17,7 @@ import {
 } from '@roundtable/protocol';
 import { oneLine } from './markdown';
 import { debateLine } from './debateMetrics';
+import { reviewDissent, reviewSummary } from './reviewReport';
 
 export interface DigestNarrative {
   consensusStatement?: string;
@@ -110,9 +111,11 @@ function consensusDigest(s: MeetingState, narrative: DigestNarrative, call?: Dig
   const o = consensusOutcome(s);
   const last = [...s.rounds].reverse().find((r) => r.verdict);
   const verdictOf = (id: string) => last?.verdict?.results.find((r) => r.option === id)?.verdict ?? '—';
-  const statement = o.decision
-    ? `${o.decision} — ${o.label ?? ''} (${verdictOf(o.decision)}, ${Math.round(o.actualConsensus * 100)}% weighted agreement${o.by === 'human' ? ', picked by the human after escalation' : ''})`
-    : `no decision (${s.closed?.reason === 'deferred' ? 'deferred by the human' : (s.closed?.reason ?? 'open')}); best weighted agreement ${Math.round(o.actualConsensus * 100)}%`;
+  const statement = s.config.review
+    ? `review: ${reviewSummary(s)}`
+    : o.decision
+      ? `${o.decision} — ${o.label ?? ''} (${verdictOf(o.decision)}, ${Math.round(o.actualConsensus * 100)}% weighted agreement${o.by === 'human' ? ', picked by the human after escalation' : ''})`
+      : `no decision (${s.closed?.reason === 'deferred' ? 'deferred by the human' : (s.closed?.reason ?? 'open')}); best weighted agreement ${Math.round(o.actualConsensus * 100)}%`;
   const holdouts = Object.entries(last?.ballots ?? {})
     .map(([w, b]) => [w, o.decision ? b.votes.find((v) => v.option === o.decision) : undefined, b] as const)
     .filter(([, v, b]) => !b.valid || (o.decision ? v?.vote !== 'accept' : true))
@@ -125,7 +128,11 @@ function consensusDigest(s: MeetingState, narrative: DigestNarrative, call?: Dig
     topic: s.topic,
     consensus: o.level,
     consensusStatement: narrative.consensusStatement ? `${statement}. ${narrative.consensusStatement}` : statement,
-    dissent: holdouts.length > 0 ? holdouts.join('; ') : 'none: every worker accepted the decision',
+    dissent: s.config.review
+      ? reviewDissent(s)
+      : holdouts.length > 0
+        ? holdouts.join('; ')
+        : 'none: every worker accepted the decision',
     contributors: narrative.contributors ?? computedContributors(s),
     confidence: Math.round(o.actualConsensus * 100) / 100,
     ...costFields(s, call),

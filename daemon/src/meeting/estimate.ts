@@ -16,6 +16,7 @@
  * "too large to estimate: …", never a partial figure. The caller's signal (the client hung up,
  * the CLI was interrupted) stops a play between two calls.
  */
+import { reviewOf } from '../review/prepare';
 import type {
   EstimateLine,
   MeetingEvent,
@@ -78,7 +79,9 @@ async function play(
     clock: STILL,
     onEvent,
   };
-  const meeting = await Meeting.open(deps, 'estimate', params);
+  // A review counts the change and the records its start would attach (read the same way).
+  const review = await reviewOf(params);
+  const meeting = await Meeting.open(deps, 'estimate', review?.params ?? params, review?.context);
   // Stopped (cancelled or past the cap): the meeting is cut there, its calls under way aborted.
   meter.onStop = () => void meeting.cut('cut', 'the estimate stopped').catch(() => undefined);
   let state = await meeting.run();

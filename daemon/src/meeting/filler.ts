@@ -2,7 +2,7 @@
  * The filler: a model that uses its whole allowance and never settles, for the estimate to play
  * the real engine on. Every reply is as long as the call's `max_tokens`; a worker's turn never
  * agrees (it stays NEUTRAL), a judge finds nothing converged, a consensus ballot abstains on every
- * option, so the meeting runs to its last round or its budget: the upper figure. What the reply
+ * option, a reviewer reports as many findings as a review votes on, so the meeting runs to its last round or its budget: the upper figure. What the reply
  * says is decided only from what a server sees (the cap, the JSON shape asked, the prompt), so a
  * test server that answers with `fillerReply` plays the same meeting as the estimate.
  */
@@ -14,6 +14,7 @@ import { countTokens, truncateToTokens } from '../providers/tokens';
 import type { ChatMessage, ChatProvider, ChatRequest, ChatResult } from '../providers/types';
 import { ProviderError } from '../providers/types';
 import { THINKING_ALLOWANCE } from './budget';
+import { REVIEW_MAX_FINDINGS } from './reviewFindings';
 
 const FILLER_WORDS = 'the room weighs this option against its cost risk and evidence from the code and the team ';
 /** Ends every text reply: a worker that never agrees (and harmless in any other reply). */
@@ -59,6 +60,18 @@ function optionIdsOf(messages: readonly ChatMessage[]): string[] {
   return [...new Set([...prompt.matchAll(/^\| (O\d+): /gm)].map((m) => m[1] ?? ''))];
 }
 
+/** The first changed file and lines a review's proposal prompt lists (`| src/db.ts: lines 1-6`), if it is one. */
+function changedLinesOf(
+  messages: readonly ChatMessage[],
+): { file: string; lines: { start: number; end: number } } | undefined {
+  const prompt = messages.map((m) => m.content).join('\n');
+  if (!prompt.includes('{"findings": [')) return undefined;
+  const m = /^\| (.+): lines (\d+)(?:-(\d+))?/m.exec(prompt);
+  if (!m) return undefined;
+  const start = Number(m[2]);
+  return { file: m[1] ?? '', lines: { start, end: m[3] ? Number(m[3]) : start } };
+}
+
 /**
  * The filler's reply to a call: `maxTokens` long; as text with a NEUTRAL stance, or when JSON is
  * asked for, a ballot where the prompt lists options, else proposals. Decided only from what any
@@ -66,6 +79,19 @@ function optionIdsOf(messages: readonly ChatMessage[]): string[] {
  */
 export function fillerReply(o: { maxTokens: number; json: boolean; messages: readonly ChatMessage[] }): string {
   const ids = o.json ? optionIdsOf(o.messages) : [];
+  const changed = o.json && ids.length === 0 ? changedLinesOf(o.messages) : undefined;
+  if (changed) {
+    // A review's proposal: as many distinct findings as a ballot may hold, all in the change, so
+    // none is refuted or merged and the vote is as long as it can be.
+    const findings = (pad: number) =>
+      Array.from({ length: REVIEW_MAX_FINDINGS }, (_, i) => ({
+        ...changed,
+        severity: 'blocking',
+        defect: `filler ${LABEL_WORDS[i] ?? i}`,
+        claim: filler(pad) || 'filler',
+      }));
+    return fitJson((pad) => ({ findings: findings(pad) }), REVIEW_MAX_FINDINGS, o.maxTokens);
+  }
   if (o.json && ids.length === 0) {
     const labels = Array.from({ length: PROPOSED }, (_, i) => `Option ${i + 1}: ${LABEL_WORDS[i] ?? i}`);
     return fitJson((pad) => ({ options: labels, why: filler(pad) }), 1, o.maxTokens);

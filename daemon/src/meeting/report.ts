@@ -7,6 +7,7 @@ import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
 import { UNCERTAINTY_BELOW } from './votes';
 import { consensusOutcome } from '@roundtable/protocol';
 import { isVerified, linesRead, type LineRead } from './verifiedEvidence';
+import { reviewNextSteps, reviewSummary } from './reviewReport';
 
 /** The last round that was voted on (its verdict computed). */
 export function lastVoted(s: MeetingState): RoundState | undefined {
@@ -50,6 +51,8 @@ export type ReportStatus = 'complete' | 'partial' | 'blocked';
 
 export function reportStatus(s: MeetingState): ReportStatus {
   if (s.status === 'awaiting_human') return 'blocked';
+  // A review is complete once it closed with its verdicts: it decides on findings, not between options.
+  if (s.config.review) return s.closed?.reason === 'verdict_reached' ? 'complete' : 'partial';
   return consensusOutcome(s).decision ? 'complete' : 'partial';
 }
 
@@ -57,7 +60,8 @@ export function reportStatus(s: MeetingState): ReportStatus {
 export function nextSteps(s: MeetingState): string[] {
   const o = consensusOutcome(s);
   const steps: string[] = [];
-  if (o.decision) steps.push(`Implement ${o.decision}: ${o.label ?? ''}.`);
+  if (s.config.review) steps.push(...reviewNextSteps(s));
+  else if (o.decision) steps.push(`Implement ${o.decision}: ${o.label ?? ''}.`);
   else if (s.status === 'awaiting_human')
     steps.push(`A human decision is needed: ${s.escalation?.reasons.join('; ') ?? ''}.`);
   else if (s.closed?.reason === 'deferred')
@@ -101,6 +105,11 @@ function optionsSection(s: MeetingState, r: RoundState | undefined, workers: str
   for (const opt of s.options) {
     const res = r?.verdict?.results.find((x) => x.option === opt.id);
     out.push(heading(3, `${opt.id}: ${opt.label}`), '');
+    if (opt.finding?.refuted !== undefined) {
+      out.push(`**REFUTED before the vote** — ${inline(opt.finding.refuted)}.`, '');
+      continue;
+    }
+    if (opt.finding?.quote) out.push(codeBlock(opt.finding.quote, 'diff'), '');
     if (res) {
       out.push(
         `**${res.verdict}** — ${res.accept} accept, ${res.reject} reject, ${res.abstain} abstain; weighted acceptance ${pct(res.weightedAccept)}, weighted rejection ${pct(res.weightedReject)}; existing evidence ${res.evidenceFor} for, ${res.evidenceAgainst} against.`,
@@ -164,7 +173,8 @@ function matrixSection(s: MeetingState, r: RoundState | undefined, workers: stri
 function verdictSection(s: MeetingState, r: RoundState | undefined): string[] {
   const o = consensusOutcome(s);
   const out: string[] = ['## Verdict', ''];
-  if (o.decision) {
+  if (s.config.review) out.push(`**Review: ${inline(reviewSummary(s))}** (${inline(s.closed?.reason ?? 'open')})`, '');
+  else if (o.decision) {
     out.push(
       `**Decision: ${inline(o.decision)} — ${inline(o.label ?? '')}**${o.by === 'human' ? ' (picked by the human after escalation)' : ''}`,
       '',
@@ -175,9 +185,12 @@ function verdictSection(s: MeetingState, r: RoundState | undefined): string[] {
       '',
     );
   }
-  out.push(`- Consensus: ${o.level}`);
-  out.push(`- actualConsensus: ${pct(o.actualConsensus)} (confidence-weighted agreement)`);
-  out.push(`- consensusThreshold: ${pct(s.config.consensusThreshold)}`);
+  // A review's findings are judged one by one: no agreement on one option to measure.
+  if (!s.config.review) {
+    out.push(`- Consensus: ${o.level}`);
+    out.push(`- actualConsensus: ${pct(o.actualConsensus)} (confidence-weighted agreement)`);
+    out.push(`- consensusThreshold: ${pct(s.config.consensusThreshold)}`);
+  }
   if (r?.verdict?.reasons.length) out.push(`- Escalated because: ${inline(r.verdict.reasons.join('; '))}`);
   for (const res of s.resolutions)
     out.push(
@@ -221,7 +234,13 @@ function rejectedSection(s: MeetingState, r: RoundState | undefined): string[] {
     const refuted = res?.verdict === 'REFUTED';
     if (opt.id === o.decision || (!o.decision && !refuted)) continue;
     any = true;
-    const why = refuted ? 'REFUTED' : `not chosen${res ? ` (${res.verdict})` : ''}`;
+    const before = opt.finding?.refuted;
+    const why =
+      before !== undefined
+        ? `REFUTED before the vote: ${inline(before)}`
+        : refuted
+          ? 'REFUTED'
+          : `not chosen${res ? ` (${res.verdict})` : ''}`;
     out.push(`- **${inline(`${opt.id}: ${opt.label}`)}** — ${why}`);
     for (const [w, b] of Object.entries(r?.ballots ?? {})) {
       const v = b.votes.find((x) => x.option === opt.id);

@@ -74,7 +74,8 @@ const span = (r: LineRange) => (r.start === r.end ? `line ${r.start}` : `lines $
 export function refutation(f: Finding, scope: ReviewScope): string | undefined {
   const changed = scope.changed.find((c) => c.file === f.file);
   if (!changed) return `${f.file} is not in the change`;
-  if (!changed.ranges.some((r) => overlaps(r, f.lines))) return `${span(f.lines)} of ${f.file} are not in the change`;
+  if (!changed.ranges.some((r) => overlaps(r, f.lines)))
+    return `${span(f.lines)} of ${f.file} ${f.lines.start === f.lines.end ? 'is' : 'are'} not in the change`;
   if (f.decision === undefined) return undefined;
   const key = decisionKey(f.decision);
   const record = scope.decisions.find((d) => decisionKey(d.id) === key);

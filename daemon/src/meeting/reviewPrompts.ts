@@ -6,7 +6,7 @@
  */
 import type { Finding, MeetingState, Participant, ReviewScope } from '@roundtable/protocol';
 import type { ChatMessage } from '../providers/types';
-import { oneLine, wrapPost } from './envelope';
+import { defang, oneLine, wrapPost } from './envelope';
 import { EVIDENCE_RULE, assistantName, personaOf, stableHead, type PromptOptions } from './promptParts';
 import { ballotOptions } from './reviewFindings';
 import { normalizeStatus } from '../decisions/record';
@@ -93,3 +93,16 @@ export const REVIEW_BALLOT_RULE =
   'Vote "accept" when the finding holds (the quoted lines are in the change and do what the claim says, and the decision it cites says otherwise), ' +
   '"reject" when it does not, "abstain" when you cannot tell. As evidence cite the changed file with its lines ' +
   '(section "lines 12-14") and the decision record you read.';
+
+/** The reviewer's own reply goes back to it (defanged) when it held no findings list, with the format asked again. */
+export function findingsRetryPrompt(first: ChatMessage[], reply: string): ChatMessage[] {
+  return [
+    ...first,
+    { role: 'assistant', content: defang(reply.slice(0, 4_000)) },
+    {
+      role: 'user',
+      content:
+        'That reply holds no findings list. Reply again with only the JSON object in the format above: {"findings": [...]}, or {"findings": []} when the change is fine.',
+    },
+  ];
+}

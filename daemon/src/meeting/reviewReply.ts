@@ -47,13 +47,21 @@ function range(a: number | undefined, b: number | undefined): LineRange | undefi
   return { start: Math.min(a, end), end: Math.max(a, end) };
 }
 
-/** Lines as written: `{start, end}`, `"12-14"`, `"L12-L14"`, `"12–14"`, `[12, 14]`, `12`, `"12"`. */
+/** Lines as written: `{start, end}`, `"12-14"`, `"L12-L14"`, `"12–14"`, `"12, 14"`, `[12, 14]`, `12`, `"12"`. */
 export function linesOf(raw: unknown): LineRange | undefined {
   if (Array.isArray(raw)) return range(lineNumber(raw[0]), lineNumber(raw[raw.length - 1]));
   if (isRecord(raw)) return range(lineNumber(raw.start ?? raw.from), lineNumber(raw.end ?? raw.to));
   if (typeof raw === 'string') {
     const m = /^\s*(?:lines?\s*)?L?(\d{1,7})\s*(?:[-–—:]|\.\.|to)\s*L?(\d{1,7})\s*$/i.exec(raw);
     if (m) return range(lineNumber(m[1]), lineNumber(m[2]));
+    // A list of lines ("12, 14, 15"): the range that covers them.
+    const list = raw.split(',').map(lineNumber);
+    // Folded, not spread: a list of a million numbers would overflow the call stack as arguments.
+    if (list.length > 1 && list.every((n) => n !== undefined))
+      return list.reduce<LineRange>((r, n) => ({ start: Math.min(r.start, n), end: Math.max(r.end, n) }), {
+        start: list[0] as number,
+        end: list[0] as number,
+      });
   }
   return range(lineNumber(raw), undefined);
 }
@@ -72,8 +80,9 @@ function findingLines(r: Record<string, unknown>): LineRange | undefined {
   for (const o of [r, loc]) {
     const whole = linesOf(o.lines ?? o.line_range ?? o.range);
     if (whole) return whole;
+    // code-warden's shape: `start_line` for a range's first line, `line_number` for its last.
     const start = lineNumber(o.start ?? o.start_line ?? o.line_start ?? o.startLine ?? o.line ?? o.line_number);
-    const found = range(start, lineNumber(o.end ?? o.end_line ?? o.line_end ?? o.endLine));
+    const found = range(start, lineNumber(o.end ?? o.end_line ?? o.line_end ?? o.endLine ?? o.line ?? o.line_number));
     if (found) return found;
   }
   return undefined;

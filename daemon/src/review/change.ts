@@ -73,7 +73,8 @@ async function against(root: string, req: ReviewRequest): Promise<{ label: strin
     throw new ChangeError(
       'review: no default branch (no origin/HEAD, main or master): give the base to review against (--base REF)',
     );
-  if (!(await commitOf(root, base))) throw new ChangeError(`review: the base "${base}" is not a commit in this repository`);
+  if (!(await commitOf(root, base)))
+    throw new ChangeError(`review: the base "${base}" is not a commit in this repository`);
   const mb = await git(root, ['merge-base', base, 'HEAD']);
   const hash = mb.stdout.trim();
   if (mb.code !== 0 || !hash) throw new ChangeError(`review: "${base}" and HEAD share no history: nothing to compare`);
@@ -86,6 +87,11 @@ export async function collectChange(gate: WorkspaceGate, req: ReviewRequest): Pr
   const what = await against(root, req);
   const d = await gate.diff([what.against]);
   if ('error' in d) throw new ChangeError(`review: git diff ${what.against} ${d.error}`);
-  const files = d.files.map((diff) => ({ file: diff.rel, diff, ranges: hunkRanges(diff.text) }));
+  // A deleted file has no new side: no line of it can be cited.
+  const files = d.files.map((diff) => ({
+    file: diff.rel,
+    diff,
+    ranges: /^\+\+\+ \/dev\/null$/m.test(diff.text) ? [] : hunkRanges(diff.text),
+  }));
   return { ...what, files, refused: d.refused };
 }

@@ -36,7 +36,8 @@ export function reviewParamsRefusal(params: StartMeetingParams): string | undefi
   if (params.mode !== 'consensus') return 'a review runs as a consensus meeting: give mode "consensus"';
   if (!contextRoot(params)) return 'a review needs the workspace folder the change is in: give workspace';
   if (params.options?.length) return "a review's options are the reviewers' findings: give no options";
-  if (params.context) return 'a review attaches its own context (the change and the decision records): leave context out';
+  if (params.context)
+    return 'a review attaches its own context (the change and the decision records): leave context out';
   return undefined;
 }
 
@@ -74,7 +75,10 @@ function fitReview(
   for (const f of change.files) {
     const tokens = countTokens(f.diff.text);
     if (tokens > left) {
-      unread.push({ file: f.file, reason: `its diff (${tokens} tokens) did not fit the ${budget}-token review budget` });
+      unread.push({
+        file: f.file,
+        reason: `its diff (${tokens} tokens) did not fit the ${budget}-token review budget`,
+      });
       continue;
     }
     const redacted = f.diff.redacted;

@@ -3,25 +3,22 @@ import type { ConsensusOption, OptionResult, RoundState } from '@roundtable/prot
 import { workersOf } from '@roundtable/protocol';
 import { replyCap } from '../../budget';
 import { ballotPrompt, ballotRetryPrompt, proposalPrompt } from '../../consensusPrompts';
-import { BALLOT_REPLY, PROPOSALS_REPLY } from './replySchemas';
+import { BALLOT_REPLY, FINDINGS_REPLY, PROPOSALS_REPLY } from './replySchemas';
 import type { ModeStep } from '../../steps';
 import { decide, escalationReasons, findConflicts, optionResult } from '../../verdict';
 import { abstainAll, dedupeOptions, parseBallot, parseProposals } from '../../votes';
 import type { StepContext } from '../types';
 import { contextOptions } from '../../../context/render';
 import { ballotOptions } from '../../reviewFindings';
-import { proposeFindings, refutedResults, reviewReasons, setReviewOptions } from './review';
+import { recordFindings, refutedResults, reviewReasons, setReviewOptions } from './review';
+import { findingsPrompt, findingsRetryPrompt } from '../../reviewPrompts';
+import type { ChatMessage } from '../../../providers/types';
 
 export async function performConsensus(step: ModeStep, run: StepContext): Promise<void> {
   switch (step.kind) {
-    case 'propose': {
-      const scope = run.state.config.review;
-      const one = scope
-        ? (w: string) => proposeFindings(run, scope, w, step.pending.length)
-        : (w: string) => propose(run, w, step.pending.length);
-      await Promise.all(step.pending.map(one));
+    case 'propose':
+      await Promise.all(step.pending.map((w) => propose(run, w, step.pending.length)));
       return;
-    }
     case 'set_options':
       return run.state.config.review ? setReviewOptions(run, run.state.config.review) : setOptions(run);
     case 'ballots':
@@ -37,21 +34,26 @@ export async function performConsensus(step: ModeStep, run: StepContext): Promis
   }
 }
 
-/** One worker proposes options. */
+/** One worker proposes options (in a review: findings, alone; see review.ts). */
 async function propose(run: StepContext, name: string, share: number): Promise<void> {
   const me = run.participant(name);
   if (!me) return;
   const s = run.state;
-  const r = await run.call({
-    participant: me,
-    purpose: 'turn',
-    round: 0,
-    messages: proposalPrompt(s, me, contextOptions(s)),
-    cap: replyCap(s, 'turn'),
-    share,
-    json: PROPOSALS_REPLY,
-  });
+  const scope = s.config.review;
+  const prompt = scope ? findingsPrompt(s, me, scope, contextOptions(s)) : proposalPrompt(s, me, contextOptions(s));
+  const ask = (messages: ChatMessage[]) =>
+    run.call({
+      participant: me,
+      purpose: 'turn',
+      round: 0,
+      messages,
+      cap: replyCap(s, scope ? 'findings' : 'turn'),
+      share,
+      json: scope ? FINDINGS_REPLY : PROPOSALS_REPLY,
+    });
+  const r = await ask(prompt);
   if (run.halted) return;
+  if (scope) return recordFindings(run, name, r, (reply) => ask(findingsRetryPrompt(prompt, reply)));
   if (!r.ok) await run.failTurn(0, name, r);
   await run.emit({ type: 'options_proposed', worker: name, options: r.ok ? parseProposals(r.result.text) : [] });
 }
@@ -172,7 +174,11 @@ async function reviewVerdict(run: StepContext, r: RoundState, results: OptionRes
     results,
     actualConsensus: decide(results).actualConsensus,
     consensusThreshold: s.config.consensusThreshold,
-    conflicts: findConflicts(r.ballots, ballotOptions(s.options), first === r ? undefined : first?.ballots, results),
+    // Workers accepting different findings is no conflict in a review (a change may hold several
+    // defects): only disagreement on one finding is.
+    conflicts: findConflicts(r.ballots, ballotOptions(s.options), first === r ? undefined : first?.ballots, results)
+      .filter((c) => c.conflictType === 'contradiction' || c.conflictType === 'scope-difference')
+      .map((c, i) => ({ ...c, conflictId: `C${i + 1}` })),
     reasons,
     final: r.final || reasons.length === 0,
   });

@@ -11,40 +11,37 @@ import type {
   OptionResult,
   ReviewScope,
   RoundState,
+  Verdict,
 } from '@roundtable/protocol';
 import { findingLabel, workersOf } from '@roundtable/protocol';
-import { replyCap } from '../../budget';
-import { findingsPrompt } from '../../reviewPrompts';
+import type { CallOutcome } from '../../modelCall';
 import { ballotOptions, reviewOptions } from '../../reviewFindings';
 import { parseFindings } from '../../reviewReply';
 import type { Step } from '../../steps';
 import type { StepContext } from '../types';
-import { contextOptions } from '../../../context/render';
-import { FINDINGS_REPLY } from './replySchemas';
 
-/** One reviewer's findings, asked with no peer text. */
-export async function proposeFindings(
+/**
+ * One reviewer's findings, from its reply to the proposal call. A reply that holds no findings
+ * list is asked once more; still none, and the reviewer failed (exit 3): silence is no clean review.
+ */
+export async function recordFindings(
   run: StepContext,
-  scope: ReviewScope,
   name: string,
-  share: number,
+  first: CallOutcome,
+  askAgain: (reply: string) => Promise<CallOutcome>,
 ): Promise<void> {
-  const me = run.participant(name);
-  if (!me) return;
-  const s = run.state;
-  const r = await run.call({
-    participant: me,
-    purpose: 'turn',
-    round: 0,
-    messages: findingsPrompt(s, me, scope, contextOptions(s)),
-    cap: replyCap(s, 'turn'),
-    share,
-    json: FINDINGS_REPLY,
-  });
-  if (run.halted) return;
+  let r = first;
+  let findings = r.ok ? parseFindings(r.result.text) : undefined;
+  if (r.ok && findings === undefined) {
+    r = await askAgain(r.result.text);
+    if (run.halted) return;
+    findings = r.ok ? parseFindings(r.result.text) : undefined;
+  }
   if (!r.ok) await run.failTurn(0, name, r);
-  const findings = r.ok ? (parseFindings(r.result.text) ?? []) : [];
-  await run.emit({ type: 'options_proposed', worker: name, options: findings.map(findingLabel), findings });
+  else if (findings === undefined)
+    await run.failTurn(0, name, { ok: false, reason: 'error', error: 'its reply held no findings list, asked twice' });
+  const list = findings ?? [];
+  await run.emit({ type: 'options_proposed', worker: name, options: list.map(findingLabel), findings: list });
 }
 
 /** The findings merged and checked, set as the options (none at all is a clean review, not an error). */
@@ -54,21 +51,15 @@ export async function setReviewOptions(run: StepContext, scope: ReviewScope): Pr
   await run.emit({ type: 'options_set', options: reviewOptions(byReviewer, scope), source: 'proposed' });
 }
 
+/** A result with no vote counted, with the verdict given. */
+export function bareResult(option: string, verdict: Verdict): OptionResult {
+  const zero = { accept: 0, reject: 0, abstain: 0, weightedAccept: 0, weightedReject: 0 };
+  return { option, verdict, ...zero, evidenceFor: 0, evidenceAgainst: 0 };
+}
+
 /** Results of the findings refuted before the vote: REFUTED, with no vote. */
 export function refutedResults(options: ConsensusOption[]): OptionResult[] {
-  return options
-    .filter((o) => o.finding?.refuted !== undefined)
-    .map((o) => ({
-      option: o.id,
-      verdict: 'REFUTED' as const,
-      accept: 0,
-      reject: 0,
-      abstain: 0,
-      weightedAccept: 0,
-      weightedReject: 0,
-      evidenceFor: 0,
-      evidenceAgainst: 0,
-    }));
+  return options.filter((o) => o.finding?.refuted !== undefined).map((o) => bareResult(o.id, 'REFUTED'));
 }
 
 /** What would take a review to another round: findings the panel neither proved nor refuted. */
@@ -82,6 +73,10 @@ export function planReview(s: MeetingState, r: RoundState | undefined): Step | u
   const voted = ballotOptions(s.options).length;
   const refuted = s.options.length - voted;
   if (!r && s.optionsSeq > 0 && voted === 0) {
+    const failed = Object.keys(s.proposalFailures ?? {}).length;
+    // Nobody reviewed: that is no clean review, and reviewOutcome says so (exit 3).
+    if (failed > 0 && failed >= workersOf(s).length)
+      return { kind: 'close', reason: 'error', detail: `every reviewer failed (${failed})` };
     const detail =
       refuted === 0 ? 'the reviewers found nothing' : `every finding (${refuted}) was refuted before the vote`;
     return { kind: 'close', reason: 'verdict_reached', detail };

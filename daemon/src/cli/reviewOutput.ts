@@ -1,0 +1,140 @@
+/**
+ * What `roundtable review` leaves once its meeting ended, every output read from the one
+ * ReviewOutcome: the minutes (as for any meeting), `--sarif FILE`, `--markdown FILE`, `--json`
+ * (report v1 on stdout) or the findings on the terminal (control characters stripped), and the exit
+ * code (REVIEW_EXIT: 0 clean, 1 failed, 3 could not review, with one line saying why).
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { FailOn, MeetingEvent, MeetingState, ReviewOutcome, ReviewScope } from '@roundtable/protocol';
+import { REVIEW_EXIT, reviewOutcome } from '@roundtable/protocol';
+import { reviewMarkdown } from '../review/markdown';
+import { fingerprintOf, reportedFindings, reviewSarif, ruleIdOf } from '../review/sarif';
+import { summarize, type RunSummary } from './follow';
+import { writeMinutesOrExplain } from './output';
+import { terminalSafe } from './printer';
+
+export interface ReviewOutputs {
+  failOn: FailOn;
+  outDir: string;
+  json: boolean;
+  sarif?: string;
+  markdown?: string;
+  /** The repository root: paths in the outputs are relative to it. */
+  workspace: string;
+}
+
+/** `--json`: the report, version 1 (docs/review.md). */
+export interface ReviewReportV1 {
+  version: 1;
+  exit: 0 | 1 | 3;
+  why?: string;
+  failOn: FailOn;
+  meetingId: string;
+  minutesPath: string | null;
+  findings: (ReviewOutcome['findings'][number] & { ruleId: string; fingerprint: string })[];
+  scope: ReviewScope | null;
+  tokens: RunSummary['tokens'];
+  cost?: RunSummary['cost'];
+}
+
+export function reviewReport(outcome: ReviewOutcome, state: MeetingState, o: ReviewOutputs, minutesPath?: string) {
+  const summary = summarize(state, minutesPath ?? '');
+  const report: ReviewReportV1 = {
+    version: 1,
+    exit: outcome.exit,
+    ...(outcome.why ? { why: outcome.why } : {}),
+    failOn: o.failOn,
+    meetingId: state.meetingId,
+    minutesPath: minutesPath ?? null,
+    findings: outcome.findings.map((f) => ({ ...f, ruleId: ruleIdOf(f), fingerprint: fingerprintOf(f) })),
+    scope: outcome.scope ?? null,
+    tokens: summary.tokens,
+    ...(summary.cost ? { cost: summary.cost } : {}),
+  };
+  return report;
+}
+
+/**
+ * A decision record's absolute URI for SARIF's helpUri: its blob on GitHub in Actions (the server,
+ * repository and commit from the environment GitHub sets), else its file URL.
+ */
+export function recordUriFor(workspace: string, env: NodeJS.ProcessEnv): (p: string) => string {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_SHA: sha } = env;
+  if (
+    server &&
+    repo &&
+    sha &&
+    /^https:\/\/[^\s/]+$/.test(server) &&
+    /^[\w.-]+\/[\w.-]+$/.test(repo) &&
+    /^[0-9a-f]{40}$/.test(sha)
+  )
+    return (p) => `${server}/${repo}/blob/${sha}/${p.split('/').map(encodeURIComponent).join('/')}`;
+  return (p) => pathToFileURL(path.join(workspace, p)).href;
+}
+
+/** The findings on the terminal, one line each, then the verdict. */
+function printFindings(outcome: ReviewOutcome, out: NodeJS.WritableStream): void {
+  const shown = reportedFindings(outcome);
+  for (const f of shown) {
+    const lines = f.lines.start === f.lines.end ? `${f.lines.start}` : `${f.lines.start}-${f.lines.end}`;
+    const what = f.decision ? `breaks decision ${f.decision}` : (f.defect ?? 'defect');
+    const accept = f.votes.filter((v) => v.vote === 'accept').length;
+    out.write(
+      terminalSafe(
+        `${f.verdict} ${f.severity} ${f.file}:${lines} — ${what}: ${f.claim} (${accept}/${f.votes.length} accept)`,
+      ).replace(/\s*\n\s*/g, ' ') + '\n',
+    );
+  }
+  const refuted = outcome.findings.filter((f) => f.verdict === 'REFUTED').length;
+  const verdict =
+    outcome.exit === REVIEW_EXIT.failed
+      ? 'failed'
+      : outcome.exit === REVIEW_EXIT.clean
+        ? 'passed'
+        : 'could not be done';
+  out.write(`review ${verdict}: ${shown.length} finding(s) upheld or contested, ${refuted} refuted\n`);
+}
+
+async function writeOutput(file: string, text: string): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, text);
+}
+
+/** The end of a review: minutes, outputs, and the exit code. */
+export async function finishReview(
+  state: MeetingState,
+  events: readonly MeetingEvent[],
+  o: ReviewOutputs,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
+): Promise<number> {
+  const minutesPath = await writeMinutesOrExplain(o.outDir, events, io.stderr);
+  const outcome = reviewOutcome(state, o.failOn);
+  try {
+    if (o.sarif)
+      await writeOutput(
+        o.sarif,
+        `${JSON.stringify(reviewSarif(outcome, { recordUri: recordUriFor(o.workspace, io.env) }), null, 2)}\n`,
+      );
+    if (o.markdown) {
+      const rel = minutesPath ? path.relative(o.workspace, minutesPath) : undefined;
+      await writeOutput(
+        o.markdown,
+        reviewMarkdown(outcome, { failOn: o.failOn, ...(rel ? { minutesPath: rel } : {}) }),
+      );
+    }
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    io.stderr.write(terminalSafe(`roundtable: could not review: an output file could not be written (${code})\n`));
+    return REVIEW_EXIT.couldNotReview;
+  }
+  if (o.json) io.stdout.write(`${JSON.stringify(reviewReport(outcome, state, o, minutesPath))}\n`);
+  else {
+    printFindings(outcome, io.stdout);
+    if (minutesPath) io.stdout.write(`Minutes: ${terminalSafe(minutesPath)}\n`);
+  }
+  if (outcome.exit === REVIEW_EXIT.couldNotReview)
+    io.stderr.write(`roundtable: could not review: ${terminalSafe(outcome.why ?? 'the review did not finish')}\n`);
+  return outcome.exit;
+}

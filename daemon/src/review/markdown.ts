@@ -1,0 +1,82 @@
+/**
+ * A review as Markdown for a pull-request comment (`roundtable review --markdown FILE`), from one
+ * ReviewOutcome, through the escaping builder: every claim, quote, path and rationale came from a
+ * model or the repository and can open no heading, table row, link or HTML element. The first
+ * line is a hidden marker the GitHub Action finds its own comment by, to update it on every push.
+ */
+import type { ReviewOutcome, ReviewedFinding } from '@roundtable/protocol';
+import { REVIEW_EXIT } from '@roundtable/protocol';
+import { cell, codeBlock, codeSpan, heading, inline, quote } from '../meeting/markdown';
+import { reportedFindings } from './sarif';
+
+/** The hidden first line of the comment: the Action updates the comment that starts with it. */
+export const REVIEW_MARKER = '<!-- roundtable-review -->';
+
+const VERDICT_LINE: Record<number, string> = {
+  [REVIEW_EXIT.clean]: 'Passed: no finding at or above the bar was upheld by the panel.',
+  [REVIEW_EXIT.failed]: 'Failed: the panel upheld at least one finding at or above the bar.',
+  [REVIEW_EXIT.couldNotReview]: 'Could not review',
+};
+
+const lines = (f: ReviewedFinding): string =>
+  f.lines.start === f.lines.end ? `${f.lines.start}` : `${f.lines.start}-${f.lines.end}`;
+
+function tally(f: ReviewedFinding): string {
+  const n = (k: string) => f.votes.filter((v) => v.vote === k).length;
+  return `${n('accept')} accept, ${n('reject')} reject, ${n('abstain')} abstain`;
+}
+
+/** One upheld or contested finding: where, what it breaks, the claim, the quoted lines, the votes. */
+function findingSection(f: ReviewedFinding, recordPath: (id: string) => string | undefined): string[] {
+  const cites = f.decision
+    ? `breaks decision ${codeSpan(f.decision)}${recordPath(f.decision) ? ` (${codeSpan(recordPath(f.decision) as string)})` : ''}`
+    : `defect: ${inline(f.defect ?? 'unclassified')}`;
+  const out = [
+    heading(3, `${f.verdict} · ${f.severity} · ${f.file}:${lines(f)}`),
+    '',
+    `${codeSpan(`${f.file}:${lines(f)}`)} — ${cites}`,
+    '',
+    quote(f.claim),
+    '',
+  ];
+  if (f.quote?.trim()) out.push(codeBlock(f.quote, 'diff'), '');
+  out.push(`Votes: ${tally(f)}${f.proposedBy?.length ? ` · proposed by ${inline(f.proposedBy.join(', '))}` : ''}`, '');
+  if (f.votes.length) {
+    out.push('| Reviewer | Vote | Confidence | Why |', '| --- | --- | --- | --- |');
+    for (const v of f.votes)
+      out.push(`| ${cell(v.worker)} | ${cell(v.vote)} | ${v.confidence.toFixed(2)} | ${cell(v.rationale)} |`);
+    out.push('');
+  }
+  return out;
+}
+
+/** The pull-request comment for one review. */
+export function reviewMarkdown(outcome: ReviewOutcome, opts: { failOn: string; minutesPath?: string }): string {
+  const shown = reportedFindings(outcome);
+  const refuted = outcome.findings.filter((f) => f.verdict === 'REFUTED').length;
+  const other = outcome.findings.length - shown.length - refuted;
+  const verdict = VERDICT_LINE[outcome.exit] ?? '';
+  const out = [REVIEW_MARKER, heading(2, 'Roundtable review'), ''];
+  out.push(
+    outcome.exit === REVIEW_EXIT.couldNotReview
+      ? `**${verdict}:** ${inline(outcome.why ?? 'the review did not finish')}`
+      : `**${verdict}** (fails on: ${inline(opts.failOn)})`,
+    '',
+  );
+  out.push('| Verdict | Findings |', '| --- | --- |');
+  for (const v of ['PROVEN', 'CONTESTED'] as const)
+    out.push(`| ${v} | ${shown.filter((f) => f.verdict === v).length} |`);
+  out.push(`| REFUTED | ${refuted} |`);
+  if (other > 0) out.push(`| INSUFFICIENT_EVIDENCE | ${other} |`);
+  out.push('');
+  const byId = new Map((outcome.scope?.decisions ?? []).map((d) => [d.id, d.path]));
+  for (const f of shown) out.push(...findingSection(f, (id) => byId.get(id)));
+  const unread = outcome.scope?.unread ?? [];
+  if (unread.length) {
+    out.push(heading(3, 'Not read'), '');
+    for (const u of unread) out.push(`- ${codeSpan(u.file)}: ${inline(u.reason)}`);
+    out.push('');
+  }
+  if (opts.minutesPath) out.push(`Minutes: ${codeSpan(opts.minutesPath)}`, '');
+  return `${out.join('\n').trimEnd()}\n`;
+}

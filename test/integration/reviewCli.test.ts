@@ -1,0 +1,168 @@
+/**
+ * `roundtable review` as a team runs it, the real CLI on real temporary repositories against a
+ * loopback OpenAI-compatible server: a change that breaks an accepted decision fails (exit 1) with
+ * that decision in the finding; a change that does not passes (exit 0); bad usage is exit 2 and no
+ * model or a server down exit 3, one line each; through a running daemon the same.
+ */
+import assert from 'node:assert/strict';
+import { readFile, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { cli, ensureBuilt } from '../fakes/cli';
+import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
+import { closedPort, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
+import {
+  MYSQL_POOL,
+  POSTGRES_RECORD,
+  REVIEW_MODELS as MODELS,
+  makeReviewRepo,
+  reviewResponder,
+  reviewSuite,
+  type ReviewRepo,
+} from '../fakes/reviewRepo';
+
+describe('roundtable review against a loopback model server', () => {
+  const s = reviewSuite();
+  it('fails a change that adds a MySQL pool where the accepted record says Postgres, naming that decision', async () => {
+    const r = await s.repo();
+    await r.write('services/orders/db.ts', MYSQL_POOL);
+    r.git('add', '.');
+    r.git('commit', '-qm', 'orders: a MySQL pool');
+    const out = path.join(r.root, '..', 'out');
+    const res = await s.review(r, [
+      '--json',
+      '--sarif',
+      path.join(out, 'review.sarif'),
+      '--markdown',
+      path.join(out, 'review.md'),
+    ]);
+    assert.equal(res.code, 1, res.stderr);
+    const report = JSON.parse(res.stdout) as {
+      version: number;
+      exit: number;
+      findings: { decision?: string; verdict: string; file: string; lines: { start: number } }[];
+      scope: { decisions: { id: string; status: string }[] };
+    };
+    assert.equal(report.version, 1);
+    const proven = report.findings.filter((f) => f.verdict === 'PROVEN');
+    assert.equal(proven.length, 1, res.stdout);
+    assert.equal(proven[0]?.decision, '0001');
+    assert.equal(proven[0]?.file, 'services/orders/db.ts');
+    // The superseded record is listed with its status (a citation of it would be refuted), never as a rule.
+    assert.deepEqual(
+      report.scope.decisions.map((d) => [d.id, d.status]),
+      [
+        ['0001', 'accepted'],
+        ['0002', 'superseded'],
+      ],
+    );
+    const md = await readFile(path.join(out, 'review.md'), 'utf8');
+    assert.equal(md.split('\n')[0], '<!-- roundtable-review -->');
+    assert.match(md, /services\/orders\/db\.ts:2/);
+    const sarif = JSON.parse(await readFile(path.join(out, 'review.sarif'), 'utf8')) as {
+      runs: {
+        results: { ruleId: string; level: string }[];
+        tool: { driver: { rules: { id: string; helpUri: string }[] } };
+      }[];
+    };
+    assert.deepEqual(
+      sarif.runs[0]?.results.map((x) => [x.ruleId, x.level]),
+      [['decision/0001', 'error']],
+    );
+    assert.match(
+      sarif.runs[0]?.tool.driver.rules[0]?.helpUri ?? '',
+      new RegExp(`${POSTGRES_RECORD.replace(/\./g, '\\.')}$`),
+    );
+  });
+
+  it('passes a change that breaks no decision (exit 0), and says so', async () => {
+    const r = await s.repo();
+    await r.write(
+      'services/orders/handler.ts',
+      'export function handle(id: string) {\n  return { id, ok: true };\n}\n',
+    );
+    r.git('commit', '-qam', 'orders: say ok');
+    const res = await s.review(r);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /review passed: 0 finding/);
+  });
+
+  it('bad usage exits 2 with one line', async () => {
+    const r = await s.repo();
+    const bad = [
+      ['--fail-on', 'sometimes'],
+      ['--base', '-rf'],
+      ['--base', 'main', '--worktree'],
+      ['--nope'],
+      ['--decisions', path.dirname(r.root)],
+    ];
+    // In parallel: each is its own process, and none reaches the server.
+    const [help, ...results] = await Promise.all([cli(['--help']), ...bad.map((args) => s.review(r, args))]);
+    assert.match(help?.stdout ?? '', /review +a panel reviews a change/);
+    assert.match(help?.stdout ?? '', /--fail-on BAR/);
+    results.forEach((res, i) => {
+      assert.equal(res.code, 2, `${bad[i]?.join(' ')}: ${res.stderr}`);
+      assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+    });
+    const res = await s.review(r, ['--base', 'no-such-branch']);
+    assert.equal(res.code, 2, res.stderr);
+    assert.match(res.stderr, /^roundtable: review: the base "no-such-branch" is not a commit in this repository\n$/);
+  });
+
+  it('no model, or the server down, exits 3 with one line: the review could not be done, it did not fail', async () => {
+    const r = await s.repo();
+    await r.write('services/orders/db.ts', MYSQL_POOL);
+    r.git('add', '.');
+    r.git('commit', '-qm', 'orders: a MySQL pool');
+    const none = await cli(['review', '--no-daemon'], {
+      cwd: r.root,
+      env: { ROUNDTABLE_HOME: path.join(r.root, '..', 'home') },
+    });
+    assert.equal(none.code, 3, none.stderr);
+    assert.match(none.stderr, /^roundtable: could not review: no model to review with[^\n]*\n$/);
+    const down = await cli(['review', '--no-daemon', '--base-url', `http://127.0.0.1:${await closedPort()}/v1`], {
+      cwd: r.root,
+      env: { ROUNDTABLE_HOME: path.join(r.root, '..', 'home') },
+    });
+    assert.equal(down.code, 3, down.stderr);
+    assert.match(down.stderr, /^roundtable: could not review: [^\n]+\n$/);
+  });
+});
+
+describe('roundtable review through a running daemon', () => {
+  let fake: FakeOpenAI;
+  let daemon: DaemonProcess;
+  let r: ReviewRepo;
+  before(async () => {
+    ensureBuilt();
+    fake = await startFakeOpenAI(reviewResponder, { models: MODELS });
+    daemon = await spawnDaemonProcess(await tempDataDir());
+    r = await makeReviewRepo();
+  });
+  after(async () => {
+    await daemon.stop();
+    await fake.close();
+    await rm(path.dirname(r.root), { recursive: true, force: true });
+    await rm(daemon.dataDir, { recursive: true, force: true });
+  });
+  const review = (args: string[]) =>
+    cli(['review', '--data-dir', daemon.dataDir, '--base-url', fake.baseURL, '--models', MODELS.join(','), ...args], {
+      cwd: r.root,
+    });
+
+  it('the daemon reads the change and runs the review: the same exit 1 with the decision, an empty change 0, a bad base 2', async () => {
+    const empty = await review(['--worktree']);
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.match(empty.stderr, /^roundtable: review: the work tree against HEAD is empty: nothing to review\n$/);
+    const bad = await review(['--base', 'nope']);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /^roundtable: review: the base "nope" is not a commit in this repository\n$/);
+    await r.write('services/orders/db.ts', MYSQL_POOL);
+    r.git('add', '.');
+    r.git('commit', '-qm', 'orders: a MySQL pool');
+    const res = await review([]);
+    assert.equal(res.code, 1, res.stderr);
+    assert.match(res.stdout, /running in the daemon/);
+    assert.match(res.stdout, /^PROVEN blocking services\/orders\/db\.ts:2 — breaks decision 0001: /m);
+  });
+});
