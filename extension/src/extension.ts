@@ -5,7 +5,6 @@
  */
 import * as vscode from 'vscode';
 import type { MeetingState, StartMeetingParams } from '@roundtable/protocol';
-import { reviewOutcome } from '@roundtable/protocol';
 import { findDaemon } from '@roundtable/client';
 import { DaemonLink, dataDir } from './daemonLink';
 import { Lifecycle, needOf } from './lifecycle';
@@ -20,7 +19,6 @@ import { conveneFromExtension, setConveneHost, validateConveneInput, type Conven
 import { registerLmTool } from './lmTool';
 import { meetingStatusBar } from './statusBar';
 import { registerCommands, type CommandContext } from './commandTable';
-import { ReviewDiagnostics } from './reviewDiagnostics';
 import { Reviews } from './reviewChanges';
 import { testHooks, type TestApi } from './testHooks';
 
@@ -150,16 +148,7 @@ function assemble(context: vscode.ExtensionContext): Parts {
     await select(meetingId);
     changed();
   };
-  const diagnostics = new ReviewDiagnostics();
-  context.subscriptions.push(diagnostics);
-  const reviews = new Reviews({
-    context,
-    link,
-    log,
-    diagnostics,
-    outcome: (s) => reviewOutcome(s, 'blocking'),
-    startedHere,
-  });
+  const reviews = new Reviews({ context, link, log, startedHere });
   const forget = (): void => {
     activeMeeting = undefined;
     void context.workspaceState.update(ACTIVE_KEY, undefined);

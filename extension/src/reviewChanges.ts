@@ -6,7 +6,8 @@
  * CONTESTED findings go to the Problems panel (reviewDiagnostics.ts); a new review clears them.
  */
 import * as vscode from 'vscode';
-import type { MeetingState, ReviewOutcome, ReviewRequest } from '@roundtable/protocol';
+import type { MeetingState, ReviewRequest } from '@roundtable/protocol';
+import { reviewOutcome } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { withDecisions } from './discuss';
 import { currentBranch, defaultBranch, otherBranches } from './gitBase';
@@ -14,16 +15,13 @@ import { modelSourceFor } from './modelSource';
 import { workspaceRoot } from './outputs';
 import { choosePanel } from './panelChoice';
 import { findingDiagnostics, shownClaim } from './reviewFindings';
-import type { ReviewDiagnostics } from './reviewDiagnostics';
+import { ReviewDiagnostics } from './reviewDiagnostics';
 import { API_KEY_SECRET, meetingConfig, meetingParams, startAndFollow, startSettings } from './startFlow';
 
 export interface ReviewHost {
   context: vscode.ExtensionContext;
   link: DaemonLink;
   log: vscode.LogOutputChannel;
-  diagnostics: ReviewDiagnostics;
-  /** What a closed review meeting came to (`reviewOutcome`, with the bar left to the CLI). */
-  outcome(s: MeetingState): ReviewOutcome;
   /** A meeting started here: followed from its first event, then shown. */
   startedHere(meetingId: string): Promise<void>;
 }
@@ -75,7 +73,11 @@ async function askBranch(cwd: string): Promise<string | undefined> {
 }
 
 /** The command: the target, the panel, the meeting. */
-async function reviewChanges(h: ReviewHost, expect: (meetingId: string) => void): Promise<void> {
+async function reviewChanges(
+  h: ReviewHost,
+  diagnostics: ReviewDiagnostics,
+  expect: (meetingId: string) => void,
+): Promise<void> {
   const root = workspaceRoot();
   if (!root) throw new Error('Open a folder (a git repository) to review its changes.');
   const target = await askTarget(root.fsPath);
@@ -105,7 +107,7 @@ async function reviewChanges(h: ReviewHost, expect: (meetingId: string) => void)
     attach: undefined,
     review,
   });
-  h.diagnostics.clear();
+  diagnostics.clear();
   await startAndFollow(h.link, h.log, params, async (meetingId) => {
     expect(meetingId);
     await h.startedHere(meetingId);
@@ -119,6 +121,7 @@ async function reviewChanges(h: ReviewHost, expect: (meetingId: string) => void)
 export class Reviews implements vscode.Disposable {
   private readonly pending = new Set<string>();
   private readonly subscription: vscode.Disposable;
+  private readonly diagnostics = new ReviewDiagnostics();
 
   constructor(private readonly h: ReviewHost) {
     this.subscription = h.link.onEvent((e) => {
@@ -129,12 +132,12 @@ export class Reviews implements vscode.Disposable {
 
   /** "Roundtable: Review Changes". */
   run(): Promise<void> {
-    return reviewChanges(this.h, (id) => this.expect(id));
+    return reviewChanges(this.h, this.diagnostics, (id) => this.expect(id));
   }
 
   /** "Roundtable: Clear Review Findings". */
   clear(): void {
-    this.h.diagnostics.clear();
+    this.diagnostics.clear();
   }
 
   /** A review meeting started here: its close is awaited. */
@@ -148,9 +151,10 @@ export class Reviews implements vscode.Disposable {
   private closed(s: MeetingState): void {
     const root = workspaceRoot();
     if (!root) return;
-    const outcome = this.h.outcome(s);
+    // The bar (--fail-on) is the CLI's: here every PROVEN and CONTESTED finding is shown.
+    const outcome = reviewOutcome(s, 'blocking');
     const shown = findingDiagnostics(outcome.findings, outcome.scope ?? s.config.review);
-    this.h.diagnostics.show(root, shown);
+    this.diagnostics.show(root, shown);
     this.h.log.info(`review ${s.meetingId}: ${shown.length} finding(s) in the Problems panel, exit ${outcome.exit}`);
     if (outcome.exit === 3) {
       void vscode.window
@@ -173,5 +177,6 @@ export class Reviews implements vscode.Disposable {
 
   dispose(): void {
     this.subscription.dispose();
+    this.diagnostics.dispose();
   }
 }
