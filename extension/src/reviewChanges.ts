@@ -11,12 +11,10 @@ import { reviewOutcome } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { withDecisions } from './discuss';
 import { currentBranch, defaultBranch, otherBranches } from './gitBase';
-import { modelSourceFor } from './modelSource';
 import { workspaceRoot } from './outputs';
-import { choosePanel } from './panelChoice';
 import { findingDiagnostics, shownClaim } from './reviewFindings';
 import { ReviewDiagnostics } from './reviewDiagnostics';
-import { API_KEY_SECRET, meetingConfig, meetingParams, startAndFollow, startSettings } from './startFlow';
+import { meetingConfig, meetingParams, settingsAndPanel, startAndFollow } from './startFlow';
 
 export interface ReviewHost {
   context: vscode.ExtensionContext;
@@ -82,14 +80,7 @@ async function reviewChanges(
   if (!root) throw new Error('Open a folder (a git repository) to review its changes.');
   const target = await askTarget(root.fsPath);
   if (!target) return;
-  const cfg = startSettings();
-  const storedKey = await h.context.secrets.get(API_KEY_SECRET);
-  const chosen = await choosePanel({
-    settings: cfg,
-    apiKey: storedKey,
-    models: modelSourceFor(h.context, h.log),
-    log: h.log,
-  });
+  const { cfg, storedKey, chosen } = await settingsAndPanel(h.context, h.log);
   if (!chosen) return;
   if (chosen.demo)
     throw new Error(

@@ -86,6 +86,18 @@ export function meetingParams(o: {
   };
 }
 
+/**
+ * The settings, the stored key and the panel as "Start Roundtable" chooses them (`chosen`
+ * undefined: the person cancelled, or a problem was shown). One first step for every start.
+ */
+export async function settingsAndPanel(context: vscode.ExtensionContext, log: vscode.LogOutputChannel) {
+  const cfg = startSettings();
+  // Read without prompting; only sent to the daemon when an openai participant needs it.
+  const storedKey = await context.secrets.get(API_KEY_SECRET);
+  const chosen = await choosePanel({ settings: cfg, apiKey: storedKey, models: modelSourceFor(context, log), log });
+  return { cfg, storedKey, chosen };
+}
+
 export async function startFlow(
   context: vscode.ExtensionContext,
   link: DaemonLink,
@@ -94,10 +106,7 @@ export async function startFlow(
   /** Context picked with "Discuss in Roundtable" (issue 16). */
   attach?: ContextRequest,
 ): Promise<void> {
-  const cfg = startSettings();
-  // Read without prompting; only sent to the daemon when an openai participant needs it.
-  const storedKey = await context.secrets.get(API_KEY_SECRET);
-  const chosen = await choosePanel({ settings: cfg, apiKey: storedKey, models: modelSourceFor(context, log), log });
+  const { cfg, storedKey, chosen } = await settingsAndPanel(context, log);
   if (!chosen) return;
   const { panel, source } = chosen;
   log.info(`panel (${source}): ${describePanel(panel)}`);
