@@ -134,6 +134,7 @@ describe('Review Changes in a real VS Code (code-server)', () => {
       ),
       'the finding citing a missing record says why it was refuted',
     );
+    await room.$eval('[data-testid="ballots"]', (e) => e.scrollIntoView());
     await page.screenshot({ path: path.join(SHOTS, 'review-changes-room-light.png') });
   });
 
@@ -178,6 +179,8 @@ describe('Review Changes in a real VS Code (code-server)', () => {
       'src/db.ts in the editor',
       async () => (await page.locator('.tab.active', { hasText: 'db.ts' }).count()) > 0,
     );
+    // The cursor on the finding's line, in the editor, as a person puts it there before Ctrl+.
+    await page.locator('.monaco-editor .view-line', { hasText: 'billingPool' }).first().click();
     await page.keyboard.press('Control+.');
     await until(
       'the quick fix in the menu',
@@ -198,13 +201,15 @@ describe('Review Changes in a real VS Code (code-server)', () => {
       await page.screenshot({ path: path.join(SHOTS, `review-changes-problems-${kind}.png`) });
     }
     await palette(page, 'Roundtable: Show Room');
-    await frameWith(page, '[data-testid="ballots"]');
+    const room = await until('the room', () => frameWith(page, '[data-testid="ballots"]'));
+    await room.$eval('[data-testid="ballots"]', (e) => e.scrollIntoView());
     for (const kind of ['dark', 'hc'] as const) {
       await setTheme(page, kind);
       await page.screenshot({ path: path.join(SHOTS, `review-changes-room-${kind}.png`) });
     }
     await setTheme(page, 'light');
     const width = await resizeSidebar(page, 260);
+    await room.$eval('[data-testid="ballots"]', (e) => e.scrollIntoView());
     assert.ok(width < 320, `the sidebar is narrow (${width}px)`);
     await page.screenshot({ path: path.join(SHOTS, 'review-changes-room-narrow.png') });
   });
