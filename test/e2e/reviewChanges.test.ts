@@ -100,6 +100,7 @@ describe('Review Changes in a real VS Code (code-server)', () => {
       .first()
       .hover({ timeout: 30_000 });
     await button.waitFor({ timeout: 30_000 });
+    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'db.ts' }).first().waitFor({ timeout: 30_000 });
     await page.screenshot({ path: path.join(SHOTS, 'review-changes-scm-light.png') });
     await button.click();
     await waitForPick(page, 'Uncommitted changes');
@@ -182,13 +183,18 @@ describe('Review Changes in a real VS Code (code-server)', () => {
     // The cursor on the finding's line, in the editor, as a person puts it there before Ctrl+.
     await page.locator('.monaco-editor .view-line', { hasText: 'billingPool' }).first().click();
     await page.keyboard.press('Control+.');
-    await until(
-      'the quick fix in the menu',
-      async () => (await page.locator('.action-widget', { hasText: 'Open decision record 0001' }).count()) > 0,
-      20_000,
+    const row = '.action-widget .monaco-list-row[aria-label="Open decision record 0001"]';
+    await until('the quick fix in the menu', async () => (await page.locator(row).count()) > 0, 20_000).catch(
+      async (e: Error) => {
+        await page.screenshot({ path: path.join(SHOTS, 'review-changes-quickfix-failed.png') });
+        throw e;
+      },
     );
+    // Enter applies the focused fix ("Enter to Apply"): the arrows move to ours, as a person does.
+    for (let i = 0; i < 10 && (await page.locator(`${row}.focused`).count()) === 0; i++)
+      await page.keyboard.press('ArrowDown');
     await page.screenshot({ path: path.join(SHOTS, 'review-changes-quickfix-light.png') });
-    await page.locator('.action-widget .monaco-list-row', { hasText: 'Open decision record 0001' }).first().click();
+    await page.keyboard.press('Enter');
     await until(
       'the record in the editor',
       async () => (await page.locator('.tab.active', { hasText: '0001-use-postgres.md' }).count()) > 0,
