@@ -7,6 +7,7 @@ import type { DaemonLink } from './daemonLink';
 import type { Lifecycle } from './lifecycle';
 import { meetingIdOf, type MeetingArg, type MeetingCommands } from './meetings';
 import type { MeetingsTree } from './meetingsTree';
+import type { Reviews } from './reviewChanges';
 import { RoomViewProvider } from './roomView';
 import { API_KEY_SECRET, startFlow } from './startFlow';
 import { registerDiscuss } from './discuss';
@@ -21,6 +22,8 @@ export interface CommandContext {
   tree: MeetingsTree;
   lifecycle: Lifecycle;
   commands: MeetingCommands;
+  /** Reviews of the workspace's changes and their findings in the Problems panel. */
+  reviews: Reviews;
   /** The meeting the room shows. */
   shown(): string | undefined;
   select(meetingId: string): Promise<void>;
@@ -77,6 +80,7 @@ const REPORTED: Record<string, Handler<Promise<unknown>>> = {
   'roundtable.openRoomInEditor': (c, arg?: MeetingArg) => c.commands.openInEditor(arg),
   'roundtable.refreshMeetings': (c) => c.tree.refresh(),
   'roundtable.setApiKey': setApiKey,
+  'roundtable.reviewChanges': (c) => c.reviews.run(),
   [ANOTHER_ROUND_COMMAND]: oneMoreRound,
 };
 
@@ -88,6 +92,7 @@ const FORWARDED: Record<string, Handler<unknown>> = {
     }),
   'roundtable.focusRoom': () => vscode.commands.executeCommand(`${RoomViewProvider.viewId}.focus`),
   'roundtable.showLog': (c) => c.log.show(),
+  'roundtable.clearReviewFindings': (c) => c.reviews.clear(),
 };
 
 /** A command handler whose failure is shown to the person (with Show Log); it resolves to nothing. */

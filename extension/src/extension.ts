@@ -21,6 +21,7 @@ import { meetingStatusBar } from './statusBar';
 import { registerCommands, reporting, type CommandContext } from './commandTable';
 import { registerDecisions } from './decisionsFind';
 import type { DecisionsTree } from './decisionsTree';
+import { Reviews } from './reviewChanges';
 import { testHooks, type TestApi } from './testHooks';
 
 /** What activate() returns: used by the extension-host tests, not a public API. */
@@ -74,6 +75,7 @@ export function activate(context: vscode.ExtensionContext): RoundtableApi {
   });
   context.subscriptions.push(
     ...[p.log, p.link, p.lm, p.status.item, p.status.disposable, p.room, p.tree, treeView, p.lifecycle, p.commands],
+    p.reviews,
     setConveneHost({ context, link: p.link, log: p.log, startedHere: (id) => p.startedHere(id) }),
     registerLmTool(),
     vscode.window.registerWebviewViewProvider(RoomViewProvider.viewId, p.room),
@@ -157,6 +159,7 @@ function assemble(context: vscode.ExtensionContext): Parts {
     await select(meetingId);
     changed();
   };
+  const reviews = new Reviews({ context, link, log, startedHere });
   const forget = (): void => {
     activeMeeting = undefined;
     void context.workspaceState.update(ACTIVE_KEY, undefined);
@@ -170,6 +173,7 @@ function assemble(context: vscode.ExtensionContext): Parts {
     tree,
     lifecycle,
     commands,
+    reviews,
     room,
     shown,
     select,

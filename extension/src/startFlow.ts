@@ -4,7 +4,13 @@
  * limits taken from the settings, and the meeting started and followed.
  */
 import * as vscode from 'vscode';
-import type { ContextRequest, MeetingConfig, Participant, StartMeetingParams } from '@roundtable/protocol';
+import type {
+  ContextRequest,
+  MeetingConfig,
+  Participant,
+  ReviewRequest,
+  StartMeetingParams,
+} from '@roundtable/protocol';
 import { DEFAULT_WORKER_COUNT } from '@roundtable/protocol';
 import { billingConfig } from './billingSettings';
 import type { DaemonLink } from './daemonLink';
@@ -60,6 +66,8 @@ export function meetingParams(o: {
   config: Partial<MeetingConfig>;
   storedKey: string | undefined;
   attach: ContextRequest | undefined;
+  /** A review of a change: the daemon reads the change and the decision records itself (no context). */
+  review?: ReviewRequest;
 }): StartMeetingParams {
   const apiKey = o.panel.some((p) => p.provider === 'openai') ? o.storedKey : undefined;
   const root = workspaceRoot();
@@ -72,8 +80,22 @@ export function meetingParams(o: {
     ...(o.cfg.baseUrl ? { providers: { baseURL: o.cfg.baseUrl } } : {}),
     ...(apiKey ? { apiKey } : {}),
     // Every start from a workspace briefs the room with the decisions folder (issue 16).
-    ...(root ? { workspace: root.fsPath, context: withDecisions(o.attach) } : {}),
+    ...(root
+      ? { workspace: root.fsPath, ...(o.review ? { review: o.review } : { context: withDecisions(o.attach) }) }
+      : {}),
   };
+}
+
+/**
+ * The settings, the stored key and the panel as "Start Roundtable" chooses them (`chosen`
+ * undefined: the person cancelled, or a problem was shown). One first step for every start.
+ */
+export async function settingsAndPanel(context: vscode.ExtensionContext, log: vscode.LogOutputChannel) {
+  const cfg = startSettings();
+  // Read without prompting; only sent to the daemon when an openai participant needs it.
+  const storedKey = await context.secrets.get(API_KEY_SECRET);
+  const chosen = await choosePanel({ settings: cfg, apiKey: storedKey, models: modelSourceFor(context, log), log });
+  return { cfg, storedKey, chosen };
 }
 
 export async function startFlow(
@@ -84,10 +106,7 @@ export async function startFlow(
   /** Context picked with "Discuss in Roundtable" (issue 16). */
   attach?: ContextRequest,
 ): Promise<void> {
-  const cfg = startSettings();
-  // Read without prompting; only sent to the daemon when an openai participant needs it.
-  const storedKey = await context.secrets.get(API_KEY_SECRET);
-  const chosen = await choosePanel({ settings: cfg, apiKey: storedKey, models: modelSourceFor(context, log), log });
+  const { cfg, storedKey, chosen } = await settingsAndPanel(context, log);
   if (!chosen) return;
   const { panel, source } = chosen;
   log.info(`panel (${source}): ${describePanel(panel)}`);
@@ -229,7 +248,8 @@ async function askLimits(cfg: StartSettings, config: Partial<MeetingConfig>): Pr
   return true;
 }
 
-async function startAndFollow(
+/** Starts the meeting (with a progress notification), follows it, and shows the room. */
+export async function startAndFollow(
   link: DaemonLink,
   log: vscode.LogOutputChannel,
   params: StartMeetingParams,

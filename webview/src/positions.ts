@@ -98,7 +98,17 @@ export function ballots(s: MeetingState): TemplateResult | typeof nothing {
   return html`<section class="consensus" data-testid="ballots">
     <h3>Options and votes${last ? ` (round ${last.round})` : ''}</h3>
     <ul class="options">
-      ${s.options.map((o) => html`<li><strong>${o.id}</strong> ${o.label}</li>`)}
+      ${s.options.map(
+        (o) =>
+          html`<li>
+            <strong>${o.id}</strong> ${o.label}${
+              // A review's finding refuted before the vote says why (its lines are not in the change…).
+              o.finding?.refuted
+                ? html` <span class="quiet">— refuted before the vote: ${o.finding.refuted}</span>`
+                : nothing
+            }
+          </li>`,
+      )}
     </ul>
     ${
       rows.length === 0

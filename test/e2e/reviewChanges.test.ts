@@ -1,0 +1,241 @@
+/**
+ * "Roundtable: Review Changes" in a real VS Code (code-server with the packaged .vsix, driven in
+ * Chromium), as a person uses it: a repository whose accepted decision record says Postgres for
+ * every service, and an uncommitted change that adds a MySQL pool. The review is started from the
+ * Source Control view's title bar; the room shows the findings as they are voted on; when it
+ * closes the Problems panel lists the PROVEN finding as an error and the CONTESTED one a step
+ * lower (a refuted one not at all), each with its vote; the quick fix opens the decision record;
+ * "Clear Review Findings" empties the list. Screenshots (light, dark, high contrast, a narrow
+ * sidebar): test/.tmp/e2e-screenshots/review-changes-*.png.
+ * The reviewers answer through a real OpenAI-compatible server on 127.0.0.1 (test/fakes/openaiServer.ts),
+ * as test/fakes/reviewers.ts scripts them.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
+import { AFTER, BEFORE, PROVEN_CLAIM, RECORD, reviewers } from '../fakes/reviewRoom';
+import {
+  CODE_SERVER,
+  ROOT,
+  VSIX,
+  frameWith,
+  palette,
+  pressOn,
+  resizeSidebar,
+  retrying,
+  setTheme,
+  startVsCode,
+  until,
+  waitForPick,
+  waitForRoundtableCommands,
+  type RunningVsCode,
+} from './codeServer';
+
+const SHOTS = path.join(ROOT, 'test', '.tmp', 'e2e-screenshots');
+
+/** The Problems panel's rows as a person reads them. */
+async function problems(page: Page): Promise<string[]> {
+  return page.locator('.markers-panel .monaco-list-row').allInnerTexts();
+}
+
+describe('Review Changes in a real VS Code (code-server)', () => {
+  let vs: RunningVsCode;
+  let page: Page;
+  let fake: FakeOpenAI;
+
+  before(async () => {
+    assert.ok(existsSync(CODE_SERVER), 'code-server is installed by test/e2e/setup.sh');
+    assert.ok(existsSync(VSIX), 'the extension is packaged by `npm run package`');
+    fake = await startFakeOpenAI(reviewers, { models: ['chair-model', 'model-a', 'model-b', 'model-c'] });
+    vs = await startVsCode({
+      install: 'vsix',
+      settings: {
+        'workbench.colorTheme': 'Default Light Modern',
+        'roundtable.providerBaseUrl': fake.baseURL,
+        'roundtable.maxRounds': 2,
+        'roundtable.participants': [
+          { name: 'chair', role: 'assistant', provider: 'openai', model: 'chair-model' },
+          { name: 'ada', role: 'worker', provider: 'openai', model: 'model-a' },
+          { name: 'grace', role: 'worker', provider: 'openai', model: 'model-b' },
+          { name: 'linus', role: 'worker', provider: 'openai', model: 'model-c' },
+        ],
+      },
+      // The repository: the record and the Postgres pool committed, the MySQL pool not yet.
+      beforeStart: async ({ workspace }) => {
+        await mkdir(path.join(workspace, 'docs', 'decisions'), { recursive: true });
+        await mkdir(path.join(workspace, 'src'), { recursive: true });
+        await writeFile(path.join(workspace, 'docs', 'decisions', '0001-use-postgres.md'), RECORD);
+        await writeFile(path.join(workspace, 'src', 'db.ts'), BEFORE);
+        const git = (...args: string[]) =>
+          execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: workspace });
+        git('add', '.');
+        git('commit', '-q', '-m', 'Postgres pool and the decision record');
+        await writeFile(path.join(workspace, 'src', 'db.ts'), AFTER);
+      },
+    });
+    page = vs.page;
+    await mkdir(SHOTS, { recursive: true });
+  });
+
+  after(async () => {
+    await vs?.stop();
+    await fake?.close();
+    console.log(`e2e screenshots: ${SHOTS}`);
+  });
+
+  it('runs from the Source Control title bar and shows the findings in the room as they are voted on', async () => {
+    await waitForRoundtableCommands(page);
+    // The activity bar's Source Control icon, as a person opens the view.
+    await page.locator('.activitybar .action-label[aria-label^="Source Control"]').first().click();
+    const label = '.action-label[aria-label="Review Changes"]';
+    const button = page.locator(`.part.sidebar ${label}`);
+    // A view's title actions show while the pointer is over its header, as for a person.
+    await page
+      .locator('.part.sidebar .pane-header, .part.sidebar .composite.title')
+      .filter({ has: page.locator(label) })
+      .first()
+      .hover({ timeout: 30_000 });
+    await button.waitFor({ timeout: 30_000 });
+    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'db.ts' }).first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: path.join(SHOTS, 'review-changes-scm-light.png') });
+    await button.click();
+    await waitForPick(page, 'Uncommitted changes');
+    await page.screenshot({ path: path.join(SHOTS, 'review-changes-pick-light.png') });
+    await pressOn(page, 'Uncommitted changes');
+
+    const room = await until(
+      'the room with the review closed',
+      async () => {
+        const f = await frameWith(page, '[data-testid="ballots"] [data-testid="verdict"]');
+        return f && /O1: PROVEN/.test((await f.textContent('[data-testid="verdict"]')) ?? '') ? f : undefined;
+      },
+      240_000,
+    ).catch(async (e: Error) => {
+      await page.screenshot({ path: path.join(SHOTS, 'review-changes-failed.png') });
+      const toasts = await page.locator('.notifications-toasts').allInnerTexts();
+      throw new Error(`${e.message} (notifications: ${toasts.join(' | ')}; requests: ${fake.requests.length})`);
+    });
+    const options = await room.$$eval('[data-testid="ballots"] .options li', (els) => els.map((e) => e.textContent));
+    assert.ok(
+      options.some((o) => o?.includes('[blocking] src/db.ts:6-7 — breaks 0001: Adds a MySQL pool')),
+      `the finding on 0001, merged from ada and grace, by its file and lines: ${options.join(' | ')}`,
+    );
+    assert.ok(
+      options.some((o) => o?.includes('<img src=x onerror=alert(1)>')),
+      'model markup is shown as text',
+    );
+    assert.equal(await room.$('[data-testid="ballots"] img'), null, 'no element from model text');
+    assert.ok(
+      options.some((o) =>
+        /breaks 0099: .*refuted before the vote: cites 0099, which is not in the rulebook/.test(o ?? ''),
+      ),
+      'the finding citing a missing record says why it was refuted',
+    );
+    await room.$eval('[data-testid="ballots"]', (e) => e.scrollIntoView());
+    await page.screenshot({ path: path.join(SHOTS, 'review-changes-room-light.png') });
+  });
+
+  it('lists the PROVEN finding as an error and the CONTESTED one a step lower in the Problems panel', async () => {
+    await palette(page, 'View: Focus Problems (Errors, Warnings, Infos)', 'Focus Problems');
+    const rows = await until(
+      'both findings in the Problems panel',
+      async () => {
+        const r = await problems(page);
+        return r.some((x) => x.includes('PROVEN 3–0')) && r.some((x) => x.includes('CONTESTED')) ? r : undefined;
+      },
+      60_000,
+    );
+    const proven = rows.find((r) => r.includes(PROVEN_CLAIM)) ?? '';
+    assert.match(proven, /\(PROVEN 3–0\)/);
+    assert.match(proven, /Roundtable/);
+    assert.match(proven, /0001/);
+    const contested = rows.find((r) => r.includes('Contested: ')) ?? '';
+    assert.match(contested, /Imports mysql2 <img src=x onerror=alert\(1\)> next to pg⟨U\+202E⟩ so the bundle/);
+    assert.match(contested, /\(CONTESTED 1–2\)/);
+    assert.ok(
+      !rows.some((r) => r.includes('connection-limits')),
+      'the finding citing a missing decision is not listed',
+    );
+    const icons: string[] = await page.$$eval('.markers-panel .monaco-list-row .marker-icon', (els) =>
+      els.map((e) => String((e as { className?: unknown }).className)),
+    );
+    assert.ok(
+      icons.some((c) => /\berror\b/.test(c)),
+      `an error icon: ${icons.join(' | ')}`,
+    );
+    assert.ok(
+      icons.some((c) => /\b(warning|info)\b/.test(c)),
+      `the contested one lower: ${icons.join(' | ')}`,
+    );
+    await page.screenshot({ path: path.join(SHOTS, 'review-changes-problems-light.png') });
+  });
+
+  it('the quick fix opens the decision record', async () => {
+    await page.locator('.markers-panel .monaco-list-row', { hasText: PROVEN_CLAIM }).first().click();
+    await until(
+      'src/db.ts in the editor',
+      async () => (await page.locator('.tab.active', { hasText: 'db.ts' }).count()) > 0,
+    );
+    // The cursor on the finding's line, in the editor, as a person puts it there before Ctrl+.
+    await page.locator('.monaco-editor .view-line', { hasText: 'billingPool' }).first().click();
+    const row = '.action-widget .monaco-list-row[aria-label="Open decision record 0001"]';
+    // While the language server starts, the menu can come up empty ("No code actions available"):
+    // a person presses Ctrl+. again.
+    await retrying(
+      3,
+      async () => {
+        await page.keyboard.press('Control+.');
+        await until('the quick fix in the menu', async () => (await page.locator(row).count()) > 0, 10_000);
+      },
+      async () => {
+        await page.screenshot({ path: path.join(SHOTS, 'review-changes-quickfix-retried.png') });
+        await page.keyboard.press('Escape');
+      },
+    );
+    // Enter applies the focused fix ("Enter to Apply"): the arrows move to ours, as a person does.
+    for (let i = 0; i < 10 && (await page.locator(`${row}.focused`).count()) === 0; i++)
+      await page.keyboard.press('ArrowDown');
+    await page.screenshot({ path: path.join(SHOTS, 'review-changes-quickfix-light.png') });
+    await page.keyboard.press('Enter');
+    await until(
+      'the record in the editor',
+      async () => (await page.locator('.tab.active', { hasText: '0001-use-postgres.md' }).count()) > 0,
+    );
+  });
+
+  it('reads well in dark and high-contrast themes and in a narrow sidebar', async () => {
+    for (const kind of ['dark', 'hc'] as const) {
+      await setTheme(page, kind);
+      await page.screenshot({ path: path.join(SHOTS, `review-changes-problems-${kind}.png`) });
+    }
+    await palette(page, 'Roundtable: Show Room');
+    const room = await until('the room', () => frameWith(page, '[data-testid="ballots"]'));
+    await room.$eval('[data-testid="ballots"]', (e) => e.scrollIntoView());
+    for (const kind of ['dark', 'hc'] as const) {
+      await setTheme(page, kind);
+      await page.screenshot({ path: path.join(SHOTS, `review-changes-room-${kind}.png`) });
+    }
+    await setTheme(page, 'light');
+    const width = await resizeSidebar(page, 260);
+    await room.$eval('[data-testid="ballots"]', (e) => e.scrollIntoView());
+    assert.ok(width < 320, `the sidebar is narrow (${width}px)`);
+    await page.screenshot({ path: path.join(SHOTS, 'review-changes-room-narrow.png') });
+  });
+
+  it('Clear Review Findings empties the Problems panel', async () => {
+    await palette(page, 'Roundtable: Clear Review Findings');
+    await palette(page, 'View: Focus Problems (Errors, Warnings, Infos)', 'Focus Problems');
+    await until('no Roundtable finding in the Problems panel', async () =>
+      (await problems(page)).every((r) => !r.includes('Roundtable')),
+    );
+    assert.deepEqual(
+      (await problems(page)).filter((r) => r.includes('Roundtable')),
+      [],
+    );
+  });
+});
