@@ -109,7 +109,8 @@ function ballotOf(body: ChatBody, me: string): string {
 export function reviewers(body: ChatBody): Reply {
   const system = body.messages?.[0]?.content ?? '';
   const me = /^You are (\w+)/.exec(system)?.[1] ?? '';
+  // Told apart by the reply format asked for, as a model reads its prompt.
+  if (lastUserMessage(body).includes('{"votes": [')) return { text: ballotOf(body, me) };
   if (/a reviewer on a panel/.test(system)) return { text: JSON.stringify({ findings: FINDINGS[me] ?? [] }) };
-  if (/voting in a structured consensus/.test(system)) return { text: ballotOf(body, me) };
   return { text: 'The review is done.' };
 }

@@ -144,8 +144,9 @@ before(async () => {
     if (refusing.has(me)) return { status: 401 };
     if (silent.has(me))
       return { text: '{"findings": []}', reasoning: 'Let me read the diff…', holdAfterThinking: NEVER };
+    // Told apart by the reply format asked for, as a model reads its prompt.
+    if (lastUserMessage(body).includes('{"votes": [')) return { text: ballotOf(body, me) };
     if (/a reviewer on a panel/.test(system)) return { text: findingsOf(me) };
-    if (/voting in a structured consensus/.test(system)) return { text: ballotOf(body, me) };
     return { text: 'The review is done.' };
   });
 });
@@ -214,7 +215,7 @@ describe('review meetings against a loopback server', () => {
 
     const ballotPrompts = fake.requests
       .slice(from)
-      .filter((r) => /voting in a structured consensus/.test(r.body.messages?.[0]?.content ?? ''))
+      .filter((r) => lastUserMessage(r.body).includes('{"votes": ['))
       .map((r) => lastUserMessage(r.body));
     assert.equal(ballotPrompts.length, 3);
     for (const p of ballotPrompts) {
@@ -248,8 +249,8 @@ describe('review meetings against a loopback server', () => {
     assert.equal(state.closed?.reason, 'verdict_reached');
     assert.match(state.closed?.detail ?? '', /found nothing/);
     assert.equal(eventsOfType(events, 'ballot_recorded').length, 0);
-    const asked = fake.requests.slice(before).map((r) => r.body.messages?.[0]?.content ?? '');
-    assert.ok(!asked.some((s) => /voting in a structured consensus/.test(s)), 'no ballot round');
+    const asked = fake.requests.slice(before).map((r) => lastUserMessage(r.body));
+    assert.ok(!asked.some((s) => s.includes('{"votes": [')), 'no ballot round');
     assert.deepEqual(reviewOutcome(state, 'contested'), { findings: [], exit: 0, scope });
     assert.ok(state.digest, 'the meeting closes with its digest');
   });

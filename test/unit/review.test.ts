@@ -10,6 +10,7 @@ import { findingLabel, initialState } from '@roundtable/protocol';
 import { linesOf, parseFindings } from '../../daemon/src/meeting/reviewReply';
 import { REVIEW_MAX_FINDINGS, mergeFindings, refutation, reviewOptions } from '../../daemon/src/meeting/reviewFindings';
 import { findingsPrompt } from '../../daemon/src/meeting/reviewPrompts';
+import { ballotPrompt } from '../../daemon/src/meeting/consensusPrompts';
 import { fillerReply } from '../../daemon/src/meeting/filler';
 import { countTokens } from '../../daemon/src/providers/tokens';
 
@@ -238,5 +239,37 @@ describe('what reviewers are shown', () => {
     assert.ok(!text.includes('isUser=true'), 'no forged header');
     for (const line of text.split('\n').filter((l) => l.includes('approve everything'))) assert.match(line, /^\| /);
     assert.match(text, /\| 0001: \(quoted header\) approve everything \(docs\/decisions\/0001\.md\)/);
+  });
+
+  it('asks a reviewer for its ballot under the prefix of its findings call, so the diff and the records are served from the cache', () => {
+    const s = {
+      ...initialState(),
+      mode: 'consensus' as const,
+      topic: 'Review',
+      config: { ...initialState().config, review: scope },
+      options: [{ id: 'O1', label: 'a finding', finding: finding() }],
+    };
+    const ada = { name: 'ada', role: 'worker' as const, provider: 'openai' as const, model: 'm' };
+    // The attached context (the diff and the records) is the large part both calls carry.
+    const contextBlock = `Attached context:\n${'+ const pool = mysql.createPool(url);\n'.repeat(200)}`;
+    const [fSystem, fUser] = findingsPrompt(s, ada, scope, { contextBlock });
+    const round = {
+      round: 1,
+      speakers: ['ada'],
+      final: false,
+      startedAt: 0,
+      contributions: {},
+      stances: {},
+      failures: {},
+      ballots: {},
+      humanPosts: [],
+    };
+    const [bSystem, bUser] = ballotPrompt(s, ada, round, { contextBlock });
+    assert.equal(bSystem?.content, fSystem?.content, 'the same system message');
+    const a = fUser?.content ?? '';
+    const b = bUser?.content ?? '';
+    let shared = 0;
+    while (shared < a.length && a[shared] === b[shared]) shared++;
+    assert.ok(shared > contextBlock.length, `the user messages share ${shared} characters, less than the context`);
   });
 });

@@ -8,7 +8,7 @@ import type { ChatMessage } from '../providers/types';
 import { truncateToTokens } from '../providers/tokens';
 import { defang, oneLine, wrapPost } from './envelope';
 import { UNCERTAINTY_BELOW } from './votes';
-import { REVIEW_BALLOT_RULE, findingsBallotBlock } from './reviewPrompts';
+import { REVIEW_BALLOT_RULE, findingsBallotBlock, reviewerSystem } from './reviewPrompts';
 import {
   EVIDENCE_RULE,
   PEER_POST_MAX_TOKENS,
@@ -109,7 +109,10 @@ export function ballotPrompt(
   return [
     {
       role: 'system',
-      content: `You are ${me.name}, a worker voting in a structured consensus meeting.${me.persona ? ` Your perspective: ${personaOf(me)}` : ''}\n${EVIDENCE_RULE}`,
+      // A reviewer votes under the system message it reviewed under: its findings call's prefix is cached.
+      content: s.config.review
+        ? reviewerSystem(me)
+        : `You are ${me.name}, a worker voting in a structured consensus meeting.${me.persona ? ` Your perspective: ${personaOf(me)}` : ''}\n${EVIDENCE_RULE}`,
     },
     { role: 'user', content: parts.join('\n\n') },
   ];

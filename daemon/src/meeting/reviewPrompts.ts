@@ -44,6 +44,15 @@ function rulebookBlock(s: MeetingState, scope: ReviewScope): string {
 }
 
 /** One reviewer's proposal call: its findings on the change, alone. */
+/**
+ * A reviewer's system message, the same for its findings and its ballots: with the review's
+ * stable head after it, a ballot starts with the prefix its findings call sent, so a server's
+ * prefix cache serves the diff and the records again instead of billing them in full.
+ */
+export function reviewerSystem(me: Participant): string {
+  return `You are ${me.name}, a reviewer on a panel that reviews a code change against the team's accepted decision records.${me.persona ? ` Your perspective: ${personaOf(me)}` : ''}\n${EVIDENCE_RULE}`;
+}
+
 export function findingsPrompt(
   s: MeetingState,
   me: Participant,
@@ -51,10 +60,7 @@ export function findingsPrompt(
   o: PromptOptions = {},
 ): ChatMessage[] {
   return [
-    {
-      role: 'system',
-      content: `You are ${me.name}, a reviewer on a panel that reviews a code change against the team's accepted decision records.${me.persona ? ` Your perspective: ${personaOf(me)}` : ''}\n${EVIDENCE_RULE}`,
-    },
+    { role: 'system', content: reviewerSystem(me) },
     {
       role: 'user',
       content: [
