@@ -297,13 +297,15 @@ export async function setTheme(page: Page, kind: keyof typeof THEME_CLASS): Prom
           ),
         15_000,
       );
+      // Enter can be lost when focus moves while it is pressed (the picker then closes on blur and
+      // the theme stays): the attempt is done only when the workbench wears the theme.
+      await page.keyboard.press('Enter');
+      await until(`the ${THEME_ID[kind]} theme`, async () => (await classes()).includes(THEME_CLASS[kind]), 20_000);
     },
     async () => {
       await page.keyboard.press('Escape');
     },
   );
-  await page.keyboard.press('Enter');
-  await until(`the ${THEME_ID[kind]} theme`, async () => (await classes()).includes(THEME_CLASS[kind]));
 }
 
 export interface RunningVsCode {
