@@ -22,7 +22,7 @@ const common = {
 const builds = [
   {
     ...common,
-    entryPoints: { cli: 'daemon/src/cli/main.ts' },
+    entryPoints: { cli: 'cli/src/main.ts' },
     outdir: 'dist/daemon',
     platform: 'node',
     target: 'node20',

@@ -14,7 +14,7 @@
  * - every reply is billed exactly `PROMPT_TOKENS` + `COMPLETION_TOKENS`.
  */
 import { createHash } from 'node:crypto';
-import type { PanelSetup } from '../../daemon/src/eval/systems';
+import type { PanelSetup } from '../../eval/src/systems';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import type { ChatProvider } from '../../daemon/src/providers/types';
 import { instructionsOf, startFakeOpenAI, type ChatBody, type FakeOpenAI } from './openaiServer';

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { MeetingEvent, Participant, StartMeetingParams } from '@roundtable/protocol';
 import { checkStartParams } from '@roundtable/protocol';
-import { parseRunArgs } from '../../daemon/src/cli/runCommand';
+import { parseRunArgs } from '../../cli/src/runCommand';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';

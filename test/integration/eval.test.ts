@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
-import { arithmeticSet, loadJsonlSet } from '../../daemon/src/eval/questions';
-import { checkpointPathFor, runEval, type RunKey } from '../../daemon/src/eval/harness';
-import { wilson95 } from '../../daemon/src/eval/wilson';
+import { arithmeticSet, loadJsonlSet } from '../../eval/src/questions';
+import { checkpointPathFor, runEval, type RunKey } from '../../eval/src/harness';
+import { wilson95 } from '../../eval/src/wilson';
 import { cli, ensureBuilt } from '../fakes/cli';
 import {
   COMPLETION_TOKENS,

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
-import { arithmeticSet } from '../../daemon/src/eval/questions';
-import { runEval } from '../../daemon/src/eval/harness';
+import { arithmeticSet } from '../../eval/src/questions';
+import { runEval } from '../../eval/src/harness';
 import { truth } from '../fakes/evalServer';
 import { instructionsOf, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
 

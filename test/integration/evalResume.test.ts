@@ -10,8 +10,8 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runEval, type QuestionRecord, type RunKey } from '../../daemon/src/eval/harness';
-import { arithmeticSet, type Question } from '../../daemon/src/eval/questions';
+import { runEval, type QuestionRecord, type RunKey } from '../../eval/src/harness';
+import { arithmeticSet, type Question } from '../../eval/src/questions';
 import type { ChatProvider } from '../../daemon/src/providers/types';
 import { evalSetup, startEvalServer, type EvalServer } from '../fakes/evalServer';
 

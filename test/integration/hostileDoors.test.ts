@@ -25,11 +25,11 @@ import {
 import { paragraph } from '@roundtable/protocol/markdown';
 import { connectDaemon, type DaemonConnection } from '@roundtable/client';
 import { decisionRecord } from '../../extension/src/decisionRecord';
-import { RoomPrinter } from '../../daemon/src/cli/printer';
+import { RoomPrinter } from '../../cli/src/printer';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { parseRecord } from '../../daemon/src/decisions/record';
-import { runEval, setHashOf, type RunKey } from '../../daemon/src/eval/harness';
-import { arithmeticSet, loadJsonlSet, parseAnswer, type Question } from '../../daemon/src/eval/questions';
+import { runEval, setHashOf, type RunKey } from '../../eval/src/harness';
+import { arithmeticSet, loadJsonlSet, parseAnswer, type Question } from '../../eval/src/questions';
 import { wrapPost } from '../../daemon/src/meeting/envelope';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
 import { parseJudge } from '../../daemon/src/meeting/judge';

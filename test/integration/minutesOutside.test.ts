@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { before, describe, it } from 'node:test';
 import { outputRefusal } from '@roundtable/client';
-import { writeMinutesOrExplain } from '../../daemon/src/cli/output';
+import { writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
 import { cli, ensureBuilt } from '../fakes/cli';
 import { logOf, opened } from '../fakes/given';
 

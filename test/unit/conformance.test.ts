@@ -25,7 +25,7 @@ import { parseJudge } from '../../daemon/src/meeting/judge';
 import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
 import { extractJson } from '../../daemon/src/meeting/jsonInReply';
 import { parseDigestReply } from '../../daemon/src/meeting/digest';
-import { isCorrect, parseAnswer } from '../../daemon/src/eval/questions';
+import { isCorrect, parseAnswer } from '../../eval/src/questions';
 
 const KINDS = ['stance', 'pass', 'judge', 'ballot', 'proposals', 'digest', 'answer', 'split'] as const;
 type Kind = (typeof KINDS)[number];

@@ -10,8 +10,8 @@ import {
   loadJsonlSet,
   majorityAnswer,
   parseAnswer,
-} from '../../daemon/src/eval/questions';
-import { wilson95 } from '../../daemon/src/eval/wilson';
+} from '../../eval/src/questions';
+import { wilson95 } from '../../eval/src/wilson';
 
 const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 5e-5, `${a} ≈ ${b}`);
 

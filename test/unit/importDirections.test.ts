@@ -79,6 +79,24 @@ describe('import directions', () => {
     );
   });
 
+  it('the daemon imports no front door (cli, mcp, eval): they are its clients', () => {
+    assert.deepEqual(
+      violations('daemon/src', (to) => ['cli', 'mcp', 'eval'].includes(to)),
+      [],
+    );
+  });
+
+  it('no front door imports another, but the CLI routes `mcp` and `eval` to their entry points', () => {
+    const others = { cli: ['mcp', 'eval'], mcp: ['cli', 'eval'], eval: ['cli', 'mcp'] } as const;
+    const found = (Object.keys(others) as (keyof typeof others)[]).flatMap((door) =>
+      violations(`${door}/src`, (to) => (others[door] as readonly string[]).includes(to)),
+    );
+    assert.deepEqual(
+      found.filter((v) => !/^cli\/src\/main\.ts imports \.\.\/\.\.\/(mcp|eval)\/src\/command$/.test(v)),
+      [],
+    );
+  });
+
   it('the GitHub Action imports only the protocol (it runs the bundled CLI, never imports the daemon)', () => {
     assert.deepEqual(
       violations('action/src', (to) => ['daemon', 'client', 'extension', 'webview', 'vscode'].includes(to)),

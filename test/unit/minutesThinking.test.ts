@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import type { MeetingEvent } from '@roundtable/protocol';
 import { fold, formatBill } from '@roundtable/protocol';
 import { renderMinutes } from '../../daemon/src/meeting/minutes';
-import { minutesCommand } from '../../daemon/src/cli/minutesCommand';
+import { minutesCommand } from '../../cli/src/minutesCommand';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import { runMeeting, turns } from '../fakes/meetings';
 

@@ -13,7 +13,7 @@ import { splitThinking } from '../../daemon/src/providers/reply';
 import { isPass, parseStance } from '../../daemon/src/meeting/stance';
 import { parseJudge } from '../../daemon/src/meeting/judge';
 import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
-import { parseAnswer } from '../../daemon/src/eval/questions';
+import { parseAnswer } from '../../eval/src/questions';
 
 const options = [
   { id: 'O1', label: 'SQLite' },

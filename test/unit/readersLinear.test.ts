@@ -11,7 +11,7 @@ import { parseJudge } from '../../daemon/src/meeting/judge';
 import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
 import { extractJson } from '../../daemon/src/meeting/jsonInReply';
 import { parseDigestReply } from '../../daemon/src/meeting/digestReply';
-import { parseAnswer } from '../../daemon/src/eval/questions';
+import { parseAnswer } from '../../eval/src/questions';
 import { parseFindings } from '../../daemon/src/meeting/reviewReply';
 import { LINEAR_RATIO, repeated, workRatio } from '../fakes/linear';
 

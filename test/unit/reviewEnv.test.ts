@@ -9,8 +9,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { pullRequestChange } from '../../daemon/src/cli/reviewEnv';
-import { UsageError } from '../../daemon/src/cli/common';
+import { pullRequestChange } from '../../cli/src/reviewEnv';
+import { UsageError } from '../../client/src/usage';
 
 const BASE = 'a'.repeat(40);
 const HEAD = 'b'.repeat(40);

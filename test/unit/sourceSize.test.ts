@@ -10,7 +10,17 @@ import { describe, it } from 'node:test';
 import ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const FOLDERS = ['protocol/src', 'client/src', 'daemon/src', 'extension/src', 'webview/src', 'action/src'];
+const FOLDERS = [
+  'protocol/src',
+  'client/src',
+  'daemon/src',
+  'cli/src',
+  'mcp/src',
+  'eval/src',
+  'extension/src',
+  'webview/src',
+  'action/src',
+];
 const MAX_FILE_LINES = 400;
 const MAX_FUNCTION_LINES = 80;
 

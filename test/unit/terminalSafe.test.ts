@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { RoomPrinter, terminalSafe } from '../../daemon/src/cli/printer';
+import { RoomPrinter } from '../../cli/src/printer';
+import { terminalSafe } from '@roundtable/protocol/terminal';
 import type { MeetingEvent } from '@roundtable/protocol';
 import { DEFAULT_CONFIG } from '@roundtable/protocol';
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { isScriptedPanel, type StartMeetingParams } from '@roundtable/protocol';
 
-/** The shipped demo panel and script, found from the bundle (dist/daemon) or the sources (daemon/src/cli). */
+/** The shipped demo panel and script, found from the bundle (dist/daemon) or the sources (daemon/src/providers). */
 export function examplesDir(): string {
   const candidates = [
     path.resolve(__dirname, '..', '..', 'examples'),

@@ -13,8 +13,8 @@ import type {
   StartMeetingParams,
 } from '@roundtable/protocol';
 import { PricesSchema, RpcError, billOf, formatCount, formatUsd } from '@roundtable/protocol';
-import { estimateMeeting } from '../meeting/estimate';
-import { UsageError } from './common';
+import { estimateMeeting } from '../../daemon/src/meeting/estimate';
+import { UsageError } from '@roundtable/client/usage';
 
 export const BILL_USAGE = `  --prices FILE           JSON: model → {"input": $, "output": $, "cachedInput"?: $} per million tokens (money in the bill)
   --budget-basis BASIS    spoken (default: what is said in the room) | billed (prompt + completion of every call)

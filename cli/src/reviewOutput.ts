@@ -9,11 +9,11 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FailOn, MeetingEvent, MeetingState, ReviewOutcome, ReviewScope } from '@roundtable/protocol';
 import { REVIEW_EXIT, reviewOutcome } from '@roundtable/protocol';
-import { reviewMarkdown } from '../review/markdown';
-import { fingerprintOf, reportedFindings, reviewSarif, ruleIdOf } from '../review/sarif';
+import { reviewMarkdown } from '../../daemon/src/review/markdown';
+import { fingerprintOf, reportedFindings, reviewSarif, ruleIdOf } from '../../daemon/src/review/sarif';
 import { summarize, type RunSummary } from './follow';
-import { writeMinutesOrExplain } from './output';
-import { terminalSafe } from './printer';
+import { writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
+import { terminalSafe } from '@roundtable/protocol/terminal';
 
 export interface ReviewOutputs {
   failOn: FailOn;

@@ -5,13 +5,13 @@
 import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
 import { settles } from '@roundtable/protocol';
 import { connectDaemon, watchOf, type FoundDaemon, type MeetingWatch } from '@roundtable/client';
-import type { Meeting } from '../meeting/engine';
-import type { Script } from '../providers/scripted';
-import type { SqliteStore } from '../store/sqliteStore';
-import type { EventStore } from '../store/types';
+import type { Meeting } from '../../daemon/src/meeting/engine';
+import type { Script } from '../../daemon/src/providers/scripted';
+import type { SqliteStore } from '../../daemon/src/store/sqliteStore';
+import type { EventStore } from '../../daemon/src/store/types';
 import { billJson, type BilledJson, type CostJson } from './bill';
 import { EXIT_AWAITING_HUMAN, askHuman, escalationMessage } from './escalation';
-import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
+import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
 import type { RoomPrinter } from './printer';
 import type { RunOptions } from './runCommand';
 

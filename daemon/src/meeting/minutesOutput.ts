@@ -3,8 +3,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingEvent } from '@roundtable/protocol';
 import { outputRefusal } from '@roundtable/client';
-import { writeMinutes, type MinutesOptions } from '../meeting/minutes';
-import { terminalSafe } from './printer';
+import { writeMinutes, type MinutesOptions } from './minutes';
+import { terminalSafe } from '@roundtable/protocol/terminal';
 
 /** Exit code when the meeting ran but its minutes could not be written (the log is kept). */
 export const EXIT_MINUTES_FAILED = 4;

@@ -3,8 +3,8 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { MeetingState, Resolution } from '@roundtable/protocol';
 import { findOption } from '@roundtable/protocol';
-import { oneLine } from '../meeting/markdown';
-import { terminalSafe } from './printer';
+import { oneLine } from '../../daemon/src/meeting/markdown';
+import { terminalSafe } from '@roundtable/protocol/terminal';
 
 /** Exit code of a run that stopped to wait for a human decision (the meeting stays resumable). */
 export const EXIT_AWAITING_HUMAN = 3;

@@ -3,12 +3,12 @@ import { DAEMON_USAGE, daemonCommand } from './daemonCommand';
 import { RUN_USAGE, runCommand } from './runCommand';
 import { RESOLVE_USAGE, resolveCommand } from './resolveCommand';
 import { MINUTES_USAGE, minutesCommand } from './minutesCommand';
-import { MCP_USAGE, mcpCommand } from './mcpCommand';
-import { EVAL_USAGE, evalCommand } from './evalCommand';
+import { MCP_USAGE, mcpCommand } from '../../mcp/src/command';
+import { EVAL_USAGE, evalCommand } from '../../eval/src/command';
 import { DECISIONS_USAGE, decisionsCommand } from './decisionsCommand';
 import { REVIEW_USAGE, reviewCommand } from './reviewCommand';
-import { UsageError } from './common';
-import { terminalSafe } from './printer';
+import { UsageError } from '@roundtable/client/usage';
+import { terminalSafe } from '@roundtable/protocol/terminal';
 
 const USAGE = `Usage: roundtable <command> [options]
 

@@ -5,8 +5,8 @@
  * numerically.
  */
 import { readFileSync } from 'node:fs';
-import { rng } from '../meeting/order';
-import { ownLines } from '../meeting/stance';
+import { rng } from '../../daemon/src/meeting/order';
+import { ownLines } from '../../daemon/src/meeting/stance';
 
 export interface Question {
   id: string;

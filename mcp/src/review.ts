@@ -15,7 +15,7 @@ import { reviewOutcome } from '@roundtable/protocol/reviewOutcome';
 import * as z from 'zod';
 import { convene, gistOf, type DaemonConnection, type RoundProgress } from '@roundtable/client';
 import { Refused, minutesOf, progressOf, readyPanel, refusal, type DeliberateOptions } from './deliberate';
-import { NOTHING_TO_REVIEW } from '../review/prepare';
+import { NOTHING_TO_REVIEW } from '../../daemon/src/review/prepare';
 import { REVIEW_OUTPUT, nothingToReview, reviewReport } from './reviewReport';
 
 /**

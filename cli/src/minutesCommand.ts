@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingEvent } from '@roundtable/protocol';
 import { connectDaemon, defaultDataDir, findDaemon, readMeeting } from '@roundtable/client';
-import { SqliteStore } from '../store/sqliteStore';
-import { UsageError, parseCli, checkDataDir } from './common';
+import { SqliteStore } from '../../daemon/src/store/sqliteStore';
+import { UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
 import type { RunIO } from './follow';
-import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
+import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
 
 export const MINUTES_USAGE = `Usage: roundtable minutes <meetingId> [--out DIR] [--data-dir DIR] [--thinking]
 

@@ -2,8 +2,8 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { connectDaemon, defaultDataDir, findOrSpawnDaemon } from '@roundtable/client';
-import { serveStdio } from '../mcp/mcpServer';
-import { UsageError, checkDataDir, parseCli } from './common';
+import { serveStdio } from './mcpServer';
+import { UsageError, checkDataDir, parseCli } from '@roundtable/client/usage';
 
 export const MCP_USAGE = `Usage: roundtable mcp [--data-dir DIR] [--workspace DIR] [--out DIR]
 

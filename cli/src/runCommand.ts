@@ -11,29 +11,35 @@ import type {
   StartMeetingParams,
 } from '@roundtable/protocol';
 import { checkStartParams } from '@roundtable/protocol';
-import { systemClock } from '../meeting/clock';
-import { Meeting } from '../meeting/engine';
+import { systemClock } from '../../daemon/src/meeting/clock';
+import { Meeting } from '../../daemon/src/meeting/engine';
 import { defaultDataDir, findDaemon, spawnDaemon } from '@roundtable/client';
-import { listModels } from '../providers/models';
-import { OpenAIProvider } from '../providers/openai';
-import { preflightPanel } from '../providers/preflight';
-import { CANNED_NOTE, ScriptedProvider, ignoresTopic, loadScript, type Script } from '../providers/scripted';
-import type { ChatProvider } from '../providers/types';
-import { SqliteStore } from '../store/sqliteStore';
-import type { EventStore } from '../store/types';
-import { evidenceChecker } from '../meeting/evidence';
-import { newMeetingId } from '../daemon/ids';
-import { NoModelError, UsageError, parseCli, checkDataDir } from './common';
-import { evidenceWorkspace, examplesDir } from '../providers/demo';
+import { listModels } from '../../daemon/src/providers/models';
+import { OpenAIProvider } from '../../daemon/src/providers/openai';
+import { preflightPanel } from '../../daemon/src/providers/preflight';
+import {
+  CANNED_NOTE,
+  ScriptedProvider,
+  ignoresTopic,
+  loadScript,
+  type Script,
+} from '../../daemon/src/providers/scripted';
+import type { ChatProvider } from '../../daemon/src/providers/types';
+import { SqliteStore } from '../../daemon/src/store/sqliteStore';
+import type { EventStore } from '../../daemon/src/store/types';
+import { evidenceChecker } from '../../daemon/src/meeting/evidence';
+import { newMeetingId } from '../../daemon/src/daemon/ids';
+import { NoModelError, UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
+import { evidenceWorkspace, examplesDir } from '../../daemon/src/providers/demo';
 import { RoomPrinter } from './printer';
-import { DEMO_HINT, choosePanel, parseModelsFlag } from './panelChoice';
+import { DEMO_HINT, choosePanel, parseModelsFlag } from '../../daemon/src/providers/panelChoice';
 import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
 
-import { CONTEXT_USAGE, takeContextFlags } from '../context/cliFlags';
+import { CONTEXT_USAGE, takeContextFlags } from '../../daemon/src/context/cliFlags';
 import { followInProcess, runInDaemon, type RunIO } from './follow';
-import { knownSecrets } from '../meeting/keyRedaction';
+import { knownSecrets } from '../../daemon/src/meeting/keyRedaction';
 
-export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from './output';
+export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
 export { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
 
 function contextFlags(argv: string[]): ReturnType<typeof takeContextFlags> {

@@ -9,9 +9,9 @@ import * as path from 'node:path';
 import type { Participant } from '@roundtable/protocol';
 import { familyOf, proposePanel, PANEL_WORKERS, type ModelChoice } from '@roundtable/protocol/panel';
 import { loadPanel } from '../panel';
-import { LOCAL_SERVERS, listModels, probeLocalServers, type ModelList } from '../providers/models';
-import { NoModelError, UsageError } from './common';
-import { examplesDir } from '../providers/demo';
+import { LOCAL_SERVERS, listModels, probeLocalServers, type ModelList } from './models';
+import { NoModelError, UsageError } from '@roundtable/client/usage';
+import { examplesDir } from './demo';
 
 export type ProviderFlag = 'auto' | 'scripted' | 'openai';
 

@@ -19,12 +19,12 @@ import {
 } from '@roundtable/protocol';
 import * as z from 'zod';
 import { convene, readMeeting, type DaemonConnection } from '@roundtable/client';
-import { choosePanel } from '../cli/panelChoice';
-import { UsageError } from '../cli/common';
-import { writeMinutesOrExplain } from '../cli/output';
-import { workspaceGate } from '../gate';
-import { listModels } from '../providers/models';
-import { preflightPanel } from '../providers/preflight';
+import { choosePanel } from '../../daemon/src/providers/panelChoice';
+import { UsageError } from '@roundtable/client/usage';
+import { writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
+import { workspaceGate } from '../../daemon/src/gate/index';
+import { listModels } from '../../daemon/src/providers/models';
+import { preflightPanel } from '../../daemon/src/providers/preflight';
 import { DELIBERATE_OUTPUT, deliberateReport, progressLine } from './deliberateReport';
 
 export interface DeliberateOptions {

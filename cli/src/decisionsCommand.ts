@@ -4,12 +4,12 @@
  * workspace gate, as for a meeting's briefing; everything printed is terminal-safe.
  */
 import { DECISION_STATUSES, UNSAFE_CHARS, type DecisionStatus } from '@roundtable/protocol';
-import { DEFAULT_DECISIONS_FOLDER } from '../context/cliFlags';
-import { readRulebook, selectRecords, workspaceRelative, type Shown } from '../decisions/listing';
-import { currentOf, type Rulebook } from '../decisions/rulebook';
-import { UsageError, parseCli } from './common';
+import { DEFAULT_DECISIONS_FOLDER } from '../../daemon/src/context/cliFlags';
+import { readRulebook, selectRecords, workspaceRelative, type Shown } from '../../daemon/src/decisions/listing';
+import { currentOf, type Rulebook } from '../../daemon/src/decisions/rulebook';
+import { UsageError, parseCli } from '@roundtable/client/usage';
 import type { RunIO } from './follow';
-import { terminalSafe } from './printer';
+import { terminalSafe } from '@roundtable/protocol/terminal';
 
 export const DECISIONS_USAGE = `Usage: roundtable decisions [WORDS...] [--status STATUS] [--file PATH] [--dir DIR] [--json]
 

@@ -10,11 +10,11 @@
  */
 import type { MeetingState, Participant, Usage } from '@roundtable/protocol';
 import { billOf, workersOf } from '@roundtable/protocol';
-import { Meeting } from '../meeting/engine';
-import { systemClock } from '../meeting/clock';
-import { newMeetingId } from '../daemon/ids';
-import type { ChatMessage, ChatProvider } from '../providers/types';
-import { MemoryStore } from '../store/memoryStore';
+import { Meeting } from '../../daemon/src/meeting/engine';
+import { systemClock } from '../../daemon/src/meeting/clock';
+import { newMeetingId } from '../../daemon/src/daemon/ids';
+import type { ChatMessage, ChatProvider } from '../../daemon/src/providers/types';
+import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { majorityAnswer, parseAnswer, type Question } from './questions';
 
 export const SYSTEMS = ['single', 'majority', 'roundtable'] as const;

@@ -7,7 +7,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { GIT_REF_PATTERN, isRecord } from '@roundtable/protocol';
-import { UsageError } from './common';
+import { UsageError } from '@roundtable/client/usage';
 
 /** An event payload larger than this is not read (GitHub caps webhook payloads at 25 MB). */
 const MAX_EVENT_BYTES = 25_000_000;

@@ -4,8 +4,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { OpenAIProvider, probeOpenAIServer } from '../providers/openai';
-import { arithmeticSet, loadJsonlSet, type Question } from '../eval/questions';
+import { OpenAIProvider, probeOpenAIServer } from '../../daemon/src/providers/openai';
+import { arithmeticSet, loadJsonlSet, type Question } from './questions';
 import {
   checkpointPathFor,
   readCheckpoint,
@@ -15,9 +15,9 @@ import {
   setHashOf,
   summarize,
   type RunKey,
-} from '../eval/harness';
-import { UsageError, parseCli } from './common';
-import { terminalSafe } from './printer';
+} from './harness';
+import { UsageError, parseCli } from '@roundtable/client/usage';
+import { terminalSafe } from '@roundtable/protocol/terminal';
 
 export const EVAL_USAGE = `Usage: roundtable eval --models M1,M2,M3 [options]
 
