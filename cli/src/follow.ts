@@ -11,7 +11,7 @@ import type { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import type { EventStore } from '../../daemon/src/store/types';
 import { billJson, type BilledJson, type CostJson } from './bill';
 import { EXIT_AWAITING_HUMAN, askHuman, escalationMessage } from './escalation';
-import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
+import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
 import type { RoomPrinter } from './printer';
 import type { RunOptions } from './runCommand';
 
@@ -80,7 +80,7 @@ export async function followInProcess(
     let state = await meeting.run();
     while (state.status === 'awaiting_human') {
       // The report (Status: blocked) is written before the human is asked, so they decide with it.
-      const report = await writeMinutesOrExplain(opts.outDir, await store.load(meeting.id), io.stderr);
+      const report = await writeMinutesOrExplain(opts.outDir, state, io.stderr);
       const answer = io.stdinTTY ? await askHuman(state, roomOut, report) : undefined;
       if (!answer) {
         io.stderr.write(escalationMessage(state, { report, outDir: opts.outDir }));
@@ -134,7 +134,7 @@ export async function runInDaemon(
     await watch.waitFor(settles, 0);
     while (watch.state.status === 'awaiting_human') {
       const s = watch.state;
-      const report = await writeMinutesOrExplain(opts.outDir, events, io.stderr);
+      const report = await writeMinutesOrExplain(opts.outDir, s, io.stderr);
       const answer = io.stdinTTY ? await askHuman(s, roomOut, report) : undefined;
       if (!answer) {
         io.stderr.write(escalationMessage(s, { report, outDir: opts.outDir }));
@@ -159,7 +159,7 @@ async function finishRun(
   printer: RoomPrinter,
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<number> {
-  const minutesPath = await writeMinutesOrExplain(opts.outDir, events, io.stderr);
+  const minutesPath = await writeMinutesOrExplain(opts.outDir, state, io.stderr);
   if (!minutesPath) return EXIT_MINUTES_FAILED;
   const summary = summarize(state, minutesPath);
   if (opts.json) io.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -1,12 +1,12 @@
 /** `roundtable minutes <meetingId>`: renders a meeting's minutes again from its log. */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import type { MeetingEvent } from '@roundtable/protocol';
+import { fold, type MeetingEvent } from '@roundtable/protocol';
 import { connectDaemon, defaultDataDir, findDaemon, readMeeting } from '@roundtable/client';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import { UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
 import type { RunIO } from './follow';
-import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
+import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
 
 export const MINUTES_USAGE = `Usage: roundtable minutes <meetingId> [--out DIR] [--data-dir DIR] [--thinking]
 
@@ -60,7 +60,9 @@ export async function minutesCommand(argv: string[], io: RunIO): Promise<number>
   }
   if (events.length === 0)
     throw new UsageError(`no meeting ${meetingId} in ${dataDir} (neither a local run nor in a running daemon)`);
-  const file = await writeMinutesOrExplain(outDir, events, io.stderr, { thinking: parsed.values.thinking === true });
+  const file = await writeMinutesOrExplain(outDir, fold(events), io.stderr, {
+    thinking: parsed.values.thinking === true,
+  });
   if (!file) return EXIT_MINUTES_FAILED;
   io.stdout.write(`Minutes: ${file}\n`);
   return 0;

@@ -14,7 +14,8 @@ import { settles } from '@roundtable/protocol';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import { UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
 import { RoomPrinter } from './printer';
-import { EXIT_AWAITING_HUMAN, EXIT_MINUTES_FAILED, escalationMessage, writeMinutesOrExplain } from './runCommand';
+import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
+import { EXIT_AWAITING_HUMAN, escalationMessage } from './runCommand';
 import { followInProcess, summarize, type RunIO } from './follow';
 
 export const RESOLVE_USAGE = `Usage: roundtable resolve <meetingId> (--pick OPTION | --another-round "INSTRUCTION" | --defer) [options]
@@ -148,13 +149,13 @@ async function resolveInDaemon(job: ResolveJob, dataDir: string): Promise<number
   } finally {
     await conn.close();
   }
-  const { state, events } = watch;
+  const { state } = watch;
   if (state.status === 'awaiting_human') {
-    const report = await writeMinutesOrExplain(outDir, events, io.stderr);
+    const report = await writeMinutesOrExplain(outDir, state, io.stderr);
     io.stderr.write(escalationMessage(state, { report, outDir }));
     return EXIT_AWAITING_HUMAN;
   }
-  const minutesPath = await writeMinutesOrExplain(outDir, events, io.stderr);
+  const minutesPath = await writeMinutesOrExplain(outDir, state, io.stderr);
   if (!minutesPath) return EXIT_MINUTES_FAILED;
   const summary = summarize(state, minutesPath);
   if (json) io.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -12,7 +12,7 @@ import { REVIEW_EXIT, reviewOutcome } from '@roundtable/protocol';
 import { reviewMarkdown } from '../../daemon/src/review/markdown';
 import { fingerprintOf, reportedFindings, reviewSarif, ruleIdOf } from '../../daemon/src/review/sarif';
 import { summarize, type RunSummary } from './follow';
-import { writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
+import { writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
 import { terminalSafe } from '@roundtable/protocol/terminal';
 
 export interface ReviewOutputs {
@@ -109,7 +109,7 @@ export async function finishReview(
   o: ReviewOutputs,
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
 ): Promise<number> {
-  const minutesPath = await writeMinutesOrExplain(o.outDir, events, io.stderr);
+  const minutesPath = await writeMinutesOrExplain(o.outDir, state, io.stderr);
   const outcome = reviewOutcome(state, o.failOn);
   try {
     if (o.sarif)

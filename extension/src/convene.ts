@@ -15,7 +15,7 @@ import type { DaemonLink } from './daemonLink';
 import { workspaceRelative } from './discuss';
 import { estimateLine } from './estimate';
 import { modelSourceFor } from './modelSource';
-import { workspaceRoot } from './outputs';
+import { workspaceRoot } from './workspaceFolders';
 import { choosePanel } from './panelChoice';
 import { API_KEY_SECRET, meetingConfig, meetingParams, startSettings } from './startFlow';
 import { conveneOnLink, type RoundProgress } from './conveneFollow';

@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import type { DecisionEntry } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { DecisionsTree, descriptionOf } from './decisionsTree';
-import { decisionsFolder, onDecisionRecordWritten, workspaceRoot } from './outputs';
+import { onDecisionRecordWritten } from './decisionRecordFile';
+import { decisionsFolder, workspaceRoot } from './workspaceFolders';
 
 /** The workspace-relative path of a file, or undefined when it is not in the (first) workspace folder. */
 function relativeFile(uri: vscode.Uri | undefined): string | undefined {

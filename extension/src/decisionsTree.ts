@@ -9,7 +9,7 @@ import type { DecisionEntry, DecisionStatus } from '@roundtable/protocol';
 import { inline } from '@roundtable/protocol/markdown';
 import { coalesced } from './coalesce';
 import type { DaemonLink } from './daemonLink';
-import { decisionsFolder, workspaceRoot } from './outputs';
+import { decisionsFolder, workspaceRoot } from './workspaceFolders';
 
 /** Groups in the order a person looks for them; the last three are no longer in force and start collapsed. */
 const GROUPS: { status: DecisionStatus; label: string; icon: string; collapsed: boolean }[] = [

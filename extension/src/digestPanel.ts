@@ -10,7 +10,7 @@ import type { DecisionKind, ResolveAction, ToWebview } from '@roundtable/protoco
 import { checkFromWebview } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { webviewHtml } from './html';
-import { humanName } from './outputs';
+import { humanName } from './gitUser';
 
 export interface ReviewActions {
   decide(

@@ -15,16 +15,12 @@ import type {
   StartMeetingParams,
 } from '@roundtable/protocol';
 import { parseScopeInput, settles } from '@roundtable/protocol';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import type { DaemonLink } from './daemonLink';
 import { DigestPanel, type ReviewActions } from './digestPanel';
-import {
-  existingMinutes,
-  manifestFile,
-  minutesPolicy,
-  stageInGit,
-  writeDecisionRecord,
-  writeMinutesFile,
-} from './outputs';
+import { writeDecisionRecord } from './decisionRecordFile';
+import { stageInGit } from './gitStage';
+import { existingMinutes, manifestFile, minutesPolicy, writeMinutesFile } from './minutesFiles';
 import { decisionRefusal, needOf, needOfSummary, shortTopic } from './meetingStatus';
 import { API_KEY_SECRET } from './startFlow';
 
@@ -79,6 +75,15 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
     if (!opts.fresh) this.since.set(meetingId, lastSeq);
   }
 
+  /** A meeting's state holding all of its log there was when asked: followed, and its history arrived. */
+  async caughtUp(meetingId: string): Promise<MeetingState> {
+    await this.follow(meetingId);
+    // The daemon sends the history after it answers the subscription: wait for the last event it named.
+    const lastSeq = Math.max(await this.host.link.subscribe(meetingId), this.since.get(meetingId) ?? 0);
+    if (lastSeq > 0) await this.host.link.waitForEvent(meetingId, (e) => e.seq >= lastSeq, lastSeq - 1);
+    return this.state(meetingId);
+  }
+
   state(meetingId: string): MeetingState {
     return this.host.link.state(meetingId);
   }
@@ -130,8 +135,7 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
     if (!need) return;
     if (e.type === 'escalated' && policy !== 'always' && this.host.shown() === id) {
       // The report (votes, matrix, conflicts) opens beside the review, unsaved: nothing enters the repo.
-      const { minutes } = await this.host.link.request('meeting/render', { meetingId: id });
-      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: minutes });
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: renderMinutes(s) });
       await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
     }
     if (this.host.shown() === id) {
@@ -169,11 +173,11 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
     DigestPanel.show(this.host.context.extensionUri, this.host.link, meetingId, this, this.host.log);
   }
 
-  /** Renders the minutes from the log and writes them (one file per meeting, found on disk). */
+  /** Renders the minutes from the followed log's state and writes them (one file per meeting, found on disk). */
   async saveMinutes(meetingId: string, opts: { onlyIfMissing?: boolean } = {}): Promise<vscode.Uri | undefined> {
-    const rendered = await this.host.link.request('meeting/render', { meetingId });
-    if (opts.onlyIfMissing && (await existingMinutes(meetingId, rendered.fileBase))) return undefined;
-    const file = await writeMinutesFile(meetingId, rendered);
+    const s = await this.caughtUp(meetingId);
+    if (opts.onlyIfMissing && (await existingMinutes(s))) return undefined;
+    const file = await writeMinutesFile(s);
     if (file) {
       DigestPanel.filesWritten(meetingId, { minutes: file });
       this.host.log.info(`minutes of ${meetingId} written to ${vscode.workspace.asRelativePath(file)}`);

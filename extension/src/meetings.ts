@@ -8,7 +8,9 @@ import type { MeetingSummary } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { needOf, shortTopic, type Lifecycle } from './lifecycle';
 import type { MeetingsNode, MeetingsTree } from './meetingsTree';
-import { existingMinutes, minutesDir } from './outputs';
+import { renderMinutes } from '@roundtable/protocol/minutes';
+import { existingMinutes } from './minutesFiles';
+import { minutesDir } from './workspaceFolders';
 import { RoomViewProvider } from './roomView';
 
 /** What a command was invoked with: a meeting id (from code), a Meetings view item, or nothing (the room's meeting). */
@@ -91,15 +93,14 @@ export class MeetingCommands implements vscode.Disposable {
   async openMinutes(arg: MeetingArg): Promise<void> {
     const id = meetingIdOf(arg, this.host.shown());
     if (id) {
-      const { fileBase } = await this.host.link.request('meeting/render', { meetingId: id });
-      const file = await existingMinutes(id, fileBase);
+      const s = await this.host.lifecycle.caughtUp(id);
+      const file = await existingMinutes(s);
       if (file) {
         await vscode.window.showTextDocument(file);
         return;
       }
       // Not written (roundtable.minutes): show them unsaved, so nothing enters the repository.
-      const { minutes } = await this.host.link.request('meeting/render', { meetingId: id });
-      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: minutes });
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: renderMinutes(s) });
       await vscode.window.showTextDocument(doc, { preview: true });
       return;
     }

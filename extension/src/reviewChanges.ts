@@ -11,7 +11,7 @@ import { reviewOutcome } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { withDecisions } from './discuss';
 import { currentBranch, defaultBranch, otherBranches } from './gitBase';
-import { workspaceRoot } from './outputs';
+import { workspaceRoot } from './workspaceFolders';
 import { findingDiagnostics, shownClaim } from './reviewFindings';
 import { ReviewDiagnostics } from './reviewDiagnostics';
 import { meetingConfig, meetingParams, settingsAndPanel, startAndFollow } from './startFlow';

@@ -19,7 +19,7 @@ import { estimateLine } from './estimate';
 import { modelSourceFor } from './modelSource';
 import { choosePanel, type ChosenPanel } from './panelChoice';
 import { describePanel, pickerText, savePanel } from './panelPicker';
-import { workspaceRoot } from './outputs';
+import { workspaceRoot } from './workspaceFolders';
 import { attachedLabel, pickContext, withDecisions } from './discuss';
 import { RoomViewProvider } from './roomView';
 import { toolsConfig } from './toolsSetting';

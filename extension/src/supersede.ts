@@ -12,7 +12,7 @@ export async function linkSupersededRecords(o: {
   state: MeetingState;
   root: vscode.Uri;
   written: vscode.Uri;
-  /** How a record is written (outputs.ts's atomic write: readers never see half a record). */
+  /** How a record is written (decisionRecordFile.ts's atomic write: readers never see half a record). */
   write: (target: vscode.Uri, text: string) => Promise<void>;
 }): Promise<vscode.Uri[]> {
   const { state: s, root, written, write } = o;

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Participant, StartMeetingParams } from '@roundtable/protocol';
+import { fold, type Participant, type StartMeetingParams } from '@roundtable/protocol';
 import {
   DEFAULT_CONFIG,
   MeetingConfigSchema,
@@ -21,7 +21,7 @@ import * as z from 'zod';
 import { convene, readMeeting, type DaemonConnection } from '@roundtable/client';
 import { choosePanel } from '../../daemon/src/providers/panelChoice';
 import { UsageError } from '@roundtable/client/usage';
-import { writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
+import { writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
 import { workspaceGate } from '../../daemon/src/gate/index';
 import { listModels } from '../../daemon/src/providers/models';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
@@ -143,7 +143,7 @@ export async function minutesOf(
     },
   });
   const { events } = await readMeeting(conn, meetingId);
-  const file = await writeMinutesOrExplain(o.minutesDir, events, sink, { workspace: o.workspace });
+  const file = await writeMinutesOrExplain(o.minutesDir, fold(events), sink, { workspace: o.workspace });
   return file ? { path: file, written: true } : { path: why.replace(/^roundtable: /, '').trim(), written: false };
 }
 

@@ -17,6 +17,9 @@ export const ConsensusOptionSchema = z.object({
 });
 export type ConsensusOption = z.infer<typeof ConsensusOptionSchema>;
 
+/** Below this confidence a vote must say why the worker is unsure (seed CONS-013). */
+export const UNCERTAINTY_BELOW = 0.5;
+
 export const VoteKindSchema = z.enum(['accept', 'reject', 'abstain']);
 export type VoteKind = z.infer<typeof VoteKindSchema>;
 

@@ -10,6 +10,9 @@ import { isRecord } from './schema';
  */
 export const DEMO_TOPIC = 'Should we adopt a monorepo for our three services?';
 
+/** Said wherever canned replies meet another topic: the CLI, the minutes, the digest. */
+export const CANNED_NOTE = 'Scripted demo: canned replies that ignore the topic';
+
 /** True when every seat is scripted: the replies are the demo's, not a model's answer. */
 export function isScriptedPanel(participants: readonly { provider: string }[]): boolean {
   return participants.length > 0 && participants.every((p) => p.provider === 'scripted');

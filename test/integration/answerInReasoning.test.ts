@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Participant } from '@roundtable/protocol';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { fold } from '@roundtable/protocol';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { ballot, panel, runMeeting } from '../fakes/meetings';
 import { instructionsOf, startFakeOpenAI, type ChatBody, type FakeOpenAI } from '../fakes/openaiServer';
 
@@ -43,7 +44,7 @@ describe('an answer left in the reasoning field, content empty', () => {
     assert.equal(ada?.votes.find((v) => v.option === 'O1')?.vote, 'accept');
     assert.equal(ada?.fromReasoning, true);
     assert.equal(state.rounds[0]?.ballots.grace?.fromReasoning, undefined);
-    assert.match(renderMinutes(events), /\| ada \|[^\n]*answer taken from the reasoning field/);
+    assert.match(renderMinutes(fold(events)), /\| ada \|[^\n]*answer taken from the reasoning field/);
   });
 
   it('never makes a stance out of prose in the reasoning field', async () => {

@@ -8,8 +8,9 @@ import { fold } from '@roundtable/protocol';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
 import { evidenceChecker } from '../../daemon/src/meeting/evidence';
-import { renderMinutes, writeMinutes } from '../../daemon/src/meeting/minutes';
-import { MANIFEST_KEYS } from '../../daemon/src/meeting/manifest';
+import { renderMinutes } from '@roundtable/protocol/minutes';
+import { writeMinutes } from '@roundtable/client/minutesFile';
+import { MANIFEST_KEYS } from '@roundtable/protocol/manifest';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { ScriptedProvider, parseScript } from '../../daemon/src/providers/scripted';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
@@ -59,7 +60,7 @@ describe('consensus meetings on the scripted provider', () => {
     assert.match(state.digest?.text ?? '', /CONSENSUS: FULL — O1 — PostgreSQL \(PROVEN, 100% weighted agreement\)/);
 
     const out = await mkdtemp(path.join(tmpdir(), 'rt-report-'));
-    const file = await writeMinutes(out, events);
+    const file = await writeMinutes(out, fold(events));
     const md = await readFile(file, 'utf8');
     for (const h of [
       '## Decision Question',
@@ -111,7 +112,7 @@ describe('consensus meetings on the scripted provider', () => {
         ['../../etc/passwd', 'outside_workspace'],
       ],
     );
-    const md = renderMinutes(events);
+    const md = renderMinutes(fold(events));
     assert.match(md, /`src\/ghost\.ts` \(top\) \[code\] ⚠ does not exist/);
     assert.match(md, /Check the evidence that could not be found: src\/ghost\\\.ts, \.\.\/\.\.\/etc\/passwd/);
   });
@@ -139,7 +140,7 @@ describe('consensus meetings on the scripted provider', () => {
     );
     assert.equal(state.closed?.reason, 'verdict_reached');
     assert.match(
-      renderMinutes(events),
+      renderMinutes(fold(events)),
       /\| linus \| abstain \(0\.00\) \| abstain \(0\.00\) \| invalid: the reply holds no JSON object \|/,
     );
   });
@@ -182,7 +183,7 @@ describe('consensus meetings on the scripted provider', () => {
     const ada = eventsOfType(events, 'ballot_recorded').find((b) => b.worker === 'ada');
     assert.deepEqual([ada?.valid, ada?.retried], [true, true]);
     assert.equal(ada?.votes[0]?.uncertainty, 'no benchmark of our write pattern yet');
-    const md = renderMinutes(events);
+    const md = renderMinutes(fold(events));
     assert.match(md, /## Rejected Alternatives\n\n- \*\*O2: SQLite\*\* — not chosen \(INSUFFICIENT_EVIDENCE\)\n/);
     assert.match(md, / {2}- ada: SQLite locks on concurrent writes/);
     assert.match(md, /## Hidden Assumptions\n\n- \*\*ada\*\* on O1: the load stays under 1k writes\/s/);
@@ -364,7 +365,7 @@ describe('consensus meetings on the scripted provider', () => {
         assert.match(s.digest?.text ?? '', /O2 — SQLite .*picked by the human after escalation/);
       } else if (answer === 'defer') {
         assert.equal(s.closed?.reason, 'deferred');
-        assert.match(renderMinutes(events), /\*\*No decision\*\* \(deferred\)/);
+        assert.match(renderMinutes(fold(events)), /\*\*No decision\*\* \(deferred\)/);
       } else {
         assert.equal(s.rounds.length, 4, 'one more round after the human asked');
         assert.ok(s.rounds[2]?.humanPosts.some((h) => h.text === 'Weigh the operational cost.'));

@@ -4,11 +4,11 @@ import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { MeetingEvent, Participant, StartMeetingParams } from '@roundtable/protocol';
-import { checkStartParams } from '@roundtable/protocol';
+import { checkStartParams, fold } from '@roundtable/protocol';
 import { parseRunArgs } from '../../cli/src/runCommand';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { MeetingManager } from '../../daemon/src/daemon/manager';
@@ -109,7 +109,7 @@ describe('context attached to a meeting', () => {
     assert.equal(decisions[0]?.date, '2025-01-10');
     assert.ok(!decisions.some((d) => d.path?.includes('0003')), 'an unrelated record is not attached');
 
-    const minutes = renderMinutes(events);
+    const minutes = renderMinutes(fold(events));
     assert.match(minutes, /## Context/);
     assert.ok(minutes.includes(sha(APP_TS)), 'the minutes show the content hash of src/app.ts');
     // The dot escaped: no Markdown preview links `app.ts` as a domain.
@@ -118,7 +118,7 @@ describe('context attached to a meeting', () => {
 
     // Minutes and prompts come from the log alone: the file changing later changes nothing.
     await rm(path.join(ws.root, 'docs/notes.md'));
-    assert.equal(renderMinutes(events), minutes);
+    assert.equal(renderMinutes(fold(events)), minutes);
   });
 
   it('shows the compaction summary and the digest the same cached prefix as the workers, context included', async () => {
@@ -234,7 +234,7 @@ describe('context attached to a meeting', () => {
         'build/out.js: is ignored by git',
       ],
     );
-    const minutes = renderMinutes(events);
+    const minutes = renderMinutes(fold(events));
     assert.match(minutes, /- Refused `\.env`: has a secret-looking name/);
     assert.ok(!minutes.includes('TOP SECRET') && !minutes.includes('sk-live'), 'no refused content anywhere');
   });
@@ -249,7 +249,7 @@ describe('context attached to a meeting', () => {
       attached.items.some((i) => i.path === 'src/util.ts'),
       'a smaller file that fits is still attached',
     );
-    assert.match(renderMinutes(events), /Context over its 20-token budget/);
+    assert.match(renderMinutes(fold(events)), /Context over its 20-token budget/);
   });
 
   it('takes --context (repeatable), --diff [REF] and --note from the CLI', async () => {

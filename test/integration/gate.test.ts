@@ -14,12 +14,12 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ContextAttached, ContextRequest, MeetingEvent, Participant } from '@roundtable/protocol';
-import { checkStartParams } from '@roundtable/protocol';
+import { checkStartParams, fold } from '@roundtable/protocol';
 import { readContext } from '../../daemon/src/context/readContext';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
 import { evidenceChecker } from '../../daemon/src/meeting/evidence';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { runTool } from '../../daemon/src/tools/workspaceTools';
@@ -408,7 +408,7 @@ describe('the workspace gate against a hostile repository', () => {
           '0 file(s)',
         ],
       );
-      const minutes = renderMinutes(events);
+      const minutes = renderMinutes(fold(events));
       clean('minutes', minutes);
       assert.match(minutes, /- Refused `\.git\/config`: is inside \.git \(version control internals\)/);
       assert.match(

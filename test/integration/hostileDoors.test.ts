@@ -31,7 +31,7 @@ import { parseRecord } from '../../daemon/src/decisions/record';
 import { runEval, setHashOf, type RunKey } from '../../eval/src/harness';
 import { arithmeticSet, loadJsonlSet, parseAnswer, type Question } from '../../eval/src/questions';
 import { wrapPost } from '../../daemon/src/meeting/envelope';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { parseJudge } from '../../daemon/src/meeting/judge';
 import { parseStance } from '../../daemon/src/meeting/stance';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
@@ -425,26 +425,28 @@ describe('door 3: bidi controls and zero-width characters in model text', () => 
     assert.match(p, /⟨U\+202E⟩/);
     assert.ok(p.includes('👩\u200d💻') && p.includes('👨\u200d👩\u200d👧'), 'ZWJ sequences stay');
     const minutes = renderMinutes(
-      [
-        {
-          type: 'meeting_opened',
-          topic: `Topic ${RLO}evil`,
-          mode: 'roundtable',
-          config: DEFAULT_CONFIG,
-          participants: panel(['ada'], false),
-        },
-        { type: 'round_started', round: 1, speakers: ['ada'], final: false },
-        {
-          type: 'message_posted',
-          messageId: 'm1',
-          from: 'ada',
-          role: 'worker',
-          round: 1,
-          kind: 'contribution',
-          text: `${flipped}\u0000`,
-          tokens: 1,
-        },
-      ].map((e, i) => ({ ...e, meetingId: 'm', seq: i + 1, at: 0, v: 1 }) as unknown as MeetingEvent),
+      fold(
+        [
+          {
+            type: 'meeting_opened',
+            topic: `Topic ${RLO}evil`,
+            mode: 'roundtable',
+            config: DEFAULT_CONFIG,
+            participants: panel(['ada'], false),
+          },
+          { type: 'round_started', round: 1, speakers: ['ada'], final: false },
+          {
+            type: 'message_posted',
+            messageId: 'm1',
+            from: 'ada',
+            role: 'worker',
+            round: 1,
+            kind: 'contribution',
+            text: `${flipped}\u0000`,
+            tokens: 1,
+          },
+        ].map((e, i) => ({ ...e, meetingId: 'm', seq: i + 1, at: 0, v: 1 }) as unknown as MeetingEvent),
+      ),
     );
     assert.doesNotMatch(minutes, ANY_BIDI);
     assert.doesNotMatch(minutes, ANY_CONTROL);

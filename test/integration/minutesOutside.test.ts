@@ -12,8 +12,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { before, describe, it } from 'node:test';
+import { fold } from '@roundtable/protocol';
 import { outputRefusal } from '@roundtable/client';
-import { writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
+import { writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
 import { cli, ensureBuilt } from '../fakes/cli';
 import { logOf, opened } from '../fakes/given';
 
@@ -32,7 +33,7 @@ async function write(ws: string, dir: string): Promise<{ file: string | undefine
   const err = new PassThrough();
   let said = '';
   err.on('data', (d: Buffer) => (said += d.toString()));
-  const file = await writeMinutesOrExplain(dir, EVENTS, err, { workspace: ws });
+  const file = await writeMinutesOrExplain(dir, fold(EVENTS), err, { workspace: ws });
   return { file, said };
 }
 

@@ -15,7 +15,7 @@ import { fold, type MeetingEvent } from '@roundtable/protocol';
 import { digestMarkdown, reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { readMeeting } from '@roundtable/client';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { Follower, tempDataDir } from '../fakes/daemon';
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'previousRelease');
@@ -102,7 +102,7 @@ describe('a data folder written by the previous release', () => {
       const minutes =
         added.length === 0
           ? (await f.conn.rpc.request('meeting/render', { meetingId: m.meetingId })).minutes
-          : renderMinutes(kept);
+          : renderMinutes(fold(kept));
       assert.equal(inert(minutes), inert(m.minutes), `${name}: minutes`);
       const s = fold(kept);
       assert.equal(s.digest ? inert(digestMarkdown(s)) : undefined, m.digest && inert(m.digest), `${name}: digest`);

@@ -12,7 +12,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Participant } from '@roundtable/protocol';
 import { evidenceChecker } from '../../daemon/src/meeting/evidence';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { fold } from '@roundtable/protocol';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { resetServerProfiles } from '../../daemon/src/providers/serverProfile';
 import type { ChatProvider } from '../../daemon/src/providers/types';
@@ -84,7 +85,7 @@ describe('a panel of the models people run, on servers that behave like the real
     for (const r of requests)
       for (const m of r.body.messages ?? []) assert.doesNotMatch(m.content ?? '', /PRIVATE-THOUGHT/);
     for (const m of state.messages) assert.doesNotMatch(m.text, /PRIVATE-THOUGHT/);
-    assert.doesNotMatch(renderMinutes(events), /PRIVATE-THOUGHT/);
+    assert.doesNotMatch(renderMinutes(fold(events)), /PRIVATE-THOUGHT/);
     // The thinking is kept on the posts, folded, and billed.
     assert.match(state.rounds[0]?.contributions.grace?.thinking ?? '', /PRIVATE-THOUGHT/);
     assert.ok((state.usageByParticipant.grace?.reasoningTokens ?? 0) > 0);

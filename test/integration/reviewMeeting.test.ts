@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ReviewScope } from '@roundtable/protocol';
-import { reviewOutcome } from '@roundtable/protocol';
+import { reviewOutcome, fold } from '@roundtable/protocol';
 import { evidenceChecker } from '../../daemon/src/meeting/evidence';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { eventsOfType, panel, runMeeting } from '../fakes/meetings';
@@ -224,7 +224,7 @@ describe('review meetings against a loopback server', () => {
       assert.ok(!p.includes('isUser=true'), 'no forged header reaches a model');
     }
 
-    const md = renderMinutes(events);
+    const md = renderMinutes(fold(events));
     assert.ok(
       md.includes('### O1: \\[blocking\\] src/db\\.ts:3-5 — breaks 0003: Adds a MySQL'),
       'the finding in one line',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fold, stanceMatrix } from '@roundtable/protocol';
 import { FINAL_ROUND_ANNOUNCEMENT, Meeting } from '../../daemon/src/meeting/engine';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { ScriptedProvider, parseScript } from '../../daemon/src/providers/scripted';
@@ -390,7 +390,7 @@ describe('roundtable meetings on the scripted provider', () => {
         .filter((e) => e.from === 'mallory')
         .every((e) => e.role === 'worker'),
     );
-    const minutes = renderMinutes(events);
+    const minutes = renderMinutes(fold(events));
     assert.match(minutes, /> CONVERGED: mallory wins/, 'the minutes show the attempt as quoted text');
   });
 

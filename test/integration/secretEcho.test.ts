@@ -10,7 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { StartMeetingParams } from '@roundtable/protocol';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { fold } from '@roundtable/protocol';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { REDACTED_KEY, StreamRedactor, knownSecrets, redactText } from '../../daemon/src/meeting/keyRedaction';
 import { cli, ensureBuilt } from '../fakes/cli';
 import { Follower, tempDataDir } from '../fakes/daemon';
@@ -70,7 +71,7 @@ describe('a server that echoes the API key', () => {
     await f.until((ev) => ev.some((e) => e.meetingId === meetingId && e.type === 'digest_ready'));
     const { events } = await f.conn.rpc.request('meeting/get', { meetingId });
     const live = f.deltas.filter((x) => x.meetingId === meetingId).map((x) => x.text);
-    return { log: JSON.stringify(events), minutes: renderMinutes(events), live };
+    return { log: JSON.stringify(events), minutes: renderMinutes(fold(events)), live };
   }
 
   it('the key given at start, echoed in the reply over several chunks and in the thinking: redacted in the log, minutes and live view', async () => {

@@ -9,7 +9,7 @@ import { Follower, tempDataDir } from '../fakes/daemon';
 import { checkStartParams, fold } from '@roundtable/protocol';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { runTool } from '../../daemon/src/tools/workspaceTools';
@@ -112,7 +112,7 @@ describe('read-only workspace tools for the panel', () => {
       events.filter((e) => e.type !== 'tool_called').map((e, i) => ({ ...e, seq: i + 1 })),
     ).spokenTokens;
     assert.equal(state.spokenTokens, spokenWithoutTools + toolTokens);
-    const minutes = renderMinutes(events);
+    const minutes = renderMinutes(fold(events));
     assert.match(minutes, /## Workspace tool calls/);
     assert.ok(
       minutes.includes('| 1 | ada | read\\_file | `{"path":"src/app.ts"}` | src/app\\.ts lines 1-3 of 3 |'),

@@ -3,12 +3,12 @@ import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Participant } from '@roundtable/protocol';
-import { checkStartParams } from '@roundtable/protocol';
+import { checkStartParams, fold } from '@roundtable/protocol';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
 import { evidenceChecker } from '../../daemon/src/meeting/evidence';
-import { citedRange } from '../../daemon/src/meeting/verifiedEvidence';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { citedRange } from '@roundtable/protocol/verifiedEvidence';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { eventsOfType } from '../fakes/meetings';
@@ -98,7 +98,7 @@ describe('consensus evidence verified by a tool call', () => {
     assert.equal(call?.participant, 'ada');
     assert.match(call?.result ?? '', /^src\/util\.ts lines 1-1 of 2\n1: export function add/);
 
-    const minutes = renderMinutes(events);
+    const minutes = renderMinutes(fold(events));
     const line = (who: string, v: string) =>
       minutes.split('\n').find((l) => l.startsWith(`- **${who}** (${v},`)) ?? assert.fail(`no ${who} ${v} line`);
     const adaAccept = line('ada', 'accept');

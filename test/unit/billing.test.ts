@@ -2,13 +2,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBody } from '@roundtable/protocol';
-import { billOf, costOf, formatBill, formatBillShort, formatEstimateShort } from '@roundtable/protocol';
+import { billOf, costOf, formatBill, formatBillShort, formatEstimateShort, fold } from '@roundtable/protocol';
 import { THINKING_ALLOWANCE } from '../../daemon/src/meeting/budget';
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { billingConfig } from '../../extension/src/billingSettings';
 import { estimateLine } from '../../extension/src/estimate';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { given, logOf, opened } from '../fakes/given';
 import { panel } from '../fakes/meetings';
 
@@ -82,7 +82,7 @@ describe('the minutes bill', () => {
         : b,
     );
     const md = renderMinutes(
-      logOf([...bodies, usage('ada', 400_000, 100_000, 200_000), usage('sam', 300, 30), usage('grace', 500, 50)]),
+      fold(logOf([...bodies, usage('ada', 400_000, 100_000, 200_000), usage('sam', 300, 30), usage('grace', 500, 50)])),
     );
     assert.match(md, /\| ada \| gpt-4o \| 1 \| 400,000 \| 100,000 \| 200,000 \| 500,000 \| \$2\.00 \| 0 \|/);
     assert.match(md, /\| grace \| copilot-gpt \| 1 \| 500 \| 50 \| 0 \| 550 \| — \| 0 \|/);

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Participant } from '@roundtable/protocol';
-import { debateMetrics } from '@roundtable/protocol';
+import { debateMetrics, fold } from '@roundtable/protocol';
 import { JUDGE_ANTI_CONFORMITY, WORKER_ANTI_CONFORMITY } from '../../daemon/src/meeting/antiConformity';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { evidenceChecker } from '../../daemon/src/meeting/evidence';
 import { judgePrompt, workerPrompt } from '../../daemon/src/meeting/prompts';
 import { ballot, eventsOfType, panel, runMeeting } from '../fakes/meetings';
@@ -59,7 +59,7 @@ describe('debate metrics of a meeting', () => {
       ),
     );
 
-    const minutes = renderMinutes(events);
+    const minutes = renderMinutes(fold(events));
     assert.match(minutes, /## Was the debate worth it\?/);
     assert.match(minutes, /Round 1 was independent:\*\* every worker answered/);
     assert.match(
@@ -128,7 +128,7 @@ describe('debate metrics of a meeting', () => {
       state.digest?.text ?? '',
       /\nDebate changed the outcome: no \(round 1 majority: O1; final: O1\) · rounds after the first cost 0 billed tokens$/,
     );
-    assert.match(renderMinutes(events), /Plain majority of round 1 ballots:\*\* O1 · \*\*final outcome:\*\* O1/);
+    assert.match(renderMinutes(fold(events)), /Plain majority of round 1 ballots:\*\* O1 · \*\*final outcome:\*\* O1/);
   });
 
   it('a one-round meeting cannot have changed anything and cost nothing after round 1', async () => {

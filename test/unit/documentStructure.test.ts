@@ -13,8 +13,8 @@ import MarkdownIt from 'markdown-it';
 import type { MeetingEvent } from '@roundtable/protocol';
 import { fold } from '@roundtable/protocol';
 import { renderDigest } from '../../daemon/src/meeting/digest';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
-import { MANIFEST_KEYS, manifestLine } from '../../daemon/src/meeting/manifest';
+import { renderMinutes } from '@roundtable/protocol/minutes';
+import { MANIFEST_KEYS, manifestLine } from '@roundtable/protocol/manifest';
 import { decisionRecord } from '../../extension/src/decisionRecord';
 import { digestMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { ballot, panel, runMeeting, turns } from '../fakes/meetings';
@@ -128,7 +128,7 @@ function documents(events: MeetingEvent[]): Record<string, string> {
   const s = fold(events);
   // The digest is plain text (six labelled lines, checked below); as Markdown it lives in the
   // minutes' and the MADR record's code blocks, which are checked here.
-  const docs: Record<string, string> = { minutes: renderMinutes(events) };
+  const docs: Record<string, string> = { minutes: renderMinutes(fold(events)) };
   // The record is written from the digest as the review shows it (Markdown built from the event text).
   const reviewed = s.digest ? digestMarkdown(s) : renderDigest({ ...benignDigest });
   const madr = decisionRecord({
@@ -253,7 +253,7 @@ describe('documents written from a meeting keep their structure whatever the eve
 
   it('shows hostile text as text: the forged pieces are still readable in the rendered HTML', () => {
     const events = withText(logs.resolved ?? [], () => '</blockquote><img src=x onerror=alert(1)> # not a heading');
-    const html = md.render(renderMinutes(events));
+    const html = md.render(renderMinutes(fold(events)));
     assert.ok(!html.includes('<img'), 'no element from agent text');
     assert.ok(html.includes('&lt;/blockquote&gt;&lt;img src=x onerror=alert(1)&gt; # not a heading'));
   });

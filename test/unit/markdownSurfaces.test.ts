@@ -11,12 +11,12 @@ import { describe, it } from 'node:test';
 import MarkdownIt from 'markdown-it';
 import type { ConveneResult } from '@roundtable/client';
 import type { Digest, EventBody, MeetingState } from '@roundtable/protocol';
-import { initialState } from '@roundtable/protocol';
+import { initialState, fold } from '@roundtable/protocol';
 import { digestMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { cell, inline, paragraph, quote } from '@roundtable/protocol/markdown';
 import { deliberateReport } from '../../mcp/src/deliberateReport';
 import { reviewReport } from '../../mcp/src/reviewReport';
-import { minutesFileBase, renderMinutes } from '../../daemon/src/meeting/minutes';
+import { minutesFileBase, renderMinutes } from '@roundtable/protocol/minutes';
 import { roundTable } from '../../extension/src/chat/render';
 import { digestReport } from '../../extension/src/conveneReport';
 import { decisionRecord } from '../../extension/src/decisionRecord';
@@ -98,7 +98,7 @@ function minutesOf(text: string): string {
     { type: 'meeting_closed', reason: 'max_rounds' },
     { type: 'digest_ready', digest: digestOf(text), text },
   ];
-  return renderMinutes(logOf(bodies));
+  return renderMinutes(fold(logOf(bodies)));
 }
 
 /** Every Markdown surface model text reaches, built from one hostile text. */

@@ -3,8 +3,9 @@ import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { slugify } from '@roundtable/protocol';
-import { renderMinutes, writeMinutes, writeNewFile } from '../../daemon/src/meeting/minutes';
+import { slugify, fold } from '@roundtable/protocol';
+import { renderMinutes } from '@roundtable/protocol/minutes';
+import { writeMinutes, writeNewFile } from '@roundtable/client/minutesFile';
 import { runMeeting, turns } from '../fakes/meetings';
 
 async function demoEvents() {
@@ -26,7 +27,7 @@ async function demoEvents() {
 
 describe('minutes', () => {
   it('render every section a reviewer needs, from the log alone', async () => {
-    const md = renderMinutes(await demoEvents());
+    const md = renderMinutes(fold(await demoEvents()));
     for (const heading of [
       '# Roundtable minutes: Adopt a monorepo?',
       '## Topic',
@@ -57,7 +58,7 @@ describe('minutes', () => {
 
   it('bill every call per participant and role, and the totals are the usage the log recorded', async () => {
     const events = await demoEvents();
-    const md = renderMinutes(events);
+    const md = renderMinutes(fold(events));
     let prompt = 0;
     let completion = 0;
     for (const e of events) {
@@ -78,17 +79,17 @@ describe('minutes', () => {
 
   it('render the same bytes from the same events', async () => {
     const events = await demoEvents();
-    assert.equal(renderMinutes(events), renderMinutes(structuredClone(events)));
+    assert.equal(renderMinutes(fold(events)), renderMinutes(fold(structuredClone(events))));
   });
 
   it('are written as YYYY-MM-DD-<slug>.md and never overwrite an existing file', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'rt-minutes-'));
     const events = await demoEvents();
-    const first = await writeMinutes(dir, events);
-    const second = await writeMinutes(dir, events);
+    const first = await writeMinutes(dir, fold(events));
+    const second = await writeMinutes(dir, fold(events));
     assert.match(path.basename(first), /^\d{4}-\d\d-\d\d-adopt-a-monorepo-for-3-services\.md$/);
     assert.equal(path.basename(second), path.basename(first).replace('.md', '-2.md'));
-    assert.equal(await readFile(first, 'utf8'), renderMinutes(events));
+    assert.equal(await readFile(first, 'utf8'), renderMinutes(fold(events)));
     assert.deepEqual(
       (await readdir(dir)).filter((f) => f.endsWith('.tmp')),
       [],

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { MeetingEvent } from '@roundtable/protocol';
 import { fold, formatBill } from '@roundtable/protocol';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { minutesCommand } from '../../cli/src/minutesCommand';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import { runMeeting, turns } from '../fakes/meetings';
@@ -34,14 +34,14 @@ async function meeting(): Promise<MeetingEvent[]> {
 
 describe('thinking in the minutes', () => {
   it('says how long a model thought, without the thinking', async () => {
-    const md = renderMinutes(await meeting());
+    const md = renderMinutes(fold(await meeting()));
     assert.ok(md.includes('_(thought for 1,234 tokens; not included)_'));
     assert.equal(md.match(/thought for/g)?.length, 1, 'only the message that thought');
     assert.doesNotMatch(md, /Not a heading|onerror/);
   });
 
   it('with `thinking: true`, quotes it, escaped and labelled', async () => {
-    const md = renderMinutes(await meeting(), { thinking: true });
+    const md = renderMinutes(fold(await meeting()), { thinking: true });
     assert.ok(md.includes('**Thinking of ada** (1,234 tokens, never spoken in the room):'));
     const quoted = md.split('\n').filter((l) => l.startsWith('> ') && /Not a heading|img|link/.test(l));
     assert.equal(quoted.length, 3, 'every line inside the quote');
@@ -53,7 +53,10 @@ describe('thinking in the minutes', () => {
   it('the bill says how much of the output was thinking', async () => {
     const events = await meeting();
     assert.match(formatBill(fold(events)), /[\d,]+ completion of which 1,234 thinking/);
-    assert.match(renderMinutes(events), /Thinking: 1,234 of the [\d,]+ completion tokens \(billed, never spoken\)\./);
+    assert.match(
+      renderMinutes(fold(events)),
+      /Thinking: 1,234 of the [\d,]+ completion tokens \(billed, never spoken\)\./,
+    );
   });
 
   it('`roundtable minutes --thinking` writes the thinking; without the flag only the line', async () => {

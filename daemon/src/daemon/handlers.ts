@@ -4,8 +4,8 @@
  */
 import type { DaemonMethod, MeetingEvent, ParamsOf, ResultOf } from '@roundtable/protocol';
 import { MAX_MESSAGE_BYTES, MEETING_PAGE_DEFAULT, RpcError, fold, summaryOf } from '@roundtable/protocol';
-import { minutesFileBase, renderMinutes } from '../meeting/minutes';
-import { manifestLine } from '../meeting/manifest';
+import { minutesFileBase, renderMinutes } from '@roundtable/protocol/minutes';
+import { manifestLine } from '@roundtable/protocol/manifest';
 import { estimateMeeting } from '../meeting/estimate';
 import { listDecisions } from '../decisions/listing';
 import { agentHandlers } from './agentHandlers';
@@ -106,13 +106,14 @@ async function remove(ctx: ServerContext, p: Params<'meeting/delete'>, conn: Con
   return {};
 }
 
+/** Minutes for clients of earlier releases; clients now render them from the state they hold. */
 async function render(ctx: ServerContext, p: Params<'meeting/render'>): Result<'meeting/render'> {
   const events = await ctx.manager.events(p.meetingId, 0);
   if (events.length === 0) throw new RpcError('not_found', `no meeting ${p.meetingId}`);
   const state = fold(events);
   const fileBase = minutesFileBase(state);
   return {
-    minutes: renderMinutes(events),
+    minutes: renderMinutes(state),
     fileBase,
     ...(state.mode === 'consensus' ? { manifestLine: manifestLine(state, `${fileBase}.md`) } : {}),
   };

@@ -1,13 +1,13 @@
 /**
  * What a consensus meeting's workers are shown: the proposal call, the ballot (with the other
- * workers' earlier ballots as evidence), the retry after an invalid ballot, and ballots rendered
- * as text for peers, the room and the minutes.
+ * workers' earlier ballots as evidence) and the retry after an invalid ballot.
  */
 import type { MeetingState, Participant, RoundState } from '@roundtable/protocol';
+import { UNCERTAINTY_BELOW } from '@roundtable/protocol';
+import { renderBallot } from '@roundtable/protocol/consensusReport';
 import type { ChatMessage } from '../providers/types';
 import { truncateToTokens } from '../providers/tokens';
 import { defang, oneLine, wrapPost } from './envelope';
-import { UNCERTAINTY_BELOW } from './votes';
 import { REVIEW_BALLOT_RULE, findingsBallotBlock, reviewerSystem } from './reviewPrompts';
 import {
   EVIDENCE_RULE,
@@ -26,24 +26,6 @@ export function ballotOf(s: MeetingState, worker: string, b: RoundState['ballots
     seq: b.seq,
     text: truncateToTokens(renderBallot(s, b.votes), PEER_POST_MAX_TOKENS),
   });
-}
-
-/** Renders a ballot as readable text, for peers (as evidence), the room and the minutes. */
-export function renderBallot(s: MeetingState, votes: RoundState['ballots'][string]['votes']): string {
-  return votes
-    .map((v) => {
-      const label = s.options.find((o) => o.id === v.option)?.label ?? v.option;
-      const ev = v.evidence
-        .map((e) => `${e.file}${e.section ? ` §${e.section}` : ''}${e.status === 'missing' ? ' (MISSING)' : ''}`)
-        .join(', ');
-      const notes = [
-        ...(v.assumptions?.length ? [`assumes: ${v.assumptions.join('; ')}`] : []),
-        ...(v.uncertainty ? [`unsure: ${v.uncertainty}`] : []),
-        ...(v.compromise ? [`compromise: ${v.compromise}`] : []),
-      ];
-      return `${v.option} (${label}): ${v.vote.toUpperCase()} at ${v.confidence.toFixed(2)} — ${v.rationale}${ev ? ` [evidence: ${ev}]` : ''}${notes.length ? ` [${notes.join(' | ')}]` : ''}`;
-    })
-    .join('\n');
 }
 
 const BALLOT_FORMAT =

@@ -15,9 +15,9 @@ import {
   isScriptedPanel,
   workersOf,
 } from '@roundtable/protocol';
-import { oneLine } from './markdown';
-import { debateLine } from './debateMetrics';
-import { reviewDissent, reviewSummary } from './reviewReport';
+import { oneLine } from '@roundtable/protocol/markdown';
+import { debateLine } from '@roundtable/protocol/debateMinutes';
+import { reviewDissent, reviewSummary } from '@roundtable/protocol';
 
 export interface DigestNarrative {
   consensusStatement?: string;

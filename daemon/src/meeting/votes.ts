@@ -5,7 +5,7 @@
  * turned into an explained error when invalid so the worker can be asked once more.
  */
 import type { ConsensusOption, Evidence, OptionVote, VoteKind } from '@roundtable/protocol';
-import { isRecord } from '@roundtable/protocol';
+import { UNCERTAINTY_BELOW, isRecord } from '@roundtable/protocol';
 import { extractJson, jsonValuesIn } from './jsonInReply';
 
 export type BallotCheck = { ok: true; votes: OptionVote[] } | { ok: false; reason: string };
@@ -66,8 +66,6 @@ function checkEvidence(raw: unknown, at: string): { ok: true; value: Evidence[] 
   return { ok: true, value };
 }
 
-/** Below this confidence a vote must say why the worker is unsure (seed CONS-013). */
-export const UNCERTAINTY_BELOW = 0.5;
 const MAX_NOTE = 1_000;
 const MAX_ASSUMPTIONS = 10;
 

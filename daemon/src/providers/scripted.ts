@@ -20,7 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { CallPurpose, MeetingState, Participant } from '@roundtable/protocol';
-import { isRecord } from '@roundtable/protocol';
+import { CANNED_NOTE, isRecord } from '@roundtable/protocol';
 import { countPromptTokens, countTokens, truncateToTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 import { consensusReply, parseConsensusSections, type ConsensusScript } from './scriptedConsensus';
@@ -42,9 +42,6 @@ export interface Script extends ConsensusScript {
   onExhausted?: 'pass' | 'repeat' | 'error';
   replies: Record<string, ScriptedReply[] | Partial<Record<CallPurpose, ScriptedReply[]>>>;
 }
-
-/** Said wherever canned replies meet another topic: the CLI, the minutes, the digest. */
-export const CANNED_NOTE = 'Scripted demo: canned replies that ignore the topic';
 
 const PURPOSES: readonly CallPurpose[] = ['briefing', 'turn', 'judge', 'summary', 'digest', 'followup'];
 
@@ -307,8 +304,6 @@ export class ScriptedProvider implements ChatProvider {
     this.cursors.set(key, (this.cursors.get(key) ?? 0) + count);
   }
 }
-
-export { ignoresTopic } from '@roundtable/protocol';
 
 /** Completed calls of a participant per purpose, read from the log (what a resume must not redo). */
 function completedCalls(p: Participant, s: MeetingState): [CallPurpose, number][] {

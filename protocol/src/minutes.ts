@@ -1,29 +1,16 @@
 /**
- * Minutes: a deterministic Markdown rendering of a meeting's log. Same events in, same bytes out,
- * so minutes can be re-rendered from the store at any time and diffed in review.
+ * Minutes: a deterministic Markdown rendering of a meeting's folded log. Same state in, same bytes
+ * out, so minutes can be re-rendered from the store at any time and diffed in review, by the daemon
+ * or by any client from the state it already holds. The file is written by client/src/minutesFile.ts.
  */
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
-import type { Bill, MeetingEvent, MeetingState, PostedMessage, RoundState } from '@roundtable/protocol';
-import {
-  billOf,
-  fold,
-  formatBill,
-  formatCount,
-  formatUsd,
-  slugify,
-  stanceMatrix,
-  type BillLine,
-} from '@roundtable/protocol';
+import { billOf, formatBill, formatUsd, type Bill, type BillLine } from './billing';
+import { renderBallot, renderConsensusReport } from './consensusReport';
+import { contextMinutes, toolMinutes } from './contextMinutes';
+import { debateMinutes } from './debateMinutes';
+import { CANNED_NOTE, ignoresTopic } from './demo';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
-import { renderBallot } from './consensusPrompts';
-import { writeTemp } from './atomicFile';
-import { appendManifest, manifestFileFor, replaceFile } from './manifest';
-import { renderConsensusReport } from './report';
-import { CANNED_NOTE, ignoresTopic } from '../providers/scripted';
-import { debateMinutes } from './debateMetrics';
-import { contextMinutes, toolMinutes } from '../context/render';
-import { countTokens } from '../providers/tokens';
+import { stanceMatrix, type MeetingState, type PostedMessage, type RoundState } from './state';
+import { formatCount, slugify } from './text';
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -41,13 +28,14 @@ export interface MinutesOptions {
 /** The line (or labelled quote) a message's thinking leaves in the minutes; none without thinking. */
 export function thinkingMinutes(m: PostedMessage, opts: MinutesOptions = {}): string[] {
   if (!m.thinking && m.thinkingTokens === undefined) return [];
-  const tokens = n(m.thinkingTokens ?? countTokens(m.thinking ?? ''));
+  // The engine logs the tokens with every thinking it keeps; a log without them says so, uncounted.
+  const tokens = m.thinkingTokens === undefined ? 'an unrecorded number of' : n(m.thinkingTokens);
   if (!opts.thinking || !m.thinking) return [`_(thought for ${tokens} tokens; not included)_`, ''];
   return [`**Thinking of ${inline(m.from)}** (${tokens} tokens, never spoken in the room):`, '', quote(m.thinking), ''];
 }
 
-export function renderMinutes(events: readonly MeetingEvent[], opts: MinutesOptions = {}): string {
-  const s: MeetingState = fold(events);
+/** The minutes of a meeting, from its folded log (`fold(events)`, or the state a mirror holds). */
+export function renderMinutes(s: MeetingState, opts: MinutesOptions = {}): string {
   const bill = billOf(s);
   return [
     ...headerMinutes(s, bill),
@@ -266,65 +254,8 @@ function tokenAccounting(s: MeetingState, bill: ReturnType<typeof billOf>): stri
   return out;
 }
 
-/**
- * Writes text to `dir/<base>.md` atomically (temp file, fsync, link) and never overwrites:
- * an existing name gets `-2`, `-3`, ... Returns the path written.
- */
-export async function writeNewFile(dir: string, base: string, text: string): Promise<string> {
-  await fs.mkdir(dir, { recursive: true });
-  const tmp = await writeTemp(dir, base, text);
-  try {
-    for (let n = 1; n < 10_000; n++) {
-      const target = path.join(dir, `${base}${n === 1 ? '' : `-${n}`}.md`);
-      try {
-        // link() fails if the target exists, so two writers can never clobber each other's minutes.
-        await fs.link(tmp, target);
-        return target;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      }
-    }
-    throw new Error(`too many files named ${base} in ${dir}`);
-  } finally {
-    await fs.rm(tmp, { force: true });
-  }
-}
-
 /** `YYYY-MM-DD-<slug>` (consensus meetings: `YYYY-MM-DD-consensus-<slug>`), without extension. */
 export function minutesFileBase(s: MeetingState): string {
   const date = new Date(s.openedAt).toISOString().slice(0, 10);
   return `${date}-${s.mode === 'consensus' ? 'consensus-' : ''}${slugify(s.topic)}`;
-}
-
-/**
- * Writes the minutes of a meeting as `YYYY-MM-DD-<slug>.md` into `dir`. A consensus meeting
- * (whose minutes lead with the consensus report) has one file: written when it escalates
- * (`Status: blocked`), replaced atomically when the human resolves it, and indexed by one line
- * of `MANIFEST.jsonl`, which is how the file is found again. The history stays in the log.
- */
-export async function writeMinutes(
-  dir: string,
-  events: readonly MeetingEvent[],
-  opts: MinutesOptions = {},
-): Promise<string> {
-  const s = fold(events);
-  const text = renderMinutes(events, opts);
-  if (s.mode !== 'consensus') return writeNewFile(dir, minutesFileBase(s), text);
-  const known = await manifestFileFor(dir, s.meetingId);
-  const previous = known && !path.isAbsolute(known) && !known.includes('..') ? path.join(dir, known) : undefined;
-  let file: string;
-  if (previous && (await isFile(previous))) {
-    await replaceFile(previous, text);
-    file = previous;
-  } else file = await writeNewFile(dir, minutesFileBase(s), text);
-  await appendManifest(dir, s, file);
-  return file;
-}
-
-async function isFile(p: string): Promise<boolean> {
-  try {
-    return (await fs.lstat(p)).isFile();
-  } catch {
-    return false;
-  }
 }

@@ -1,10 +1,11 @@
-/** Writing what a run produces (the minutes) from the CLI: one clear line and exit 4 when it cannot. */
+/** Writing what a run produces (the minutes) from the CLI and MCP: one clear line and exit 4 when it cannot. */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { MeetingEvent } from '@roundtable/protocol';
-import { outputRefusal } from '@roundtable/client';
-import { writeMinutes, type MinutesOptions } from './minutes';
+import type { MeetingState } from '@roundtable/protocol';
+import type { MinutesOptions } from '@roundtable/protocol/minutes';
 import { terminalSafe } from '@roundtable/protocol/terminal';
+import { MANIFEST_FILE, writeMinutes } from './minutesFile';
+import { outputRefusal } from './outputDir';
 
 /** Exit code when the meeting ran but its minutes could not be written (the log is kept). */
 export const EXIT_MINUTES_FAILED = 4;
@@ -60,23 +61,22 @@ const WHY: Record<string, string> = {
  */
 export async function writeMinutesOrExplain(
   dir: string,
-  events: readonly MeetingEvent[],
+  s: MeetingState,
   err: NodeJS.WritableStream,
   opts: MinutesOptions & { workspace?: string } = {},
 ): Promise<string | undefined> {
   const { workspace = process.cwd(), ...render } = opts;
   try {
-    const refused = await outputRefusal(workspace, dir, ['MANIFEST.jsonl']);
+    const refused = await outputRefusal(workspace, dir, [MANIFEST_FILE]);
     if (refused) throw new Error(refused);
     await ensureDir(dir);
-    return await writeMinutes(dir, events, render);
+    return await writeMinutes(dir, s, render);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = (code && WHY[code]) ?? (e as Error).message.split('\n')[0] ?? 'unknown error';
-    const id = events[0]?.meetingId ?? '?';
     err.write(
       terminalSafe(
-        `roundtable: could not write the minutes to ${dir}: ${why}${code ? ` (${code})` : ''}. Nothing is lost: the meeting is kept; write them elsewhere with: roundtable minutes ${id} --out <folder>\n`,
+        `roundtable: could not write the minutes to ${dir}: ${why}${code ? ` (${code})` : ''}. Nothing is lost: the meeting is kept; write them elsewhere with: roundtable minutes ${s.meetingId} --out <folder>\n`,
       ),
     );
     return undefined;

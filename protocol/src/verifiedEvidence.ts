@@ -6,7 +6,8 @@
  * the first line the tool itself wrote ("<path> lines <from>-<to> of <n>"), never from the model's
  * arguments or its ballot.
  */
-import type { Evidence, MeetingState } from '@roundtable/protocol';
+import type { Evidence } from './consensus';
+import type { MeetingState } from './state';
 
 export interface LineRead {
   file: string;

@@ -1,13 +1,13 @@
 /**
  * The consensus report: a deterministic Markdown rendering of a consensus meeting's log, in the
- * seed's format (manifest.ts writes the MANIFEST.jsonl line that indexes it).
+ * seed's format (manifest.ts makes the MANIFEST.jsonl line that indexes it), and a ballot as text.
  */
-import type { MeetingState, OptionVote, RoundState } from '@roundtable/protocol';
+import { UNCERTAINTY_BELOW, type OptionVote } from './consensus';
+import { consensusOutcome } from './debate';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
-import { UNCERTAINTY_BELOW } from './votes';
-import { consensusOutcome } from '@roundtable/protocol';
+import { reviewNextSteps, reviewSummary } from './reviewOutcome';
+import type { MeetingState, RoundState } from './state';
 import { isVerified, linesRead, type LineRead } from './verifiedEvidence';
-import { reviewNextSteps, reviewSummary } from './reviewReport';
 
 /** The last round that was voted on (its verdict computed). */
 export function lastVoted(s: MeetingState): RoundState | undefined {
@@ -292,4 +292,22 @@ export function renderConsensusReport(s: MeetingState): string {
   out.push(...notesSections(r));
   out.push('## Next Steps', '', ...nextSteps(s).map((x) => `- ${inline(x)}`), '');
   return out.join('\n');
+}
+
+/** Renders a ballot as readable text, for peers (as evidence), the room and the minutes. */
+export function renderBallot(s: MeetingState, votes: RoundState['ballots'][string]['votes']): string {
+  return votes
+    .map((v) => {
+      const label = s.options.find((o) => o.id === v.option)?.label ?? v.option;
+      const ev = v.evidence
+        .map((e) => `${e.file}${e.section ? ` §${e.section}` : ''}${e.status === 'missing' ? ' (MISSING)' : ''}`)
+        .join(', ');
+      const notes = [
+        ...(v.assumptions?.length ? [`assumes: ${v.assumptions.join('; ')}`] : []),
+        ...(v.uncertainty ? [`unsure: ${v.uncertainty}`] : []),
+        ...(v.compromise ? [`compromise: ${v.compromise}`] : []),
+      ];
+      return `${v.option} (${label}): ${v.vote.toUpperCase()} at ${v.confidence.toFixed(2)} — ${v.rationale}${ev ? ` [evidence: ${ev}]` : ''}${notes.length ? ` [${notes.join(' | ')}]` : ''}`;
+    })
+    .join('\n');
 }

@@ -1,14 +1,13 @@
 /**
  * MANIFEST.jsonl: one line per consensus meeting, with exactly the seed's keys, pointing at the
  * meeting's one report file. The line is replaced (not appended again) when the meeting moves from
- * blocked to complete or partial, and the report file is found again through it.
+ * blocked to complete or partial, and the report file is found again through it. The file itself
+ * is written by the minutes writer (client/src/minutesFile.ts).
  */
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
-import type { MeetingState } from '@roundtable/protocol';
-import { consensusOutcome } from '@roundtable/protocol';
-import { jsonLine, withoutMeeting } from './markdown';
-import { lastVoted, nextSteps, reportStatus, type ReportStatus } from './report';
+import { lastVoted, nextSteps, reportStatus, type ReportStatus } from './consensusReport';
+import { consensusOutcome } from './debate';
+import { jsonLine } from './markdown';
+import type { MeetingState } from './state';
 
 /** The seed's MANIFEST.jsonl keys, in its order; tools that read the seed's manifests read ours. */
 export const MANIFEST_KEYS = [
@@ -83,45 +82,4 @@ export function manifestEntry(s: MeetingState, file: string): ManifestEntry {
 /** The manifest entry as one JSON line. */
 export function manifestLine(s: MeetingState, file: string): string {
   return jsonLine(manifestEntry(s, file));
-}
-
-/** The report file MANIFEST.jsonl in `dir` names for a meeting, if any (the last line wins). */
-export async function manifestFileFor(dir: string, meetingId: string): Promise<string | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(path.join(dir, 'MANIFEST.jsonl'), 'utf8');
-  } catch {
-    return undefined;
-  }
-  let file: string | undefined;
-  for (const line of text.split('\n')) {
-    try {
-      const e = JSON.parse(line) as { id?: unknown; file?: unknown };
-      if (e.id === meetingId && typeof e.file === 'string') file = e.file;
-    } catch {
-      // not ours to judge: keep other lines as they are
-    }
-  }
-  return file;
-}
-
-import { replaceFile } from './atomicFile';
-
-export { replaceFile };
-
-/**
- * Writes the manifest line for a report written into `dir`: the meeting's earlier line (written
- * when it was blocked) is replaced, so the manifest holds one line per meeting. Lines of other
- * meetings, even ones that do not parse, are kept as they are.
- */
-export async function appendManifest(dir: string, s: MeetingState, reportPath: string): Promise<void> {
-  const line = manifestLine(s, path.relative(dir, reportPath));
-  const manifest = path.join(dir, 'MANIFEST.jsonl');
-  let before = '';
-  try {
-    before = await fs.readFile(manifest, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  await replaceFile(manifest, `${withoutMeeting(before, s.meetingId)}${line}\n`);
 }

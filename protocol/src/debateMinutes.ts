@@ -1,10 +1,10 @@
 /**
  * Was the debate worth it, in words: the digest's one line and the minutes' section. The figures
- * come from `debateMetrics` (protocol), which the room reads too.
+ * come from `debateMetrics` (debate.ts), which the room reads too.
  */
-import type { DebateMetrics, FollowedPost, MeetingState } from '@roundtable/protocol';
-import { debateMetrics, flipText } from '@roundtable/protocol';
+import { debateMetrics, flipText, type DebateMetrics, type FollowedPost } from './debate';
 import { cell, inline } from './markdown';
+import type { MeetingState } from './state';
 
 /** The digest's line: "Debate changed the outcome: yes · rounds after the first cost 1,234 billed tokens". */
 export function debateLine(m: DebateMetrics): string {
