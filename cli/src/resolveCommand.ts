@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { connectDaemon, defaultDataDir, findDaemon, watchMeeting, type MeetingWatch } from '@roundtable/client';
+import { connectDaemon, defaultDataDir, findDaemon, type MeetingHandle } from '@roundtable/client';
 import { providerFactory } from '../../daemon/src/daemon/daemon';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
@@ -129,7 +129,7 @@ async function resolveInDaemon(job: ResolveJob, dataDir: string): Promise<number
   if (!found)
     throw new UsageError(`no meeting ${meetingId}: no daemon is running for ${dataDir} and no local run is kept there`);
   const conn = await connectDaemon(found.info.port, found.token);
-  let watch: MeetingWatch;
+  let watch: MeetingHandle;
   try {
     // Only what happens after our answer ends the wait: the log already holds the escalation we answer.
     let answeredAfter: number;
@@ -138,13 +138,13 @@ async function resolveInDaemon(job: ResolveJob, dataDir: string): Promise<number
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    watch = await watchMeeting(conn, meetingId, (e) => printer.event(e));
+    watch = await conn.meetings.attach(meetingId, { deliver: (e) => printer.event(e) });
     try {
-      await conn.rpc.request('meeting/resolve', { meetingId, ...answer });
+      await watch.resolve(answer);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    await watch.waitFor(settles, answeredAfter);
+    await watch.untilEvent(settles, answeredAfter);
   } finally {
     await conn.close();
   }
