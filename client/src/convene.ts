@@ -111,9 +111,17 @@ export async function convene(
   opts: ConveneOptions = {},
 ): Promise<ConveneResult> {
   if (opts.signal?.aborted) throw new Error('cancelled before the meeting started; nothing was spent');
-  const handle = await meetings.open(params);
+  const { onEvent } = opts;
+  const onRound = opts.onRound && roundReporter(opts.onRound);
+  // Registered as the meeting opens: the caller hears every event, the first included.
+  const handle = await meetings.open(params, {
+    deliver: (e, s) => {
+      onEvent?.(e, s);
+      onRound?.(e, s);
+    },
+  });
   try {
-    return await conveneAnswer(handle, opts);
+    return await answerOf(handle, opts.signal);
   } finally {
     await handle.release();
   }
@@ -123,15 +131,21 @@ export async function convene(
  * Follows a meeting held already to its digest (or its escalation), as `convene` does; the
  * handle stays the caller's. Abort cuts the meeting and still resolves with the digest.
  */
-export async function conveneAnswer(handle: MeetingHandle, opts: ConveneOptions = {}): Promise<ConveneResult> {
+export async function conveneAnswer(
+  handle: MeetingHandle,
+  opts: Omit<ConveneOptions, 'onEvent'> = {},
+): Promise<ConveneResult> {
+  const off = opts.onRound ? handle.onUpdate(roundReporter(opts.onRound)) : undefined;
+  try {
+    return await answerOf(handle, opts.signal);
+  } finally {
+    off?.();
+  }
+}
+
+async function answerOf(handle: MeetingHandle, signal: AbortSignal | undefined): Promise<ConveneResult> {
   const { meetingId } = handle;
-  const onEvent = opts.onEvent;
-  const onRound = opts.onRound && roundReporter(opts.onRound);
-  const updates = new AbortController();
-  const off = handle.onUpdate((e, s) => {
-    onEvent?.(e, s);
-    onRound?.(e, s);
-  });
+  const failed = new AbortController();
   let cut = false;
   const onAbort = (): void => {
     // Once closed, the digest is on its way: there is nothing left to cut.
@@ -139,17 +153,16 @@ export async function conveneAnswer(handle: MeetingHandle, opts: ConveneOptions 
     cut = true;
     handle
       .cut('cancelled by the caller')
-      .catch((e: unknown) => updates.abort(new Error(`could not cut meeting ${meetingId}: ${(e as Error).message}`)));
+      .catch((e: unknown) => failed.abort(new Error(`could not cut meeting ${meetingId}: ${(e as Error).message}`)));
   };
   try {
-    if (opts.signal?.aborted) onAbort();
-    else opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const state = await handle.until(answered, { signal: updates.signal }).catch((e: unknown) => {
-      throw updates.signal.aborted && updates.signal.reason instanceof Error ? updates.signal.reason : e;
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    const state = await handle.until(answered, { signal: failed.signal }).catch((e: unknown) => {
+      throw failed.signal.reason instanceof Error ? failed.signal.reason : e;
     });
     return { meetingId, state, digest: state.digest?.digest, outcome: outcomeLine(state), cut };
   } finally {
-    off();
-    opts.signal?.removeEventListener('abort', onAbort);
+    signal?.removeEventListener('abort', onAbort);
   }
 }

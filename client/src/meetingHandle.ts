@@ -226,11 +226,11 @@ class Handle implements MeetingHandle {
   }
 
   decide(p: About<'meeting/decide'>): Promise<ResultOf<'meeting/decide'>> {
-    return this.owner.request('meeting/decide', { ...p, meetingId: this.meetingId } as ParamsOf<'meeting/decide'>);
+    return this.owner.request('meeting/decide', { ...p, meetingId: this.meetingId });
   }
 
   resolve(p: About<'meeting/resolve'>): Promise<ResultOf<'meeting/resolve'>> {
-    return this.owner.request('meeting/resolve', { ...p, meetingId: this.meetingId } as ParamsOf<'meeting/resolve'>);
+    return this.owner.request('meeting/resolve', { ...p, meetingId: this.meetingId });
   }
 
   /** The connection is gone: this handle's streams end. */
@@ -284,11 +284,11 @@ function updateStream(handle: Handle, stop: AbortSignal): AsyncIterableIterator<
       }
       return { done: false, value };
     },
-    async return() {
+    return() {
       finish();
       queue.length = 0;
       read = 0;
-      return { done: true, value: undefined };
+      return Promise.resolve({ done: true, value: undefined });
     },
     [Symbol.asyncIterator]() {
       return stream;
