@@ -125,16 +125,17 @@ export class DaemonLink implements vscode.Disposable {
     opts: Omit<ConveneOptions, 'onEvent'> & { started: (meetingId: string) => Promise<void> },
   ): Promise<ConveneResult> {
     if (opts.signal?.aborted) throw new Error('cancelled before the meeting started; nothing was spent');
-    const meetingId = await this.start(params);
-    const handle = this.held.get(meetingId);
-    if (!handle) throw new Error(`meeting ${meetingId} was forgotten while it ran`);
-    const [result] = await Promise.all([conveneAnswer(handle, opts), opts.started(meetingId)]);
+    const handle = await this.handle(await this.start(params));
+    const [result] = await Promise.all([conveneAnswer(handle, opts), opts.started(handle.meetingId)]);
     return result;
   }
 
-  /** The window's handle of a followed meeting (the person's requests go through it). */
-  handle(meetingId: string): MeetingHandle | undefined {
-    return this.held.get(meetingId);
+  /** The window's handle of a meeting, following it first: the person's cut, decision and answer go through it. */
+  async handle(meetingId: string): Promise<MeetingHandle> {
+    await this.subscribe(meetingId);
+    const handle = this.held.get(meetingId);
+    if (!handle) throw new Error(`meeting ${meetingId} was forgotten while it was being followed`);
+    return handle;
   }
 
   /** What is being written in a meeting right now, as the deltas that rebuild it in a view. */
@@ -151,12 +152,6 @@ export class DaemonLink implements vscode.Disposable {
   /** A followed meeting's state, kept one event at a time (the empty state when it is not followed). */
   state(meetingId: string): MeetingState {
     return this.held.get(meetingId)?.state ?? initialState();
-  }
-
-  /** Resolves once a followed meeting's log holds an event after `afterSeq` matching `pred`. */
-  async waitForEvent(meetingId: string, pred: (e: MeetingEvent) => boolean, afterSeq: number): Promise<void> {
-    await this.subscribe(meetingId);
-    await this.held.get(meetingId)?.untilEvent(pred, afterSeq);
   }
 
   /** Stops following a deleted meeting and drops what was held of it. */
