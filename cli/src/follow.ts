@@ -123,7 +123,7 @@ export async function runInDaemon(
         providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) },
         ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
       },
-      { deliver: (e) => printer.event(e) },
+      { deliver: (e, s) => printer.event(e, s) },
     );
     roomOut.write(`(running in the daemon on port ${found.info.port}, meeting ${watch.meetingId})\n`);
     process.on('SIGINT', onSigint);

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { connectDaemon, defaultDataDir, findDaemon, type MeetingHandle } from '@roundtable/client';
+import { MeetingMirror, connectDaemon, defaultDataDir, findDaemon, type MeetingHandle } from '@roundtable/client';
 import { providerFactory } from '../../daemon/src/daemon/daemon';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
@@ -99,7 +99,11 @@ async function resolveInProcess(job: ResolveJob, runDir: string): Promise<number
     await store.close();
     throw new UsageError(`no meeting ${meetingId} in ${runDir}`);
   }
-  for (const e of events) printer.event(e);
+  // The past is printed from a mirror's states as they were; the engine folds the log again to
+  // resume it (a run of this process only: in the daemon the handle's fold is the one).
+  const past = new MeetingMirror(meetingId);
+  past.onEvent((e, s) => printer.event(e, s));
+  for (const e of events) past.apply(e);
   const opened = events[0];
   const config = opened?.type === 'meeting_opened' ? opened.providers : undefined;
   const workspace = opened?.type === 'meeting_opened' ? opened.workspace : undefined;
@@ -108,7 +112,7 @@ async function resolveInProcess(job: ResolveJob, runDir: string): Promise<number
       store,
       providerFor: providerFactory(io.env)(config, undefined),
       clock: systemClock,
-      onEvent: (e) => printer.event(e),
+      onEvent: (e, s) => printer.event(e, s),
       ...(workspace ? { checkEvidence: evidenceChecker(workspace) } : {}),
     },
     meetingId,
@@ -138,7 +142,7 @@ async function resolveInDaemon(job: ResolveJob, dataDir: string): Promise<number
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    watch = await conn.meetings.attach(meetingId, { deliver: (e) => printer.event(e) });
+    watch = await conn.meetings.attach(meetingId, { deliver: (e, s) => printer.event(e, s) });
     try {
       await watch.resolve(answer);
     } catch (e) {
