@@ -46,11 +46,6 @@ export class LogFollower {
     return (await rpc.request('room/subscribe', { meetingId: this.meetingId, sinceSeq: this.cursor })).lastSeq;
   }
 
-  /** True when it follows on this connection already (a second subscribe would be a wasted hop). */
-  attachedTo(rpc: Pick<RpcClient, 'request'>): boolean {
-    return this.rpc === rpc && !this.stopped;
-  }
-
   /** The connection already sends this meeting's events (it was started with `follow`). */
   subscribedOn(rpc: Pick<RpcClient, 'request'>): void {
     this.rpc = rpc;
@@ -69,10 +64,6 @@ export class LogFollower {
       .then(() => undefined)
       .catch((e: unknown) => this.opts.onError?.(e as Error))
       .finally(() => (this.resyncing = undefined));
-  }
-
-  onStop(fn: () => void): void {
-    this.stops.push(fn);
   }
 
   /** Stops delivering; the daemon is told to stop sending when the connection is still open. */
