@@ -132,7 +132,7 @@ async function runOurs(repo: ReviewRepo): Promise<ReviewSide> {
       const conn = await connectDaemon(d.port, d.token, { handshakeTimeoutMs: 120_000 });
       try {
         const r = await convene(
-          conn,
+          conn.meetings,
           {
             topic: 'Review this change against the accepted decision records',
             mode: 'consensus',

@@ -4,7 +4,7 @@
  */
 import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
 import { settles } from '@roundtable/protocol';
-import { connectDaemon, watchOf, type FoundDaemon, type MeetingWatch } from '@roundtable/client';
+import { connectDaemon, type FoundDaemon, type MeetingHandle } from '@roundtable/client';
 import type { Meeting } from '../../daemon/src/meeting/engine';
 import type { Script } from '../../daemon/src/providers/scripted';
 import type { SqliteStore } from '../../daemon/src/store/sqliteStore';
@@ -109,29 +109,26 @@ export async function runInDaemon(
   finish: FinishMeeting = (state, events) => finishRun(state, events, opts, printer, io),
 ): Promise<number> {
   const conn = await connectDaemon(found.info.port, found.token);
-  let meetingId = '';
+  let handle: MeetingHandle | undefined;
   const onSigint = (): void => {
     roomOut.write('\nCutting the meeting…\n');
-    void conn.rpc.request('meeting/cut', { meetingId }).catch(() => undefined);
+    void handle?.cut().catch(() => undefined);
   };
-  let watch: MeetingWatch;
+  let watch: MeetingHandle;
   try {
     // Subscribed in the same request: the room prints from the first event, with no second read.
-    watch = watchOf(
-      await conn.start(
-        {
-          ...opts.params,
-          providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) },
-          ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
-        },
-        { deliver: (e) => printer.event(e) },
-      ),
+    watch = handle = await conn.meetings.open(
+      {
+        ...opts.params,
+        providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) },
+        ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+      },
+      { deliver: (e, s) => printer.event(e, s) },
     );
-    meetingId = watch.mirror.meetingId;
-    roomOut.write(`(running in the daemon on port ${found.info.port}, meeting ${meetingId})\n`);
+    roomOut.write(`(running in the daemon on port ${found.info.port}, meeting ${watch.meetingId})\n`);
     process.on('SIGINT', onSigint);
     const { events } = watch;
-    await watch.waitFor(settles, 0);
+    await watch.untilEvent(settles, 0);
     while (watch.state.status === 'awaiting_human') {
       const s = watch.state;
       const report = await writeMinutesOrExplain(opts.outDir, s, io.stderr);
@@ -141,8 +138,8 @@ export async function runInDaemon(
         return EXIT_AWAITING_HUMAN;
       }
       const answeredAfter = events.length;
-      await conn.rpc.request('meeting/resolve', { meetingId, ...answer });
-      await watch.waitFor(settles, answeredAfter);
+      await watch.resolve(answer);
+      await watch.untilEvent(settles, answeredAfter);
     }
   } finally {
     process.off('SIGINT', onSigint);

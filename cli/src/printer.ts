@@ -1,6 +1,6 @@
 /** Renders the room to a terminal as events arrive: who speaks, stance, round, budget. */
 import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
-import { budgetSpentOf, formatBill, initialState, reduce } from '@roundtable/protocol';
+import { budgetSpentOf, formatBill, initialState } from '@roundtable/protocol';
 import { terminalSafe } from '@roundtable/protocol/terminal';
 import type { RunSummary } from './follow';
 import { contextLines, toolLine } from '@roundtable/protocol/contextMinutes';
@@ -24,7 +24,7 @@ const STANCE_COLOR: Record<string, string> = {
   TIMEOUT: '35',
 };
 
-/** What an event's printer is given: the state folded through the event, and the room's pen. */
+/** What an event's printer is given: the state after the event (its model text not yet cleaned), and the room's pen. */
 interface Printing {
   s: MeetingState;
   /** `text` in the ANSI colour `code` when colour is on. */
@@ -73,7 +73,7 @@ const PRINTERS: { [K in MeetingEvent['type']]?: PrinterOf<K> } = {
   },
   tool_called: (e, p) => p.line(`  ${toolLine(e)}`),
   context_attached: (_e, p) => {
-    if (p.s.context) for (const l of contextLines(p.s.context)) p.line(`  ${l}`);
+    if (p.s.context) for (const l of contextLines(safeDeep(p.s.context))) p.line(`  ${l}`);
   },
   round_started: (e, p) => {
     p.line();
@@ -128,8 +128,14 @@ const PRINTERS: { [K in MeetingEvent['type']]?: PrinterOf<K> } = {
   },
 };
 
+/**
+ * Prints the room from the events and states of the one fold its caller holds (a meeting handle's
+ * in the daemon, the engine's in this process): it keeps the last state handed, never a fold of its own.
+ */
 export class RoomPrinter {
   private s: MeetingState = initialState();
+  /** Seq of the last event printed: one handed twice prints once. */
+  private printed = 0;
 
   constructor(
     private readonly out: NodeJS.WritableStream,
@@ -156,17 +162,19 @@ export class RoomPrinter {
     // The figure the budget caps, named (spoken by default, billed with --budget-basis billed).
     const spent = budgetSpentOf(this.s);
     const pct = Math.round((spent / this.s.config.tokenBudget) * 100);
-    return `${spent.toLocaleString('en-US')}/${this.s.config.tokenBudget.toLocaleString('en-US')} tokens ${this.s.config.budgetBasis ?? 'spoken'} (${pct}%)`;
+    return `${spent.toLocaleString('en-US')}/${this.s.config.tokenBudget.toLocaleString('en-US')} tokens ${terminalSafe(this.s.config.budgetBasis ?? 'spoken')} (${pct}%)`;
   }
 
-  event(raw: MeetingEvent): void {
-    if (raw.seq <= this.s.lastSeq) return;
+  /** One event and the meeting's state after it. */
+  event(raw: MeetingEvent, state: MeetingState): void {
+    if (raw.seq <= this.printed) return;
+    this.printed = raw.seq;
     // Every field of an event may hold model or agent text: cleaned once, here, before any is printed.
     const e = safeDeep(raw);
-    this.s = reduce(this.s, e);
+    this.s = state;
     const print = PRINTERS[e.type] as ((e: MeetingEvent, p: Printing) => void) | undefined;
     print?.(e, {
-      s: this.s,
+      s: state,
       c: (code, text) => this.c(code, text),
       line: (text) => this.line(text),
       indent: (text) => this.indent(text),
@@ -179,9 +187,8 @@ export class RoomPrinter {
     this.line(this.c('1', 'DIGEST'));
     this.line(terminalSafe(summary.digest));
     this.line();
-    // Both figures, named: spoken against the budget and what the calls billed (the printer's
-    // state was folded from terminal-safe events, so model names in it are clean).
-    this.line(`Tokens: ${formatBill(this.s)}`);
+    // Both figures, named: spoken against the budget and what the calls billed (model names cleaned).
+    this.line(`Tokens: ${formatBill(safeDeep(this.s))}`);
     this.line(`Minutes: ${terminalSafe(summary.minutesPath)}`);
   }
 }

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { connectDaemon, defaultDataDir, findDaemon, watchMeeting, type MeetingWatch } from '@roundtable/client';
+import { MeetingMirror, connectDaemon, defaultDataDir, findDaemon, type MeetingHandle } from '@roundtable/client';
 import { providerFactory } from '../../daemon/src/daemon/daemon';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
@@ -100,7 +100,11 @@ async function resolveInProcess(job: ResolveJob, runDir: string): Promise<number
     await store.close();
     throw new UsageError(`no meeting ${meetingId} in ${runDir}`);
   }
-  for (const e of events) printer.event(e);
+  // The past is printed from a mirror's states as they were; the engine folds the log again to
+  // resume it (a run of this process only: in the daemon the handle's fold is the one).
+  const past = new MeetingMirror(meetingId);
+  past.onEvent((e, s) => printer.event(e, s));
+  for (const e of events) past.apply(e);
   const opened = events[0];
   const config = opened?.type === 'meeting_opened' ? opened.providers : undefined;
   const workspace = opened?.type === 'meeting_opened' ? opened.workspace : undefined;
@@ -109,7 +113,7 @@ async function resolveInProcess(job: ResolveJob, runDir: string): Promise<number
       store,
       providerFor: providerFactory(io.env)(config, undefined),
       clock: systemClock,
-      onEvent: (e) => printer.event(e),
+      onEvent: (e, s) => printer.event(e, s),
       ...(workspace ? { checkEvidence: evidenceChecker(workspace) } : {}),
     },
     meetingId,
@@ -130,7 +134,7 @@ async function resolveInDaemon(job: ResolveJob, dataDir: string): Promise<number
   if (!found)
     throw new UsageError(`no meeting ${meetingId}: no daemon is running for ${dataDir} and no local run is kept there`);
   const conn = await connectDaemon(found.info.port, found.token);
-  let watch: MeetingWatch;
+  let watch: MeetingHandle;
   try {
     // Only what happens after our answer ends the wait: the log already holds the escalation we answer.
     let answeredAfter: number;
@@ -139,13 +143,13 @@ async function resolveInDaemon(job: ResolveJob, dataDir: string): Promise<number
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    watch = await watchMeeting(conn, meetingId, (e) => printer.event(e));
+    watch = await conn.meetings.attach(meetingId, { deliver: (e, s) => printer.event(e, s) });
     try {
-      await conn.rpc.request('meeting/resolve', { meetingId, ...answer });
+      await watch.resolve(answer);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    await watch.waitFor(settles, answeredAfter);
+    await watch.untilEvent(settles, answeredAfter);
   } finally {
     await conn.close();
   }

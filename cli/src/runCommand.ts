@@ -7,6 +7,7 @@ import type {
   ContextAttached,
   MeetingConfig,
   MeetingEvent,
+  MeetingState,
   Participant,
   StartMeetingParams,
 } from '@roundtable/protocol';
@@ -324,13 +325,13 @@ export async function openInProcess(
       providerFor,
       secrets: knownSecrets([opts.apiKey]),
       clock: systemClock,
-      onEvent: (e: MeetingEvent) => printer.event(e),
+      onEvent: (e: MeetingEvent, s: MeetingState) => printer.event(e, s),
       ...(params.workspace ? { checkEvidence: evidenceChecker(params.workspace) } : {}),
     },
     meetingId,
     { ...params, providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) } },
     prepared?.context,
   );
-  printer.event((await store.load(meeting.id))[0] as MeetingEvent);
+  printer.event((await store.load(meeting.id))[0] as MeetingEvent, meeting.state);
   return { meeting, store };
 }

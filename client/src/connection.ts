@@ -1,9 +1,9 @@
 /** A WebSocket connection to the daemon: the proven handshake, typed requests and events. */
 import WebSocket from 'ws';
-import type { DaemonEvents, MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
+import type { DaemonEvents, MeetingEvent } from '@roundtable/protocol';
 import { RpcClient } from '@roundtable/protocol';
 import { handshakeFrameProblem, handshakeTimeoutMs, proveDaemon } from './handshake';
-import { LogFollower, startFollowed, type FollowOptions } from './follower';
+import { MeetingHandles } from './meetingHandle';
 import { rawText } from './rawData';
 
 export type EventListener = <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => void;
@@ -19,6 +19,11 @@ export interface ConnectOptions {
   handshakeTimeoutMs?: number;
   /** Speaks for an agent (the MCP server), not the person: the daemon lets it end only what it opened. */
   agent?: boolean;
+  /**
+   * Where this connection's `room/event`s go (a DaemonSession keeps its meetings across
+   * reconnections); by default the connection's own, ended when it closes.
+   */
+  meetings?: MeetingHandles;
 }
 
 export interface DaemonConnection {
@@ -29,10 +34,8 @@ export interface DaemonConnection {
   closed: Promise<string>;
   /** Adds a listener for daemon → client events; returns its remover. */
   onEvent(listener: EventListener): () => void;
-  /** Follows a meeting's log from a cursor on this connection (see LogFollower). */
-  follow(meetingId: string, opts: Omit<FollowOptions, 'meetingId'>): Promise<LogFollower>;
-  /** Starts a meeting and follows it from seq 1, subscribed in the same request. */
-  start(params: StartMeetingParams, opts?: Omit<FollowOptions, 'meetingId' | 'mirror'>): Promise<LogFollower>;
+  /** The meetings followed on this connection: `open` (start) and `attach` give a MeetingHandle. */
+  meetings: MeetingHandles;
   close(): Promise<void>;
 }
 
@@ -47,9 +50,11 @@ export async function connectDaemon(port: number, token: string, opts: ConnectOp
   // Errors surface as `close` (or, during the handshake, as its failure); without a listener `error` would throw.
   ws.on('error', () => undefined);
   const listeners = new Set<EventListener>(opts.onEvent ? [opts.onEvent] : []);
+  const meetings = opts.meetings ?? new MeetingHandles({ rpc: () => Promise.resolve(rpc) });
   const rpc = new RpcClient(
     { send: (text) => ws.send(text), close: () => ws.close() },
     (method, params) => {
+      if (method === 'room/event') meetings.receive((params as { event: MeetingEvent }).event);
       for (const l of [...listeners]) l(method, params);
     },
     opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {},
@@ -88,30 +93,15 @@ export async function connectDaemon(port: number, token: string, opts: ConnectOp
     listeners.add(listener);
     return () => listeners.delete(listener);
   };
-  /** Hands the follower this connection's events of its meeting until it stops. */
-  const routed = (follower: LogFollower): LogFollower => {
-    const off = onEvent((method, params) => {
-      if (method === 'room/event') follower.receive((params as { event: MeetingEvent }).event);
-    });
-    follower.onStop(off);
-    // One connection, no reconnect: once it is gone nothing more arrives, and waiters hear why.
-    void closed.then((reason) => follower.mirror.end(`${reason} before the meeting ended`));
-    return follower;
-  };
+  // One connection, no reconnect: once it is gone nothing more arrives, and waiters hear why.
+  if (!opts.meetings) void closed.then((reason) => meetings.end(`${reason} before the meeting ended`));
   return {
     rpc,
     ws,
     port,
     closed,
     onEvent,
-    follow: async (meetingId, fopts) => {
-      const follower = routed(new LogFollower({ ...fopts, meetingId }));
-      await follower.attach(rpc);
-      return follower;
-    },
-    start: async (params, fopts = {}) =>
-      (await startFollowed({ rpc, onEvent }, params, (meetingId) => routed(new LogFollower({ ...fopts, meetingId }))))
-        .follower,
+    meetings,
     close: () =>
       new Promise<void>((resolve) => {
         if (ws.readyState === WebSocket.CLOSED) return resolve();

@@ -6,7 +6,7 @@
  */
 import type { Digest, MeetingEvent, MeetingState, RoundState, StartMeetingParams } from '@roundtable/protocol';
 import { collapseWhitespace, stanceMatrix, terminationLabel, visibleText } from '@roundtable/protocol';
-import type { DaemonConnection } from './connection';
+import type { MeetingHandle, MeetingHandles } from './meetingHandle';
 
 export interface ConveneOptions {
   /** Abort cuts the meeting (`meeting/cut`); convene still resolves, with the digest written after the cut. */
@@ -84,17 +84,20 @@ export function outcomeLine(s: MeetingState): string {
   return gistOf(`${terminationLabel(d.terminatedBy)}: ${d.consensusStatement}`);
 }
 
-/** Calls `onRound` once for each round as it finishes: when the next starts, or the meeting stops. */
+/**
+ * Calls `onRound` once for each round as it finishes: when the next starts, or the meeting stops.
+ * A round finished before the reporter first heard of the meeting is reported at the next event.
+ */
 function roundReporter(onRound: (p: RoundProgress) => void): (e: MeetingEvent, s: MeetingState) => void {
   let reported = 0;
-  const report = (r: RoundState | undefined, s: MeetingState): void => {
-    if (!r || r.round <= reported) return;
-    reported = r.round;
-    onRound(roundProgress(s, r));
-  };
   return (e, s) => {
-    if (e.type === 'round_started') report(s.rounds[s.rounds.length - 2], s);
-    else if (e.type === 'meeting_closed' || e.type === 'escalated') report(s.rounds[s.rounds.length - 1], s);
+    const stopped = e.type === 'meeting_closed' || e.type === 'escalated';
+    const finished = stopped ? s.rounds.length : s.rounds.length - 1;
+    for (const r of s.rounds.slice(0, finished)) {
+      if (r.round <= reported) continue;
+      reported = r.round;
+      onRound(roundProgress(s, r));
+    }
   };
 }
 
@@ -103,36 +106,63 @@ function roundReporter(onRound: (p: RoundProgress) => void): (e: MeetingEvent, s
  * when it could not start or the daemon went away: a meeting that fails resolves with why.
  */
 export async function convene(
-  conn: DaemonConnection,
+  meetings: Pick<MeetingHandles, 'open'>,
   params: StartMeetingParams,
   opts: ConveneOptions = {},
 ): Promise<ConveneResult> {
   if (opts.signal?.aborted) throw new Error('cancelled before the meeting started; nothing was spent');
-  const onEvent = opts.onEvent;
+  const { onEvent } = opts;
   const onRound = opts.onRound && roundReporter(opts.onRound);
-  const follower = await conn.start(params, {
+  // Registered as the meeting opens: the caller hears every event, the first included.
+  const handle = await meetings.open(params, {
     deliver: (e, s) => {
       onEvent?.(e, s);
       onRound?.(e, s);
     },
   });
-  const { meetingId, mirror } = follower;
+  try {
+    return await answerOf(handle, opts.signal);
+  } finally {
+    await handle.release();
+  }
+}
+
+/**
+ * Follows a meeting held already to its digest (or its escalation), as `convene` does; the
+ * handle stays the caller's. Abort cuts the meeting and still resolves with the digest.
+ */
+export async function conveneAnswer(
+  handle: MeetingHandle,
+  opts: Omit<ConveneOptions, 'onEvent'> = {},
+): Promise<ConveneResult> {
+  const off = opts.onRound ? handle.onUpdate(roundReporter(opts.onRound)) : undefined;
+  try {
+    return await answerOf(handle, opts.signal);
+  } finally {
+    off?.();
+  }
+}
+
+async function answerOf(handle: MeetingHandle, signal: AbortSignal | undefined): Promise<ConveneResult> {
+  const { meetingId } = handle;
+  const failed = new AbortController();
   let cut = false;
   const onAbort = (): void => {
     // Once closed, the digest is on its way: there is nothing left to cut.
-    if (answered(mirror.state) || mirror.state.status === 'closed') return;
+    if (answered(handle.state) || handle.state.status === 'closed') return;
     cut = true;
-    conn.rpc
-      .request('meeting/cut', { meetingId, reason: 'cancelled by the caller' })
-      .catch((e: unknown) => mirror.end(`could not cut meeting ${meetingId}: ${(e as Error).message}`));
+    handle
+      .cut('cancelled by the caller')
+      .catch((e: unknown) => failed.abort(new Error(`could not cut meeting ${meetingId}: ${(e as Error).message}`)));
   };
   try {
-    if (opts.signal?.aborted) onAbort();
-    else opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const state = await mirror.waitFor(answered);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    const state = await handle.until(answered, { signal: failed.signal }).catch((e: unknown) => {
+      throw failed.signal.reason instanceof Error ? failed.signal.reason : e;
+    });
     return { meetingId, state, digest: state.digest?.digest, outcome: outcomeLine(state), cut };
   } finally {
-    opts.signal?.removeEventListener('abort', onAbort);
-    await follower.stop();
+    signal?.removeEventListener('abort', onAbort);
   }
 }

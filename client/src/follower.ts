@@ -4,8 +4,7 @@
  * follower does not drop the event silently and wait forever: it resubscribes from the mirror's
  * last seq, and the daemon sends everything after it again from the store.
  */
-import type { MeetingEvent, MeetingState, RpcClient, StartMeetingParams } from '@roundtable/protocol';
-import type { EventListener } from './connection';
+import type { MeetingEvent, MeetingState, RpcClient } from '@roundtable/protocol';
 import { MeetingMirror } from './mirror';
 
 export interface FollowOptions {
@@ -47,17 +46,12 @@ export class LogFollower {
     return (await rpc.request('room/subscribe', { meetingId: this.meetingId, sinceSeq: this.cursor })).lastSeq;
   }
 
-  /** True when it follows on this connection already (a second subscribe would be a wasted hop). */
-  attachedTo(rpc: Pick<RpcClient, 'request'>): boolean {
-    return this.rpc === rpc && !this.stopped;
-  }
-
   /** The connection already sends this meeting's events (it was started with `follow`). */
   subscribedOn(rpc: Pick<RpcClient, 'request'>): void {
     this.rpc = rpc;
   }
 
-  /** Feed every `room/event` received on the connection here. */
+  /** Each `room/event` of this meeting, as MeetingHandles.receive routes it. */
   receive(event: MeetingEvent): void {
     if (!this.stopped) this.mirror.apply(event);
   }
@@ -72,10 +66,6 @@ export class LogFollower {
       .finally(() => (this.resyncing = undefined));
   }
 
-  onStop(fn: () => void): void {
-    this.stops.push(fn);
-  }
-
   /** Stops delivering; the daemon is told to stop sending when the connection is still open. */
   async stop(): Promise<void> {
     if (this.stopped) return;
@@ -83,30 +73,4 @@ export class LogFollower {
     for (const fn of this.stops.splice(0)) fn();
     await this.rpc?.request('room/unsubscribe', { meetingId: this.meetingId }).catch(() => undefined);
   }
-}
-
-/**
- * Starts a meeting subscribed in the same request (`follow: true`), so following it costs no second
- * round trip. Events that arrive before the answer is read are held and handed to the follower
- * `make` returns for the new meeting, in order, before any later one.
- */
-export async function startFollowed(
-  conn: { rpc: Pick<RpcClient, 'request'>; onEvent(listener: EventListener): () => void },
-  params: StartMeetingParams,
-  make: (meetingId: string) => LogFollower,
-): Promise<{ follower: LogFollower; lastSeq: number }> {
-  const early: MeetingEvent[] = [];
-  const off = conn.onEvent((method, p) => {
-    if (method === 'room/event') early.push((p as { event: MeetingEvent }).event);
-  });
-  let started: { meetingId: string; lastSeq: number };
-  try {
-    started = await conn.rpc.request('meeting/start', { ...params, follow: true });
-  } finally {
-    off();
-  }
-  const follower = make(started.meetingId);
-  follower.subscribedOn(conn.rpc);
-  for (const e of early) follower.receive(e);
-  return { follower, lastSeq: started.lastSeq };
 }

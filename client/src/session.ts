@@ -3,17 +3,9 @@
  * the daemon, connects, reconnects with backoff after the daemon restarts, and keeps every
  * followed meeting attached from its cursor, so nothing is lost or doubled across restarts.
  */
-import type {
-  DaemonMethod,
-  MeetingEvent,
-  ParamsOf,
-  RequestOptions,
-  ResultOf,
-  StartMeetingParams,
-} from '@roundtable/protocol';
+import type { DaemonMethod, ParamsOf, RequestOptions, ResultOf } from '@roundtable/protocol';
 import { connectDaemon, type DaemonConnection, type EventListener } from './connection';
-import { LogFollower, startFollowed, type FollowOptions } from './follower';
-import type { MeetingMirror } from './mirror';
+import { MeetingHandles } from './meetingHandle';
 import { findDaemon } from './discovery';
 import { findOrSpawnDaemon, incompatibility, type SpawnOptions } from './spawn';
 
@@ -27,7 +19,7 @@ export interface SessionOptions {
   /** Named in `initialize`. */
   client: string;
   log: { info(line: string): void; warn(line: string): void; error(line: string): void };
-  /** Every daemon → client event except `room/event` (which goes to the followers). */
+  /** Every daemon → client event except `room/event` (which goes to the meetings' handles). */
   onEvent?: EventListener;
   onState?: (state: SessionState, message?: string) => void;
   /** After every (re)connection, once the followers are attached again. */
@@ -37,12 +29,18 @@ export interface SessionOptions {
 export class DaemonSession {
   private conn: DaemonConnection | undefined;
   private connecting: Promise<DaemonConnection> | undefined;
-  private readonly followers = new Map<string, LogFollower>();
+  /** The meetings followed, kept across reconnections: `open` and `attach` give a MeetingHandle. */
+  readonly meetings: MeetingHandles;
   private disposed = false;
   private retry = 0;
   private retryTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly opts: SessionOptions) {}
+  constructor(private readonly opts: SessionOptions) {
+    this.meetings = new MeetingHandles({
+      rpc: async () => (await this.connection()).rpc,
+      onError: (meetingId, e) => this.opts.log.warn(`could not resubscribe to ${meetingId}: ${e.message}`),
+    });
+  }
 
   /** A connected client, connecting (and starting the daemon) first if needed. */
   connection(): Promise<DaemonConnection> {
@@ -53,57 +51,6 @@ export class DaemonSession {
 
   async request<M extends DaemonMethod>(method: M, params: ParamsOf<M>, opts?: RequestOptions): Promise<ResultOf<M>> {
     return (await this.connection()).rpc.request(method, params, opts);
-  }
-
-  /**
-   * Follows a meeting into a mirror from its first event; a later call for a meeting followed on
-   * this connection already changes nothing. Returns the log's last seq now (as far as known).
-   */
-  async follow(meetingId: string, opts: { deliver?: FollowOptions['deliver'] } = {}): Promise<number> {
-    // Connected first: a follower already in the map when connecting is attached by connect().
-    const conn = await this.connection();
-    const follower = this.followers.get(meetingId);
-    if (follower?.attachedTo(conn.rpc)) return follower.cursor;
-    return (follower ?? this.newFollower(meetingId, opts.deliver)).attach(conn.rpc);
-  }
-
-  /**
-   * Starts a meeting and follows it in the same request. `onStarted` hears its id before any of
-   * its events is delivered.
-   */
-  async start(
-    params: StartMeetingParams,
-    opts: { deliver?: FollowOptions['deliver']; onStarted?: (meetingId: string) => void } = {},
-  ): Promise<{ meetingId: string; lastSeq: number }> {
-    const conn = await this.connection();
-    const { follower, lastSeq } = await startFollowed(conn, params, (meetingId) => {
-      const f = this.newFollower(meetingId, opts.deliver);
-      opts.onStarted?.(meetingId);
-      return f;
-    });
-    return { meetingId: follower.meetingId, lastSeq };
-  }
-
-  /** The mirror of a followed meeting: its events and its state. */
-  mirror(meetingId: string): MeetingMirror | undefined {
-    return this.followers.get(meetingId)?.mirror;
-  }
-
-  /** Stops following a meeting (deleted) and forgets what it held. */
-  async unfollow(meetingId: string): Promise<void> {
-    const follower = this.followers.get(meetingId);
-    this.followers.delete(meetingId);
-    await follower?.stop();
-  }
-
-  private newFollower(meetingId: string, deliver: FollowOptions['deliver']): LogFollower {
-    const follower = new LogFollower({
-      meetingId,
-      ...(deliver ? { deliver } : {}),
-      onError: (e) => this.opts.log.warn(`could not resubscribe to ${meetingId}: ${e.message}`),
-    });
-    this.followers.set(meetingId, follower);
-    return follower;
   }
 
   private async connect(): Promise<DaemonConnection> {
@@ -120,11 +67,9 @@ export class DaemonSession {
     if (refusal) throw new Error(refusal);
     const conn = await connectDaemon(found.info.port, found.token, {
       client: this.opts.client,
+      meetings: this.meetings,
       onEvent: (method, params) => {
-        if (method === 'room/event') {
-          const e = (params as { event: MeetingEvent }).event;
-          this.followers.get(e.meetingId)?.receive(e);
-        } else this.opts.onEvent?.(method, params);
+        if (method !== 'room/event') this.opts.onEvent?.(method, params);
       },
     });
     void conn.closed.then(() => {
@@ -138,8 +83,8 @@ export class DaemonSession {
     this.conn = conn;
     this.retry = 0;
     this.opts.log.info(`connected to the daemon on 127.0.0.1:${found.info.port} (pid ${found.info.pid})`);
-    // Each follower resumes from its cursor: the daemon sends only what this client has not seen.
-    for (const f of this.followers.values()) await f.attach(conn.rpc);
+    // Each meeting resumes from its cursor: the daemon sends only what this client has not seen.
+    await this.meetings.resume(conn.rpc);
     this.opts.onState?.('connected');
     this.opts.onConnected?.(conn);
     return conn;
@@ -160,6 +105,7 @@ export class DaemonSession {
   dispose(): void {
     this.disposed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.meetings.end('the daemon link was closed');
     void this.conn?.close();
   }
 }

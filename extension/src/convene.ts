@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import type { ContextRequest, MeetingMode, MeetingState, StartMeetingParams } from '@roundtable/protocol';
 import { check } from '@roundtable/protocol';
+import type { RoundProgress } from '@roundtable/client';
 import { ConveneInputSchema, DIFF_CONTEXT, type ConveneInput } from '@roundtable/protocol/convene';
 import { describePanel } from './panelPicker';
 import type { DaemonLink } from './daemonLink';
@@ -18,7 +19,6 @@ import { modelSourceFor } from './modelSource';
 import { workspaceRoot } from './workspaceFolders';
 import { choosePanel } from './panelChoice';
 import { API_KEY_SECRET, meetingConfig, meetingParams, startSettings } from './startFlow';
-import { conveneOnLink, type RoundProgress } from './conveneFollow';
 import { digestReport } from './conveneReport';
 
 export type { RoundProgress };
@@ -155,7 +155,7 @@ export async function conveneFromExtension(
   const abort = new AbortController();
   const sub = opts.token?.onCancellationRequested(() => abort.abort());
   try {
-    const r = await conveneOnLink(h.link, prepared.params, {
+    const r = await h.link.convene(prepared.params, {
       signal: abort.signal,
       ...(opts.onRound ? { onRound: opts.onRound } : {}),
       started: (id) => {

@@ -2,6 +2,8 @@
  * The extension's link to the local daemon, as VS Code events. Discovery, starting the daemon
  * with VS Code's own runtime (ELECTRON_RUN_AS_NODE), connecting, reconnecting and following each
  * meeting's log from its cursor (gaps resubscribed, nothing doubled) are the client library's.
+ * The window holds one MeetingHandle per followed meeting on its one connection: the room, the
+ * status bar, the review, chat and the language model tool read that fold, never one of their own.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -17,7 +19,15 @@ import type {
 } from '@roundtable/protocol';
 import { LiveMessages, deltasOf, initialState, visibleLive } from '@roundtable/protocol';
 import type { RpcClient } from '@roundtable/protocol';
-import { DaemonSession, defaultDataDir, type SessionState } from '@roundtable/client';
+import {
+  DaemonSession,
+  conveneAnswer,
+  defaultDataDir,
+  type ConveneOptions,
+  type ConveneResult,
+  type MeetingHandle,
+  type SessionState,
+} from '@roundtable/client';
 
 export type LinkState = SessionState;
 
@@ -28,6 +38,9 @@ export function dataDir(): string {
 
 export class DaemonLink implements vscode.Disposable {
   private readonly session: DaemonSession;
+  /** The window's handle of each followed meeting (its one fold); a pending attach is shared. */
+  private readonly handles = new Map<string, Promise<MeetingHandle>>();
+  private readonly held = new Map<string, MeetingHandle>();
   /** Text being written in each followed meeting, so a view that attaches mid-call shows all of it. */
   private readonly live = new Map<string, LiveMessages>();
 
@@ -77,18 +90,52 @@ export class DaemonLink implements vscode.Disposable {
     return this.session.request(method, params);
   }
 
-  /** Follows a meeting: its log from the cursor, then live. Safe to call again. Returns the log's last seq now. */
-  subscribe(meetingId: string): Promise<number> {
-    return this.session.follow(meetingId, { deliver: (e) => this.deliver(e) });
+  /** Follows a meeting: its log from the cursor, then live. Safe to call again. Returns the log's last seq then. */
+  async subscribe(meetingId: string): Promise<number> {
+    let pending = this.handles.get(meetingId);
+    if (!pending) {
+      pending = this.session.meetings.attach(meetingId, { deliver: (e) => this.deliver(e) });
+      this.handles.set(meetingId, pending);
+      const mine = pending;
+      mine.then(
+        (h) => (this.handles.get(meetingId) === mine ? this.held.set(meetingId, h) : void h.release()),
+        () => this.handles.get(meetingId) === mine && this.handles.delete(meetingId),
+      );
+    }
+    return (await pending).since;
   }
 
   /** Starts a meeting and follows it in the same request (no second read of its log). */
   async start(params: StartMeetingParams): Promise<string> {
-    const { meetingId } = await this.session.start(params, {
+    const handle = await this.session.meetings.open(params, {
       deliver: (e) => this.deliver(e),
       onStarted: (id) => this.onStartedEmitter.fire(id),
     });
-    return meetingId;
+    this.held.set(handle.meetingId, handle);
+    this.handles.set(handle.meetingId, Promise.resolve(handle));
+    return handle.meetingId;
+  }
+
+  /**
+   * Starts a meeting here (`started` hears its id before any event) and follows it to its digest
+   * on the window's connection and handle: the chat participant and the language model tool.
+   */
+  async convene(
+    params: StartMeetingParams,
+    opts: Omit<ConveneOptions, 'onEvent'> & { started: (meetingId: string) => Promise<void> },
+  ): Promise<ConveneResult> {
+    if (opts.signal?.aborted) throw new Error('cancelled before the meeting started; nothing was spent');
+    const handle = await this.handle(await this.start(params));
+    const [result] = await Promise.all([conveneAnswer(handle, opts), opts.started(handle.meetingId)]);
+    return result;
+  }
+
+  /** The window's handle of a meeting, following it first: the person's cut, decision and answer go through it. */
+  async handle(meetingId: string): Promise<MeetingHandle> {
+    await this.subscribe(meetingId);
+    const handle = this.held.get(meetingId);
+    if (!handle) throw new Error(`meeting ${meetingId} was forgotten while it was being followed`);
+    return handle;
   }
 
   /** What is being written in a meeting right now, as the deltas that rebuild it in a view. */
@@ -99,24 +146,21 @@ export class DaemonLink implements vscode.Disposable {
 
   /** A followed meeting's events, contiguous from seq 1 (none when it is not followed). */
   events(meetingId: string): readonly MeetingEvent[] {
-    return this.session.mirror(meetingId)?.events ?? [];
+    return this.held.get(meetingId)?.events ?? [];
   }
 
   /** A followed meeting's state, kept one event at a time (the empty state when it is not followed). */
   state(meetingId: string): MeetingState {
-    return this.session.mirror(meetingId)?.state ?? initialState();
-  }
-
-  /** Resolves once a followed meeting's log holds an event after `afterSeq` matching `pred`. */
-  async waitForEvent(meetingId: string, pred: (e: MeetingEvent) => boolean, afterSeq: number): Promise<void> {
-    await this.subscribe(meetingId);
-    await this.session.mirror(meetingId)?.waitForEvent(pred, afterSeq);
+    return this.held.get(meetingId)?.state ?? initialState();
   }
 
   /** Stops following a deleted meeting and drops what was held of it. */
-  forget(meetingId: string): Promise<void> {
+  async forget(meetingId: string): Promise<void> {
     this.live.delete(meetingId);
-    return this.session.unfollow(meetingId);
+    const pending = this.handles.get(meetingId);
+    this.handles.delete(meetingId);
+    this.held.delete(meetingId);
+    await (await pending?.catch(() => undefined))?.release();
   }
 
   /** A logged event: what it settles stops being live text, then the views hear of it. */

@@ -200,13 +200,9 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
     const refused = decisionRefusal(before, decision);
     if (refused) throw new Error(refused);
     const from = before.lastSeq;
-    await this.host.link.request('meeting/decide', {
-      meetingId,
-      decision,
-      digestText,
-      ...(instruction ? { instruction } : {}),
-    });
-    await this.host.link.waitForEvent(meetingId, (e) => e.type === 'decision_recorded', from);
+    const handle = await this.host.link.handle(meetingId);
+    await handle.decide({ decision, digestText, ...(instruction ? { instruction } : {}) });
+    await handle.untilEvent((e) => e.type === 'decision_recorded', from);
     this.host.changed();
     if (decision === 'another_round') {
       void vscode.window.showInformationMessage('Another round is running; the review opens again when it ends.');
@@ -249,7 +245,7 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
     action: ResolveAction,
     opts: { option?: string; instruction?: string },
   ): Promise<void> {
-    await this.host.link.request('meeting/resolve', { meetingId, action, ...opts });
+    await (await this.host.link.handle(meetingId)).resolve({ action, ...opts });
     this.host.changed();
   }
 

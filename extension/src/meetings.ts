@@ -78,7 +78,7 @@ export class MeetingCommands implements vscode.Disposable {
     await this.host.lifecycle.follow(id);
     if (this.host.lifecycle.state(id).status === 'closed') throw new Error('This meeting is already closed.');
     if (!(await confirmCut(this.topic(id)))) return;
-    await this.host.link.request('meeting/cut', { meetingId: id, ...(reason ? { reason } : {}) });
+    await (await this.host.link.handle(id)).cut(reason);
   }
 
   async post(meetingId: string | undefined, text: string): Promise<void> {

@@ -192,7 +192,7 @@ export function registerDeliberate(server: McpServer, conn: DaemonConnection, o:
       }
       const progress = progressOf(extra);
       const total = params.config?.maxRounds ?? DEFAULT_CONFIG.maxRounds;
-      const result = await convene(conn, params, {
+      const result = await convene(conn.meetings, params, {
         signal: extra.signal,
         onRound: (p) => progress(p.round, progressLine(p), total),
       });

@@ -121,7 +121,7 @@ export function registerReview(server: McpServer, conn: DaemonConnection, o: Del
       let step = 0;
       let result;
       try {
-        result = await convene(conn, asked.params, {
+        result = await convene(conn.meetings, asked.params, {
           signal: extra.signal,
           onEvent: (e) => {
             const line = reviewStepLine(e);

@@ -107,7 +107,7 @@ describe('client: a session across a daemon restart', () => {
       const { meetingId } = await session.request('meeting/start', meetingParams(script));
       const early = deliveredUntil((ev) => ev.length >= 8);
       const closed = deliveredUntil((ev) => ev.some((e) => e.type === 'digest_ready'));
-      await session.follow(meetingId, {
+      await session.meetings.attach(meetingId, {
         deliver: (e) => {
           early.deliver(e);
           closed.deliver(e);
@@ -220,7 +220,7 @@ describe('client: a meeting whose log is over 8 MiB', () => {
     const script = { replies: { ada: turns(4, 'AGREE'), grace: turns(4, 'DISAGREE'), linus: turns(4, 'NEUTRAL') } };
     meetingId = (await conn.rpc.request('meeting/start', meetingParams(script))).meetingId;
     const watch = deliveredUntil((ev) => ev.some((e) => e.type === 'digest_ready'));
-    await conn.follow(meetingId, { deliver: watch.deliver });
+    await conn.meetings.attach(meetingId, { deliver: watch.deliver });
     await watch.done;
     await conn.close();
     await inProcess.stop();
@@ -273,7 +273,7 @@ describe('client: a meeting whose log is over 8 MiB', () => {
       log: { info: quiet, warn: quiet, error: quiet },
     });
     const seen = deliveredUntil((ev) => ev.filter((e) => e.type === 'human_posted').length === posts);
-    const lastSeq = await session.follow(meetingId, { deliver: seen.deliver });
+    const lastSeq = (await session.meetings.attach(meetingId, { deliver: seen.deliver })).since;
     await seen.done;
     assert.deepEqual(seqs(seen.events), oneToN(lastSeq));
     session.dispose();

@@ -26,6 +26,7 @@ import { paragraph } from '@roundtable/protocol/markdown';
 import { connectDaemon, type DaemonConnection } from '@roundtable/client';
 import { decisionRecord } from '../../extension/src/decisionRecord';
 import { RoomPrinter } from '../../cli/src/printer';
+import { printFolded } from '../fakes/roomPrinter';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { parseRecord } from '../../daemon/src/decisions/record';
 import { runEval, setHashOf, type RunKey } from '../../eval/src/harness';
@@ -367,7 +368,7 @@ describe('door 3: bidi controls and zero-width characters in model text', () => 
         tokens: 1,
       },
     ];
-    events.forEach((e, i) => printer.event({ ...e, meetingId: 'm', seq: i + 1, at: 0 } as unknown as MeetingEvent));
+    printFolded(printer, events);
     assert.match(printed, /I ⟨U\+202E⟩EERGASID⟨U\+202C⟩ with this/);
     assert.doesNotMatch(printed, ANY_BIDI);
     assert.doesNotMatch(printed, ANY_CONTROL, 'no carriage return, no NUL');

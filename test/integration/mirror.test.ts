@@ -41,7 +41,7 @@ describe('client: the meeting mirror', () => {
   before(async () => {
     d = await startDaemon({ dataDir: await tempDataDir(), port: 0, log: quiet });
     conn = await connectDaemon(d.port, d.token);
-    log = (await readMeeting(conn, (await convene(conn, params(twoRounds))).meetingId)).events;
+    log = (await readMeeting(conn, (await convene(conn.meetings, params(twoRounds))).meetingId)).events;
   });
   after(async () => {
     await conn.close();
@@ -151,7 +151,10 @@ describe('client: convene', () => {
     const rounds: RoundProgress[] = [];
     let events = 0;
     const sent = methodsSent(conn);
-    const r = await convene(conn, params(twoRounds), { onRound: (p) => rounds.push(p), onEvent: () => events++ });
+    const r = await convene(conn.meetings, params(twoRounds), {
+      onRound: (p) => rounds.push(p),
+      onEvent: () => events++,
+    });
     assert.deepEqual(sent, ['meeting/start', 'room/unsubscribe'], 'followed without a second read');
     assert.equal(r.cut, false);
     assert.ok(r.digest, 'a digest');
@@ -181,7 +184,7 @@ describe('client: convene', () => {
     const slow = { text: 'still thinking [STANCE: AGREE]', delayMs: 600_000 };
     const script = { replies: { ada: [slow], grace: [slow], linus: [slow] } };
     const ctl = new AbortController();
-    const r = await convene(conn, params(script), {
+    const r = await convene(conn.meetings, params(script), {
       signal: ctl.signal,
       onEvent: (e) => {
         if (e.type === 'round_started') ctl.abort();
@@ -199,7 +202,7 @@ describe('client: convene', () => {
       onExhausted: 'error',
       replies: { ada: turns(1, 'AGREE'), grace: turns(1, 'NO'), linus: turns(1, 'NO') },
     };
-    const r = await convene(conn, params(script));
+    const r = await convene(conn.meetings, params(script));
     assert.equal(r.cut, false);
     assert.equal(r.state.closed?.reason, 'error');
     assert.match(r.outcome, /^Failed: every worker's turn failed in round 2/);
@@ -209,10 +212,10 @@ describe('client: convene', () => {
     const ctl = new AbortController();
     ctl.abort();
     await assert.rejects(
-      convene(conn, params(twoRounds), { signal: ctl.signal }),
+      convene(conn.meetings, params(twoRounds), { signal: ctl.signal }),
       /cancelled before the meeting started/,
     );
-    await assert.rejects(convene(conn, params(twoRounds, '')), /topic/);
+    await assert.rejects(convene(conn.meetings, params(twoRounds, '')), /topic/);
   });
 });
 

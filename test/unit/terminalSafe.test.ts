@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { RoomPrinter } from '../../cli/src/printer';
+import { printFolded } from '../fakes/roomPrinter';
 import { terminalSafe } from '@roundtable/protocol/terminal';
-import type { MeetingEvent } from '@roundtable/protocol';
 import { DEFAULT_CONFIG } from '@roundtable/protocol';
 
 // eslint-disable-next-line no-control-regex
@@ -56,7 +56,7 @@ describe('model text printed to a terminal', () => {
       { type: 'turn_failed', round: 1, participant: 'ada', reason: 'error', detail: evil },
       { type: 'meeting_closed', reason: 'converged', detail: evil },
     ];
-    events.forEach((e, i) => printer.event({ ...e, meetingId: 'm', seq: i + 1, at: 0 } as unknown as MeetingEvent));
+    printFolded(printer, events);
     printer.finish({
       meetingId: 'm',
       terminatedBy: 'converged',
