@@ -56,10 +56,6 @@ export class DaemonLink implements vscode.Disposable {
   private readonly onConnectedEmitter = new vscode.EventEmitter<RpcClient>();
   /** Fires after every (re)connection, once subscriptions are restored. */
   readonly onConnected = this.onConnectedEmitter.event;
-  /** Set by the language-model bridge to answer `lm/request` events. */
-  lmHandler:
-    | ((method: 'lm/request' | 'lm/cancel', params: DaemonEvents['lm/request'] | DaemonEvents['lm/cancel']) => void)
-    | undefined;
 
   constructor(
     extensionPath: string,
@@ -176,8 +172,6 @@ export class DaemonLink implements vscode.Disposable {
       if (!live) this.live.set(d.meetingId, (live = new LiveMessages()));
       live.delta(d, this.state(d.meetingId));
       this.onDeltaEmitter.fire(d);
-    } else if (method === 'lm/request' || method === 'lm/cancel') {
-      this.lmHandler?.(method, params as DaemonEvents['lm/request']);
     } else if (method === 'daemon/error') {
       this.log.warn(`daemon: ${(params as DaemonEvents['daemon/error']).message}`);
     }

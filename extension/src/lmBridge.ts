@@ -1,9 +1,10 @@
 /**
- * Answers the daemon's `vscode-lm` calls with VS Code's own language models (Copilot and any
- * other provider registered through `vscode.lm`), streaming the reply back. No API key needed.
+ * Answers the daemon's `vscode-lm` calls (`lm/chat` requests) with VS Code's own language models
+ * (Copilot and any other provider registered through `vscode.lm`), streaming the reply back as
+ * progress. No API key needed.
  */
 import * as vscode from 'vscode';
-import type { LmRequest, ToolCall, ToolTurn } from '@roundtable/protocol';
+import type { LmChatResult, LmRequest, ServeContext, ToolCall, ToolTurn } from '@roundtable/protocol';
 import { RpcError } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { findModel, type ModelSource } from './modelSource';
@@ -33,32 +34,33 @@ export function explainLmError(e: unknown, model: string): { message: string; ki
 }
 
 export class LmBridge implements vscode.Disposable {
-  private readonly inFlight = new Map<string, vscode.CancellationTokenSource>();
+  /** The VS Code requests in flight, cancelled when the window closes. */
+  private readonly inFlight = new Set<vscode.CancellationTokenSource>();
 
   constructor(
     private readonly link: DaemonLink,
     private readonly log: vscode.LogOutputChannel,
     /** `vscode.lm`, or the stub models of a test launch (modelSource.ts). */
     private readonly source: ModelSource,
-  ) {
-    link.lmHandler = (method, params) => {
-      if (method === 'lm/cancel') this.inFlight.get(params.requestId)?.cancel();
-      else void this.answer(params as LmRequest);
-    };
-  }
+  ) {}
 
-  private async answer(r: LmRequest): Promise<void> {
+  /**
+   * One `lm/chat` from the daemon: the VS Code request, its text streamed back as progress, then
+   * the reply. The daemon's `$/cancelRequest` cancels the VS Code request; the window closing
+   * answers `cancelled`, so the daemon's call fails at once.
+   */
+  private async answer(r: LmRequest, call: ServeContext<{ text: string }>): Promise<LmChatResult> {
     const cts = new vscode.CancellationTokenSource();
-    this.inFlight.set(r.requestId, cts);
+    this.inFlight.add(cts);
+    const off = call.token.onCancellationRequested(() => cts.cancel());
     try {
       const model = await findModel(this.source, r.model);
       if (!model) {
-        await this.link.request('lm/fail', {
-          requestId: r.requestId,
+        return {
+          ok: false,
           message: `no VS Code language model matches "${r.model}" (is GitHub Copilot or another model provider installed and signed in?)`,
           kind: 'unreachable',
-        });
-        return;
+        };
       }
       const response = await model.sendRequest(
         [...r.messages.map(lmMessage), ...(r.toolTurns ?? []).map(lmToolTurn)],
@@ -73,27 +75,29 @@ export class LmBridge implements vscode.Disposable {
       for await (const part of response.stream) {
         if (part instanceof vscode.LanguageModelTextPart) {
           text += part.value;
-          await this.link.request('lm/delta', { requestId: r.requestId, text: part.value });
+          if (part.value) call.progress({ text: part.value });
         } else if (part instanceof vscode.LanguageModelToolCallPart && r.tools?.length) {
           toolCalls.push({ id: part.callId, name: part.name, arguments: JSON.stringify(part.input ?? {}) });
         }
       }
       const sent = [...r.messages.map((m) => m.content), ...(r.toolTurns ?? []).map(toolTurnText)];
       const promptTokens = (await Promise.all(sent.map((t) => model.countTokens(t)))).reduce((a, b) => a + b, 0);
-      await this.link.request('lm/done', {
-        requestId: r.requestId,
+      return {
+        ok: true,
         text,
         promptTokens,
         completionTokens: await model.countTokens(text),
         ...(toolCalls.length > 0 ? { toolCalls } : {}),
-      });
+      };
     } catch (e) {
-      if (cts.token.isCancellationRequested) return;
+      // Cancelled by the daemon (answered `cancelled` for it) or by this window closing.
+      if (cts.token.isCancellationRequested) throw new RpcError('cancelled', 'the VS Code window is closing');
       const { message, kind } = explainLmError(e, r.model);
       this.log.warn(message);
-      await this.link.request('lm/fail', { requestId: r.requestId, message, kind }).catch(() => undefined);
+      return { ok: false, message, kind };
     } finally {
-      this.inFlight.delete(r.requestId);
+      off();
+      this.inFlight.delete(cts);
       cts.dispose();
     }
   }
@@ -109,7 +113,10 @@ export class LmBridge implements vscode.Disposable {
       },
     );
     try {
-      await this.link.request('lm/register', { models: models.map((m) => m.id) });
+      // Answered on this connection (a reconnection is a new one, registered again).
+      const rpc = await this.link.client();
+      rpc.handle('lm/chat', (r, call) => this.answer(r, call));
+      await rpc.request('lm/register', { models: models.map((m) => m.id), answers: ['lm/chat'] });
     } catch (e) {
       // One window answers vscode-lm calls per daemon; another one already does.
       if (e instanceof RpcError && e.code === 'conflict') {
@@ -123,7 +130,7 @@ export class LmBridge implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const c of this.inFlight.values()) c.cancel();
+    for (const c of this.inFlight) c.cancel();
   }
 }
 

@@ -9,6 +9,7 @@ import {
   DAEMON_METHODS,
   DAEMON_REQUESTS,
   FROM_WEBVIEW,
+  PEER_NOTIFICATIONS,
   ProtocolErrorSchema,
   StartMeetingParamsSchema,
   TO_WEBVIEW,
@@ -17,8 +18,9 @@ import {
   type Envelope,
   type FromWebview,
   type ParamsOf,
+  type PeerNotification,
+  type PeerNotifications,
   type RequestEnvelope,
-  type ResultOf,
   type StartMeetingParams,
   type ToWebview,
 } from './messages';
@@ -53,11 +55,6 @@ export function checkParams<M extends DaemonMethod>(method: M, v: unknown): Chec
   return check(DAEMON_REQUESTS[method].params, v) as Checked<ParamsOf<M>>;
 }
 
-/** Validates what the daemon answered to a request (client side: the daemon is a boundary too). */
-export function checkResult<M extends DaemonMethod>(method: M, v: unknown): Checked<ResultOf<M>> {
-  return check(DAEMON_REQUESTS[method].result, v, `${method} result`) as Checked<ResultOf<M>>;
-}
-
 export function isDaemonEventMethod(m: string): m is keyof DaemonEvents {
   return Object.hasOwn(DAEMON_EVENTS, m);
 }
@@ -65,6 +62,14 @@ export function isDaemonEventMethod(m: string): m is keyof DaemonEvents {
 /** Validates a notification from the daemon. */
 export function checkDaemonEvent<K extends keyof DaemonEvents>(method: K, v: unknown): Checked<DaemonEvents[K]> {
   return check(DAEMON_EVENTS[method], v, method) as Checked<DaemonEvents[K]>;
+}
+
+/** Validates a `$/cancelRequest` or `$/progress` (the progress value is checked by the call it belongs to). */
+export function checkPeerNotification<K extends PeerNotification>(
+  method: K,
+  v: unknown,
+): Checked<PeerNotifications[K]> {
+  return check(PEER_NOTIFICATIONS[method], v, method) as Checked<PeerNotifications[K]>;
 }
 
 const idSchema = int(1, Number.MAX_SAFE_INTEGER);

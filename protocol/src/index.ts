@@ -5,6 +5,7 @@ export * from './guards';
 export * from './state';
 export * from './evolve';
 export * from './rpc';
+export * from './calls';
 export * from './text';
 export * from './names';
 export * from './messageIds';

@@ -28,6 +28,8 @@ export const ERROR_CODES = [
   'forbidden',
   'too_large',
   'internal',
+  /** The request was cancelled (`$/cancelRequest`, or its receiver is going away): LSP's RequestCancelled. */
+  'cancelled',
 ] as const;
 export const ErrorCodeSchema = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
@@ -159,7 +161,6 @@ export const MeetingPageSchema = z.object({
 
 /** A model call the daemon asks the extension to make through VS Code's language models. */
 export const LmRequestSchema = z.object({
-  requestId: z.string(),
   /** Model id or family as configured for the participant ("copilot-gpt-4o", "gpt-4o"). */
   model: z.string(),
   messages: z.array(ChatMessageSchema),

@@ -3,8 +3,10 @@
  * each method's name, params and result (LSP's `ProtocolRequestType`, written in zod): the
  * types, the validators and the method lists all come from these tables. Requests get exactly
  * one response, events are fire and forget, and `initialize` comes first with the protocol version.
- * The requests' table is here; the param and result schemas are in `messageSchemas.ts`, the
- * one-way tables (daemon events, webview messages) in `notifications.ts`, both re-exported here.
+ * The client → daemon requests' table is here; the daemon → client ones, and the generic
+ * `$/cancelRequest` and `$/progress`, in `requestTypes.ts`; the param and result schemas are in
+ * `messageSchemas.ts`, the one-way tables (daemon events, webview messages) in `notifications.ts`,
+ * all re-exported here.
  */
 import {
   DecisionKindSchema,
@@ -14,9 +16,8 @@ import {
   ResolveActionSchema,
 } from './events';
 import * as z from 'zod';
-import { WHOLE, int, meetingIdSchema, oneOf, text } from './schema';
-import { MAX_TOOL_CALLS_IN_ONE_REPLY, ToolCallSchema } from './context';
-import { MAX_CALL_TOKENS } from './domain';
+import { WHOLE, int, meetingIdSchema, text } from './schema';
+import { toDaemon } from './requestTypes';
 import {
   AgentListenResultSchema,
   MeetingPageSchema,
@@ -48,6 +49,7 @@ export {
   type LmRequest,
 } from './messageSchemas';
 export * from './notifications';
+export * from './requestTypes';
 
 /**
  * Bumped on any incompatible change (3: `meeting/start` follows the meeting it starts, `room/delta`
@@ -97,14 +99,9 @@ const empty = z.object({});
 const nonceSchema = z
   .string({ error: 'must be 64 hex digits' })
   .regex(/^[0-9a-f]{64}$/, { error: 'must be 64 hex digits' });
-const requestIdSchema = z
-  .string({ error: 'is missing' })
-  .min(1, { error: 'is missing' })
-  .max(100, { error: 'is missing' });
 
-function method<P extends z.ZodType, R extends z.ZodType>(params: P, result: R, doc: string) {
-  return { params, result, doc };
-}
+/** A client → daemon request (see requestTypes.ts for the daemon → client ones). */
+const method = toDaemon;
 
 /**
  * Requests a client (the extension, the CLI, the MCP server, an agent) sends to the daemon.
@@ -256,35 +253,14 @@ export const DAEMON_REQUESTS = {
       models: z
         .array(z.string().max(200), { error: 'must be a list of model ids' })
         .max(100, { error: 'must be a list of model ids' }),
+      /** The daemon → client requests this connection answers; a window that does not answer `lm/chat` is refused. */
+      answers: z
+        .array(text({ max: 100 }))
+        .max(20)
+        .optional(),
     }),
     empty,
-    "This connection answers `vscode-lm` participants' model calls (the VS Code extension).",
-  ),
-  'lm/delta': method(
-    z.object({ requestId: requestIdSchema, text: text({ max: 2_000_000 }) }),
-    empty,
-    'A piece of a streamed `lm/request` reply.',
-  ),
-  'lm/done': method(
-    z.object({
-      requestId: requestIdSchema,
-      text: text({ max: 2_000_000 }),
-      promptTokens: int(0, MAX_CALL_TOKENS).optional(),
-      completionTokens: int(0, MAX_CALL_TOKENS).optional(),
-      /** The tools the model asked to call (only when the request offered tools). */
-      toolCalls: z.array(ToolCallSchema).max(MAX_TOOL_CALLS_IN_ONE_REPLY).optional(),
-    }),
-    empty,
-    'The end of an `lm/request` reply: its text, and the tool calls the model asked for, if any.',
-  ),
-  'lm/fail': method(
-    z.object({
-      requestId: requestIdSchema,
-      message: text({ min: 1, max: 2_000 }),
-      kind: oneOf(['unreachable', 'auth', 'rate_limited', 'server', 'bad_request']),
-    }),
-    empty,
-    'An `lm/request` that failed, with a message for the user.',
+    "This connection answers `vscode-lm` participants' model calls (the VS Code extension) with `lm/chat`.",
   ),
 } as const;
 

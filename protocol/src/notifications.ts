@@ -5,7 +5,7 @@
 import { DecisionKindSchema, MeetingEventSchema, MessageDeltaSchema, ResolveActionSchema } from './events';
 import * as z from 'zod';
 import { WHOLE, int, meetingIdSchema, text } from './schema';
-import { LmRequestSchema, ProtocolErrorSchema } from './messageSchemas';
+import { ProtocolErrorSchema } from './messageSchemas';
 
 /** Notifications the daemon pushes to a client: method -> params. */
 export const DAEMON_EVENTS = {
@@ -15,10 +15,6 @@ export const DAEMON_EVENTS = {
   'room/delta': z.object({ delta: MessageDeltaSchema }),
   /** A message that could not be read as a request (no id to answer to). */
   'daemon/error': ProtocolErrorSchema,
-  /** Sent to the registered extension: make this model call through VS Code and stream the answer back. */
-  'lm/request': LmRequestSchema,
-  /** The daemon no longer needs an `lm/request` (cut, timeout). */
-  'lm/cancel': z.object({ requestId: z.string() }),
 } as const;
 export type DaemonEventMethod = keyof typeof DAEMON_EVENTS;
 export type DaemonEvents = { [K in DaemonEventMethod]: z.output<(typeof DAEMON_EVENTS)[K]> };

@@ -1,57 +1,17 @@
 /**
  * Typed request/response client over any text transport (a `ws` socket in Node, the extension's
  * socket to the daemon). No Node, DOM or vscode imports: the caller supplies the transport, and
- * timers and abort signals are used through the small structural types below.
+ * timers and abort signals are used through the small structural types of calls.ts.
  */
-import { checkDaemonEvent, checkResult, isDaemonEventMethod, parseEnvelope } from './guards';
-import type { DaemonEvents, DaemonMethod, ErrorCode, ParamsOf, ResultOf } from './messages';
-import { MAX_MESSAGE_BYTES } from './messages';
+import { checkDaemonEvent, checkPeerNotification, isDaemonEventMethod, parseEnvelope } from './guards';
+import type { DaemonEvents, DaemonMethod, ParamsOf, ResultOf } from './messages';
+import { DAEMON_REQUESTS, MAX_MESSAGE_BYTES } from './messages';
+import { CLIENT_REQUESTS, isPeerNotification, type ClientMethod } from './requestTypes';
+import { IncomingCalls, OutgoingCalls, type RequestHandler, type RequestOptions, type Timers } from './calls';
 
 export interface Transport {
   send(text: string): void;
   close(): void;
-}
-
-/** What went wrong: a protocol error code, or why a request got no answer (client side only). */
-export type RpcErrorCode = ErrorCode | 'closed' | 'timeout' | 'cancelled';
-
-/**
- * The one error with a code. The daemon's handlers and the meeting's commands throw it, the
- * server sends its code and message as they are, and RpcClient raises it again on the other side.
- */
-export class RpcError extends Error {
-  constructor(
-    readonly code: RpcErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'RpcError';
-  }
-}
-
-/** What RpcClient needs of an AbortSignal (Node's and the browser's both fit). */
-export interface AbortSignalLike {
-  readonly aborted: boolean;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
-}
-
-/** Timers, injectable so a test can drive time; defaults to the runtime's own. */
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const runtimeTimers: Timers = {
-  setTimeout: (fn, ms) => (globalThis as unknown as { setTimeout: Timers['setTimeout'] }).setTimeout(fn, ms),
-  clearTimeout: (h) => (globalThis as unknown as { clearTimeout: Timers['clearTimeout'] }).clearTimeout(h),
-};
-
-export interface RequestOptions {
-  /** Rejects with RpcError('timeout') when no answer came in this time; 0 = wait forever. */
-  timeoutMs?: number;
-  /** Rejects with RpcError('cancelled') when aborted; a late answer is then ignored. */
-  signal?: AbortSignalLike;
 }
 
 export interface RpcClientOptions {
@@ -64,74 +24,42 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 type EventHandler = <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => void;
 
-interface Pending {
-  /** The method asked, so its answer is checked against that method's result schema. */
-  method: DaemonMethod;
-  resolve: (v: unknown) => void;
-  reject: (e: Error) => void;
-}
-
+/**
+ * A client's end of a connection: the requests it sends the daemon (typed by DAEMON_REQUESTS),
+ * the daemon's events, and the daemon's requests it answers (typed by CLIENT_REQUESTS) once a
+ * handler is registered with `handle`, with `$/cancelRequest` and `$/progress` either way.
+ */
 export class RpcClient {
-  private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
-  private closed: RpcError | undefined;
-  private readonly timers: Timers;
-  private readonly timeoutMs: number;
+  private readonly calls: OutgoingCalls<typeof DAEMON_REQUESTS>;
+  private readonly served: IncomingCalls<typeof CLIENT_REQUESTS>;
 
   constructor(
     private readonly transport: Transport,
     private readonly onEvent: EventHandler = () => undefined,
     opts: RpcClientOptions = {},
   ) {
-    this.timers = opts.timers ?? runtimeTimers;
-    this.timeoutMs = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const send = (message: object): void => transport.send(JSON.stringify(message));
+    this.calls = new OutgoingCalls(DAEMON_REQUESTS, send, {
+      ...(opts.timers ? { timers: opts.timers } : {}),
+      timeoutMs: opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      peer: 'the daemon',
+      timeoutHint: 'check that it is running (roundtable daemon) and try again',
+    });
+    this.served = new IncomingCalls(CLIENT_REQUESTS, send);
   }
 
   request<M extends DaemonMethod>(method: M, params: ParamsOf<M>, opts: RequestOptions = {}): Promise<ResultOf<M>> {
-    if (this.closed) return Promise.reject(this.closed);
-    if (opts.signal?.aborted) return Promise.reject(new RpcError('cancelled', `${method} was cancelled`));
-    const id = this.nextId++;
-    const timeoutMs = opts.timeoutMs ?? this.timeoutMs;
-    return new Promise<ResultOf<M>>((resolve, reject) => {
-      let timer: unknown;
-      const onAbort = (): void => settle(() => reject(new RpcError('cancelled', `${method} was cancelled`)));
-      const settle = (then: () => void): void => {
-        if (!this.pending.delete(id)) return;
-        if (timer !== undefined) this.timers.clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
-        then();
-      };
-      this.pending.set(id, {
-        method,
-        resolve: (v) => settle(() => resolve(v as ResultOf<M>)),
-        reject: (e) => settle(() => reject(e)),
-      });
-      if (timeoutMs > 0) {
-        timer = this.timers.setTimeout(
-          () =>
-            settle(() =>
-              reject(
-                new RpcError(
-                  'timeout',
-                  `the daemon did not answer ${method} within ${Math.round(timeoutMs / 100) / 10} s; check that it is running (roundtable daemon) and try again`,
-                ),
-              ),
-            ),
-          timeoutMs,
-        );
-      }
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      try {
-        this.transport.send(JSON.stringify({ kind: 'request', id, method, params }));
-      } catch (e) {
-        settle(() => reject(new RpcError('closed', `could not send ${method}: ${(e as Error).message}`)));
-      }
-    });
+    return this.calls.call(method, params, opts);
+  }
+
+  /** Answers the daemon's `method` requests with `handler` (the VS Code window's `lm/chat`); returns its remover. */
+  handle<M extends ClientMethod>(method: M, handler: RequestHandler<typeof CLIENT_REQUESTS, M>): () => void {
+    return this.served.handle(method, handler);
   }
 
   /** Whether a request of this id awaits its answer (the handshake refuses answers to anything else). */
   isPending(id: number): boolean {
-    return this.pending.has(id);
+    return this.calls.has(id);
   }
 
   /** Feed every text frame received from the transport here. */
@@ -139,28 +67,23 @@ export class RpcClient {
     const env = parseEnvelope(text, MAX_MESSAGE_BYTES);
     if (!env.ok) return;
     const m = env.value;
-    if (m.kind === 'response') {
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      if (!m.ok) {
-        p.reject(new RpcError(m.error.code, m.error.message));
-        return;
-      }
-      // The daemon is a boundary too: an answer that does not fit its method's schema is refused.
-      const result = checkResult(p.method, m.result);
-      if (result.ok) p.resolve(result.value);
-      else p.reject(new RpcError('internal', `the daemon's answer to ${p.method} is malformed: ${result.error}`));
-    } else if (m.kind === 'event') {
-      if (!isDaemonEventMethod(m.method)) return;
+    if (m.kind === 'response') this.calls.answer(m);
+    else if (m.kind === 'request') this.served.serve(m);
+    else if (isPeerNotification(m.method)) {
+      const params = checkPeerNotification(m.method, m.params);
+      if (!params.ok) return;
+      if ('value' in params.value) this.calls.progress(params.value);
+      else this.served.cancel(params.value.id);
+    } else if (isDaemonEventMethod(m.method)) {
       const params = checkDaemonEvent(m.method, m.params);
       if (params.ok) this.onEvent(m.method, params.value);
     }
   }
 
-  /** Call when the transport closes: every pending request fails with the reason. */
+  /** Call when the transport closes: every pending request fails with the reason, every served one is cancelled. */
   closedBy(reason: string): void {
-    this.closed ??= new RpcError('closed', reason);
-    for (const p of [...this.pending.values()]) p.reject(this.closed);
+    this.calls.closedBy(reason);
+    this.served.cancelAll();
   }
 
   close(): void {

@@ -4,7 +4,7 @@
  * judge review per round, the digest, and a call per compaction. A reply with no stance costs one
  * follow-up request (cheaper than the extra round an unreadable stance can cost); it is counted
  * and shown in the bill like any other. Requests are counted where VS Code would see them: the
- * `lm/request`s the daemon sends the window.
+ * `lm/chat` requests the daemon sends the window.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -44,7 +44,7 @@ function copilotWindow(silent: string[] = []) {
   const bridge = new VscodeLmBridge();
   const seen: string[] = [];
   bridge.register({
-    request: (r) => {
+    chat: (r) => {
       const purpose = purposeOf(r);
       seen.push(purpose);
       const { me, round } = seatOf({ messages: r.messages });
@@ -61,9 +61,8 @@ function copilotWindow(silent: string[] = []) {
                   ? `@ada: cite the build times of round ${round}`
                   : `${me} in round ${round}: releases couple, builds slow. ${'evidence '.repeat(30)}` +
                     (silent.includes(me) && round === 1 ? '' : `[STANCE: ${me === 'ada' ? 'DISAGREE' : 'NEUTRAL'}]`);
-      setImmediate(() => bridge.done({ requestId: r.requestId, text }));
+      return new Promise((resolve) => setImmediate(() => resolve({ ok: true, text })));
     },
-    cancel: () => undefined,
   });
   return { bridge, seen };
 }

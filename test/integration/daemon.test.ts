@@ -14,6 +14,7 @@ import { cli, ensureBuilt } from '../fakes/cli';
 import { Follower, spawnDaemonProcess, tempDataDir } from '../fakes/daemon';
 import { openAuthenticated } from '../fakes/handshake';
 import { panel, turns } from '../fakes/meetings';
+import { connectWindow, streamed } from '../fakes/vscodeWindow';
 
 const quiet = (): void => undefined;
 
@@ -283,29 +284,15 @@ describe('daemon: meetings over the socket', () => {
 
   it('routes vscode-lm participants through the registered VS Code window, streaming and failing clearly', async () => {
     const requests: LmRequest[] = [];
-    const bridge: Awaited<ReturnType<typeof connectDaemon>> = await connectDaemon(d.port, d.token, {
-      client: 'fake-vscode',
-      onEvent: (method, params) => {
-        if (method !== 'lm/request') return;
-        const r = params as LmRequest;
-        requests.push(r);
-        void (async () => {
-          if (r.participant === 'grace') {
-            await bridge.rpc.request('lm/fail', {
-              requestId: r.requestId,
-              message: 'the language model "copilot" refused the request (quota)',
-              kind: 'rate_limited',
-            });
-            return;
-          }
-          const text = r.participant === 'ada' ? 'From Copilot: yes. [STANCE: AGREE]' : 'ok';
-          for (const piece of text.match(/.{1,6}/g) ?? [])
-            await bridge.rpc.request('lm/delta', { requestId: r.requestId, text: piece });
-          await bridge.rpc.request('lm/done', { requestId: r.requestId, text, promptTokens: 42, completionTokens: 9 });
-        })();
-      },
+    const { conn: bridge } = await connectWindow(d.port, d.token, (r, call) => {
+      requests.push(r);
+      if (r.participant === 'grace') {
+        const message = 'the language model "copilot" refused the request (quota)';
+        return Promise.resolve({ ok: false, message, kind: 'rate_limited' });
+      }
+      const text = r.participant === 'ada' ? 'From Copilot: yes. [STANCE: AGREE]' : 'ok';
+      return streamed(text, 6, { promptTokens: 42, completionTokens: 9 })(call);
     });
-    await bridge.rpc.request('lm/register', { models: ['copilot-gpt-4o'] });
     const f = await Follower.connect(d.port, d.token);
     const participants = [
       { name: 'sam', role: 'assistant' as const, provider: 'scripted' as const, model: 'scripted' },

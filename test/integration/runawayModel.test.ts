@@ -11,7 +11,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { MeetingConfig, MeetingEvent, MeetingState, Participant } from '@roundtable/protocol';
-import { checkStartParams } from '@roundtable/protocol';
+import { RpcError, checkStartParams } from '@roundtable/protocol';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
 import { DIGEST_MAX_TOKENS } from '../../daemon/src/meeting/budget';
@@ -520,15 +520,14 @@ describe('the engine bounds a runaway model with tools on', () => {
     }));
     const asked: { tools: boolean; turns: number; echoed: number }[] = [];
     bridge.register({
-      request: (r) => {
+      chat: (r) => {
         asked.push({
           tools: (r.tools?.length ?? 0) > 0,
           turns: r.toolTurns?.length ?? 0,
           echoed: JSON.stringify(r.toolTurns ?? []).length,
         });
-        setImmediate(() => bridge.done({ requestId: r.requestId, text: '', toolCalls: calls }));
+        return new Promise((resolve) => setImmediate(() => resolve({ ok: true, text: '', toolCalls: calls })));
       },
-      cancel: () => undefined,
     });
     const { state, events, f } = await meet({
       worker: () => ({ text: 'unused' }),
@@ -548,22 +547,27 @@ describe('the engine bounds a runaway model with tools on', () => {
 
   it('a VS Code model that streams past max_tokens is stopped there, and the budget holds (billed)', async () => {
     const bridge = new VscodeLmBridge();
-    const cancelled: string[] = [];
+    let cancelled = 0;
     let asked = 0;
     bridge.register({
-      request: (r) => {
+      chat: (_r, o) => {
         asked++;
-        // 200 pieces of ~1,000 tokens, whatever max_tokens says.
+        // 200 pieces of ~1,000 tokens, whatever max_tokens says; stopped only by the cancel.
         const piece = 'a long and winding argument with much evidence '.repeat(100);
         let i = 0;
-        const pump = (): void => {
-          if (cancelled.includes(r.requestId) || i++ >= 200) return;
-          bridge.delta(r.requestId, piece);
+        return new Promise((_resolve, reject) => {
+          o.signal.addEventListener('abort', () => {
+            cancelled++;
+            reject(new RpcError('cancelled', 'lm/chat was cancelled'));
+          });
+          const pump = (): void => {
+            if (o.signal.aborted || i++ >= 200) return;
+            o.onProgress({ text: piece });
+            setImmediate(pump);
+          };
           setImmediate(pump);
-        };
-        setImmediate(pump);
+        });
       },
-      cancel: (id) => void cancelled.push(id),
     });
     const { state, events, f } = await meet({
       worker: () => ({ text: 'unused' }),
@@ -574,7 +578,7 @@ describe('the engine bounds a runaway model with tools on', () => {
     f.requests += asked;
     report('VS Code model past max_tokens (billed)', f);
     withinBudget(state, events, f);
-    assert.equal(cancelled.length, asked, 'every runaway reply was cancelled');
+    assert.equal(cancelled, asked, 'every runaway reply was cancelled');
     for (const u of eventsOfType(events, 'usage_recorded').filter((e) => e.participant !== 'sam'))
       assert.ok(u.usage.completionTokens <= state.config.replyMaxTokens, String(u.usage.completionTokens));
   });

@@ -6,12 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LmRequest, MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
+import type { MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
 import { MAX_PARTICIPANTS, RpcError, fold } from '@roundtable/protocol';
 import { connectDaemon, type DaemonConnection } from '@roundtable/client';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { Follower, tempDataDir } from '../fakes/daemon';
 import { panel } from '../fakes/meetings';
+import { connectWindow } from '../fakes/vscodeWindow';
 
 const ext = { name: 'ext', role: 'worker' as const, provider: 'attached' as const, model: 'claude' };
 
@@ -136,29 +137,27 @@ describe('attached seats', () => {
   it('lets one VS Code window answer vscode-lm calls until its connection is gone', async () => {
     const requests: string[] = [];
     const first = await connect();
-    const second = await connectDaemon(d.port, d.token, {
-      client: 'second-window',
-      onEvent: (method, p) => {
-        if (method !== 'lm/request') return;
-        const req = p as LmRequest;
+    const { conn: second } = await connectWindow(
+      d.port,
+      d.token,
+      (req) => {
         requests.push(req.participant);
-        void second.rpc.request('lm/done', {
-          requestId: req.requestId,
-          text: 'From the second window. [STANCE: AGREE]',
-        });
+        return Promise.resolve({ ok: true, text: 'From the second window. [STANCE: AGREE]' });
       },
-    });
+      { register: false },
+    );
     opened.push(second);
-    await first.rpc.request('lm/register', { models: [] });
-    await first.rpc.request('lm/register', { models: [] }); // the same window again is fine
+    const lmRegister = { models: [], answers: ['lm/chat'] };
+    await first.rpc.request('lm/register', lmRegister);
+    await first.rpc.request('lm/register', lmRegister); // the same window again is fine
     await assert.rejects(
-      second.rpc.request('lm/register', { models: [] }),
+      second.rpc.request('lm/register', lmRegister),
       (e: RpcError) => e.code === 'conflict' && /another VS Code window already answers/.test(e.message),
     );
     const before = d.server.connections();
     await first.close();
     while (d.server.connections() >= before) await new Promise((r) => setImmediate(r));
-    await second.rpc.request('lm/register', { models: [] });
+    await second.rpc.request('lm/register', lmRegister);
     const { meetingId } = await host.conn.rpc.request('meeting/start', {
       topic: 'Which window answers?',
       mode: 'roundtable',

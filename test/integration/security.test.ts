@@ -33,7 +33,9 @@ const METHODS = [
   'agent/join',
   'agent/speak',
   'agent/listen',
-  'lm/done',
+  'lm/register',
+  '$/progress',
+  '$/cancelRequest',
   'nope',
   '',
 ];

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { LmRequest, MeetingEvent, ParamsOf, Participant } from '@roundtable/protocol';
-import { connectDaemon } from '@roundtable/client';
+import type { LmRequest, MeetingEvent, Participant } from '@roundtable/protocol';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { Follower, tempDataDir } from '../fakes/daemon';
 import { checkStartParams, fold } from '@roundtable/protocol';
@@ -16,6 +15,7 @@ import { runTool } from '../../daemon/src/tools/workspaceTools';
 import { eventsOfType } from '../fakes/meetings';
 import { instructionsOf, startFakeOpenAI, type Behaviour, type ChatBody, type FakeOpenAI } from '../fakes/openaiServer';
 import { makeWorkspace, type FakeWorkspace } from '../fakes/workspace';
+import { connectWindow } from '../fakes/vscodeWindow';
 
 const PANEL: Participant[] = [
   { name: 'sam', role: 'assistant', provider: 'openai', model: 'm' },
@@ -176,35 +176,28 @@ describe('read-only workspace tools for vscode-lm participants (VS Code language
   it('offers the tools to the VS Code window, runs the calls its model asks for, and sends the results back to that model only', async () => {
     const requests: LmRequest[] = [];
     // The VS Code window, over the daemon's real WebSocket: ada's model reads a file and ../, then answers.
-    const window: Awaited<ReturnType<typeof connectDaemon>> = await connectDaemon(d.port, d.token, {
-      client: 'fake-vscode',
-      onEvent: (method, params) => {
-        if (method !== 'lm/request') return;
-        const r = params as LmRequest;
-        requests.push(r);
-        const answer = (more: Omit<ParamsOf<'lm/done'>, 'requestId'>) =>
-          window.rpc.request('lm/done', { requestId: r.requestId, ...more });
-        if (r.participant === 'ada' && r.tools && !r.toolTurns) {
-          void answer({
-            text: 'Let me look.',
-            toolCalls: [
-              { id: 'c1', name: 'read_file', arguments: JSON.stringify({ path: 'src/app.ts' }) },
-              { id: 'c2', name: 'read_file', arguments: JSON.stringify({ path: '../outside.txt' }) },
-            ],
-          });
-          return;
-        }
-        // The result comes enveloped: a header, then each line quoted.
-        const seen = r.toolTurns?.find((t) => t.kind === 'result')?.text ?? '';
-        void answer({
-          text:
-            r.participant === 'ada'
-              ? `${seen.split('\n')[2]?.replace(/^\| /, '')} [STANCE: AGREE]`
-              : 'ok [STANCE: AGREE]',
+    const { conn: window } = await connectWindow(d.port, d.token, (r) => {
+      requests.push(r);
+      if (r.participant === 'ada' && r.tools && !r.toolTurns) {
+        return Promise.resolve({
+          ok: true,
+          text: 'Let me look.',
+          toolCalls: [
+            { id: 'c1', name: 'read_file', arguments: JSON.stringify({ path: 'src/app.ts' }) },
+            { id: 'c2', name: 'read_file', arguments: JSON.stringify({ path: '../outside.txt' }) },
+          ],
         });
-      },
+      }
+      // The result comes enveloped: a header, then each line quoted.
+      const seen = r.toolTurns?.find((t) => t.kind === 'result')?.text ?? '';
+      return Promise.resolve({
+        ok: true,
+        text:
+          r.participant === 'ada'
+            ? `${seen.split('\n')[2]?.replace(/^\| /, '')} [STANCE: AGREE]`
+            : 'ok [STANCE: AGREE]',
+      });
     });
-    await window.rpc.request('lm/register', { models: ['copilot-gpt-4o'] });
     const f = await Follower.connect(d.port, d.token);
     const { meetingId } = await f.conn.rpc.request('meeting/start', {
       topic: 'Is answer right?',

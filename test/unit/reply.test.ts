@@ -145,8 +145,12 @@ describe('ReplyReader', () => {
 describe('the vscode-lm bridge reads through the same reader', () => {
   it('strips inline <think> from a VS Code model (no stable thinking part in the API)', async () => {
     const bridge = new VscodeLmBridge();
-    let requestId = '';
-    bridge.register({ request: (r) => void (requestId = r.requestId), cancel: () => undefined });
+    bridge.register({
+      chat: (_r, o) => {
+        for (const text of ['<thi', 'nk>weigh', '</think>', 'Hello.']) o.onProgress({ text });
+        return Promise.resolve({ ok: true, text: '<think>weigh</think>Hello.', promptTokens: 5, completionTokens: 9 });
+      },
+    });
     const seen: Record<ReplyChannel, string> = { reply: '', thinking: '' };
     const call = bridge.chat({
       model: 'copilot-gpt',
@@ -156,8 +160,6 @@ describe('the vscode-lm bridge reads through the same reader', () => {
       onDelta: (t, c) => void (seen[c] += t),
       meta: { participant: 'ada', role: 'worker', purpose: 'turn', round: 1, topic: 't' },
     });
-    for (const piece of ['<thi', 'nk>weigh', '</think>', 'Hello.']) bridge.delta(requestId, piece);
-    bridge.done({ requestId, text: '<think>weigh</think>Hello.', promptTokens: 5, completionTokens: 9 });
     const r = await call;
     assert.equal(r.text, 'Hello.');
     assert.equal(r.thinking, 'weigh');

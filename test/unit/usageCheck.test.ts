@@ -104,16 +104,8 @@ describe("the VS Code window's counts", () => {
     const lines: string[] = [];
     const bridge = new VscodeLmBridge((l) => lines.push(l));
     bridge.register({
-      request: (r) =>
-        setImmediate(() =>
-          bridge.done({
-            requestId: r.requestId,
-            text: 'Yes. [STANCE: AGREE]',
-            promptTokens: 99_000_000,
-            completionTokens: 6,
-          }),
-        ),
-      cancel: () => undefined,
+      chat: () =>
+        Promise.resolve({ ok: true, text: 'Yes. [STANCE: AGREE]', promptTokens: 99_000_000, completionTokens: 6 }),
     });
     const r = await ask(bridge);
     assert.ok(r.usage.promptTokens < 100, String(r.usage.promptTokens));

@@ -1,6 +1,7 @@
 /** One client connection of the daemon's WebSocket API. */
 import type { WebSocket } from 'ws';
 import type { DaemonEvents } from '@roundtable/protocol';
+import { CLIENT_REQUESTS, OutgoingCalls } from '@roundtable/protocol';
 
 /** One client connection: its subscriptions, its agent identities and its cursors. */
 export class Connection {
@@ -26,6 +27,13 @@ export class Connection {
   readonly gone = new AbortController();
   /** Set when this connection answers vscode-lm calls. */
   unregisterLm: (() => void) | undefined;
+  /** The daemon's requests to this client (`lm/chat`), waiting for their answers: failed when it goes. */
+  readonly calls = new OutgoingCalls(CLIENT_REQUESTS, (m) => this.send(m), {
+    timeoutMs: 0,
+    peer: 'the VS Code window',
+  });
+  /** This client's requests being served, by id: its `$/cancelRequest` aborts one. */
+  readonly serving = new Map<number, AbortController>();
 
   constructor(
     readonly ws: WebSocket,

@@ -135,9 +135,18 @@ async function decisionsList(_ctx: ServerContext, p: Params<'decisions/list'>): 
   return listed.result;
 }
 
-function lmRegister(ctx: ServerContext, _p: Params<'lm/register'>, conn: Connection): Result<'lm/register'> {
+function lmRegister(ctx: ServerContext, p: Params<'lm/register'>, conn: Connection): Result<'lm/register'> {
   const bridge = ctx.lmBridge;
   if (!bridge) return Promise.reject(new RpcError('bad_request', 'this daemon does not take vscode-lm calls'));
+  // A window of an earlier release waits for `lm/request` events this daemon no longer sends.
+  if (!p.answers?.includes('lm/chat')) {
+    return Promise.reject(
+      new RpcError(
+        'bad_request',
+        "this window's Roundtable extension is older than the daemon and cannot answer vscode-lm calls: reload the window",
+      ),
+    );
+  }
   const owner = ctx.lmOwner;
   if (owner && owner !== conn && owner.ws.readyState === owner.ws.OPEN) {
     return Promise.reject(
@@ -151,10 +160,7 @@ function lmRegister(ctx: ServerContext, _p: Params<'lm/register'>, conn: Connect
   owner?.unregisterLm?.();
   if (owner) owner.unregisterLm = undefined;
   ctx.lmOwner = conn;
-  conn.unregisterLm = bridge.register({
-    request: (r) => conn.event('lm/request', r),
-    cancel: (requestId) => conn.event('lm/cancel', { requestId }),
-  });
+  conn.unregisterLm = bridge.register({ chat: (params, opts) => conn.calls.call('lm/chat', params, opts) });
   return Promise.resolve({});
 }
 
@@ -169,9 +175,10 @@ export const handlers: { [M in DaemonMethod]: MethodHandler<M> } = {
   'meeting/start': start,
   // The attached context is read as the start would read it; the prompts are built, nothing is
   // called or written. Abandoned when the client hangs up; bounded in work (see estimate.ts).
-  'meeting/estimate': (ctx, p, conn) =>
-    estimateMeeting(p, { signal: conn.gone.signal }).catch((e: unknown) => {
+  'meeting/estimate': (ctx, p, conn, cancelled) =>
+    estimateMeeting(p, { signal: AbortSignal.any([conn.gone.signal, cancelled]) }).catch((e: unknown) => {
       if (conn.gone.signal.aborted) ctx.log(`connection ${conn.id}: estimate abandoned (the client left)`);
+      else if (cancelled.aborted) ctx.log(`connection ${conn.id}: estimate abandoned (the client cancelled it)`);
       throw e;
     }),
   'meeting/list': async (ctx) => ({ meetings: await ctx.manager.list() }),
@@ -186,18 +193,6 @@ export const handlers: { [M in DaemonMethod]: MethodHandler<M> } = {
   'meeting/render': render,
   'decisions/list': decisionsList,
   'lm/register': lmRegister,
-  'lm/delta': (ctx, p) => {
-    ctx.lmBridge?.delta(p.requestId, p.text);
-    return Promise.resolve({});
-  },
-  'lm/done': (ctx, p) => {
-    ctx.lmBridge?.done(p);
-    return Promise.resolve({});
-  },
-  'lm/fail': (ctx, p) => {
-    ctx.lmBridge?.fail(p.requestId, p.message, p.kind);
-    return Promise.resolve({});
-  },
   'meeting/decide': decide,
   ...agentHandlers,
 };

@@ -6,11 +6,13 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { DaemonMethod, ErrorCode, ParamsOf } from '@roundtable/protocol';
+import type { DaemonMethod, ErrorCode, EventEnvelope, ParamsOf, ResponseEnvelope } from '@roundtable/protocol';
 import {
   MAX_MESSAGE_BYTES,
   RpcError,
   checkParams,
+  checkPeerNotification,
+  isPeerNotification,
   isDaemonMethod,
   isErrorCode,
   parseEnvelope,
@@ -58,12 +60,14 @@ export interface RunningServer {
 async function handle(ctx: ServerContext, conn: Connection, raw: string): Promise<void> {
   const { log } = ctx;
   const env = parseEnvelope(raw, MAX_MESSAGE_BYTES);
-  if (!env.ok || env.value.kind !== 'request') {
+  const refused = !env.ok ? env.error : env.value.kind === 'request' ? '' : fromPeer(conn, env.value);
+  if (refused) {
     conn.bad++;
-    conn.event('daemon/error', { code: 'bad_request', message: env.ok ? 'only requests are accepted' : env.error });
+    conn.event('daemon/error', { code: 'bad_request', message: refused });
     if (conn.bad >= MAX_BAD_MESSAGES) conn.ws.close(1008, 'too many invalid messages');
     return;
   }
+  if (!env.ok || env.value.kind !== 'request') return;
   const { id, method, params } = env.value;
   const error = (code: ErrorCode, message: string): void =>
     conn.send({ kind: 'response', id, ok: false, error: { code, message } });
@@ -114,9 +118,12 @@ async function handle(ctx: ServerContext, conn: Connection, raw: string): Promis
     reply(step.result);
     return;
   }
+  // The client's `$/cancelRequest` for this id aborts it (a handler that can stop listens).
+  const cancel = new AbortController();
+  conn.serving.set(id, cancel);
   try {
     const handler = handlers[method] as MethodHandler<DaemonMethod>;
-    reply(await handler(ctx, checked.value, conn));
+    reply(await handler(ctx, checked.value, conn, cancel.signal));
   } catch (e) {
     // Thrown with its code, sent with it unchanged; a provider's refusal is the caller's to fix.
     if (e instanceof RpcError && isErrorCode(e.code)) error(e.code, e.message);
@@ -125,7 +132,27 @@ async function handle(ctx: ServerContext, conn: Connection, raw: string): Promis
       log(`internal error in ${method}: ${(e as Error).message}`);
       error('internal', `the daemon failed on ${method}: ${(e as Error).message}`);
     }
+  } finally {
+    conn.serving.delete(id);
   }
+}
+
+/**
+ * What a client sends besides requests: answers to the daemon's requests, and `$/progress` and
+ * `$/cancelRequest` (requestTypes.ts). Returns why it is refused, '' when it is taken.
+ */
+function fromPeer(conn: Connection, m: ResponseEnvelope | EventEnvelope): string {
+  if (!conn.authenticated) return 'send initialize and authenticate first';
+  if (m.kind === 'response') {
+    conn.calls.answer(m);
+    return '';
+  }
+  if (!isPeerNotification(m.method)) return 'only requests, answers, $/progress and $/cancelRequest are accepted';
+  const params = checkPeerNotification(m.method, m.params);
+  if (!params.ok) return params.error;
+  if ('value' in params.value) conn.calls.progress(params.value);
+  else conn.serving.get(params.value.id)?.abort();
+  return '';
 }
 
 /**
@@ -157,6 +184,7 @@ function accept(ctx: ServerContext, ws: WebSocket, connId: number, handshakeMs: 
     conns.delete(conn);
     conn.unregisterLm?.();
     conn.unregisterLm = undefined;
+    conn.calls.closedBy('the client closed the connection');
     if (ctx.lmOwner === conn) ctx.lmOwner = undefined;
     ctx.onConnectionsChange?.();
   });

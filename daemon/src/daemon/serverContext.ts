@@ -31,9 +31,13 @@ export interface ServerContext extends AgentContext {
   port: () => number;
 }
 
-/** The handler of one method: the server's context, the checked params, the calling connection. */
+/**
+ * The handler of one method: the server's context, the checked params, the calling connection,
+ * and the request's cancellation (the client's `$/cancelRequest`).
+ */
 export type MethodHandler<M extends DaemonMethod, C = ServerContext> = (
   ctx: C,
   params: ParamsOf<M>,
   conn: Connection,
+  cancelled: AbortSignal,
 ) => Promise<ResultOf<M>>;
