@@ -7,9 +7,7 @@
  * from its saved state while the extension sends what it asks for (as extension/src/roomView.ts).
  */
 import { performance } from 'node:perf_hooks';
-import type { MeetingEvent } from '@roundtable/protocol';
-import { loadRoom, type RoomView } from '../test/fakes/roomView';
-import { panel, runMeeting, turns } from '../test/fakes/meetings';
+import { answerReady, loadRoom, longMeeting, type RoomView } from '../test/fakes/roomView';
 
 export interface RoomPerEvent {
   messages: number;
@@ -34,30 +32,6 @@ export interface RoomBench {
   reloadReplayMs: number;
   reloadSameText: boolean;
   savedStateBytes: number;
-}
-
-/** A roundtable of `rounds` rounds, 5 workers who never agree: about 5 messages a round. */
-export async function longMeeting(rounds: number): Promise<MeetingEvent[]> {
-  const workers = ['ada', 'grace', 'linus', 'ken', 'barbara'];
-  const replies = Object.fromEntries(
-    workers.map((w, i) => [w, turns(rounds, i === 0 ? 'DISAGREE' : 'AGREE', `point <b>${w}</b> *in* \`code\``)]),
-  );
-  const r = await runMeeting({
-    script: { replies },
-    participants: panel(workers, false),
-    config: { maxRounds: rounds, tokenBudget: 10_000_000 },
-  });
-  return r.events;
-}
-
-/** Answers the view's `room/ready` as the extension does: from its cursor if it holds this meeting, else all. */
-export function answerReady(view: RoomView, log: readonly MeetingEvent[]): void {
-  const ready = view.posted.find((m) => (m as { type?: string }).type === 'room/ready') as
-    { sinceSeq: number; meetingId?: string } | undefined;
-  const meetingId = log[0]?.meetingId ?? null;
-  const from = ready?.meetingId === meetingId ? (ready?.sinceSeq ?? 0) : 0;
-  view.send({ type: 'room/reset', meetingId });
-  for (const event of log.slice(from)) view.send({ type: 'room/event', event });
 }
 
 const textOf = (v: RoomView): string => v.root.textContent?.replace(/\s+/g, ' ').trim() ?? '';

@@ -7,6 +7,8 @@
  */
 import { createRequire } from 'node:module';
 import { JSDOM } from 'jsdom';
+import type { MeetingEvent } from '@roundtable/protocol';
+import { panel, runMeeting, turns } from './meetings';
 
 const load = createRequire(__filename);
 const ROOM = load.resolve('../../webview/src/room.ts');
@@ -79,7 +81,8 @@ function countMarkdown(): void {
   const html = MarkdownCache.prototype.html;
   if ((html as { counted?: true }).counted) return;
   const counted = function (this: InstanceType<typeof MarkdownCache>, key: string, text: string): string {
-    markdownAsks++;
+    // The rolling summary and the digest are asked for on every frame (cached); entries are what is counted.
+    if (key !== 'summary' && key !== 'digest') markdownAsks++;
     return html.call(this, key, text);
   };
   MarkdownCache.prototype.html = Object.assign(counted, { counted: true as const });
@@ -145,4 +148,28 @@ export function loadRoom(state?: unknown): RoomView {
     state: (): unknown => (held === undefined ? undefined : JSON.parse(held)),
     takeWork,
   };
+}
+
+/** A roundtable of `rounds` rounds, 5 workers who never agree: about 5 messages a round. */
+export async function longMeeting(rounds: number): Promise<MeetingEvent[]> {
+  const workers = ['ada', 'grace', 'linus', 'ken', 'barbara'];
+  const replies = Object.fromEntries(
+    workers.map((w, i) => [w, turns(rounds, i === 0 ? 'DISAGREE' : 'AGREE', `point <b>${w}</b> *in* \`code\``)]),
+  );
+  const r = await runMeeting({
+    script: { replies },
+    participants: panel(workers, false),
+    config: { maxRounds: rounds, tokenBudget: 10_000_000 },
+  });
+  return r.events;
+}
+
+/** Answers the view's `room/ready` as the extension does: from its cursor if it holds this meeting, else all. */
+export function answerReady(view: RoomView, log: readonly MeetingEvent[]): void {
+  const ready = view.posted.find((m) => (m as { type?: string }).type === 'room/ready') as
+    { sinceSeq: number; meetingId?: string } | undefined;
+  const meetingId = log[0]?.meetingId ?? null;
+  const from = ready?.meetingId === meetingId ? (ready?.sinceSeq ?? 0) : 0;
+  view.send({ type: 'room/reset', meetingId });
+  for (const event of log.slice(from)) view.send({ type: 'room/event', event });
 }
