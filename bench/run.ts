@@ -11,6 +11,7 @@ import { benchRoundLatency, benchTokenGrowth } from './meetings';
 import { benchEstimate } from './estimate';
 import { benchStore } from './store';
 import { benchReview } from './review';
+import { benchRoom } from './room';
 import { benchText } from './text';
 import { benchWallTime, LOCAL } from './wallTime';
 import { benchWholeMeeting } from './wholeMeeting';
@@ -264,6 +265,18 @@ async function main(): Promise<void> {
     );
     console.log(`   our calls: ${purposes.join(', ')}; our exit ${r.ours.exit ?? '?'}\n`);
     results.review = r;
+  }
+
+  if (want('room')) {
+    const r = await benchRoom();
+    console.log(
+      `10. Room webview: the real room.ts in jsdom, a ${r.totalMessages}-message roundtable (${r.totalEvents} events), one frame per event`,
+    );
+    console.log(table([r.at30, r.at300] as unknown as Record<string, unknown>[]));
+    console.log(
+      `   whole replay: fresh view ${r.freshReplayMs} ms, reloaded view ${r.reloadReplayMs} ms (same text: ${r.reloadSameText}); saved state ${k(r.savedStateBytes)} bytes\n`,
+    );
+    results.room = r;
   }
 
   const out = path.join(__dirname, 'results', 'latest.json');

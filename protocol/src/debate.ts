@@ -63,10 +63,19 @@ function strictMajority(values: string[], voters: number): string {
   return NO_MAJORITY;
 }
 
-function words(text: string): Set<string> {
-  // The stance marker is the position, not an argument.
-  const argument = text.replace(/\[\s*(stance|pass)\b[^\]]*\]/gi, '');
-  return new Set(argument.toLowerCase().match(/[\p{L}\p{N}]{4,}/gu) ?? []);
+/**
+ * A post's content words, worked out once per post: the state keeps each posted message as one
+ * object, so the room, which reads these figures after every event, does not re-scan the log.
+ */
+const wordsOf = new WeakMap<PostedMessage, ReadonlySet<string>>();
+function words(m: PostedMessage): ReadonlySet<string> {
+  let w = wordsOf.get(m);
+  if (!w) {
+    // The stance marker is the position, not an argument.
+    const argument = m.text.replace(/\[\s*(stance|pass)\b[^\]]*\]/gi, '');
+    wordsOf.set(m, (w = new Set(argument.toLowerCase().match(/[\p{L}\p{N}]{4,}/gu) ?? [])));
+  }
+  return w;
 }
 
 function round1Ballots(s: MeetingState): string {
@@ -86,7 +95,7 @@ export function stanceFlips(s: MeetingState): StanceFlip[] {
   for (const w of workersOf(s).map((p) => p.name)) {
     let last: { stance: StanceCell; round: number } | undefined;
     const seen = new Set<string>();
-    const absorb = (m: PostedMessage | undefined) => m && words(m.text).forEach((x) => seen.add(x));
+    const absorb = (m: PostedMessage | undefined) => m && words(m).forEach((x) => seen.add(x));
     for (const [i, r] of s.rounds.entries()) {
       const prev = s.rounds[i - 1];
       const st = r.stances[w]?.stance;
@@ -102,7 +111,7 @@ export function stanceFlips(s: MeetingState): StanceFlip[] {
         }
         if (prev.judge?.text) followed.push({ kind: 'judge', from: 'judge', seq: prev.judge.seq });
         for (const h of prev.humanPosts) followed.push({ kind: 'human', from: h.from, seq: h.seq });
-        const newWords = majorityPosts.flatMap((m) => [...words(m.text)]);
+        const newWords = majorityPosts.flatMap((m) => [...words(m)]);
         const novel = newWords.filter((x) => !seen.has(x)).length / Math.max(1, newWords.length);
         const towardMajority = majority === st;
         const pressureOnly = !prev.judge?.text && prev.humanPosts.length === 0 && novel < NOVELTY_THRESHOLD;

@@ -20,7 +20,7 @@ import { reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { visibleLive, type LiveEntry } from '@roundtable/protocol';
 import { MarkdownCache } from './markdown';
 import { demoNote, noDecisionOf } from './outcome';
-import { timelineOf, timelineTemplate } from './timeline';
+import { EntryMemo, timelineOf, timelineTemplate } from './timeline';
 import { ballots, debateSection, stanceTable } from './positions';
 
 export { el } from './dom';
@@ -219,12 +219,14 @@ function closedSection(s: MeetingState, md: MarkdownCache): TemplateResult | typ
   </section>`;
 }
 
-export function roomTemplate(
-  s: MeetingState,
-  live: readonly LiveEntry[],
-  ui: RoomUi,
-  md: MarkdownCache,
-): TemplateResult {
+/** What one container remembers between frames: rendered Markdown and the entries last shown. */
+interface RoomMemo {
+  md: MarkdownCache;
+  entries: EntryMemo;
+}
+
+function roomTemplate(s: MeetingState, live: readonly LiveEntry[], ui: RoomUi, memo: RoomMemo): TemplateResult {
+  const md = memo.md;
   const notice = ui.notice.text
     ? html`<p class="notice ${ui.notice.error ? 'error' : 'quiet'}" role="status">${ui.notice.text}</p>`
     : nothing;
@@ -233,7 +235,7 @@ export function roomTemplate(
       <div class="empty" data-testid="empty">
         No meeting yet. Run "Roundtable: Start Roundtable" from the command palette.
       </div>`;
-  const entries = timelineOf(s, visibleLive(s, live));
+  const entries = memo.entries.keep(timelineOf(s, visibleLive(s, live)));
   return html`${notice}
     <div class="room">
       ${header(s, ui)} ${noDecisionBanner(s, ui)} ${budget(s)} ${participants(s)} ${contextSection(s)} ${stanceTable(s)}
@@ -256,7 +258,7 @@ export function roomTemplate(
     </div>`;
 }
 
-const caches = new WeakMap<HTMLElement, MarkdownCache>();
+const memos = new WeakMap<HTMLElement, RoomMemo>();
 
 /** Renders (or updates) the room into `container`. */
 export function renderRoom(
@@ -265,7 +267,7 @@ export function renderRoom(
   live: readonly LiveEntry[],
   ui: RoomUi = QUIET_UI,
 ): void {
-  let md = caches.get(container);
-  if (!md) caches.set(container, (md = new MarkdownCache()));
-  render(roomTemplate(s, live, ui, md), container);
+  let memo = memos.get(container);
+  if (!memo) memos.set(container, (memo = { md: new MarkdownCache(), entries: new EntryMemo() }));
+  render(roomTemplate(s, live, ui, memo), container);
 }

@@ -1,9 +1,12 @@
 /**
  * Browser side of the room view. Talks only to the extension through postMessage (never to the
- * daemon, so no token ever reaches this code). It keeps the meeting's log in the webview state,
- * so after being hidden or a window reload it asks only for what comes after its cursor and
- * shows exactly the log, nothing lost or doubled. Renders are coalesced to one per frame and are
- * incremental (lit), so a storm of chunks neither thrashes nor wipes a selection.
+ * daemon, so no token ever reaches this code). Its saved state is only the meeting it shows
+ * (written when that changes, never per event): after being hidden or a window reload it asks the
+ * extension for that meeting's log from the start, and applies each event once, in order, so it
+ * shows exactly the log, nothing lost or doubled. Each event is folded once into the state, and
+ * renders are coalesced to one per frame and incremental (lit, each timeline entry kept until it
+ * changes), so an event touches only its entries and a storm of chunks neither thrashes nor wipes
+ * a selection.
  */
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
@@ -13,14 +16,23 @@ import { noDecisionOf } from './outcome';
 import { phaseOf, renderRoom, type RoomUi } from './render';
 import { vscodeApi } from './vscodeApi';
 
+/** What VS Code keeps for the view: a bounded record (a state saved by an older release also held the log). */
 interface Saved {
   meetingId: string | null;
-  events: MeetingEvent[];
 }
 
 const api = vscodeApi<Saved>();
-let saved: Saved = api.getState() ?? { meetingId: null, events: [] };
-let state: MeetingState = fold(saved.events);
+const restored: unknown = api.getState();
+/** The meeting shown; its log comes from the extension, from seq 1, after every load. */
+let meetingId: string | null =
+  restored && typeof restored === 'object' && typeof (restored as Saved).meetingId === 'string'
+    ? (restored as Saved).meetingId
+    : null;
+// Rewritten bounded at once: an older release's saved log is not carried along.
+api.setState({ meetingId });
+/** The seq of the last event applied. */
+let seq = 0;
+let state: MeetingState = fold([]);
 const live = new LiveMessages();
 
 const roomEl = document.getElementById('room') as HTMLElement;
@@ -62,7 +74,7 @@ const ui: RoomUi = {
     scroller.scrollTop = scroller.scrollHeight;
   },
   onRetry: () => {
-    if (saved.meetingId) api.postMessage({ type: 'room/retry', meetingId: saved.meetingId });
+    if (meetingId) api.postMessage({ type: 'room/retry', meetingId });
   },
 };
 
@@ -110,12 +122,11 @@ function scheduleRender(): void {
 
 function apply(e: MeetingEvent): void {
   // The extension relays a contiguous log from its MeetingMirror (the one gap check); this guards
-  // the postMessage boundary, where a view restored from saved state may be sent what it holds.
-  if (e.meetingId !== saved.meetingId || e.seq !== saved.events.length + 1) return;
-  saved.events.push(e);
+  // the postMessage boundary, where a view may be sent events it already applied (nothing is doubled).
+  if (e.meetingId !== meetingId || e.seq !== seq + 1) return;
+  seq = e.seq;
   state = evolve(state, e);
   live.settle(e);
-  api.setState(saved);
 }
 
 function setConnection(text: string): void {
@@ -136,8 +147,9 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   // Bidi controls as escapes, zero-width characters out of names and markers: as in the terminal and minutes.
   const msg = visibleDeep(checked.value);
   if (msg.type === 'room/reset') {
-    if (msg.meetingId !== saved.meetingId) {
-      saved = { meetingId: msg.meetingId, events: [] };
+    if (msg.meetingId !== meetingId) {
+      meetingId = msg.meetingId;
+      seq = 0;
       state = fold([]);
       live.clear();
       ui.confirmingCut = false;
@@ -145,12 +157,12 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
       shownCount = 0;
       stick = true;
       bannerShown = false;
-      api.setState(saved);
+      api.setState({ meetingId });
     }
   } else if (msg.type === 'room/event') {
     apply(msg.event);
   } else if (msg.type === 'room/delta') {
-    if (msg.delta.meetingId === saved.meetingId) live.delta(msg.delta, state);
+    if (msg.delta.meetingId === meetingId) live.delta(msg.delta, state);
   } else if (msg.type === 'room/connection') {
     setConnection(
       msg.state === 'connected'
@@ -181,12 +193,9 @@ postBox.addEventListener('keydown', (e) => {
   }
 });
 reviewButton.addEventListener('click', () =>
-  api.postMessage({ type: 'room/review', ...(saved.meetingId ? { meetingId: saved.meetingId } : {}) }),
+  api.postMessage({ type: 'room/review', ...(meetingId ? { meetingId } : {}) }),
 );
 
-render();
-api.postMessage({
-  type: 'room/ready',
-  sinceSeq: saved.events.length,
-  ...(saved.meetingId ? { meetingId: saved.meetingId } : {}),
-});
+// A view that showed a meeting waits for its log (sent at once) rather than flash "No meeting yet".
+if (!meetingId) render();
+api.postMessage({ type: 'room/ready', sinceSeq: seq, ...(meetingId ? { meetingId } : {}) });

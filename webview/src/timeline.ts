@@ -3,9 +3,12 @@
  * written, as one keyed list (lit `repeat`, key = message id). A call's live entry has the key of
  * the message it turns into, so the same element is updated in place when it is posted; every
  * other element is left alone, so a selection, a scroll position or focus survives each chunk.
+ * An entry that did not change is the same object as on the last frame (EntryMemo) and its
+ * template is not built again (lit `guard`): an event rebuilds only the entries it touches.
  * Agent text is Markdown rendered by markdown-it with raw HTML off (see markdown.ts).
  */
 import { html, nothing, type TemplateResult } from 'lit';
+import { guard } from 'lit/directives/guard.js';
 import { repeat } from 'lit/directives/repeat.js';
 import { unsafeHTML } from 'lit/directives/unsafe-html.js';
 import type { MeetingState, PostedMessage, StanceCell } from '@roundtable/protocol';
@@ -43,9 +46,11 @@ const LIVE_LABEL: Record<LiveEntry['purpose'], (round: number) => string> = {
   digest: () => 'writing the digest…',
 };
 
-function fromMessage(s: MeetingState, m: PostedMessage): Entry {
+type Stances = ReadonlyMap<number, MeetingState['rounds'][number]['stances']>;
+
+function fromMessage(stances: Stances, m: PostedMessage): Entry {
   const contribution = m.kind === 'contribution';
-  const stance = contribution ? s.rounds.find((r) => r.round === m.round)?.stances[m.from]?.stance : undefined;
+  const stance = contribution ? stances.get(m.round)?.[m.from]?.stance : undefined;
   return {
     key: m.messageId,
     from: m.from,
@@ -135,10 +140,11 @@ export function timelineOf(s: MeetingState, live: readonly LiveEntry[]): Entry[]
       if (c) out.push(fromToolCall(s, c));
     }
   };
+  const stances: Stances = new Map(s.rounds.map((r) => [r.round, r.stances]));
   for (const m of s.messages) {
     flushJudges(m.round);
     flushTools(m.seq);
-    out.push(fromMessage(s, m));
+    out.push(fromMessage(stances, m));
   }
   flushJudges(Infinity);
   flushTools(Infinity);
@@ -158,8 +164,33 @@ export function timelineOf(s: MeetingState, live: readonly LiveEntry[]): Entry[]
   return out;
 }
 
+/**
+ * The entries shown on the last frame, by key: an entry equal field by field to the last one is
+ * handed back as that same object, so the list's templates are rebuilt only where something changed.
+ */
+export class EntryMemo {
+  private last = new Map<string, Entry>();
+
+  keep(entries: readonly Entry[]): Entry[] {
+    const next = new Map<string, Entry>();
+    const out = entries.map((e) => {
+      const before = this.last.get(e.key);
+      const same = before !== undefined && sameEntry(before, e) ? before : e;
+      next.set(e.key, same);
+      return same;
+    });
+    this.last = next;
+    return out;
+  }
+}
+
+function sameEntry(a: Entry, b: Entry): boolean {
+  const keys = Object.keys(b) as (keyof Entry)[];
+  return keys.length === Object.keys(a).length && keys.every((k) => a[k] === b[k]);
+}
+
 export interface TimelineHandlers {
-  copy(text: string): void;
+  copy: (text: string) => void;
 }
 
 function entryTemplate(e: Entry, md: MarkdownCache, on: TimelineHandlers): TemplateResult {
@@ -205,7 +236,8 @@ export function timelineTemplate(entries: readonly Entry[], md: MarkdownCache, o
     ${repeat(
       entries,
       (e) => e.key,
-      (e) => entryTemplate(e, md, on),
+      // Built again only when the entry (see EntryMemo) or the copy handler is not the last frame's.
+      (e) => guard([e, on.copy], () => entryTemplate(e, md, on)),
     )}
   </section>`;
 }

@@ -1,0 +1,107 @@
+/**
+ * The room webview on a long meeting: the real `webview/src/room.ts` in jsdom (test/fakes/roomView),
+ * fed a scripted 5-worker roundtable event by event as the extension relays it, one frame per event
+ * (the worst case: a burst coalesces into one frame). Per event once 300 messages are shown: time,
+ * DOM nodes added / removed / changed, and bytes written with `setState`; the same at 30 messages
+ * (the ratio shows what grows with the room); then a whole replay: a fresh view, and a view reloaded
+ * from its saved state while the extension sends what it asks for (as extension/src/roomView.ts).
+ */
+import { performance } from 'node:perf_hooks';
+import { answerReady, loadRoom, longMeeting, type RoomView } from '../test/fakes/roomView';
+
+export interface RoomPerEvent {
+  messages: number;
+  events: number;
+  medianMs: number;
+  meanMs: number;
+  domAddedPerEvent: number;
+  domRemovedPerEvent: number;
+  domChangedPerEvent: number;
+  entriesRenderedPerEvent: number;
+  setStateBytesPerEvent: number;
+}
+
+export interface RoomBench {
+  totalEvents: number;
+  totalMessages: number;
+  at30: RoomPerEvent;
+  at300: RoomPerEvent;
+  /** A fresh view sent the whole log, rendered in one frame. */
+  freshReplayMs: number;
+  /** A view reloaded from its saved state, the extension sending what it asks for. */
+  reloadReplayMs: number;
+  reloadSameText: boolean;
+  savedStateBytes: number;
+}
+
+const textOf = (v: RoomView): string => v.root.textContent?.replace(/\s+/g, ' ').trim() ?? '';
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+function summarise(
+  samples: { ms: number; added: number; removed: number; changed: number; entries: number; bytes: number }[],
+) {
+  const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
+  const mean = (f: (s: (typeof samples)[number]) => number) =>
+    round2(samples.reduce((t, s) => t + f(s), 0) / Math.max(1, samples.length));
+  return {
+    events: samples.length,
+    medianMs: round2(ms[Math.floor(ms.length / 2)] ?? 0),
+    meanMs: mean((s) => s.ms),
+    domAddedPerEvent: mean((s) => s.added),
+    domRemovedPerEvent: mean((s) => s.removed),
+    domChangedPerEvent: mean((s) => s.changed),
+    entriesRenderedPerEvent: mean((s) => s.entries),
+    setStateBytesPerEvent: mean((s) => s.bytes),
+  };
+}
+
+export async function benchRoom(): Promise<RoomBench> {
+  const log = await longMeeting(64);
+  const meetingId = log[0]?.meetingId ?? '';
+  const view = loadRoom();
+  view.send({ type: 'room/reset', meetingId });
+  view.flush();
+  view.takeWork();
+  type Sample = { ms: number; added: number; removed: number; changed: number; entries: number; bytes: number };
+  const near30: Sample[] = [];
+  const near300: Sample[] = [];
+  let messages = 0;
+  for (const event of log) {
+    const writes = view.stateWrites.length;
+    const t0 = performance.now();
+    view.send({ type: 'room/event', event });
+    view.flush();
+    const ms = performance.now() - t0;
+    const w = view.takeWork();
+    const bytes = view.stateWrites.slice(writes).reduce((t, s) => t + s.length, 0);
+    if (event.type === 'message_posted') messages++;
+    const sample = { ms, ...w, bytes };
+    if (messages >= 30 && messages < 40) near30.push(sample);
+    if (messages >= 300 && messages < 310) near300.push(sample);
+  }
+  const fullText = textOf(view);
+
+  let t0 = performance.now();
+  const fresh = loadRoom();
+  answerReady(fresh, log);
+  fresh.flush();
+  const freshReplayMs = performance.now() - t0;
+
+  const saved = view.state();
+  t0 = performance.now();
+  const reloaded = loadRoom(saved);
+  answerReady(reloaded, log);
+  reloaded.flush();
+  const reloadReplayMs = performance.now() - t0;
+
+  return {
+    totalEvents: log.length,
+    totalMessages: messages,
+    at30: { messages: 30, ...summarise(near30) },
+    at300: { messages: 300, ...summarise(near300) },
+    freshReplayMs: round2(freshReplayMs),
+    reloadReplayMs: round2(reloadReplayMs),
+    reloadSameText: textOf(reloaded) === fullText && textOf(fresh) === fullText,
+    savedStateBytes: JSON.stringify(saved ?? null).length,
+  };
+}
