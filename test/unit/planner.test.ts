@@ -84,10 +84,53 @@ describe('nextStep — roundtable mode', () => {
     const due = nextStep(given(...rounds({ maxRounds: 3, compactAtTokens: 100 })));
     assert.equal(due.kind, 'judge_and_summary');
     assert.deepEqual(due.kind === 'judge_and_summary' ? [due.round.round, due.summarize.round] : [], [2, 1]);
-    // The last round: nothing follows but the digest, so no compaction.
-    const last = rounds({ maxRounds: 2, compactAtTokens: 100 });
-    assert.equal(nextStep(given(...last)).kind, 'judge');
-    closesWith([...last, judged(2)], 'max_rounds');
+    // The last round: nothing follows but the digest, so no compaction and no review.
+    closesWith(rounds({ maxRounds: 2, compactAtTokens: 100 }), 'max_rounds');
+  });
+
+  it('given a round that is the last for a known reason, the judge does not review it: its corrections would reach nobody', () => {
+    const split = (round: number) => [
+      ...roundSaid(round, { ada: 'AGREE', grace: 'DISAGREE' }),
+      consensus(round, 'NONE'),
+    ];
+    // Max rounds.
+    closesWith([...opened({ config: { maxRounds: 1 } }), ...split(1)], 'max_rounds');
+    // The final round announced at the 80% budget mark.
+    closesWith(
+      [
+        ...opened({ config: { maxRounds: 5 } }),
+        ...split(1),
+        judged(1),
+        { type: 'budget_warning', spent: 8000, budget: 10000, finalRound: 2 },
+        ...split(2),
+      ],
+      'budget_exhausted',
+      /80%/,
+    );
+    // The extra round a human asked for after the close.
+    closesWith(
+      [
+        ...opened({ config: { maxRounds: 1 } }),
+        ...split(1),
+        { type: 'meeting_closed', reason: 'max_rounds' },
+        { type: 'digest_ready', digest: {} as never, text: 'digest' },
+        { type: 'decision_recorded', decision: 'another_round', instruction: 'once more' },
+        ...split(2),
+      ],
+      'max_rounds',
+      /extra round/,
+    );
+    // A graceful close asked for during the round.
+    closesWith(
+      [
+        ...opened({ config: { maxRounds: 5 } }),
+        ...split(1),
+        { type: 'close_requested', reason: 'cut', detail: 'closed by the human', graceful: true },
+      ],
+      'cut',
+    );
+    // Another round follows: the judge reviews.
+    assert.equal(nextStep(given(...opened({ config: { maxRounds: 2 } }), ...split(1))).kind, 'judge');
   });
 
   it('given every worker passed, it closes with all_passed', () => {

@@ -1,7 +1,7 @@
 /**
  * Roundtable mode's planner. Order within a round: every worker speaks, stances are recorded,
  * consensus is evaluated, then — at once, since neither needs the other — the judge reviews the
- * round (only when there is no consensus) and, only when a compaction is due, the assistant folds
+ * round (only when there is no consensus and another round follows) and, only when a compaction is due, the assistant folds
  * the rounds before this one into the rolling summary; then the meeting ends or the next round
  * starts.
  *
@@ -10,13 +10,27 @@
  * but the last is folded in, and the last stays verbatim. The last round of a meeting is never
  * summarised (the digest reads the transcript).
  */
-import type { MeetingState } from '@roundtable/protocol';
+import type { MeetingState, RoundState } from '@roundtable/protocol';
 import { currentRound, workersOf } from '@roundtable/protocol';
 import type { Step } from '../../steps';
 import { compactionDue } from '../../prompts';
 
 function allPassed(s: MeetingState): boolean {
   return workersOf(s).every((w) => s.passed.includes(w.name));
+}
+
+/**
+ * The round is the meeting's last for a reason known before it is reviewed: max rounds, the
+ * final round after the 80% budget mark, the extra round a human asked for, a close asked for.
+ */
+function isLastRound(s: MeetingState, r: RoundState): boolean {
+  return (
+    r.final ||
+    s.closeRequest !== undefined ||
+    r.round >= s.config.maxRounds ||
+    (s.finalRound !== undefined && r.round >= s.finalRound) ||
+    (s.reopenedAfterRound !== undefined && r.round > s.reopenedAfterRound)
+  );
 }
 
 export function planRoundtable(s: MeetingState): Step {
@@ -33,10 +47,11 @@ export function planRoundtable(s: MeetingState): Step {
   }
   if (!r.consensus) return { kind: 'consensus', round: r };
   const judge = s.participants.find((p) => p.role === 'judge');
-  const judging = judge !== undefined && r.consensus.level === 'NONE' && !r.judge;
+  // A meeting that ends after this round needs no compaction, and no review: its corrections
+  // would reach nobody. A judge's CONVERGED is not known yet.
+  const continues = r.consensus.level === 'NONE' && !isLastRound(s, r);
+  const judging = judge !== undefined && continues && !r.judge;
   const before = s.rounds.find((x) => x.round === r.round - 1);
-  // A meeting that ends after this round needs no compaction; a judge's CONVERGED is not known yet.
-  const continues = !r.final && r.consensus.level === 'NONE' && r.round < s.config.maxRounds;
   const summarize = before && continues && !r.judge?.converged && compactionDue(s, r) ? before : undefined;
   if (judging && summarize) return { kind: 'judge_and_summary', round: r, summarize };
   if (judging) return { kind: 'judge', round: r };
