@@ -1,11 +1,14 @@
 /**
  * When a roundtable stops, on a loopback OpenAI-compatible server (issue 35): no judge call after
  * a round that is the meeting's last for a reason known before the review, and the estimate plays
- * the same rule, so it predicts the calls the meeting makes.
+ * the same rule, so it predicts the calls the meeting makes; a panel whose stances stopped moving
+ * ends "stable" two rounds after the last change, and not before.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Participant, StartMeetingParams } from '@roundtable/protocol';
+import type { MeetingConfig, Participant, StartMeetingParams } from '@roundtable/protocol';
+import { digestMarkdown } from '../../protocol/src/digestMarkdown';
+import { renderMinutes } from '../../daemon/src/meeting/minutes';
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { runMeeting } from '../fakes/meetings';
@@ -91,5 +94,46 @@ describe('when a roundtable stops', () => {
     // The briefing, 3 rounds of 2 turns, reviews of rounds 1 and 2, the digest.
     assert.equal(chatCalls(fake) - first, 1 + 3 * 2 + 2 + 1);
     assert.equal(estimate.allRounds.calls, chatCalls(fake) - first);
+  });
+
+  describe('stop when stable', () => {
+    /** ada moves in round 2 and then holds; grace holds from round 1. */
+    const settling: Room = {
+      stance: (me, round) => (me === 'grace' ? 'DISAGREE' : round === 1 ? 'NEUTRAL' : 'AGREE'),
+      judge: () => 'CLEAN',
+    };
+    const meet = (room: Room, config: Partial<MeetingConfig> = {}) => {
+      fake.setResponder(responder(room));
+      return runMeeting({
+        script: {},
+        provider: new OpenAIProvider({ baseURL: fake.baseURL, maxRetries: 0 }),
+        participants: seats,
+        config: { maxRounds: 8, ...config },
+      });
+    };
+    after(() => fake.setResponder(responder(split)));
+
+    it('a panel that repeats its stances ends by "stable" two rounds after the last change, named in the digest and minutes', async () => {
+      const { state, events } = await meet(settling);
+      assert.equal(state.closed?.reason, 'stable');
+      assert.equal(state.rounds.length, 4, 'the last change in round 2, repeated in rounds 3 and 4');
+      assert.match(digestMarkdown(state), /ended: Positions stopped moving/);
+      assert.match(renderMinutes(events), /Terminated by:\*\* `stable` \(positions unchanged since round 2\)/);
+    });
+
+    it('not before: a correction of the judge on the repeated round gets its answer first', async () => {
+      const { state } = await meet({
+        ...settling,
+        judge: (round) => (round === 4 ? '@grace: cite a source for the cost figure.' : 'CLEAN'),
+      });
+      assert.equal(state.closed?.reason, 'stable');
+      assert.equal(state.rounds.length, 5);
+    });
+
+    it('with --no-stop-when-stable it runs to max rounds', async () => {
+      const { state } = await meet(settling, { maxRounds: 5, stopWhenStable: false });
+      assert.equal(state.closed?.reason, 'max_rounds');
+      assert.equal(state.rounds.length, 5);
+    });
   });
 });

@@ -33,6 +33,32 @@ function isLastRound(s: MeetingState, r: RoundState): boolean {
   );
 }
 
+/** A stance that is a position: not a failure to say one (UNKNOWN, TIMEOUT). */
+const POSITIONS: ReadonlySet<string> = new Set(['AGREE', 'DISAGREE', 'NEUTRAL', 'PASS']);
+
+/** Each speaker's position in a round ("ada=AGREE grace=DISAGREE"); undefined when one has none. */
+function positionsOf(r: RoundState | undefined): string | undefined {
+  if (!r) return undefined;
+  const cells = r.speakers.map((w) => [w, r.stances[w]?.stance ?? 'UNKNOWN'] as const);
+  if (cells.some(([, stance]) => !POSITIONS.has(stance))) return undefined;
+  return cells
+    .map(([w, stance]) => `${w}=${stance}`)
+    .sort()
+    .join(' ');
+}
+
+/**
+ * Stop when stable: every worker's position the same for the last three rounds (unchanged for two
+ * rounds running), and nothing the workers have not answered — no human post during this round
+ * (the judge's corrections are checked once the review is in). The next round could only repeat.
+ */
+function settled(s: MeetingState, r: RoundState): boolean {
+  if (s.config.stopWhenStable !== true || r.humanPosts.length > 0) return false;
+  const i = s.rounds.indexOf(r);
+  const now = positionsOf(r);
+  return now !== undefined && positionsOf(s.rounds[i - 1]) === now && positionsOf(s.rounds[i - 2]) === now;
+}
+
 export function planRoundtable(s: MeetingState): Step {
   const r = currentRound(s);
   if (!r) return { kind: 'start_round', round: 1, final: s.config.maxRounds === 1 || s.finalRound === 1 };
@@ -52,7 +78,12 @@ export function planRoundtable(s: MeetingState): Step {
   const continues = r.consensus.level === 'NONE' && !isLastRound(s, r);
   const judging = judge !== undefined && continues && !r.judge;
   const before = s.rounds.find((x) => x.round === r.round - 1);
-  const summarize = before && continues && !r.judge?.converged && compactionDue(s, r) ? before : undefined;
+  // Stable and reviewed with no correction: ends after this round. Stable and not yet reviewed:
+  // the review decides whether a compaction is needed.
+  const stable = continues && settled(s, r) && (judge === undefined || (r.judge?.corrections.length ?? 1) === 0);
+  const waits = continues && settled(s, r) && judging;
+  const summarize =
+    before && continues && !stable && !waits && !r.judge?.converged && compactionDue(s, r) ? before : undefined;
   if (judging && summarize) return { kind: 'judge_and_summary', round: r, summarize };
   if (judging) return { kind: 'judge', round: r };
   if (summarize) return { kind: 'summary', round: summarize };
@@ -68,6 +99,7 @@ export function planRoundtable(s: MeetingState): Step {
     return { kind: 'close', reason: 'max_rounds', detail: 'the extra round the human asked for is done' };
   }
   if (r.round >= s.config.maxRounds) return { kind: 'close', reason: 'max_rounds' };
+  if (stable) return { kind: 'close', reason: 'stable', detail: `positions unchanged since round ${r.round - 2}` };
   const next = r.round + 1;
   return { kind: 'start_round', round: next, final: next >= s.config.maxRounds || s.finalRound === next };
 }
