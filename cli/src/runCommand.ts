@@ -13,7 +13,7 @@ import type {
 import { checkStartParams } from '@roundtable/protocol';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
-import { defaultDataDir, findDaemon, spawnDaemon } from '@roundtable/client';
+import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon, spawnDaemon } from '@roundtable/client';
 import { listModels } from '../../daemon/src/providers/models';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
@@ -151,9 +151,7 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
   if (order !== undefined && order !== 'parallel' && order !== 'sequential' && order !== 'shuffle') {
     throw new UsageError(`--order must be parallel, sequential or shuffle, got "${order}"`);
   }
-  const givenURL = values['base-url'] ?? (env.ROUNDTABLE_BASE_URL || undefined);
-  if (givenURL !== undefined && !/^https?:\/\/[^\s]+$/.test(givenURL))
-    throw new UsageError(`--base-url must be an http(s) URL, got "${givenURL}"`);
+  checkedBaseUrl(env, values['base-url']);
   const choice = await choosePanel({
     provider: provider,
     env,
@@ -194,7 +192,7 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
     outDir: path.resolve(values.out ?? path.join('docs', 'roundtable')),
     json: values.json ?? false,
     baseURL: choice.baseURL,
-    apiKey: env.ROUNDTABLE_API_KEY || env.OPENAI_API_KEY || undefined,
+    apiKey: apiKeyOf(env),
     scriptFile,
     notices: choice.notice ? [choice.notice] : [],
     demoFallback: choice.demoFallback,

@@ -29,11 +29,12 @@ import { KeyedLimiter } from './limiter';
 import { MeetingManager } from './manager';
 import { DAEMON_VERSION, startServer, type RunningServer } from './server';
 import { newMeetingId } from './ids';
-import { defaultDataDir, readDaemonInfo, readSmallFile, type DaemonInfo } from '@roundtable/client/discovery';
+import { readDaemonInfo, readSmallFile, type DaemonInfo } from '@roundtable/client/discovery';
+import { apiKeyOf, apiKeysIn, baseUrlOf, defaultDataDir } from '@roundtable/client/config';
 import { processIdentity } from '@roundtable/client/processIdentity';
 
 // Discovery is the client library's; re-exported for the daemon's own callers and tests.
-export { defaultDataDir, findDaemon, readDaemonInfo, type DaemonInfo } from '@roundtable/client/discovery';
+export { findDaemon, readDaemonInfo, type DaemonInfo } from '@roundtable/client/discovery';
 
 export class DaemonAlreadyRunning extends Error {}
 
@@ -105,8 +106,8 @@ export function providerFactory(env: NodeJS.ProcessEnv, lmBridge?: VscodeLmBridg
           scripted ??= new ScriptedProvider(script ?? parseScript(loadDemoScript()));
           return scripted;
         case 'openai': {
-          const baseURL = config?.baseURL ?? env.ROUNDTABLE_BASE_URL ?? 'https://api.openai.com/v1';
-          const key = apiKey ?? env.ROUNDTABLE_API_KEY ?? env.OPENAI_API_KEY;
+          const baseURL = baseUrlOf(env, config?.baseURL);
+          const key = apiKeyOf(env, apiKey);
           const cacheKey = `${baseURL}\u0000${key ?? ''}`;
           let client = openaiClients.get(cacheKey);
           if (!client) {
@@ -199,7 +200,7 @@ function newManager(
     log,
     newId: () => newMeetingId(),
     evidenceWorkspace: demoEvidenceWorkspace,
-    secrets: [token, env.ROUNDTABLE_API_KEY ?? '', env.OPENAI_API_KEY ?? ''],
+    secrets: [token, ...apiKeysIn(env)],
   });
 }
 
