@@ -7,6 +7,7 @@
  * test server that answers with `fillerReply` plays the same meeting as the estimate.
  */
 import type { CallPurpose, Participant, ProviderKind } from '@roundtable/protocol';
+import { stanceMarker } from '@roundtable/protocol/stance';
 import { toolTurnPromptTokens } from '../tools/toolLoop';
 import { PrefixCache, serializePrompt } from '../providers/prefixCache';
 import { isReasoningModel } from '../providers/serverProfile';
@@ -18,7 +19,7 @@ import { REVIEW_MAX_FINDINGS } from './reviewFindings';
 
 const FILLER_WORDS = 'the room weighs this option against its cost risk and evidence from the code and the team ';
 /** Ends every text reply: a worker that never agrees (and harmless in any other reply). */
-const STANCE = '\n[STANCE: NEUTRAL]';
+const STANCE = `\n${stanceMarker('NEUTRAL')}`;
 /** Words of the proposed options' labels: each label its own, so no two are merged as the same option. */
 const LABEL_WORDS =
   'staged rewrite vendor freeze pilot rollback shadow cutover hybrid audit defer split merge cache queue shard replica proxy batch stream'.split(
