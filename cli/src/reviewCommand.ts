@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FailOn, MeetingConfig, StartMeetingParams } from '@roundtable/protocol';
 import { FailOnSchema, GIT_REF_PATTERN, REVIEW_EXIT, RpcError, checkStartParams } from '@roundtable/protocol';
-import { defaultDataDir, findDaemon } from '@roundtable/client';
+import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon } from '@roundtable/client';
 import { git } from '../../daemon/src/gate/git';
 import { NOTHING_TO_REVIEW, ChangeError, prepareReview } from '../../daemon/src/review/prepare';
 import { NoModelError, UsageError, checkDataDir, parseCli } from '@roundtable/client/usage';
@@ -138,9 +138,7 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
   const failOn = failOnOf(values['fail-on']);
   const change = changeOf(values, env);
   const config = configOf(values);
-  const givenURL = values['base-url'] ?? (env.ROUNDTABLE_BASE_URL || undefined);
-  if (givenURL !== undefined && !/^https?:\/\/[^\s]+$/.test(givenURL))
-    throw new UsageError(`--base-url must be an http(s) URL, got "${givenURL}"`);
+  checkedBaseUrl(env, values['base-url']);
   const workspace = await repositoryRoot(process.cwd());
   const decisionsFolder = values.decisions === undefined ? undefined : decisionsIn(workspace, values.decisions);
   const choice = await choosePanel({
@@ -179,7 +177,7 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
     noDaemon: values['no-daemon'] ?? false,
     dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir(env)),
     baseURL: choice.baseURL,
-    apiKey: env.ROUNDTABLE_API_KEY || env.OPENAI_API_KEY || undefined,
+    apiKey: apiKeyOf(env),
     estimate: values.estimate ?? false,
     notices: [...(choice.notice ? [choice.notice] : []), ...(change.notice ? [change.notice] : [])],
   };

@@ -14,11 +14,12 @@ import type {
 import { CANNED_NOTE, checkStartParams, ignoresTopic } from '@roundtable/protocol';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
-import { defaultDataDir, findDaemon, spawnDaemon } from '@roundtable/client';
+import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon, spawnDaemon } from '@roundtable/client';
 import { listModels } from '../../daemon/src/providers/models';
-import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
 import { ScriptedProvider, loadScript, type Script } from '../../daemon/src/providers/scripted';
+
+import { meetingProviders, providerEntry } from '../../daemon/src/providers/registry';
 import type { ChatProvider } from '../../daemon/src/providers/types';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import type { EventStore } from '../../daemon/src/store/types';
@@ -148,9 +149,7 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
   if (order !== undefined && order !== 'parallel' && order !== 'sequential' && order !== 'shuffle') {
     throw new UsageError(`--order must be parallel, sequential or shuffle, got "${order}"`);
   }
-  const givenURL = values['base-url'] ?? (env.ROUNDTABLE_BASE_URL || undefined);
-  if (givenURL !== undefined && !/^https?:\/\/[^\s]+$/.test(givenURL))
-    throw new UsageError(`--base-url must be an http(s) URL, got "${givenURL}"`);
+  checkedBaseUrl(env, values['base-url']);
   const choice = await choosePanel({
     provider: provider,
     env,
@@ -191,7 +190,7 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
     outDir: path.resolve(values.out ?? path.join('docs', 'roundtable')),
     json: values.json ?? false,
     baseURL: choice.baseURL,
-    apiKey: env.ROUNDTABLE_API_KEY || env.OPENAI_API_KEY || undefined,
+    apiKey: apiKeyOf(env),
     scriptFile,
     notices: choice.notice ? [choice.notice] : [],
     demoFallback: choice.demoFallback,
@@ -246,16 +245,17 @@ function modeOf(values: RunValues): { mode: 'roundtable' | 'consensus'; options:
 export async function preflight(
   opts: Pick<RunOptions, 'params' | 'scriptFile' | 'baseURL' | 'apiKey'>,
 ): Promise<{ script?: Script }> {
-  const kinds = new Set(opts.params.participants.map((p) => p.provider));
+  // An unknown kind is refused here, in one line, before anything else is asked.
+  const needs = new Set(opts.params.participants.map((p) => providerEntry(p.provider).needs));
   const out: { script?: Script } = {};
-  if (kinds.has('scripted')) {
+  if (needs.has('script')) {
     try {
       out.script = loadScript(opts.scriptFile);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
   }
-  if (kinds.has('vscode-lm') || kinds.has('attached')) {
+  if (needs.has('daemon')) {
     throw new UsageError(
       'vscode-lm and attached participants are answered through the daemon by VS Code or an attached agent: start the meeting from the extension',
     );
@@ -275,13 +275,13 @@ function providersFor(
   script: Script | undefined,
   io: RunIO,
 ): (p: Participant) => ChatProvider {
-  const scripted = script ? new ScriptedProvider(script) : undefined;
-  const openai = new OpenAIProvider({
+  return meetingProviders({
     baseURL: opts.baseURL,
     ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+    ...(script ? { script } : {}),
     log: (line) => io.stderr.write(`roundtable: ${line}\n`),
+    shared: new Map(),
   });
-  return (p) => (p.provider === 'scripted' && scripted ? scripted : openai);
 }
 
 export async function runCommand(argv: string[], io: RunIO): Promise<number> {

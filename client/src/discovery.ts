@@ -11,7 +11,6 @@
  * handshake (connection.ts) before the token's proof or any key is sent.
  */
 import { constants, promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { processIdentity, type ProcessIdentity } from './processIdentity';
@@ -49,11 +48,6 @@ const DaemonInfoSchema = z.object({
   startedAt: z.number().min(0).max(8.64e15),
   processStart: z.string().min(1).max(300).optional(),
 });
-
-/** `$ROUNDTABLE_HOME`, else `~/.roundtable`: shared by the CLI, the MCP server and VS Code. */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.ROUNDTABLE_HOME || path.join(os.homedir(), '.roundtable');
-}
 
 export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;

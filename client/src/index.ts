@@ -1,4 +1,5 @@
 /** The one client of the daemon, for the CLI, the MCP server and the VS Code extension (no vscode import). */
+export * from './config';
 export * from './connection';
 export * from './convene';
 export * from './discovery';

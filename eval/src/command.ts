@@ -17,6 +17,7 @@ import {
   type RunKey,
 } from './harness';
 import { UsageError, parseCli } from '@roundtable/client/usage';
+import { DEFAULT_BASE_URL, apiKeyOf, checkedBaseUrl } from '@roundtable/client/config';
 import { terminalSafe } from '@roundtable/protocol/terminal';
 
 export const EVAL_USAGE = `Usage: roundtable eval --models M1,M2,M3 [options]
@@ -113,8 +114,7 @@ export function parseEvalArgs(argv: string[], env: NodeJS.ProcessEnv): EvalOptio
   // The whole set's hash, before --limit: a later run asking more of the same set resumes.
   const setHash = setHashOf(questions);
   if (values.limit !== undefined) questions = questions.slice(0, int(values.limit, '--limit', 1));
-  const baseURL = values['base-url'] ?? env.ROUNDTABLE_BASE_URL ?? 'https://api.openai.com/v1';
-  if (!/^https?:\/\/[^\s]+$/.test(baseURL)) throw new UsageError(`--base-url must be an http(s) URL, got "${baseURL}"`);
+  const baseURL = checkedBaseUrl(env, values['base-url']) ?? DEFAULT_BASE_URL;
   const out = path.resolve(values.out ?? 'eval-results.json');
   return {
     questions,
@@ -130,7 +130,7 @@ export function parseEvalArgs(argv: string[], env: NodeJS.ProcessEnv): EvalOptio
     budget: int(values.budget, '--budget', 20_000, 100),
     turnTimeoutMs: int(values['turn-timeout'], '--turn-timeout', 120) * 1000,
     baseURL,
-    apiKey: env.ROUNDTABLE_API_KEY ?? env.OPENAI_API_KEY,
+    apiKey: apiKeyOf(env),
     out,
     resume: values.resume ?? false,
   };

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { rng } from '../../daemon/src/meeting/order';
-import { ownLines } from '../../daemon/src/meeting/stance';
+import { ownLines, stripStanceMarkers } from '@roundtable/protocol/stance';
 
 export interface Question {
   id: string;
@@ -112,8 +112,7 @@ function lastBoxed(text: string): string | undefined {
 
 /** A value as written, with LaTeX and Markdown around it dropped: `$$\boxed{\frac{1}{2}}$$` → `1/2`, `−5` → `-5`. */
 function cleanAnswer(raw: string): string | undefined {
-  const v = (lastBoxed(raw) ?? raw)
-    .replace(/\[STANCE:[^\]]*\]/gi, '')
+  const v = stripStanceMarkers(lastBoxed(raw) ?? raw)
     .replace(/\\text(?:bf|rm)?\{([^{}]*)\}/g, '$1')
     .replace(/\\d?frac\{([^{}]*)\}\{([^{}]*)\}/g, '$1/$2')
     .replace(/\\[,;!: ]|\\left|\\right/g, '')

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { ModelChoice } from '@roundtable/protocol';
 import { costRank, familyOf } from '@roundtable/protocol';
 import { listModels } from '@roundtable/client/models';
+import { DEFAULT_BASE_URL } from '@roundtable/client/config';
 import { STUB_VENDOR, stubModelSourceFromEnv } from './testStubModels';
 
 /** The part of `vscode.LanguageModelChat` Roundtable uses (a real one satisfies it). */
@@ -85,9 +86,6 @@ export function serverLabel(baseUrl: string): string {
   }
 }
 
-/** The OpenAI endpoint used when `roundtable.providerBaseUrl` is empty (as the daemon does). */
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-
 /**
  * The configured OpenAI-compatible server's models as panel choices. Nothing is asked of
  * api.openai.com without a key (it would only refuse); a server that is down adds no models, and
@@ -99,7 +97,7 @@ export async function serverModelChoices(o: {
   timeoutMs?: number;
 }): Promise<{ models: ModelChoice[]; problem?: string }> {
   if (!o.baseUrl && !o.apiKey) return { models: [] };
-  const baseUrl = o.baseUrl || OPENAI_DEFAULT_BASE_URL;
+  const baseUrl = o.baseUrl || DEFAULT_BASE_URL;
   const list = await listModels(baseUrl, {
     timeoutMs: o.timeoutMs ?? 2_000,
     ...(o.apiKey ? { apiKey: o.apiKey } : {}),

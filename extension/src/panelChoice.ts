@@ -10,13 +10,8 @@ import type { ModelChoice, Participant } from '@roundtable/protocol';
 import { checkPanel, proposePanel } from '@roundtable/protocol';
 import { listModels } from '@roundtable/client/models';
 import { DEMO_NOTICE, DEMO_PANEL } from './demo';
-import {
-  chatModelChoices,
-  findModel,
-  OPENAI_DEFAULT_BASE_URL,
-  serverModelChoices,
-  type ModelSource,
-} from './modelSource';
+import { DEFAULT_BASE_URL } from '@roundtable/client/config';
+import { chatModelChoices, findModel, serverModelChoices, type ModelSource } from './modelSource';
 import { pickPanel } from './panelPicker';
 import { preflight, type PreflightProblem } from './preflight';
 
@@ -157,7 +152,7 @@ export async function choosePanel(o: PanelRequest): Promise<ChosenPanel | undefi
       return m ? { id: m.id, allowed: o.models.canSendRequest(m) } : undefined;
     },
     listServerModels: () =>
-      listModels(cfg.baseUrl || OPENAI_DEFAULT_BASE_URL, { timeoutMs: 3_000, ...(apiKey ? { apiKey } : {}) }),
+      listModels(cfg.baseUrl || DEFAULT_BASE_URL, { timeoutMs: 3_000, ...(apiKey ? { apiKey } : {}) }),
   });
   if (problems.length > 0 && !interactive) {
     for (const p of problems) log.error(`preflight: ${p.message}`);

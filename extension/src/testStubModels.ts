@@ -11,7 +11,10 @@
  */
 import { appendFileSync } from 'node:fs';
 import * as vscode from 'vscode';
+import { stanceMarker } from '@roundtable/protocol/stance';
 import type { ChatModel, ModelSource } from './modelSource';
+
+const AGREE = stanceMarker('AGREE');
 
 export const STUB_MODELS_ENV = 'ROUNDTABLE_TEST_LM_MODELS';
 export const STUB_CALLS_ENV = 'ROUNDTABLE_TEST_LM_CALLS';
@@ -56,8 +59,8 @@ export function stubReply(model: StubSpec, prompt: string): string {
   const who = `${model.id} (${model.family})`;
   if (prompt.includes('CONSENSUS_STATEMENT'))
     return `CONSENSUS_STATEMENT: The stub panel agreed, speaking through ${who}.\nCONTRIBUTORS: every worker agreed.`;
-  if (prompt.includes('[STANCE: AGREE]'))
-    return `Stub model ${who} has weighed the question and supports going ahead carefully.\n[STANCE: AGREE]`;
+  if (prompt.includes(AGREE))
+    return `Stub model ${who} has weighed the question and supports going ahead carefully.\n${AGREE}`;
   return `Stub model ${who} notes the discussion so far.`;
 }
 
@@ -96,7 +99,7 @@ function toolTurn(
   messages: vscode.LanguageModelChatMessage[],
   options: vscode.LanguageModelChatRequestOptions,
 ): unknown[] | undefined {
-  if (!spec.tools || !prompt.includes('[STANCE: AGREE]')) return undefined;
+  if (!spec.tools || !prompt.includes(AGREE)) return undefined;
   const results = toolResultsOf(messages);
   if (results.length === 0 && options.tools?.some((t) => t.name === 'read_file'))
     return [new vscode.LanguageModelToolCallPart(`stub-${spec.id}-1`, 'read_file', { path: 'README.md' })];
@@ -108,7 +111,7 @@ function toolTurn(
       .map((l) => l.replace(/^\| /, ''))
       .find((l) => /^\d+: /.test(l))
       ?.slice(0, 120) ?? '';
-  return textParts(`Stub model ${spec.id} read README.md, which says “${first}”.\n[STANCE: AGREE]`);
+  return textParts(`Stub model ${spec.id} read README.md, which says “${first}”.\n${AGREE}`);
 }
 
 function stubModel(spec: StubSpec, callsFile: string | undefined): ChatModel {

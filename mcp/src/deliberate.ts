@@ -18,7 +18,7 @@ import {
   checkStartParams,
 } from '@roundtable/protocol';
 import * as z from 'zod';
-import { convene, readMeeting, type DaemonConnection } from '@roundtable/client';
+import { apiKeyOf, convene, readMeeting, type DaemonConnection } from '@roundtable/client';
 import { choosePanel } from '../../daemon/src/providers/panelChoice';
 import { UsageError } from '@roundtable/client/usage';
 import { writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
@@ -96,7 +96,7 @@ export async function readyPanel(
   }
   if (choice.demoFallback) throw new Refused(NO_MODEL);
   const { participants, baseURL } = choice;
-  const apiKey = env.ROUNDTABLE_API_KEY || env.OPENAI_API_KEY || undefined;
+  const apiKey = apiKeyOf(env);
   const problems = await preflightPanel(participants, {
     baseUrl: baseURL,
     listModels,

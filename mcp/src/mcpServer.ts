@@ -20,6 +20,7 @@ import {
   StartMeetingParamsSchema,
   meetingIdSchema,
 } from '@roundtable/protocol';
+import { STANCE_CHOICES, stanceMarker } from '@roundtable/protocol/stance';
 import * as z from 'zod';
 import type { DaemonConnection } from '@roundtable/client';
 import { DAEMON_VERSION } from '../../daemon/src/daemon/server';
@@ -141,7 +142,7 @@ function registerListen(server: McpServer, conn: DaemonConnection): void {
         const parts = [...r.posts];
         if (r.turn) {
           parts.push(
-            `--- It is your turn (round ${r.turn.round}). Answer with speak; end with [STANCE: AGREE], [STANCE: DISAGREE] or [STANCE: NEUTRAL], or [PASS]. ---`,
+            `--- It is your turn (round ${r.turn.round}). Answer with speak; end with ${STANCE_CHOICES}, or [PASS]. ---`,
             ...r.turn.messages.map((m) => `<${m.role}>\n${m.content}\n</${m.role}>`),
           );
         }
@@ -159,8 +160,7 @@ function registerSpeak(server: McpServer, conn: DaemonConnection): void {
   server.registerTool(
     'speak',
     {
-      description:
-        'Say your turn in the room, as the name you joined with. Include exactly one stance marker, e.g. [STANCE: AGREE].',
+      description: `Say your turn in the room, as the name you joined with. Include exactly one stance marker, e.g. ${stanceMarker('AGREE')}.`,
       inputSchema: { room, text: DAEMON_REQUESTS['agent/speak'].params.shape.text },
     },
     async ({ room, text: words }) => {

@@ -10,12 +10,14 @@ import {
   MeetingModeSchema,
   PanelSchema,
   ProviderConfigSchema,
+  ResolveActionSchema,
   TerminationReasonSchema,
 } from './events';
 import * as z from 'zod';
 import { WHOLE, text } from './schema';
 import { ContextRequestSchema, LmToolSchema, ToolTurnSchema } from './context';
 import { ReviewRequestSchema } from './review';
+import { INSTRUCTION_NEEDED, lacksInstruction } from './decisionRules';
 
 /** Error codes: stable strings a client can branch on. */
 export const ERROR_CODES = [
@@ -174,3 +176,38 @@ export const LmRequestSchema = z.object({
   toolTurns: z.array(ToolTurnSchema).optional(),
 });
 export type LmRequest = z.infer<typeof LmRequestSchema>;
+
+/**
+ * What a person sends about a meeting, field by field: the same whether the room or the digest
+ * review sends it to the extension (`FROM_WEBVIEW`) or a client sends it to the daemon (the
+ * `room/post`, `meeting/cut`, `meeting/decide` and `meeting/resolve` requests, with the meeting's id).
+ */
+export const PostFields = { text: text({ min: 1, max: 20_000 }) };
+export const CutFields = { reason: text({ max: 500 }).optional() };
+export const DecideFields = {
+  decision: DecisionKindSchema,
+  instruction: text({ max: 20_000 }).optional(),
+  digestText: text({ max: 100_000 }).optional(),
+};
+export const ResolveFields = {
+  action: ResolveActionSchema,
+  option: text({ min: 1, max: 2_000 }).optional(),
+  instruction: text({ min: 1, max: 20_000 }).optional(),
+};
+
+/** The rule of a decision on a digest: another round needs an instruction. */
+export function checkDecide(p: { decision: string; instruction?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (lacksInstruction(p.decision, p.instruction))
+    ctx.addIssue({ code: 'custom', message: `${WHOLE}${INSTRUCTION_NEEDED}` });
+}
+
+/** The rules of an answer to an escalation: a pick names its option, another round has an instruction. */
+export function checkResolve(
+  p: { action: string; option?: string | undefined; instruction?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (p.action === 'pick' && !p.option)
+    ctx.addIssue({ code: 'custom', message: `${WHOLE}pick needs the option (its id, e.g. O2, or its label)` });
+  if (lacksInstruction(p.action, p.instruction))
+    ctx.addIssue({ code: 'custom', message: `${WHOLE}${INSTRUCTION_NEEDED}` });
+}

@@ -8,18 +8,20 @@
  * `messageSchemas.ts`, the one-way tables (daemon events, webview messages) in `notifications.ts`,
  * all re-exported here.
  */
-import {
-  DecisionKindSchema,
-  MeetingEstimateSchema,
-  NameSchema,
-  ParticipantSchema,
-  ResolveActionSchema,
-} from './events';
+import { MeetingEstimateSchema, NameSchema, ParticipantSchema } from './events';
 import * as z from 'zod';
-import { WHOLE, int, meetingIdSchema, text } from './schema';
+import { WHOLE, int, meetingIdSchema, oneOf, text } from './schema';
 import { toDaemon } from './requestTypes';
+import { MAX_TOOL_CALLS_IN_ONE_REPLY, ToolCallSchema } from './context';
+import { MAX_CALL_TOKENS } from './domain';
 import {
   AgentListenResultSchema,
+  CutFields,
+  DecideFields,
+  PostFields,
+  ResolveFields,
+  checkDecide,
+  checkResolve,
   MeetingPageSchema,
   FolderSchema,
   MeetingSummarySchema,
@@ -170,7 +172,7 @@ export const DAEMON_REQUESTS = {
   'room/unsubscribe': method(meetingRef, empty, 'Stops the live events of a meeting.'),
   'room/post': method(
     meetingRef.extend({
-      text: text({ min: 1, max: 20_000 }),
+      ...PostFields,
       /** Shown as the author (default "human"). */
       from: NameSchema.optional(),
     }),
@@ -178,12 +180,12 @@ export const DAEMON_REQUESTS = {
     'A human post, shown to the workers in the next round.',
   ),
   'meeting/cut': method(
-    meetingRef.extend({ reason: text({ max: 500 }).optional() }),
+    meetingRef.extend(CutFields),
     empty,
     'Ends the meeting at once; in-flight model calls are aborted.',
   ),
   'meeting/close': method(
-    meetingRef.extend({ reason: text({ max: 500 }).optional() }),
+    meetingRef.extend(CutFields),
     empty,
     'Ends the meeting gracefully once the round in progress is complete.',
   ),
@@ -204,32 +206,12 @@ export const DAEMON_REQUESTS = {
   ),
   'agent/leave': method(meetingRef, empty, 'Gives up the seat: the agent passes from now on.'),
   'meeting/resolve': method(
-    meetingRef
-      .extend({
-        action: ResolveActionSchema,
-        option: text({ min: 1, max: 2_000 }).optional(),
-        instruction: text({ min: 1, max: 20_000 }).optional(),
-      })
-      .superRefine((p, ctx) => {
-        if (p.action === 'pick' && !p.option)
-          ctx.addIssue({ code: 'custom', message: `${WHOLE}pick needs the option (its id, e.g. O2, or its label)` });
-        if (p.action === 'another_round' && !p.instruction)
-          ctx.addIssue({ code: 'custom', message: `${WHOLE}another_round needs an instruction for the workers` });
-      }),
+    meetingRef.extend(ResolveFields).superRefine(checkResolve),
     empty,
     'Consensus mode: the human answers an escalation.',
   ),
   'meeting/decide': method(
-    meetingRef
-      .extend({
-        decision: DecisionKindSchema,
-        instruction: text({ max: 20_000 }).optional(),
-        digestText: text({ max: 100_000 }).optional(),
-      })
-      .superRefine((p, ctx) => {
-        if (p.decision === 'another_round' && !p.instruction?.trim())
-          ctx.addIssue({ code: 'custom', message: `${WHOLE}another_round needs an instruction for the room` });
-      }),
+    meetingRef.extend(DecideFields).superRefine(checkDecide),
     empty,
     "The human's decision on the digest.",
   ),

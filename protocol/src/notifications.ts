@@ -2,10 +2,19 @@
  * The one-way messages: the events the daemon pushes to a client, and the messages between the
  * extension and its webviews, each a table of method -> params. `messages.ts` re-exports them.
  */
-import { DecisionKindSchema, MeetingEventSchema, MessageDeltaSchema, ResolveActionSchema } from './events';
+import { MeetingEventSchema, MessageDeltaSchema } from './events';
 import * as z from 'zod';
 import { WHOLE, int, meetingIdSchema, text } from './schema';
-import { ProtocolErrorSchema } from './messageSchemas';
+import {
+  CutFields,
+  DecideFields,
+  LmRequestSchema,
+  PostFields,
+  ProtocolErrorSchema,
+  ResolveFields,
+  checkDecide,
+  checkResolve,
+} from './messageSchemas';
 
 /** Notifications the daemon pushes to a client: method -> params. */
 export const DAEMON_EVENTS = {
@@ -19,12 +28,30 @@ export const DAEMON_EVENTS = {
 export type DaemonEventMethod = keyof typeof DAEMON_EVENTS;
 export type DaemonEvents = { [K in DaemonEventMethod]: z.output<(typeof DAEMON_EVENTS)[K]> };
 
+/**
+ * The pass-through list: what the extension relays between its webviews and the daemon without
+ * changing what it carries, named here once. Down, a daemon notification goes to the room under
+ * its own name with its own fields (the meeting's id is the view's). Up, a webview message becomes
+ * the daemon request named beside it, its fields as they are plus the meeting's id: both are built
+ * from the same fields (`PostFields`, `CutFields`, `ResolveFields` in messageSchemas.ts).
+ */
+export const RELAYED_DOWN = ['room/event', 'room/delta'] as const satisfies readonly DaemonEventMethod[];
+export const RELAYED_UP = {
+  'room/post': 'room/post',
+  'room/cut': 'meeting/cut',
+  'digest/resolve': 'meeting/resolve',
+} as const;
+
+/** The daemon's notifications a webview gets as they are. */
+function relayedDown<K extends DaemonEventMethod>(names: readonly K[]): Pick<typeof DAEMON_EVENTS, K> {
+  return Object.fromEntries(names.map((n) => [n, DAEMON_EVENTS[n]])) as Pick<typeof DAEMON_EVENTS, K>;
+}
+
 /** Messages the extension sends to a webview. */
 export const TO_WEBVIEW = {
   /** Show this meeting; the view drops what it had unless it is the same meeting. */
   'room/reset': z.object({ meetingId: z.string().nullable() }),
-  'room/event': DAEMON_EVENTS['room/event'],
-  'room/delta': DAEMON_EVENTS['room/delta'],
+  ...relayedDown(RELAYED_DOWN),
   /** The daemon connection: shown so a person knows why nothing moves. */
   'room/connection': z.object({
     state: z.enum(['connected', 'connecting', 'failed']),
@@ -51,8 +78,8 @@ export type ToWebview = { [K in keyof typeof TO_WEBVIEW]: z.output<(typeof TO_WE
 export const FROM_WEBVIEW = {
   /** The view is ready; it holds the log of `meetingId` up to `sinceSeq` and wants the rest. */
   'room/ready': z.object({ sinceSeq: int(0, Number.MAX_SAFE_INTEGER), meetingId: meetingIdSchema.optional() }),
-  'room/post': z.object({ text: text({ min: 1, max: 20_000 }) }),
-  'room/cut': z.object({ reason: text({ max: 500 }).optional() }),
+  'room/post': z.object(PostFields),
+  'room/cut': z.object(CutFields),
   /** Copy a message's text (when the webview's own clipboard is not available). */
   'room/copy': z.object({ text: text({ max: 200_000 }) }),
   /** Opens the digest review for the meeting shown. */
@@ -66,32 +93,19 @@ export const FROM_WEBVIEW = {
   /** Digest review: the human's decision, with the digest text as edited. */
   'digest/decide': z
     .object({
-      decision: DecisionKindSchema,
+      ...DecideFields,
+      /** The digest as the person left it: always sent by the review. */
       digestText: text({ max: 100_000 }),
-      instruction: text({ min: 1, max: 20_000 }).optional(),
       /** On Accept: the record's `scope:` globs as the person left them (checked again where written). */
       scope: z
         .array(text({ max: 1_000 }))
         .max(100)
         .optional(),
     })
-    .superRefine((p, ctx) => {
-      if (p.decision === 'another_round' && !p.instruction)
-        ctx.addIssue({ code: 'custom', message: `${WHOLE}another round needs an instruction` });
-    }),
+    .superRefine(checkDecide),
   /** Digest review: open one of the files the meeting wrote (the extension knows where). */
   'digest/open': z.object({ file: z.enum(['minutes', 'decision']) }),
   /** Digest review of an escalated consensus meeting. */
-  'digest/resolve': z
-    .object({
-      action: ResolveActionSchema,
-      option: text({ min: 1, max: 2_000 }).optional(),
-      instruction: text({ min: 1, max: 20_000 }).optional(),
-    })
-    .superRefine((p, ctx) => {
-      if (p.action === 'pick' && !p.option) ctx.addIssue({ code: 'custom', message: `${WHOLE}pick needs an option` });
-      if (p.action === 'another_round' && !p.instruction)
-        ctx.addIssue({ code: 'custom', message: `${WHOLE}another round needs an instruction` });
-    }),
+  'digest/resolve': z.object(ResolveFields).superRefine(checkResolve),
 } as const;
 export type FromWebview = { [K in keyof typeof FROM_WEBVIEW]: z.output<(typeof FROM_WEBVIEW)[K]> };

@@ -34,7 +34,7 @@ import { arithmeticSet, loadJsonlSet, parseAnswer, type Question } from '../../e
 import { wrapPost } from '../../daemon/src/meeting/envelope';
 import { renderMinutes } from '@roundtable/protocol/minutes';
 import { parseJudge } from '../../daemon/src/meeting/judge';
-import { parseStance } from '../../daemon/src/meeting/stance';
+import { parseStance } from '@roundtable/protocol/stance';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import type { ChatProvider } from '../../daemon/src/providers/types';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';

@@ -20,7 +20,7 @@ import { describe, it } from 'node:test';
 import type { ConsensusOption } from '@roundtable/protocol';
 import { splitThinking } from '../../daemon/src/providers/reply';
 import { ReplyReader } from '../../daemon/src/providers/replyReader';
-import { isPass, parseStance } from '../../daemon/src/meeting/stance';
+import { isPass, parseStance } from '@roundtable/protocol/stance';
 import { parseJudge } from '../../daemon/src/meeting/judge';
 import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
 import { extractJson } from '../../daemon/src/meeting/jsonInReply';

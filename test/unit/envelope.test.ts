@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defang, envelopeHeader, wrapPost } from '../../daemon/src/meeting/envelope';
 import { parseJudge } from '../../daemon/src/meeting/judge';
-import { isPass, parseStance } from '../../daemon/src/meeting/stance';
+import { isPass, parseStance } from '@roundtable/protocol/stance';
 
 describe('peer envelope', () => {
   it("wraps a post in the seed's inter-session envelope and prefixes every line", () => {

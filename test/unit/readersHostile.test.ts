@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { splitThinking } from '../../daemon/src/providers/reply';
-import { isPass, parseStance } from '../../daemon/src/meeting/stance';
+import { isPass, parseStance } from '@roundtable/protocol/stance';
 import { parseJudge } from '../../daemon/src/meeting/judge';
 import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
 import { parseAnswer } from '../../eval/src/questions';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { splitThinking, type ReplyChannel } from '../../daemon/src/providers/reply';
 import { ReplyReader, answerInReasoning } from '../../daemon/src/providers/replyReader';
-import { parseStance } from '../../daemon/src/meeting/stance';
+import { parseStance } from '@roundtable/protocol/stance';
 import { parseJudge } from '../../daemon/src/meeting/judge';
 
 const RAW =

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Stance } from '@roundtable/protocol';
-import { isPass, parseStance } from '../../daemon/src/meeting/stance';
+import { isPass, parseStance } from '@roundtable/protocol/stance';
 
 describe('stance parsing', () => {
   it('reads each valid marker, case-insensitively and with any spacing', () => {

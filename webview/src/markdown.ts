@@ -6,6 +6,7 @@
  */
 import MarkdownIt from 'markdown-it';
 import { visibleText } from '@roundtable/protocol';
+import { stripStanceMarkers } from '@roundtable/protocol/stance';
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: true });
 md.disable(['image']);
@@ -38,11 +39,9 @@ export function renderMarkdown(doc: Document, text: string, attrs: Record<string
   return box;
 }
 
-const STANCE_MARKER = /[ \t]*\[\s*STANCE\s*:[^\]\n]*\]/gi;
-
-/** The body without its `[STANCE: X]` marker(s): the stance is shown as a badge instead. */
+/** The body without its stance marker(s): the stance is shown as a badge instead. */
 export function stripStance(text: string): string {
-  return text.replace(STANCE_MARKER, '').trimEnd();
+  return stripStanceMarkers(text).trimEnd();
 }
 
 /** Renders each distinct text once: an unchanged message costs nothing on the next frame. */

@@ -16,11 +16,11 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Participant, ProviderConfig } from '@roundtable/protocol';
 import { PROTOCOL_VERSION, collapseWhitespace } from '@roundtable/protocol';
-import { demoEvidenceWorkspace, loadDemoScript } from '../providers/demo';
+import { demoEvidenceWorkspace } from '../providers/demo';
 import { systemClock, type Clock } from '../meeting/clock';
-import { OpenAIProvider } from '../providers/openai';
-import { ScriptedProvider, parseScript } from '../providers/scripted';
-import { ProviderError, type ChatProvider } from '../providers/types';
+import { parseScript } from '../providers/scripted';
+import { meetingProviders } from '../providers/registry';
+import type { ChatProvider } from '../providers/types';
 import { VscodeLmBridge } from '../providers/vscodeLm';
 import { countTokens } from '../providers/tokens';
 import { SqliteStore } from '../store/sqliteStore';
@@ -29,11 +29,12 @@ import { KeyedLimiter } from './limiter';
 import { MeetingManager } from './manager';
 import { DAEMON_VERSION, startServer, type RunningServer } from './server';
 import { newMeetingId } from './ids';
-import { defaultDataDir, readDaemonInfo, readSmallFile, type DaemonInfo } from '@roundtable/client/discovery';
+import { readDaemonInfo, readSmallFile, type DaemonInfo } from '@roundtable/client/discovery';
+import { apiKeyOf, apiKeysIn, baseUrlOf, defaultDataDir } from '@roundtable/client/config';
 import { processIdentity } from '@roundtable/client/processIdentity';
 
 // Discovery is the client library's; re-exported for the daemon's own callers and tests.
-export { defaultDataDir, findDaemon, readDaemonInfo, type DaemonInfo } from '@roundtable/client/discovery';
+export { findDaemon, readDaemonInfo, type DaemonInfo } from '@roundtable/client/discovery';
 
 export class DaemonAlreadyRunning extends Error {}
 
@@ -93,44 +94,20 @@ async function writeFileAtomic(file: string, text: string, mode: number): Promis
   await fs.rename(tmp, file);
 }
 
-/** Provider lookup per meeting. OpenAI clients are shared per endpoint and key, in memory only. */
+/** Provider lookup per meeting, from the registry. OpenAI clients are shared per endpoint and key, in memory only. */
 export function providerFactory(env: NodeJS.ProcessEnv, lmBridge?: VscodeLmBridge, log?: (line: string) => void) {
-  const openaiClients = new Map<string, OpenAIProvider>();
+  const shared = new Map<string, ChatProvider>();
   return (config: ProviderConfig | undefined, apiKey: string | undefined): ((p: Participant) => ChatProvider) => {
-    const script = config?.script !== undefined ? parseScript(config.script) : undefined;
-    let scripted: ScriptedProvider | undefined;
-    return (p) => {
-      switch (p.provider) {
-        case 'scripted':
-          scripted ??= new ScriptedProvider(script ?? parseScript(loadDemoScript()));
-          return scripted;
-        case 'openai': {
-          const baseURL = config?.baseURL ?? env.ROUNDTABLE_BASE_URL ?? 'https://api.openai.com/v1';
-          const key = apiKey ?? env.ROUNDTABLE_API_KEY ?? env.OPENAI_API_KEY;
-          const cacheKey = `${baseURL}\u0000${key ?? ''}`;
-          let client = openaiClients.get(cacheKey);
-          if (!client) {
-            client = new OpenAIProvider({ baseURL, ...(key ? { apiKey: key } : {}), ...(log ? { log } : {}) });
-            openaiClients.set(cacheKey, client);
-          }
-          return client;
-        }
-        case 'vscode-lm':
-        case 'attached':
-          // Without a bridge (the CLI's own process) nobody can answer vscode-lm participants.
-          if (p.provider === 'vscode-lm' && lmBridge) return lmBridge;
-          return {
-            id: p.provider,
-            chat: () =>
-              Promise.reject(
-                new ProviderError(
-                  `${p.name} uses ${p.provider}, which needs the VS Code extension connected to the daemon`,
-                  'unreachable',
-                ),
-              ),
-          };
-      }
-    };
+    const apiKeyToUse = apiKeyOf(env, apiKey);
+    return meetingProviders({
+      baseURL: baseUrlOf(env, config?.baseURL),
+      ...(apiKeyToUse ? { apiKey: apiKeyToUse } : {}),
+      // Parsed at the start: a bad script is refused before the meeting runs.
+      ...(config?.script !== undefined ? { script: parseScript(config.script) } : {}),
+      ...(lmBridge ? { lmBridge } : {}),
+      ...(log ? { log } : {}),
+      shared,
+    });
   };
 }
 
@@ -199,7 +176,7 @@ function newManager(
     log,
     newId: () => newMeetingId(),
     evidenceWorkspace: demoEvidenceWorkspace,
-    secrets: [token, env.ROUNDTABLE_API_KEY ?? '', env.OPENAI_API_KEY ?? ''],
+    secrets: [token, ...apiKeysIn(env)],
   });
 }
 

@@ -13,7 +13,14 @@ import type {
   Participant,
   TerminationReason,
 } from '@roundtable/protocol';
-import { RpcError, currentRound, decisionRefusal, findOption } from '@roundtable/protocol';
+import {
+  INSTRUCTION_NEEDED,
+  RpcError,
+  currentRound,
+  decisionRefusal,
+  findOption,
+  lacksInstruction,
+} from '@roundtable/protocol';
 import { countTokens } from '../providers/tokens';
 
 export type Command =
@@ -133,9 +140,7 @@ function decideResolve(command: Extract<Command, { type: 'resolve' }>, s: Meetin
     }
     option = o.id;
   }
-  if (action === 'another_round' && !instruction?.trim()) {
-    reject('conflict', 'another round needs an instruction for the workers');
-  }
+  if (lacksInstruction(action, instruction)) reject('conflict', INSTRUCTION_NEEDED);
   const events: EventBody[] = [
     {
       type: 'human_resolved',

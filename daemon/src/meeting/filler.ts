@@ -8,6 +8,7 @@
  * test server that answers with `fillerReply` plays the same meeting as the estimate.
  */
 import type { CallPurpose, Participant, ProviderKind } from '@roundtable/protocol';
+import { stanceMarker } from '@roundtable/protocol/stance';
 import { toolTurnPromptTokens } from '../tools/toolLoop';
 import { PrefixCache, serializePrompt } from '../providers/prefixCache';
 import { isReasoningModel } from '../providers/serverProfile';
@@ -22,7 +23,7 @@ const FILLER_WORDS = 'the room weighs this option against its cost risk and evid
  * Ends every text reply: a worker that never agrees and changes its position every round (and
  * harmless in any other reply). By the round its prompt names ("This is round 2").
  */
-const STANCES = ['\n[STANCE: NEUTRAL]', '\n[STANCE: DISAGREE]'] as const;
+const STANCES = [`\n${stanceMarker('NEUTRAL')}`, `\n${stanceMarker('DISAGREE')}`] as const;
 /** Words of the proposed options' labels: each label its own, so no two are merged as the same option. */
 const LABEL_WORDS =
   'staged rewrite vendor freeze pilot rollback shadow cutover hybrid audit defer split merge cache queue shard replica proxy batch stream'.split(

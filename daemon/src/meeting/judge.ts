@@ -1,4 +1,4 @@
-import { fencedLines, ownLines } from './stance';
+import { fencedLines, ownLines } from '@roundtable/protocol/stance';
 
 export interface JudgeVerdict {
   /** The judge's text, trimmed; empty when the round was clean or the reply failed. */

@@ -17,6 +17,7 @@
  */
 import type { MeetingState, Participant, PostedMessage, RoundState } from '@roundtable/protocol';
 import { finalStances } from '@roundtable/protocol';
+import { STANCE_CHOICES, stanceMarker } from '@roundtable/protocol/stance';
 import type { ChatMessage } from '../providers/types';
 import { countTokens } from '../providers/tokens';
 import { wrapPost } from './envelope';
@@ -84,8 +85,8 @@ function roomRules(s: MeetingState): string {
       'The transcript so far comes first; your seat and your task come last.',
     EVIDENCE_RULE,
     `Workers: argue from evidence and answer the others' strongest point, in about ${s.config.replyMaxTokens} tokens or less. ` +
-      'End with one stance marker on its own line: [STANCE: AGREE] if you support the position the room converges on, ' +
-      '[STANCE: DISAGREE] if you oppose it, or [STANCE: NEUTRAL]. Nothing to add: reply [PASS] and sit out the remaining rounds. ' +
+      `End with one stance marker on its own line: ${stanceMarker('AGREE')} if you support the position the room converges on, ` +
+      `${stanceMarker('DISAGREE')} if you oppose it, or ${stanceMarker('NEUTRAL')}. Nothing to add: reply [PASS] and sit out the remaining rounds. ` +
       WORKER_ANTI_CONFORMITY,
     `Judging seat: ${JUDGE_ANTI_CONFORMITY.join(' ')}`,
   ].join('\n');
@@ -319,7 +320,7 @@ export function stanceFollowupPrompt(turn: ChatMessage[], reply: string): ChatMe
       role: 'user',
       content:
         'Your reply above has no stance marker. Reply with only the marker for the position you just argued: ' +
-        '[STANCE: AGREE], [STANCE: DISAGREE] or [STANCE: NEUTRAL].',
+        `${STANCE_CHOICES}.`,
     },
   ];
 }

@@ -11,11 +11,10 @@ import { familyOf, proposePanel, PANEL_WORKERS, type ModelChoice } from '@roundt
 import { loadPanel } from '../panel';
 import { LOCAL_SERVERS, listModels, probeLocalServers, type ModelList } from './models';
 import { NoModelError, UsageError } from '@roundtable/client/usage';
+import { apiKeyOf, baseUrlOf, configuredBaseUrl } from '@roundtable/client/config';
 import { examplesDir } from './demo';
 
 export type ProviderFlag = 'auto' | 'scripted' | 'openai';
-
-export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 export interface PanelChoiceInput {
   provider: ProviderFlag;
@@ -94,7 +93,7 @@ async function serverPanel(
   deps: PanelChoiceDeps,
   listed?: string[],
 ): Promise<Participant[]> {
-  const apiKey = input.env.ROUNDTABLE_API_KEY || input.env.OPENAI_API_KEY || undefined;
+  const apiKey = apiKeyOf(input.env);
   if (input.participantsFile) {
     let panel: Participant[] = loadPanel(input.participantsFile).map((p) => ({ ...p, provider: 'openai' as const }));
     if (input.model) panel = panel.map((p) => ({ ...p, model: input.model as string }));
@@ -130,9 +129,9 @@ function workerModels(panel: Participant[]): string {
 }
 
 export async function choosePanel(input: PanelChoiceInput, deps: PanelChoiceDeps = {}): Promise<PanelChoice> {
-  const explicitUrl = input.baseUrl ?? (input.env.ROUNDTABLE_BASE_URL || undefined);
-  const hasKey = Boolean(input.env.ROUNDTABLE_API_KEY || input.env.OPENAI_API_KEY);
-  const baseURL = explicitUrl ?? DEFAULT_BASE_URL;
+  const explicitUrl = configuredBaseUrl(input.env, input.baseUrl);
+  const hasKey = apiKeyOf(input.env) !== undefined;
+  const baseURL = baseUrlOf(input.env, input.baseUrl);
   const file = (f: string) => {
     try {
       return loadPanel(f);

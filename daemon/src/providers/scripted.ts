@@ -21,6 +21,7 @@
 import { readFileSync } from 'node:fs';
 import type { CallPurpose, MeetingState, Participant } from '@roundtable/protocol';
 import { CANNED_NOTE, isRecord } from '@roundtable/protocol';
+import { stripStanceMarkers } from '@roundtable/protocol/stance';
 import { countPromptTokens, countTokens, truncateToTokens } from './tokens';
 import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 import { consensusReply, parseConsensusSections, type ConsensusScript } from './scriptedConsensus';
@@ -144,10 +145,7 @@ function abortError(): ProviderError {
 
 /** First sentence (or first 30 words) of a text, for extractive fallbacks. */
 function gist(text: string): string {
-  const clean = text
-    .replace(/\[STANCE:[^\]]*\]/gi, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const clean = stripStanceMarkers(text).replace(/\s+/g, ' ').trim();
   const sentence = /^(.{20,}?[.!?])(\s|$)/.exec(clean)?.[1] ?? clean;
   const words = sentence.split(' ');
   return words.length > 30 ? `${words.slice(0, 30).join(' ')}…` : sentence;

@@ -8,7 +8,7 @@ import { capReply, replyCap } from '../../budget';
 import { evaluateConsensus } from '../../consensus';
 import { parseJudge } from '../../judge';
 import { judgePrompt, stanceFollowupPrompt, summaryPrompt, workerPrompt } from '../../prompts';
-import { isPass, parseStance } from '../../stance';
+import { isPass, parseStance } from '@roundtable/protocol/stance';
 import type { ModeStep } from '../../steps';
 import type { StepContext } from '../types';
 import { contextOptions } from '../../../context/render';

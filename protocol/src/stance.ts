@@ -1,5 +1,22 @@
-import type { Stance } from '@roundtable/protocol';
-import { visibleText } from '@roundtable/protocol';
+/**
+ * The stance marker, in one place: its wording in every prompt and tool description
+ * (`stanceMarker`, `STANCE_CHOICES`), the parser that reads it from a reply (`parseStance`, lenient
+ * about decoration and full-width look-alikes), and the pattern the room, the scripted provider and
+ * eval strip it with (`stripStanceMarkers`). Pure: the daemon, the webview and eval share it.
+ */
+import type { Stance } from './domain';
+import { visibleText } from './text';
+
+/** A stance a speaker can give (UNKNOWN is what the room reads when none is given). */
+export type GivenStance = Exclude<Stance, 'UNKNOWN'>;
+
+/** The marker as a speaker writes it: `[STANCE: AGREE]`. */
+export function stanceMarker(stance: GivenStance): string {
+  return `[STANCE: ${stance}]`;
+}
+
+/** The three markers as a prompt lists them: `[STANCE: AGREE], [STANCE: DISAGREE] or [STANCE: NEUTRAL]`. */
+export const STANCE_CHOICES = `${stanceMarker('AGREE')}, ${stanceMarker('DISAGREE')} or ${stanceMarker('NEUTRAL')}`;
 
 /**
  * The documented stance marker, after `normalize` (so also `**[STANCE: AGREE]**`, `\[STANCE: AGREE\]`
@@ -74,6 +91,14 @@ export function fencedLines(lines: string[]): boolean[] {
 
 /** A line that is nothing but a stance marker (decorated as `normalize` allows). */
 const MARKER_ONLY_RE = /^\s*\[\s*STANCE\s*:[^\]\n]*\]\s*$/i;
+
+/** A bracketed marker, valid or not, on one line, with the blanks before it. */
+const MARKER_TEXT_RE = /[ \t]*\[\s*STANCE\s*:[^\]\n]*\]/gi;
+
+/** The text without its `[STANCE: X]` markers (valid or not): where the stance is shown or scored another way. */
+export function stripStanceMarkers(text: string): string {
+  return text.replace(MARKER_TEXT_RE, '');
+}
 
 /**
  * The speaker's own text with decoration a model adds to its markers removed: Markdown escapes
