@@ -16,6 +16,7 @@ import type {
 } from '@roundtable/protocol';
 import { LogFollower } from './follower';
 import type { WaitOptions } from './mirror';
+import { writeMinutes, type WriteMinutesOptions } from './minutesFile';
 
 type Rpc = Pick<RpcClient, 'request'>;
 
@@ -67,7 +68,8 @@ export interface MeetingHandle {
   decide(p: About<'meeting/decide'>): Promise<ResultOf<'meeting/decide'>>;
   /** The person's answer to an escalation (`meeting/resolve`). */
   resolve(p: About<'meeting/resolve'>): Promise<ResultOf<'meeting/resolve'>>;
-  // writeMinutes(dir): the one minutes writer, rendering from `state` (issue 34, branch i34-minutes).
+  /** Writes the minutes of the meeting as held now into `dir` (the one minutes writer); returns the file. */
+  writeMinutes(dir: string, opts?: WriteMinutesOptions): Promise<string>;
   /** Lets go: the last handle of a meeting on this connection unsubscribes. Safe to call twice. */
   release(): Promise<void>;
 }
@@ -231,6 +233,10 @@ class Handle implements MeetingHandle {
 
   resolve(p: About<'meeting/resolve'>): Promise<ResultOf<'meeting/resolve'>> {
     return this.owner.request('meeting/resolve', { ...p, meetingId: this.meetingId });
+  }
+
+  writeMinutes(dir: string, opts: WriteMinutesOptions = {}): Promise<string> {
+    return writeMinutes(dir, this.state, opts);
   }
 
   /** The connection is gone: this handle's streams end. */

@@ -16,6 +16,7 @@ import type {
 } from '@roundtable/protocol';
 import { parseScopeInput, settles } from '@roundtable/protocol';
 import { renderMinutes } from '@roundtable/protocol/minutes';
+import type { MeetingHandle } from '@roundtable/client';
 import type { DaemonLink } from './daemonLink';
 import { DigestPanel, type ReviewActions } from './digestPanel';
 import { writeDecisionRecord } from './decisionRecordFile';
@@ -76,12 +77,12 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
   }
 
   /** A meeting's state holding all of its log there was when asked: followed, and its history arrived. */
-  async caughtUp(meetingId: string): Promise<MeetingState> {
+  async caughtUp(meetingId: string): Promise<MeetingHandle> {
     await this.follow(meetingId);
+    const handle = await this.host.link.handle(meetingId);
     // The daemon sends the history after it answers the subscription: wait for the last event it named.
-    const lastSeq = Math.max(await this.host.link.subscribe(meetingId), this.since.get(meetingId) ?? 0);
-    if (lastSeq > 0) await this.host.link.waitForEvent(meetingId, (e) => e.seq >= lastSeq, lastSeq - 1);
-    return this.state(meetingId);
+    await handle.until((s) => s.lastSeq >= handle.since);
+    return handle;
   }
 
   state(meetingId: string): MeetingState {
@@ -175,9 +176,9 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
 
   /** Renders the minutes from the followed log's state and writes them (one file per meeting, found on disk). */
   async saveMinutes(meetingId: string, opts: { onlyIfMissing?: boolean } = {}): Promise<vscode.Uri | undefined> {
-    const s = await this.caughtUp(meetingId);
-    if (opts.onlyIfMissing && (await existingMinutes(s))) return undefined;
-    const file = await writeMinutesFile(s);
+    const meeting = await this.caughtUp(meetingId);
+    if (opts.onlyIfMissing && (await existingMinutes(meeting.state))) return undefined;
+    const file = await writeMinutesFile(meeting);
     if (file) {
       DigestPanel.filesWritten(meetingId, { minutes: file });
       this.host.log.info(`minutes of ${meetingId} written to ${vscode.workspace.asRelativePath(file)}`);

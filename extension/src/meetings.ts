@@ -93,7 +93,7 @@ export class MeetingCommands implements vscode.Disposable {
   async openMinutes(arg: MeetingArg): Promise<void> {
     const id = meetingIdOf(arg, this.host.shown());
     if (id) {
-      const s = await this.host.lifecycle.caughtUp(id);
+      const s = (await this.host.lifecycle.caughtUp(id)).state;
       const file = await existingMinutes(s);
       if (file) {
         await vscode.window.showTextDocument(file);

@@ -5,7 +5,8 @@
  */
 import * as vscode from 'vscode';
 import type { MeetingState } from '@roundtable/protocol';
-import { MANIFEST_FILE, ownMinutesFile, writeMinutes } from '@roundtable/client/minutesFile';
+import type { MeetingHandle } from '@roundtable/client';
+import { MANIFEST_FILE, ownMinutesFile } from '@roundtable/client/minutesFile';
 import { mayWrite, mayWriteInto, minutesDir } from './workspaceFolders';
 
 /** When minutes go into the workspace: `roundtable.minutes`. */
@@ -23,8 +24,8 @@ export async function existingMinutes(s: MeetingState): Promise<vscode.Uri | und
   return file ? vscode.Uri.file(file) : undefined;
 }
 
-/** Writes (or rewrites, for this meeting) the minutes, atomically; returns where. */
-export async function writeMinutesFile(s: MeetingState): Promise<vscode.Uri | undefined> {
+/** Writes (or rewrites, for this meeting) the minutes of the meeting as held, atomically; returns where. */
+export async function writeMinutesFile(meeting: Pick<MeetingHandle, 'writeMinutes'>): Promise<vscode.Uri | undefined> {
   const dir = minutesDir();
   if (!dir) {
     void vscode.window.showWarningMessage('Open a folder to save Roundtable minutes into it.');
@@ -32,7 +33,7 @@ export async function writeMinutesFile(s: MeetingState): Promise<vscode.Uri | un
   }
   if (!(await mayWrite('meeting minutes'))) return undefined;
   if (!(await mayWriteInto(dir, [MANIFEST_FILE]))) return undefined;
-  return vscode.Uri.file(await writeMinutes(dir.fsPath, s, { rewrite: true }));
+  return vscode.Uri.file(await meeting.writeMinutes(dir.fsPath, { rewrite: true }));
 }
 
 /** The MANIFEST beside the minutes, if there is one (staged with the minutes on Accept). */

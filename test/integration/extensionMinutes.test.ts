@@ -53,14 +53,14 @@ describe("the extension's Accept path", () => {
     });
     try {
       const meetingId = await link.start(params);
-      await link.waitForEvent(meetingId, (e) => e.type === 'digest_ready', 0);
+      await (await link.handle(meetingId)).untilEvent((e) => e.type === 'digest_ready', 0);
       const rpc: RpcClient = await link.client();
       const asked: string[] = [];
       const request = rpc.request.bind(rpc);
-      rpc.request = ((method: string, p: unknown) => {
+      rpc.request = (method: string, p: unknown) => {
         asked.push(method);
         return request(method as never, p as never);
-      });
+      };
 
       await lifecycle.decide(meetingId, 'accepted', link.state(meetingId).digest?.text ?? '');
 

@@ -50,6 +50,14 @@ describe('thinking in the minutes', () => {
     assert.ok(md.includes('\\[link\\](javascript:alert(1))'), 'the link is escaped into text');
   });
 
+  it('says so, uncounted, when a log holds thinking without its tokens (the engine always logs them)', async () => {
+    const events = (await meeting()).map((e) =>
+      e.type === 'message_posted' && e.messageId === 'r1-ada' ? { ...e, thinkingTokens: undefined } : e,
+    );
+    const md = renderMinutes(fold(events));
+    assert.ok(md.includes('_(thought for an unrecorded number of tokens; not included)_'));
+  });
+
   it('the bill says how much of the output was thinking', async () => {
     const events = await meeting();
     assert.match(formatBill(fold(events)), /[\d,]+ completion of which 1,234 thinking/);
