@@ -24,7 +24,7 @@ export async function connectWindow(
   handler: LmHandler,
   opts: { register?: boolean } = {},
 ): Promise<FakeWindow> {
-  const conn = await connectDaemon(port, token, { client: 'fake-vscode' });
+  const conn = await connectDaemon(port, token, { client: 'fake-vscode', handshakeTimeoutMs: 120_000 });
   const frames: FakeWindow['frames'] = [];
   const sent: FakeWindow['sent'] = [];
   conn.ws.on('message', (data: WebSocket.RawData) => frames.push(JSON.parse(rawText(data)) as { kind: string }));
