@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LmChatResult, LmRequest, MeetingEvent, ServeContext } from '@roundtable/protocol';
+import type { LmChatProgress, LmChatResult, LmRequest, MeetingEvent, ServeContext } from '@roundtable/protocol';
 import { RpcError, fold } from '@roundtable/protocol';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { Follower, tempDataDir } from '../fakes/daemon';
-import { connectWindow, streamed, type FakeWindow, type LmHandler } from '../fakes/vscodeWindow';
+import { connectWindow, copilotPanel, streamed, type FakeWindow, type LmHandler } from '../fakes/vscodeWindow';
 
-type Call = ServeContext<{ text: string }>;
+type Call = ServeContext<LmChatProgress>;
 const agree = (): Promise<LmChatResult> => Promise.resolve({ ok: true, text: 'ok [STANCE: AGREE]' });
 
 /** A promise and its resolver, to wait for what the window's handler saw. */
@@ -58,11 +58,7 @@ describe('vscode-lm: one lm/chat request per call, streamed as progress, cancell
     const { meetingId } = await f.conn.rpc.request('meeting/start', {
       topic,
       mode: 'roundtable',
-      participants: [
-        { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
-        { name: 'ada', role: 'worker', provider: 'vscode-lm', model: 'copilot' },
-        { name: 'grace', role: 'worker', provider: 'vscode-lm', model: 'copilot' },
-      ],
+      participants: copilotPanel(),
       config: { maxRounds: 1 },
     });
     await f.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
