@@ -4,7 +4,7 @@
  * progress. No API key needed.
  */
 import * as vscode from 'vscode';
-import type { LmChatResult, LmRequest, ServeContext, ToolCall, ToolTurn } from '@roundtable/protocol';
+import type { LmChatProgress, LmChatResult, LmRequest, ServeContext, ToolCall, ToolTurn } from '@roundtable/protocol';
 import { RpcError } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { findModel, type ModelSource } from './modelSource';
@@ -49,7 +49,7 @@ export class LmBridge implements vscode.Disposable {
    * the reply. The daemon's `$/cancelRequest` cancels the VS Code request; the window closing
    * answers `cancelled`, so the daemon's call fails at once.
    */
-  private async answer(r: LmRequest, call: ServeContext<{ text: string }>): Promise<LmChatResult> {
+  private async answer(r: LmRequest, call: ServeContext<LmChatProgress>): Promise<LmChatResult> {
     const cts = new vscode.CancellationTokenSource();
     this.inFlight.add(cts);
     const off = call.token.onCancellationRequested(() => cts.cancel());

@@ -87,6 +87,8 @@ export interface OutgoingOptions {
 export class OutgoingCalls<T extends Table> {
   private nextId = 1;
   private readonly waiting = new Map<number, Waiting>();
+  /** Calls this side cancelled: their late answer and progress are expected, and dropped. */
+  private readonly dropped = new Set<number>();
   private closed: RpcError | undefined;
 
   constructor(
@@ -111,7 +113,7 @@ export class OutgoingCalls<T extends Table> {
       const onAbort = (): void => {
         if (!this.waiting.has(id)) return;
         settle(() => reject(new RpcError('cancelled', `${method} was cancelled`)));
-        this.notify('$/cancelRequest', { id });
+        this.cancel(id);
       };
       const settle = (then: () => void): void => {
         if (!this.waiting.delete(id)) return;
@@ -147,49 +149,54 @@ export class OutgoingCalls<T extends Table> {
     return this.waiting.has(id);
   }
 
-  /** An answer from the peer; one to no waiting call (late, cancelled) is dropped. */
-  answer(m: ResponseEnvelope): void {
+  /** An answer from the peer; false when it answers no call this side made (a cancelled one's is dropped). */
+  answer(m: ResponseEnvelope): boolean {
     const w = this.waiting.get(m.id);
-    if (!w) return;
+    if (!w) return this.dropped.delete(m.id);
     if (!m.ok) {
       w.reject(new RpcError(m.error.code, m.error.message));
-      return;
+      return true;
     }
     // The peer is a boundary too: an answer that does not fit its request's type is refused.
     const result = check(this.typeOf(w).result, m.result, `${w.method} result`);
     if (result.ok) w.resolve(result.value);
     else w.reject(new RpcError('internal', `${this.opts.peer}'s answer to ${w.method} is malformed: ${result.error}`));
+    return true;
   }
 
   /** A `$/progress` of a waiting call: checked, then handed on; a malformed one fails the call and cancels it. */
-  progress(p: { id: number; value: unknown }): void {
+  progress(p: { id: number; value: unknown }): boolean {
     const w = this.waiting.get(p.id);
-    if (!w) return;
+    if (!w) return this.dropped.has(p.id);
     const shape = this.typeOf(w).progress;
     const value = shape
       ? check(shape, p.value, `${w.method} progress`)
       : { ok: false as const, error: `${w.method} does not stream progress` };
     if (value.ok) {
       w.onProgress?.(value.value);
-      return;
+      return true;
     }
     w.reject(new RpcError('bad_request', `${this.opts.peer} sent malformed progress: ${value.error}`));
-    this.notify('$/cancelRequest', { id: p.id });
+    this.cancel(p.id);
+    return true;
   }
 
   /** The connection is gone: every waiting call fails with the reason, and later ones at once. */
   closedBy(reason: string): void {
     this.closed ??= new RpcError('closed', reason);
     for (const w of [...this.waiting.values()]) w.reject(this.closed);
+    this.dropped.clear();
   }
 
   private typeOf(w: Waiting): AnyRequestType {
     return this.table[w.method] as AnyRequestType;
   }
 
-  private notify(method: string, params: object): void {
+  /** Tells the peer to stop call `id` (`$/cancelRequest`); its late answer is then expected. */
+  private cancel(id: number): void {
+    this.dropped.add(id);
     try {
-      this.send({ kind: 'event', method, params });
+      this.send({ kind: 'event', method: '$/cancelRequest', params: { id } });
     } catch {
       // The connection is going; its close fails what is left.
     }

@@ -66,6 +66,7 @@ export type LmChatResult = z.output<typeof LmChatResultSchema>;
 
 /** One streamed piece of an `lm/chat` reply. */
 export const LmChatProgressSchema = z.object({ text: text({ max: 2_000_000 }) });
+export type LmChatProgress = z.output<typeof LmChatProgressSchema>;
 
 /**
  * Requests the daemon sends to a client that registered to answer them (the VS Code window, with
@@ -80,11 +81,7 @@ export const CLIENT_REQUESTS = {
   ),
 } as const;
 
-type ClientTable = typeof CLIENT_REQUESTS;
-export type ClientMethod = keyof ClientTable;
-export type ClientParamsOf<M extends ClientMethod> = z.output<ClientTable[M]['params']>;
-export type ClientResultOf<M extends ClientMethod> = z.output<ClientTable[M]['result']>;
-export type ClientProgressOf<M extends ClientMethod> = z.output<NonNullable<ClientTable[M]['progress']>>;
+export type ClientMethod = keyof typeof CLIENT_REQUESTS;
 
 export function isClientMethod(m: string): m is ClientMethod {
   return Object.hasOwn(CLIENT_REQUESTS, m);

@@ -3,12 +3,12 @@
  * requests with the test's handler (as extension/src/lmBridge.ts does with `vscode.lm`) and
  * registers for vscode-lm calls. Every frame it receives is kept, so a test can count the wire.
  */
-import type { ClientProgressOf, LmChatResult, LmRequest, ServeContext } from '@roundtable/protocol';
+import type { LmChatProgress, LmChatResult, LmRequest, Participant, ServeContext } from '@roundtable/protocol';
 import type WebSocket from 'ws';
 import { connectDaemon, type DaemonConnection } from '@roundtable/client';
 import { rawText } from '@roundtable/client/rawData';
 
-export type LmHandler = (r: LmRequest, call: ServeContext<ClientProgressOf<'lm/chat'>>) => Promise<LmChatResult>;
+export type LmHandler = (r: LmRequest, call: ServeContext<LmChatProgress>) => Promise<LmChatResult>;
 
 export interface FakeWindow {
   conn: DaemonConnection;
@@ -24,7 +24,7 @@ export async function connectWindow(
   handler: LmHandler,
   opts: { register?: boolean } = {},
 ): Promise<FakeWindow> {
-  const conn = await connectDaemon(port, token, { client: 'fake-vscode' });
+  const conn = await connectDaemon(port, token, { client: 'fake-vscode', handshakeTimeoutMs: 120_000 });
   const frames: FakeWindow['frames'] = [];
   const sent: FakeWindow['sent'] = [];
   conn.ws.on('message', (data: WebSocket.RawData) => frames.push(JSON.parse(rawText(data)) as { kind: string }));
@@ -39,9 +39,16 @@ export async function connectWindow(
   return { conn, frames, sent };
 }
 
+/** The panel of the vscode-lm tests: a scripted assistant, and two workers whose model is the window's. */
+export const copilotPanel = (): Participant[] => [
+  { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
+  { name: 'ada', role: 'worker', provider: 'vscode-lm', model: 'copilot' },
+  { name: 'grace', role: 'worker', provider: 'vscode-lm', model: 'copilot' },
+];
+
 /** Answers with `text` in pieces of `size` characters, each sent as progress first. */
 export function streamed(text: string, size: number, usage: { promptTokens?: number; completionTokens?: number } = {}) {
-  return (call: ServeContext<ClientProgressOf<'lm/chat'>>): Promise<LmChatResult> => {
+  return (call: ServeContext<LmChatProgress>): Promise<LmChatResult> => {
     for (let i = 0; i < text.length; i += size) call.progress({ text: text.slice(i, i + size) });
     return Promise.resolve({ ok: true, text, ...usage });
   };

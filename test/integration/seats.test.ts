@@ -12,7 +12,7 @@ import { connectDaemon, type DaemonConnection } from '@roundtable/client';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { Follower, tempDataDir } from '../fakes/daemon';
 import { panel } from '../fakes/meetings';
-import { connectWindow } from '../fakes/vscodeWindow';
+import { connectWindow, copilotPanel } from '../fakes/vscodeWindow';
 
 const ext = { name: 'ext', role: 'worker' as const, provider: 'attached' as const, model: 'claude' };
 
@@ -161,11 +161,7 @@ describe('attached seats', () => {
     const { meetingId } = await host.conn.rpc.request('meeting/start', {
       topic: 'Which window answers?',
       mode: 'roundtable',
-      participants: [
-        { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
-        { name: 'ada', role: 'worker', provider: 'vscode-lm', model: 'copilot' },
-        { name: 'grace', role: 'worker', provider: 'vscode-lm', model: 'copilot' },
-      ],
+      participants: copilotPanel(),
       config: { maxRounds: 1 },
     });
     await host.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });

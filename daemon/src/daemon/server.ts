@@ -143,15 +143,15 @@ async function handle(ctx: ServerContext, conn: Connection, raw: string): Promis
  */
 function fromPeer(conn: Connection, m: ResponseEnvelope | EventEnvelope): string {
   if (!conn.authenticated) return 'send initialize and authenticate first';
-  if (m.kind === 'response') {
-    conn.calls.answer(m);
-    return '';
-  }
+  if (m.kind === 'response') return conn.calls.answer(m) ? '' : `an answer to no request of the daemon (id ${m.id})`;
   if (!isPeerNotification(m.method)) return 'only requests, answers, $/progress and $/cancelRequest are accepted';
   const params = checkPeerNotification(m.method, m.params);
   if (!params.ok) return params.error;
-  if ('value' in params.value) conn.calls.progress(params.value);
-  else conn.serving.get(params.value.id)?.abort();
+  if ('value' in params.value) {
+    return conn.calls.progress(params.value) ? '' : `progress for no request of the daemon (id ${params.value.id})`;
+  }
+  // A cancel may cross the answer on the wire: one for a request already answered is no error.
+  conn.serving.get(params.value.id)?.abort();
   return '';
 }
 
