@@ -21,6 +21,39 @@ export interface RoomPerEvent {
   setStateBytesPerEvent: number;
 }
 
+/**
+ * The same bench at c9d6aa7, before the room rendered incrementally (the view saved its whole log
+ * on every event and rebuilt every timeline entry), printed beside each run.
+ */
+export const ROOM_BEFORE: Omit<RoomBench, 'totalEvents' | 'totalMessages' | 'reloadSameText'> & { commit: string } = {
+  commit: 'c9d6aa7',
+  at30: {
+    messages: 30,
+    events: 34,
+    medianMs: 11.09,
+    meanMs: 14.6,
+    domAddedPerEvent: 13.29,
+    domRemovedPerEvent: 0,
+    domChangedPerEvent: 3.71,
+    entriesRenderedPerEvent: 34.09,
+    setStateBytesPerEvent: 25509.65,
+  },
+  at300: {
+    messages: 300,
+    events: 34,
+    medianMs: 45.06,
+    meanMs: 55.54,
+    domAddedPerEvent: 13.29,
+    domRemovedPerEvent: 0,
+    domChangedPerEvent: 3.71,
+    entriesRenderedPerEvent: 305.09,
+    setStateBytesPerEvent: 222047.82,
+  },
+  freshReplayMs: 14494.07,
+  reloadReplayMs: 4556.3,
+  savedStateBytes: 236882,
+};
+
 export interface RoomBench {
   totalEvents: number;
   totalMessages: number;

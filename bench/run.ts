@@ -11,7 +11,7 @@ import { benchRoundLatency, benchTokenGrowth } from './meetings';
 import { benchEstimate } from './estimate';
 import { benchStore } from './store';
 import { benchReview } from './review';
-import { benchRoom } from './room';
+import { ROOM_BEFORE, benchRoom } from './room';
 import { benchText } from './text';
 import { benchWallTime, LOCAL } from './wallTime';
 import { benchWholeMeeting } from './wholeMeeting';
@@ -272,9 +272,14 @@ async function main(): Promise<void> {
     console.log(
       `10. Room webview: the real room.ts in jsdom, a ${r.totalMessages}-message roundtable (${r.totalEvents} events), one frame per event`,
     );
-    console.log(table([r.at30, r.at300] as unknown as Record<string, unknown>[]));
+    const b = ROOM_BEFORE;
+    const side = (name: string, x: object) => ({ side: name, ...x });
+    console.log(table([side('now', r.at30), side(b.commit, b.at30), side('now', r.at300), side(b.commit, b.at300)]));
     console.log(
-      `   whole replay: fresh view ${r.freshReplayMs} ms, reloaded view ${r.reloadReplayMs} ms (same text: ${r.reloadSameText}); saved state ${k(r.savedStateBytes)} bytes\n`,
+      `   whole replay: fresh view ${r.freshReplayMs} ms, reloaded view ${r.reloadReplayMs} ms (same text: ${r.reloadSameText}); saved state ${k(r.savedStateBytes)} bytes`,
+    );
+    console.log(
+      `   at ${b.commit} (before the incremental room): fresh ${b.freshReplayMs} ms, reloaded ${b.reloadReplayMs} ms, saved state ${k(b.savedStateBytes)} bytes\n`,
     );
     results.room = r;
   }
