@@ -5,6 +5,7 @@
  * last seq, and the daemon sends everything after it again from the store.
  */
 import type { MeetingEvent, MeetingState, RpcClient, StartMeetingParams } from '@roundtable/protocol';
+import { RpcError } from '@roundtable/protocol';
 import type { EventListener } from './connection';
 import { MeetingMirror } from './mirror';
 
@@ -86,6 +87,33 @@ export class LogFollower {
 }
 
 /**
+ * With a start token, `meeting/startPrepared`: the daemon opens the meeting on what the estimate
+ * read, and neither the topic nor the context travels or is read again. A token the daemon no
+ * longer holds (expired, or the connection was replaced) or a daemon without the method falls back
+ * to the full `meeting/start`: the person asked for the meeting to start.
+ */
+async function requestStart(
+  rpc: Pick<RpcClient, 'request'>,
+  params: StartMeetingParams,
+  startToken: string | undefined,
+): Promise<{ meetingId: string; lastSeq: number }> {
+  if (startToken) {
+    const { maxRounds, tokenBudget } = params.config ?? {};
+    try {
+      return await rpc.request('meeting/startPrepared', {
+        startToken,
+        follow: true,
+        ...(params.apiKey ? { apiKey: params.apiKey } : {}),
+        limits: { ...(maxRounds ? { maxRounds } : {}), ...(tokenBudget ? { tokenBudget } : {}) },
+      });
+    } catch (e) {
+      if (!(e instanceof RpcError) || (e.code !== 'not_found' && e.code !== 'unknown_method')) throw e;
+    }
+  }
+  return rpc.request('meeting/start', { ...params, follow: true });
+}
+
+/**
  * Starts a meeting subscribed in the same request (`follow: true`), so following it costs no second
  * round trip. Events that arrive before the answer is read are held and handed to the follower
  * `make` returns for the new meeting, in order, before any later one.
@@ -94,6 +122,8 @@ export async function startFollowed(
   conn: { rpc: Pick<RpcClient, 'request'>; onEvent(listener: EventListener): () => void },
   params: StartMeetingParams,
   make: (meetingId: string) => LogFollower,
+  /** From `meeting/estimate` with `prepare`, estimated on these params (rounds and budget may differ). */
+  startToken?: string,
 ): Promise<{ follower: LogFollower; lastSeq: number }> {
   const early: MeetingEvent[] = [];
   const off = conn.onEvent((method, p) => {
@@ -101,7 +131,7 @@ export async function startFollowed(
   });
   let started: { meetingId: string; lastSeq: number };
   try {
-    started = await conn.rpc.request('meeting/start', { ...params, follow: true });
+    started = await requestStart(conn.rpc, params, startToken);
   } finally {
     off();
   }

@@ -73,14 +73,20 @@ export class DaemonSession {
    */
   async start(
     params: StartMeetingParams,
-    opts: { deliver?: FollowOptions['deliver']; onStarted?: (meetingId: string) => void } = {},
+    opts: {
+      deliver?: FollowOptions['deliver'];
+      onStarted?: (meetingId: string) => void;
+      /** From `meeting/estimate` with `prepare` on these params: the daemon starts what it read then. */
+      startToken?: string;
+    } = {},
   ): Promise<{ meetingId: string; lastSeq: number }> {
     const conn = await this.connection();
-    const { follower, lastSeq } = await startFollowed(conn, params, (meetingId) => {
+    const make = (meetingId: string) => {
       const f = this.newFollower(meetingId, opts.deliver);
       opts.onStarted?.(meetingId);
       return f;
-    });
+    };
+    const { follower, lastSeq } = await startFollowed(conn, params, make, opts.startToken);
     return { meetingId: follower.meetingId, lastSeq };
   }
 

@@ -82,11 +82,15 @@ export class DaemonLink implements vscode.Disposable {
     return this.session.follow(meetingId, { deliver: (e) => this.deliver(e) });
   }
 
-  /** Starts a meeting and follows it in the same request (no second read of its log). */
-  async start(params: StartMeetingParams): Promise<string> {
+  /**
+   * Starts a meeting and follows it in the same request (no second read of its log). `startToken`
+   * (from `meeting/estimate` with `prepare` on these params): the daemon starts what it read then.
+   */
+  async start(params: StartMeetingParams, startToken?: string): Promise<string> {
     const { meetingId } = await this.session.start(params, {
       deliver: (e) => this.deliver(e),
       onStarted: (id) => this.onStartedEmitter.fire(id),
+      ...(startToken ? { startToken } : {}),
     });
     return meetingId;
   }

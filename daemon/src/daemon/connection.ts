@@ -1,6 +1,7 @@
 /** One client connection of the daemon's WebSocket API. */
 import type { WebSocket } from 'ws';
 import type { DaemonEvents } from '@roundtable/protocol';
+import { PreparedStarts } from './preparedStarts';
 
 /** One client connection: its subscriptions, its agent identities and its cursors. */
 export class Connection {
@@ -22,6 +23,8 @@ export class Connection {
   readonly opened = new Set<string>();
   /** Meetings this connection has taken a seat in; kept after a leave, so leaving grants nothing. */
   readonly seated = new Set<string>();
+  /** Starts its estimates prepared, for `meeting/startPrepared` on this connection only. */
+  readonly prepared = new PreparedStarts();
   /** Aborted when the connection closes: work done only for this client (an estimate) stops. */
   readonly gone = new AbortController();
   /** Set when this connection answers vscode-lm calls. */
