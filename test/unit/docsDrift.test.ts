@@ -18,7 +18,8 @@
  *    - otherwise a symbol in a unit that names source files must be declared in one of them;
  *    - a symbol in a unit that names no source file is not checked.
  *    Declared means `export` + `const|let|function|class|interface|type|enum` of that name in the
- *    file itself (a re-export does not count: the page should name the file that declares it).
+ *    file itself (a re-export does not count: the page should name the file that declares it), or,
+ *    for a call, an indented method of that name (`  async start(`) in the file.
  *
  * When code moves, the failure names the page's section and the name: fix the page, or the rule
  * here if it misread a sentence.
@@ -101,16 +102,21 @@ export function unitsOf(markdown: string): Unit[] {
 }
 
 const declaredCache = new Map<string, string>();
-function declares(file: string, name: string): boolean {
+function declares(file: string, name: string, call: boolean): boolean {
   const full = path.join(ROOT, file);
   if (!existsSync(full) || statSync(full).isDirectory()) return false;
   let text = declaredCache.get(full);
   if (text === undefined) declaredCache.set(full, (text = readFileSync(full, 'utf8')));
   const escaped = name.replace(/\$/g, '\\$');
-  return new RegExp(
+  const exported = new RegExp(
     `^export\\s+(?:declare\\s+)?(?:default\\s+)?(?:abstract\\s+)?(?:async\\s+)?(?:const|let|function\\*?|class|interface|type|enum)\\s+${escaped}\\b`,
     'm',
-  ).test(text);
+  );
+  const method = new RegExp(
+    `^\\s+(?:(?:private|public|protected|static|async|readonly)\\s+)*${escaped}\\s*(?:<[^>]*>)?\\(`,
+    'm',
+  );
+  return exported.test(text) || (call && method.test(text));
 }
 
 /** Every place a page names a file or symbol that is not there, one line each. */
@@ -149,10 +155,11 @@ export function driftOf(markdown: string, opts: { bare: boolean }): string[] {
     pieces.forEach((p, i) => {
       const name = p.code ? symbolOf(p.text) : undefined;
       if (!name) return;
+      const call = p.text.startsWith(`${name}(`);
       if (bound.has(i)) {
         const file = bound.get(i);
-        if (file && !declares(file, name)) problems.push(`"${section}": \`${name}\` is not declared in ${file}`);
-      } else if (files.length > 0 && !files.some((f) => declares(f, name)))
+        if (file && !declares(file, name, call)) problems.push(`"${section}": \`${name}\` is not declared in ${file}`);
+      } else if (files.length > 0 && !files.some((f) => declares(f, name, call)))
         problems.push(`"${section}": \`${name}\` is declared in none of ${files.join(', ')}`);
     });
   }
