@@ -18,6 +18,8 @@ import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { estimateLine } from '../../extension/src/estimate';
 import { tempDataDir } from '../fakes/daemon';
 import { makeWorkspace, type FakeWorkspace } from '../fakes/workspace';
+import { panel } from '../fakes/meetings';
+import { MYSQL_POOL, makeReviewRepo } from '../fakes/reviewRepo';
 
 const PANEL: Participant[] = [
   { name: 'sam', role: 'assistant', provider: 'scripted', model: 'scripted' },
@@ -72,6 +74,9 @@ describe('the Start trip: estimate, then Start', () => {
     const dataDir = await tempDataDir();
     d = await startDaemon({ dataDir, port: 0, log: () => undefined });
     session = new DaemonSession({ dataDir: () => dataDir, spawn: false, client: 'test', log: silent });
+    // Loads the tokenizer and connects, so each test times only its own trip.
+    const { context: _none, ...bare } = params();
+    await session.request('meeting/estimate', bare);
   });
   afterEach(() => restore());
   after(async () => {
@@ -162,6 +167,40 @@ describe('the Start trip: estimate, then Start', () => {
     const events = await startAndRead(params(), gone);
     assert.deepEqual(spy.counts, { fileReads: 1, topicFrames: 1 }, 'the full start: topic sent, file read');
     assert.equal(events.find((e) => e.type === 'context_attached')?.type, 'context_attached');
+  });
+
+  it("a review's prepared start opens with the scope and context of a full start", async () => {
+    const r = await makeReviewRepo();
+    try {
+      await r.write('services/orders/db.ts', MYSQL_POOL);
+      r.git('add', '.');
+      r.git('commit', '-qm', 'orders: a MySQL pool');
+      const review: StartMeetingParams = {
+        topic: 'Review the change',
+        mode: 'consensus',
+        participants: panel(['ada', 'grace'], false),
+        providers: { script: { defaultDelayMs: 5_000, replies: {} } },
+        config: { challengeRounds: 0 },
+        workspace: r.root,
+        review: {},
+      };
+      const opening = async (startToken?: string) => {
+        const rpc = (await session.connection()).rpc;
+        const { meetingId } = startToken
+          ? await rpc.request('meeting/startPrepared', { startToken })
+          : await rpc.request('meeting/start', review);
+        const { events } = await rpc.request('meeting/get', { meetingId });
+        await rpc.request('meeting/cut', { meetingId });
+        return events
+          .filter((e) => e.type === 'meeting_opened' || e.type === 'context_attached')
+          .map((e) => (e.type === 'meeting_opened' ? e.config.review : e.items.map((i) => [i.kind, i.path, i.text])));
+      };
+      const { startToken } = await estimateLine(session, review);
+      assert.ok(startToken);
+      assert.deepEqual(await opening(startToken), await opening());
+    } finally {
+      await rm(path.dirname(r.root), { recursive: true, force: true });
+    }
   });
 
   it('a token starts one meeting', async () => {

@@ -7,7 +7,7 @@ import { MAX_MESSAGE_BYTES, MEETING_PAGE_DEFAULT, RpcError, fold, summaryOf } fr
 import { minutesFileBase, renderMinutes } from '../meeting/minutes';
 import { manifestLine } from '../meeting/manifest';
 import { estimateMeeting } from '../meeting/estimate';
-import { prepareStart } from '../meeting/prepared';
+import type { PreparedStart } from '../meeting/prepared';
 import { listDecisions } from '../decisions/listing';
 import { agentHandlers } from './agentHandlers';
 import type { Connection } from './connection';
@@ -71,9 +71,9 @@ async function estimate(
   conn: Connection,
 ): Result<'meeting/estimate'> {
   try {
-    const prepared = await prepareStart(params);
-    const estimated = await estimateMeeting(params, { signal: conn.gone.signal, prepared });
-    const startToken = prepare ? conn.prepared.keep(prepared) : undefined;
+    let prepared: PreparedStart | undefined;
+    const estimated = await estimateMeeting(params, { signal: conn.gone.signal, onPrepared: (p) => (prepared = p) });
+    const startToken = prepare && prepared ? conn.prepared.keep(prepared) : undefined;
     return { ...estimated, ...(startToken ? { startToken } : {}) };
   } catch (e) {
     if (conn.gone.signal.aborted) ctx.log(`connection ${conn.id}: estimate abandoned (the client left)`);

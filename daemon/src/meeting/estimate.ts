@@ -43,8 +43,8 @@ export interface EstimateOptions {
   signal?: AbortSignal;
   /** Overrides `ESTIMATE_MAX_BILLED` (tests). */
   maxBilled?: number;
-  /** What the start reads, read already (the daemon keeps it for the start); read here when absent. */
-  prepared?: PreparedStart;
+  /** Hears what the start reads, once it is read (the daemon keeps it for `meeting/startPrepared`). */
+  onPrepared?: (prepared: PreparedStart) => void;
 }
 
 /** Time stands still: no time limit or timeout fires while the filler answers at once. */
@@ -166,8 +166,7 @@ function budgetStopped(budgeted: MeetingState, full: MeetingState): boolean {
 /**
  * Expected calls, billed and cached tokens and money of a meeting: per round if every round runs,
  * the total, and where the budget would stop it first. Reads the context the start would attach
- * (same folder, same refusals, same budget; reads only), once for both plays, unless `o.prepared`
- * holds it already.
+ * (same folder, same refusals, same budget; reads only), once for both plays.
  */
 export async function estimateMeeting(params: StartMeetingParams, o: EstimateOptions = {}): Promise<MeetingEstimate> {
   const config = { ...DEFAULT_CONFIG, ...params.config };
@@ -175,7 +174,8 @@ export async function estimateMeeting(params: StartMeetingParams, o: EstimateOpt
   const rounds = params.mode === 'consensus' ? 1 + config.challengeRounds : config.maxRounds;
   refuseTooLarge(params, rounds, config.replyMaxTokens, meter.max);
   const count = rememberingCount();
-  const prepared = o.prepared ?? (await prepareStart(params));
+  const prepared = await prepareStart(params);
+  o.onPrepared?.(prepared);
   const full = await play(prepared, { tokenBudget: UNBOUNDED }, count, meter);
   stopIfStopped(params, rounds, meter);
   const budgeted = await play(prepared, {}, count, meter);
