@@ -14,6 +14,7 @@ import type {
   RpcClient,
   StartMeetingParams,
 } from '@roundtable/protocol';
+import { RpcError } from '@roundtable/protocol';
 import { LogFollower } from './follower';
 import type { WaitOptions } from './mirror';
 import { writeMinutes, type WriteMinutesOptions } from './minutesFile';
@@ -37,6 +38,8 @@ export interface HandleOptions {
 export interface OpenOptions extends HandleOptions {
   /** Hears the new meeting's id before any of its events is delivered. */
   onStarted?: (meetingId: string) => void;
+  /** From `meeting/estimate` with `prepare` on these params (rounds and budget may differ). */
+  startToken?: string;
 }
 
 export interface MeetingHandle {
@@ -88,6 +91,33 @@ export interface HandlesOptions {
   onError?: (meetingId: string, e: Error) => void;
 }
 
+/**
+ * With a start token, `meeting/startPrepared`: the daemon opens the meeting on what the estimate
+ * read, and neither the topic nor the context travels or is read again. A token the daemon no
+ * longer holds (expired, or the connection was replaced) or a daemon without the method falls back
+ * to the full `meeting/start`: the person asked for the meeting to start.
+ */
+async function requestStart(
+  rpc: Rpc,
+  params: StartMeetingParams,
+  startToken: string | undefined,
+): Promise<ResultOf<'meeting/start'>> {
+  if (startToken) {
+    const { maxRounds, tokenBudget } = params.config ?? {};
+    try {
+      return await rpc.request('meeting/startPrepared', {
+        startToken,
+        follow: true,
+        ...(params.apiKey ? { apiKey: params.apiKey } : {}),
+        limits: { ...(maxRounds ? { maxRounds } : {}), ...(tokenBudget ? { tokenBudget } : {}) },
+      });
+    } catch (e) {
+      if (!(e instanceof RpcError) || (e.code !== 'not_found' && e.code !== 'unknown_method')) throw e;
+    }
+  }
+  return rpc.request('meeting/start', { ...params, follow: true });
+}
+
 /** The meetings followed on one connection, each once, whatever the number of its holders. */
 export class MeetingHandles {
   private readonly entries = new Map<string, Entry>();
@@ -110,7 +140,7 @@ export class MeetingHandles {
     this.starting++;
     let started: ResultOf<'meeting/start'>;
     try {
-      started = await rpc.request('meeting/start', { ...params, follow: true });
+      started = await requestStart(rpc, params, opts.startToken);
     } finally {
       this.starting--;
     }

@@ -126,7 +126,8 @@ export async function prepareConvene(input: unknown): Promise<PreparedConvene> {
     params,
     panel: describePanel(chosen.panel),
     source: chosen.source,
-    estimate: await estimateLine(h.link, params),
+    // Convening starts through its own door (no start token): nothing is kept for it.
+    estimate: (await estimateLine(h.link, params, { prepare: false })).line,
   };
 }
 

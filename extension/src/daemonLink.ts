@@ -101,11 +101,15 @@ export class DaemonLink implements vscode.Disposable {
     return (await pending).since;
   }
 
-  /** Starts a meeting and follows it in the same request (no second read of its log). */
-  async start(params: StartMeetingParams): Promise<string> {
+  /**
+   * Starts a meeting and follows it in the same request (no second read of its log). `startToken`
+   * (from `meeting/estimate` with `prepare` on these params): the daemon starts what it read then.
+   */
+  async start(params: StartMeetingParams, startToken?: string): Promise<string> {
     const handle = await this.session.meetings.open(params, {
       deliver: (e) => this.deliver(e),
       onStarted: (id) => this.onStartedEmitter.fire(id),
+      ...(startToken ? { startToken } : {}),
     });
     this.held.set(handle.meetingId, handle);
     this.handles.set(handle.meetingId, Promise.resolve(handle));

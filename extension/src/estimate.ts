@@ -7,18 +7,21 @@ import { formatEstimateShort } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 
 /**
- * Asks the daemon for `meeting/estimate` (pure: nothing is started or called). The API key is not
- * sent: an estimate needs none. `undefined` when the daemon cannot say; the start itself then
- * reports what is wrong.
+ * Asks the daemon for `meeting/estimate` (pure: nothing is started or called) with `prepare`: the
+ * daemon keeps what it read for this connection, and `startToken` starts it without sending the
+ * topic or reading the context again. The API key is not sent: an estimate needs none. `line` is
+ * undefined when the daemon cannot say; the start itself then reports what is wrong.
  */
 export async function estimateLine(
   link: Pick<DaemonLink, 'request'>,
   params: StartMeetingParams,
-): Promise<string | undefined> {
+  opts: { prepare: boolean } = { prepare: true },
+): Promise<{ line: string | undefined; startToken?: string }> {
   const { apiKey: _key, ...rest } = params;
   try {
-    return formatEstimateShort(await link.request('meeting/estimate', rest));
+    const { startToken, ...estimate } = await link.request('meeting/estimate', { ...rest, prepare: opts.prepare });
+    return { line: formatEstimateShort(estimate), ...(startToken ? { startToken } : {}) };
   } catch {
-    return undefined;
+    return { line: undefined };
   }
 }

@@ -128,12 +128,13 @@ export async function startFlow(
   const paramsWith = (c: Partial<MeetingConfig>): StartMeetingParams =>
     meetingParams({ topic, mode: mode.mode, options, panel, cfg, config: c, storedKey, attach });
   // The expected bill before the user confirms, so nobody is surprised by it.
-  const estimate = await estimateLine(link, paramsWith(config));
-  const go = await askGo(chosen, summary, estimate);
+  // The estimate keeps what it read, so the start sends neither the topic nor the context again.
+  const { line, startToken } = await estimateLine(link, paramsWith(config));
+  const go = await askGo(chosen, summary, line);
   if (!go) return;
   if (go.save) await savePanelAndSay(panel);
   if (!go.start && !(await askLimits(cfg, config))) return;
-  await startAndFollow(link, log, paramsWith(config), follow);
+  await startAndFollow(link, log, paramsWith(config), follow, startToken);
 }
 
 /** The topic: the demo's replies are canned and about one topic, so it runs on that, never on the user's. */
@@ -256,10 +257,12 @@ export async function startAndFollow(
   log: vscode.LogOutputChannel,
   params: StartMeetingParams,
   follow: (meetingId: string, opts: { restored: boolean }) => Promise<void>,
+  /** From the estimate of these params (rounds and budget may have changed since). */
+  startToken?: string,
 ): Promise<void> {
   const meetingId = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Roundtable: starting the meeting…' },
-    () => link.start(params),
+    () => link.start(params, startToken),
   );
   log.info(`meeting ${meetingId} started: ${params.topic}`);
   await follow(meetingId, { restored: false });

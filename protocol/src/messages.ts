@@ -13,7 +13,7 @@ import * as z from 'zod';
 import { WHOLE, int, meetingIdSchema, oneOf, text } from './schema';
 import { toDaemon } from './requestTypes';
 import { MAX_TOOL_CALLS_IN_ONE_REPLY, ToolCallSchema } from './context';
-import { MAX_CALL_TOKENS } from './domain';
+import { MAX_CALL_TOKENS, MeetingConfigSchema } from './domain';
 import {
   AgentListenResultSchema,
   CutFields,
@@ -104,6 +104,15 @@ const nonceSchema = z
 
 /** A client → daemon request (see requestTypes.ts for the daemon → client ones). */
 const method = toDaemon;
+/** A prepared start's handle: 32 random bytes in hex, good on the connection that asked for it. */
+const startTokenSchema = z
+  .string({ error: 'must be a start token' })
+  .regex(/^[0-9a-f]{64}$/, { error: 'must be a start token' });
+const startResultSchema = z.object({
+  meetingId: z.string(),
+  /** The log's last seq when the answer was sent; with `follow`, events up to it come next. */
+  lastSeq: z.number(),
+});
 
 /**
  * Requests a client (the extension, the CLI, the MCP server, an agent) sends to the daemon.
@@ -141,17 +150,32 @@ export const DAEMON_REQUESTS = {
       /** Also subscribe this connection to the meeting's events from seq 1 (no `room/subscribe` needed). */
       follow: z.boolean().optional(),
     }),
-    z.object({
-      meetingId: z.string(),
-      /** The log's last seq when the answer was sent; with `follow`, events up to it come next. */
-      lastSeq: z.number(),
-    }),
+    startResultSchema,
     'Opens and runs a meeting.',
   ),
   'meeting/estimate': method(
-    StartMeetingParamsSchema,
-    MeetingEstimateSchema,
+    StartMeetingParamsSchema.extend({
+      /** Keep what the estimate read (the context, a review's change) for `meeting/startPrepared`. */
+      prepare: z.boolean().optional(),
+    }),
+    MeetingEstimateSchema.extend({
+      /** With `prepare`: the start this estimate prepared, for this connection only, for a few minutes. */
+      startToken: startTokenSchema.optional(),
+    }),
     'Expected calls and billed tokens of a meeting, from the prompts it would send; starts nothing.',
+  ),
+  'meeting/startPrepared': method(
+    z.object({
+      startToken: startTokenSchema,
+      /** As in `meeting/start`. */
+      follow: z.boolean().optional(),
+      /** As in `meeting/start`: the estimate is never sent the key. */
+      apiKey: StartMeetingParamsSchema.shape.apiKey,
+      /** Rounds and budget changed after the estimate; nothing else of the prepared start may change. */
+      limits: MeetingConfigSchema.pick({ maxRounds: true, tokenBudget: true }).partial().strict().optional(),
+    }),
+    startResultSchema,
+    'Opens and runs the meeting a `meeting/estimate` with `prepare` read on this connection, without reading it again. An unknown or expired token is `not_found` (start it with `meeting/start`).',
   ),
   'meeting/list': method(empty, z.object({ meetings: z.array(MeetingSummarySchema) }), 'Every meeting in the store.'),
   'meeting/get': method(

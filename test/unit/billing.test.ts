@@ -203,7 +203,7 @@ describe('the start flow estimate', () => {
         return estimateMeeting(p as typeof params);
       },
     } as unknown as Parameters<typeof estimateLine>[0];
-    const line = await estimateLine(link, params);
+    const { line } = await estimateLine(link, params);
     assert.match(
       line ?? '',
       /^about [\d,]+ billed tokens in 46 calls over 10 rounds \(the 15,000-token spoken budget stops it after round \d+: about [\d,]+ tokens\)$/,
@@ -213,6 +213,6 @@ describe('the start flow estimate', () => {
     const down = { request: () => Promise.reject(new Error('daemon gone')) } as unknown as Parameters<
       typeof estimateLine
     >[0];
-    assert.equal(await estimateLine(down, params), undefined);
+    assert.deepEqual(await estimateLine(down, params), { line: undefined });
   });
 });

@@ -2,6 +2,7 @@
 import type { WebSocket } from 'ws';
 import type { DaemonEvents } from '@roundtable/protocol';
 import { CLIENT_REQUESTS, OutgoingCalls } from '@roundtable/protocol';
+import { PreparedStarts } from './preparedStarts';
 
 /** One client connection: its subscriptions, its agent identities and its cursors. */
 export class Connection {
@@ -23,6 +24,8 @@ export class Connection {
   readonly opened = new Set<string>();
   /** Meetings this connection has taken a seat in; kept after a leave, so leaving grants nothing. */
   readonly seated = new Set<string>();
+  /** Starts its estimates prepared, for `meeting/startPrepared` on this connection only. */
+  readonly prepared = new PreparedStarts();
   /** Aborted when the connection closes: work done only for this client (an estimate) stops. */
   readonly gone = new AbortController();
   /** Set when this connection answers vscode-lm calls. */

@@ -7,6 +7,7 @@ import { MAX_MESSAGE_BYTES, MEETING_PAGE_DEFAULT, RpcError, fold, summaryOf } fr
 import { minutesFileBase, renderMinutes } from '@roundtable/protocol/minutes';
 import { manifestLine } from '@roundtable/protocol/manifest';
 import { estimateMeeting } from '../meeting/estimate';
+import type { PreparedStart } from '../meeting/prepared';
 import { listDecisions } from '../decisions/listing';
 import { agentHandlers } from './agentHandlers';
 import type { Connection } from './connection';
@@ -43,16 +44,58 @@ async function subscribe(ctx: ServerContext, conn: Connection, meetingId: string
 type Params<M extends DaemonMethod> = ParamsOf<M>;
 type Result<M extends DaemonMethod> = Promise<ResultOf<M>>;
 
+/** A meeting this connection opened: its opener may end it; `follow` subscribes it in the same request. */
+async function opened(ctx: ServerContext, conn: Connection, meetingId: string, follow: boolean | undefined) {
+  conn.opened.add(meetingId);
+  // Subscribed in the same request: the caller follows from seq 1 without a second round trip.
+  const lastSeq = follow ? await subscribe(ctx, conn, meetingId, 0) : (await ctx.manager.state(meetingId)).lastSeq;
+  return { meetingId, lastSeq };
+}
+
 async function start(
   ctx: ServerContext,
   { follow, ...params }: Params<'meeting/start'>,
   conn: Connection,
 ): Result<'meeting/start'> {
-  const meetingId = await ctx.manager.start(params);
-  conn.opened.add(meetingId);
-  // Subscribed in the same request: the caller follows from seq 1 without a second round trip.
-  const lastSeq = follow ? await subscribe(ctx, conn, meetingId, 0) : (await ctx.manager.state(meetingId)).lastSeq;
-  return { meetingId, lastSeq };
+  return opened(ctx, conn, await ctx.manager.start(params), follow);
+}
+
+/**
+ * The attached context is read as the start would read it, once; the prompts are built, nothing
+ * is called or written. Abandoned when the client hangs up; bounded in work (see estimate.ts).
+ * With `prepare`, what was read is kept on this connection for `meeting/startPrepared`.
+ */
+async function estimate(
+  ctx: ServerContext,
+  { prepare, ...params }: Params<'meeting/estimate'>,
+  conn: Connection,
+  cancelled: AbortSignal,
+): Result<'meeting/estimate'> {
+  try {
+    let prepared: PreparedStart | undefined;
+    const signal = AbortSignal.any([conn.gone.signal, cancelled]);
+    const estimated = await estimateMeeting(params, { signal, onPrepared: (p) => (prepared = p) });
+    const startToken = prepare && prepared ? conn.prepared.keep(prepared) : undefined;
+    return { ...estimated, ...(startToken ? { startToken } : {}) };
+  } catch (e) {
+    if (conn.gone.signal.aborted) ctx.log(`connection ${conn.id}: estimate abandoned (the client left)`);
+    else if (cancelled.aborted) ctx.log(`connection ${conn.id}: estimate abandoned (the client cancelled it)`);
+    throw e;
+  }
+}
+
+/** Opens the meeting an estimate prepared on this connection: the topic and context are not sent or read again. */
+async function startPrepared(
+  ctx: ServerContext,
+  { startToken, follow, apiKey, limits }: Params<'meeting/startPrepared'>,
+  conn: Connection,
+): Result<'meeting/startPrepared'> {
+  if (!conn.prepared.holds(startToken) && [...ctx.conns].some((c) => c.prepared.holds(startToken)))
+    throw new RpcError('forbidden', 'this start was prepared on another connection: estimate it again on this one');
+  const { params, context } = conn.prepared.take(startToken);
+  const config = limits ? { ...params.config, ...limits } : params.config;
+  const asked = { ...params, ...(config ? { config } : {}), ...(apiKey ? { apiKey } : {}) };
+  return opened(ctx, conn, await ctx.manager.start(asked, context), follow);
 }
 
 async function get(ctx: ServerContext, p: Params<'meeting/get'>): Result<'meeting/get'> {
@@ -174,13 +217,9 @@ export const handlers: { [M in DaemonMethod]: MethodHandler<M> } = {
   authenticate: handshakeOnly,
   'meeting/start': start,
   // The attached context is read as the start would read it; the prompts are built, nothing is
-  // called or written. Abandoned when the client hangs up; bounded in work (see estimate.ts).
-  'meeting/estimate': (ctx, p, conn, cancelled) =>
-    estimateMeeting(p, { signal: AbortSignal.any([conn.gone.signal, cancelled]) }).catch((e: unknown) => {
-      if (conn.gone.signal.aborted) ctx.log(`connection ${conn.id}: estimate abandoned (the client left)`);
-      else if (cancelled.aborted) ctx.log(`connection ${conn.id}: estimate abandoned (the client cancelled it)`);
-      throw e;
-    }),
+  // called or written. Abandoned when the client hangs up or cancels; bounded in work (see estimate.ts).
+  'meeting/estimate': estimate,
+  'meeting/startPrepared': startPrepared,
   'meeting/list': async (ctx) => ({ meetings: await ctx.manager.list() }),
   'meeting/get': get,
   'room/subscribe': async (ctx, p, conn) => ({ lastSeq: await subscribe(ctx, conn, p.meetingId, p.sinceSeq) }),

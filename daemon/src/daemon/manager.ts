@@ -4,6 +4,7 @@
  * a time; many meetings run at once.
  */
 import type {
+  ContextAttached,
   DecisionKind,
   MeetingEvent,
   MeetingState,
@@ -110,7 +111,11 @@ export class MeetingManager {
     };
   }
 
-  async start(params: StartMeetingParams): Promise<string> {
+  /**
+   * Opens and drives a meeting. `prepared`: the context its estimate read already (`null`: nothing
+   * to attach), so the start reads nothing again; `params` then carry a prepared review's scope.
+   */
+  async start(params: StartMeetingParams, prepared?: ContextAttached | null): Promise<string> {
     if (this.stopping) throw new RpcError('conflict', 'the daemon is shutting down');
     const seats = new AttachedSeats();
     const meetingId = this.opts.newId();
@@ -126,9 +131,9 @@ export class MeetingManager {
     } catch (e) {
       throw new RpcError('bad_request', (e as Error).message);
     }
-    const review = await reviewOf(logged);
+    const review = prepared === undefined ? await reviewOf(logged) : undefined;
     const deps = this.depsFor(seats, lookup, logged.workspace, apiKey);
-    const meeting = await Meeting.open(deps, meetingId, review?.params ?? logged, review?.context);
+    const meeting = await Meeting.open(deps, meetingId, review?.params ?? logged, review?.context ?? prepared);
     const live: Live = { meeting, seats, deps };
     this.live.set(meetingId, live);
     this.drive(live);

@@ -70,8 +70,11 @@ export class Meeting {
     deps: EngineDeps,
     meetingId: string,
     params: StartMeetingParams,
-    /** Context read before the start (a review's change and records), logged instead of `params.context`. */
-    attached?: ContextAttached,
+    /**
+     * Context read before the start (a review's change and records, or a prepared start's context),
+     * logged instead of reading `params.context`; `null`: read already, nothing to attach.
+     */
+    attached?: ContextAttached | null,
   ): Promise<Meeting> {
     const config: MeetingConfig = { ...DEFAULT_CONFIG, ...params.config };
     // A roundtable compacts its transcript at half the smallest context window a server reports,
@@ -91,7 +94,10 @@ export class Meeting {
       ...(params.options ? { options: params.options } : {}),
       ...(params.workspace ? { workspace: params.workspace } : {}),
     });
-    const context = attached ? { type: 'context_attached' as const, ...attached } : await attachContext(params, config);
+    const context =
+      attached === undefined
+        ? await attachContext(params, config)
+        : attached && { type: 'context_attached' as const, ...attached };
     if (context) await m.runner.append(meetingId, context);
     return m;
   }

@@ -16,7 +16,6 @@
  * "too large to estimate: …", never a partial figure. The caller's signal (the client hung up,
  * the CLI was interrupted) stops a play between two calls.
  */
-import { reviewOf } from '../review/prepare';
 import type {
   EstimateLine,
   MeetingEvent,
@@ -31,6 +30,7 @@ import { MemoryStore } from '../store/memoryStore';
 import type { Clock } from './clock';
 import { Meeting } from './engine';
 import { EstimateMeter, FillerRoom, rememberingCount, type FilledCall } from './filler';
+import { prepareStart, type PreparedStart } from './prepared';
 
 /**
  * Most tokens both plays of an estimate may bill on the filler: about 5 s and a few hundred MB
@@ -43,6 +43,8 @@ export interface EstimateOptions {
   signal?: AbortSignal;
   /** Overrides `ESTIMATE_MAX_BILLED` (tests). */
   maxBilled?: number;
+  /** Hears what the start reads, once it is read (the daemon keeps it for `meeting/startPrepared`). */
+  onPrepared?: (prepared: PreparedStart) => void;
 }
 
 /** Time stands still: no time limit or timeout fires while the filler answers at once. */
@@ -63,7 +65,8 @@ interface Played {
  * estimate has them defer, which closes the meeting and writes its digest.
  */
 async function play(
-  params: StartMeetingParams,
+  prepared: PreparedStart,
+  config: StartMeetingParams['config'],
   count: (text: string) => number,
   meter: EstimateMeter,
 ): Promise<Played> {
@@ -79,9 +82,9 @@ async function play(
     clock: STILL,
     onEvent,
   };
-  // A review counts the change and the records its start would attach (read the same way).
-  const review = await reviewOf(params);
-  const meeting = await Meeting.open(deps, 'estimate', review?.params ?? params, review?.context);
+  // The context (or a review's change and records) the start attaches, read once for both plays.
+  const params = { ...prepared.params, config: { ...prepared.params.config, ...config } };
+  const meeting = await Meeting.open(deps, 'estimate', params, prepared.context);
   // Stopped (cancelled or past the cap): the meeting is cut there, its calls under way aborted.
   meter.onStop = () => void meeting.cut('cut', 'the estimate stopped').catch(() => undefined);
   let state = await meeting.run();
@@ -163,7 +166,7 @@ function budgetStopped(budgeted: MeetingState, full: MeetingState): boolean {
 /**
  * Expected calls, billed and cached tokens and money of a meeting: per round if every round runs,
  * the total, and where the budget would stop it first. Reads the context the start would attach
- * (same folder, same refusals, same budget; reads only).
+ * (same folder, same refusals, same budget; reads only), once for both plays.
  */
 export async function estimateMeeting(params: StartMeetingParams, o: EstimateOptions = {}): Promise<MeetingEstimate> {
   const config = { ...DEFAULT_CONFIG, ...params.config };
@@ -171,9 +174,11 @@ export async function estimateMeeting(params: StartMeetingParams, o: EstimateOpt
   const rounds = params.mode === 'consensus' ? 1 + config.challengeRounds : config.maxRounds;
   refuseTooLarge(params, rounds, config.replyMaxTokens, meter.max);
   const count = rememberingCount();
-  const full = await play({ ...params, config: { ...params.config, tokenBudget: UNBOUNDED } }, count, meter);
+  const prepared = await prepareStart(params);
+  o.onPrepared?.(prepared);
+  const full = await play(prepared, { tokenBudget: UNBOUNDED }, count, meter);
   stopIfStopped(params, rounds, meter);
-  const budgeted = await play(params, count, meter);
+  const budgeted = await play(prepared, {}, count, meter);
   stopIfStopped(params, rounds, meter);
   const prices = Object.keys(config.prices ?? {}).length > 0 ? config.prices : undefined;
   const spoken = (p: Played, round: number) => p.spokenByRound.get(round) ?? 0;
