@@ -22,7 +22,7 @@ import { describePanel, pickerText, savePanel } from './panelPicker';
 import { workspaceRoot } from './workspaceFolders';
 import { attachedLabel, pickContext, withDecisions } from './discuss';
 import { RoomViewProvider } from './roomView';
-import { stopWhenStableConfig, toolsConfig } from './toolsSetting';
+import { toolsConfig } from './toolsSetting';
 
 export const API_KEY_SECRET = 'roundtable.apiKey';
 
@@ -38,7 +38,6 @@ export function startSettings() {
     workers: c.get<number>('workers') ?? DEFAULT_WORKER_COUNT,
     billing: billingConfig({ prices: c.get<unknown>('prices'), budgetBasis: c.get<unknown>('budgetBasis') }),
     tools: toolsConfig(c.get<unknown>('tools')),
-    stable: stopWhenStableConfig(c.get<unknown>('stopWhenStable')),
   };
 }
 export type StartSettings = ReturnType<typeof startSettings>;
@@ -51,7 +50,6 @@ export function meetingConfig(cfg: StartSettings): Partial<MeetingConfig> {
     order: cfg.order,
     ...cfg.billing,
     ...cfg.tools,
-    ...cfg.stable,
   };
 }
 
