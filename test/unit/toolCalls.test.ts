@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolTurn, Usage } from '@roundtable/protocol';
 import { Reservation, reservedPrompt, type BudgetPool } from '../../daemon/src/meeting/budget';
-import { wrapToolResult } from '../../daemon/src/meeting/envelope';
+import { wrapToolResult } from '../../daemon/src/providers/envelope';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import type { ChatResult } from '../../daemon/src/providers/types';
 import {

@@ -4,7 +4,7 @@
  * table of paths and content hashes. Both read only the logged `context_attached` event.
  */
 import type { ContextItem, MeetingState } from '@roundtable/protocol';
-import { wrapPost } from '../meeting/envelope';
+import { wrapPost } from '../providers/envelope';
 import { cell, codeSpan, inline } from '../meeting/markdown';
 import type { PromptOptions } from '../meeting/promptParts';
 

@@ -6,7 +6,7 @@
 import type { MeetingState, Participant, RoundState } from '@roundtable/protocol';
 import type { ChatMessage } from '../providers/types';
 import { truncateToTokens } from '../providers/tokens';
-import { defang, oneLine, wrapPost } from './envelope';
+import { defang, oneLine, wrapPost } from '../providers/envelope';
 import { UNCERTAINTY_BELOW } from './votes';
 import { REVIEW_BALLOT_RULE, findingsBallotBlock, reviewerSystem } from './reviewPrompts';
 import {

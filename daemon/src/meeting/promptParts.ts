@@ -4,7 +4,7 @@
  */
 import type { MeetingState, Participant, PostedMessage } from '@roundtable/protocol';
 import { truncateToTokens } from '../providers/tokens';
-import { defang, wrapPost } from './envelope';
+import { defang, wrapPost } from '../providers/envelope';
 
 /** A peer post longer than this is cut in prompts: one verbose agent must not blow up everyone's prompt. */
 export const PEER_POST_MAX_TOKENS = 800;

@@ -19,7 +19,7 @@ import type { MeetingState, Participant, PostedMessage, RoundState } from '@roun
 import { finalStances } from '@roundtable/protocol';
 import type { ChatMessage } from '../providers/types';
 import { countTokens } from '../providers/tokens';
-import { wrapPost } from './envelope';
+import { wrapPost } from '../providers/envelope';
 import { JUDGE_ANTI_CONFORMITY, WORKER_ANTI_CONFORMITY } from './antiConformity';
 import { ballotOf } from './consensusPrompts';
 import { EVIDENCE_RULE, assistantName, capPost, personaOf, stableHead, wrap, type PromptOptions } from './promptParts';

@@ -6,7 +6,7 @@
  */
 import type { Finding, MeetingState, Participant, ReviewScope } from '@roundtable/protocol';
 import type { ChatMessage } from '../providers/types';
-import { defang, oneLine, wrapPost } from './envelope';
+import { defang, oneLine, wrapPost } from '../providers/envelope';
 import { EVIDENCE_RULE, assistantName, personaOf, stableHead, type PromptOptions } from './promptParts';
 import { ballotOptions } from './reviewFindings';
 import { normalizeStatus } from '../decisions/record';

@@ -13,7 +13,7 @@
  */
 import type { EventBody, MeetingState, Participant, ToolCall, ToolTurn, Usage } from '@roundtable/protocol';
 import { TOOL_RESULT_MAX_TOKENS } from '@roundtable/protocol';
-import { defang, oneLine, wrapToolResult } from '../meeting/envelope';
+import { defang, oneLine, wrapToolResult } from '../providers/envelope';
 import { countPromptTokens, countTokens, truncateToTokens } from '../providers/tokens';
 import type { ChatMessage, ChatResult } from '../providers/types';
 import { TOOL_DEFINITIONS, runTool } from './workspaceTools';
