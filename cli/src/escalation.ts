@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { MeetingState, Resolution } from '@roundtable/protocol';
 import { findOption } from '@roundtable/protocol';
-import { oneLine } from '../../daemon/src/meeting/markdown';
+import { oneLine } from '@roundtable/protocol/markdown';
 import { terminalSafe } from '@roundtable/protocol/terminal';
 
 /** Exit code of a run that stopped to wait for a human decision (the meeting stays resumable). */

@@ -5,7 +5,7 @@
  */
 import type { ContextItem, MeetingState } from '@roundtable/protocol';
 import { wrapPost } from '../providers/envelope';
-import { cell, codeSpan, inline } from '../meeting/markdown';
+import { cell, codeSpan, inline } from '@roundtable/protocol/markdown';
 import type { PromptOptions } from '../meeting/promptParts';
 
 /** The envelope's author for context: not a seat (kind=system), the workspace itself. */

@@ -4,7 +4,7 @@
  */
 import type { DebateMetrics, FollowedPost, MeetingState } from '@roundtable/protocol';
 import { debateMetrics, flipText } from '@roundtable/protocol';
-import { cell, inline } from './markdown';
+import { cell, inline } from '@roundtable/protocol/markdown';
 
 /** The digest's line: "Debate changed the outcome: yes · rounds after the first cost 1,234 billed tokens". */
 export function debateLine(m: DebateMetrics): string {

@@ -15,7 +15,7 @@ import {
   isScriptedPanel,
   workersOf,
 } from '@roundtable/protocol';
-import { oneLine } from './markdown';
+import { oneLine } from '@roundtable/protocol/markdown';
 import { debateLine } from './debateMetrics';
 import { reviewDissent, reviewSummary } from './reviewReport';
 

@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { MeetingState } from '@roundtable/protocol';
 import { consensusOutcome } from '@roundtable/protocol';
-import { jsonLine, withoutMeeting } from './markdown';
+import { jsonLine, withoutMeeting } from '@roundtable/protocol/markdown';
 import { lastVoted, nextSteps, reportStatus, type ReportStatus } from './report';
 
 /** The seed's MANIFEST.jsonl keys, in its order; tools that read the seed's manifests read ours. */

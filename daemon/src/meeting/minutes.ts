@@ -15,7 +15,7 @@ import {
   stanceMatrix,
   type BillLine,
 } from '@roundtable/protocol';
-import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
+import { cell, codeBlock, codeSpan, heading, inline, quote } from '@roundtable/protocol/markdown';
 import { renderBallot } from './consensusPrompts';
 import { writeTemp } from './atomicFile';
 import { appendManifest, manifestFileFor, replaceFile } from './manifest';

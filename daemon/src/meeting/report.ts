@@ -3,7 +3,7 @@
  * seed's format (manifest.ts writes the MANIFEST.jsonl line that indexes it).
  */
 import type { MeetingState, OptionVote, RoundState } from '@roundtable/protocol';
-import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
+import { cell, codeBlock, codeSpan, heading, inline, quote } from '@roundtable/protocol/markdown';
 import { UNCERTAINTY_BELOW } from './votes';
 import { consensusOutcome } from '@roundtable/protocol';
 import { isVerified, linesRead, type LineRead } from './verifiedEvidence';

@@ -6,7 +6,7 @@
  */
 import type { ReviewOutcome, ReviewedFinding } from '@roundtable/protocol';
 import { REVIEW_EXIT } from '@roundtable/protocol';
-import { cell, codeBlock, codeSpan, heading, inline, quote } from '../meeting/markdown';
+import { cell, codeBlock, codeSpan, heading, inline, quote } from '@roundtable/protocol/markdown';
 import { reportedFindings } from './sarif';
 
 /** The hidden first line of the comment: the Action updates the comment that starts with it. */
