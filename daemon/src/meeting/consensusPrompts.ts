@@ -9,15 +9,8 @@ import { truncateToTokens } from '../providers/tokens';
 import { defang, oneLine, wrapPost } from '../providers/envelope';
 import { UNCERTAINTY_BELOW } from './votes';
 import { REVIEW_BALLOT_RULE, findingsBallotBlock, reviewerSystem } from './reviewPrompts';
-import {
-  EVIDENCE_RULE,
-  PEER_POST_MAX_TOKENS,
-  assistantName,
-  personaOf,
-  stableHead,
-  wrap,
-  type PromptOptions,
-} from './promptParts';
+import { EVIDENCE_RULE, PEER_POST_MAX_TOKENS, assistantName, personaOf, stableHead, wrap } from './promptParts';
+import type { PromptOptions } from '../context/render';
 
 export function ballotOf(s: MeetingState, worker: string, b: RoundState['ballots'][string]): string {
   return wrapPost({

@@ -22,7 +22,8 @@ import { countTokens } from '../providers/tokens';
 import { wrapPost } from '../providers/envelope';
 import { JUDGE_ANTI_CONFORMITY, WORKER_ANTI_CONFORMITY } from './antiConformity';
 import { ballotOf } from './consensusPrompts';
-import { EVIDENCE_RULE, assistantName, capPost, personaOf, stableHead, wrap, type PromptOptions } from './promptParts';
+import { EVIDENCE_RULE, assistantName, capPost, personaOf, stableHead, wrap } from './promptParts';
+import type { PromptOptions } from '../context/render';
 
 /**
  * When what the rounds add to the transcript the next round would be shown passes this many tokens

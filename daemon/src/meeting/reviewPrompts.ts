@@ -7,7 +7,8 @@
 import type { Finding, MeetingState, Participant, ReviewScope } from '@roundtable/protocol';
 import type { ChatMessage } from '../providers/types';
 import { defang, oneLine, wrapPost } from '../providers/envelope';
-import { EVIDENCE_RULE, assistantName, personaOf, stableHead, type PromptOptions } from './promptParts';
+import { EVIDENCE_RULE, assistantName, personaOf, stableHead } from './promptParts';
+import type { PromptOptions } from '../context/render';
 import { ballotOptions } from './reviewFindings';
 import { normalizeStatus } from '../decisions/record';
 
