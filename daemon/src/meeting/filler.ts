@@ -7,10 +7,9 @@
  * test server that answers with `fillerReply` plays the same meeting as the estimate.
  */
 import type { CallPurpose, Participant, ProviderKind } from '@roundtable/protocol';
-import { toolTurnPromptTokens } from '../tools/toolLoop';
 import { PrefixCache, serializePrompt } from '../providers/prefixCache';
 import { isReasoningModel } from '../providers/serverProfile';
-import { countTokens, truncateToTokens } from '../providers/tokens';
+import { countTokens, toolTurnPromptTokens, truncateToTokens } from '../providers/tokens';
 import type { ChatMessage, ChatProvider, ChatRequest, ChatResult } from '../providers/types';
 import { ProviderError } from '../providers/types';
 import { THINKING_ALLOWANCE } from './budget';

@@ -5,9 +5,8 @@
  */
 import type { CallPurpose, Participant } from '@roundtable/protocol';
 import { messageIdOf } from '@roundtable/protocol';
-import { ProviderError, type ChatMessage, type ChatResult, type JsonReply } from '../providers/types';
+import { ProviderError, type ChatMessage, type ChatResult, type JsonReply, type ToolLoop } from '../providers/types';
 import type { EngineDeps } from './ports';
-import type { ToolLoop } from '../tools/toolLoop';
 import type { ReplyChannel } from '../providers/reply';
 import { StreamRedactor } from './keyRedaction';
 
