@@ -17,15 +17,8 @@ import {
 } from '@roundtable/protocol';
 import { oneLine } from '@roundtable/protocol/markdown';
 import { debateLine } from './debateMetrics';
+import type { DigestNarrative } from './digestReply';
 import { reviewDissent, reviewSummary } from './reviewReport';
-
-export interface DigestNarrative {
-  consensusStatement?: string;
-  contributors?: string;
-  dissent?: string;
-}
-
-export { parseDigestReply } from './digestReply';
 
 /** The digest's own call, billed after the state it is built from was taken. */
 export interface DigestCall {
