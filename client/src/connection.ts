@@ -1,15 +1,13 @@
 /** A WebSocket connection to the daemon: the proven handshake, typed requests and events. */
 import WebSocket from 'ws';
-import type { DaemonEvents, MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
+import type { DaemonEventListener, MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
 import { RpcClient } from '@roundtable/protocol';
 import { handshakeFrameProblem, handshakeTimeoutMs, proveDaemon } from './handshake';
 import { LogFollower, startFollowed, type FollowOptions } from './follower';
 import { rawText } from './rawData';
 
-export type EventListener = <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => void;
-
 export interface ConnectOptions {
-  onEvent?: EventListener;
+  onEvent?: DaemonEventListener;
   /** Named in `initialize` (shows in the daemon's log). */
   client?: string;
   host?: string;
@@ -28,7 +26,7 @@ export interface DaemonConnection {
   /** Resolves with the reason once the connection is gone, whoever closed it. */
   closed: Promise<string>;
   /** Adds a listener for daemon → client events; returns its remover. */
-  onEvent(listener: EventListener): () => void;
+  onEvent(listener: DaemonEventListener): () => void;
   /** Follows a meeting's log from a cursor on this connection (see LogFollower). */
   follow(meetingId: string, opts: Omit<FollowOptions, 'meetingId'>): Promise<LogFollower>;
   /** Starts a meeting and follows it from seq 1, subscribed in the same request. */
@@ -46,7 +44,7 @@ export async function connectDaemon(port: number, token: string, opts: ConnectOp
   const ws = new WebSocket(`ws://${where}`, { maxPayload: 64 * 1024 * 1024 });
   // Errors surface as `close` (or, during the handshake, as its failure); without a listener `error` would throw.
   ws.on('error', () => undefined);
-  const listeners = new Set<EventListener>(opts.onEvent ? [opts.onEvent] : []);
+  const listeners = new Set<DaemonEventListener>(opts.onEvent ? [opts.onEvent] : []);
   const rpc = new RpcClient(
     { send: (text) => ws.send(text), close: () => ws.close() },
     (method, params) => {
@@ -84,7 +82,7 @@ export async function connectDaemon(port: number, token: string, opts: ConnectOp
     throw e;
   }
   proven = true;
-  const onEvent = (listener: EventListener): (() => void) => {
+  const onEvent = (listener: DaemonEventListener): (() => void) => {
     listeners.add(listener);
     return () => listeners.delete(listener);
   };

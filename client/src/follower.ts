@@ -4,8 +4,13 @@
  * follower does not drop the event silently and wait forever: it resubscribes from the mirror's
  * last seq, and the daemon sends everything after it again from the store.
  */
-import type { MeetingEvent, MeetingState, RpcClient, StartMeetingParams } from '@roundtable/protocol';
-import type { EventListener } from './connection';
+import type {
+  DaemonEventListener,
+  MeetingEvent,
+  MeetingState,
+  RpcClient,
+  StartMeetingParams,
+} from '@roundtable/protocol';
 import { MeetingMirror } from './mirror';
 
 export interface FollowOptions {
@@ -91,7 +96,7 @@ export class LogFollower {
  * `make` returns for the new meeting, in order, before any later one.
  */
 export async function startFollowed(
-  conn: { rpc: Pick<RpcClient, 'request'>; onEvent(listener: EventListener): () => void },
+  conn: { rpc: Pick<RpcClient, 'request'>; onEvent(listener: DaemonEventListener): () => void },
   params: StartMeetingParams,
   make: (meetingId: string) => LogFollower,
 ): Promise<{ follower: LogFollower; lastSeq: number }> {

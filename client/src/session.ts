@@ -4,6 +4,7 @@
  * followed meeting attached from its cursor, so nothing is lost or doubled across restarts.
  */
 import type {
+  DaemonEventListener,
   DaemonMethod,
   MeetingEvent,
   ParamsOf,
@@ -11,7 +12,7 @@ import type {
   ResultOf,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { connectDaemon, type DaemonConnection, type EventListener } from './connection';
+import { connectDaemon, type DaemonConnection } from './connection';
 import { LogFollower, startFollowed, type FollowOptions } from './follower';
 import type { MeetingMirror } from './mirror';
 import { findDaemon } from './discovery';
@@ -28,7 +29,7 @@ export interface SessionOptions {
   client: string;
   log: { info(line: string): void; warn(line: string): void; error(line: string): void };
   /** Every daemon → client event except `room/event` (which goes to the followers). */
-  onEvent?: EventListener;
+  onEvent?: DaemonEventListener;
   onState?: (state: SessionState, message?: string) => void;
   /** After every (re)connection, once the followers are attached again. */
   onConnected?: (conn: DaemonConnection) => void;

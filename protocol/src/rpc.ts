@@ -62,7 +62,8 @@ export interface RpcClientOptions {
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
-type EventHandler = <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => void;
+/** Hears one event the daemon sent, its params checked against the event's schema. */
+export type DaemonEventListener = <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => void;
 
 interface Pending {
   /** The method asked, so its answer is checked against that method's result schema. */
@@ -80,7 +81,7 @@ export class RpcClient {
 
   constructor(
     private readonly transport: Transport,
-    private readonly onEvent: EventHandler = () => undefined,
+    private readonly onEvent: DaemonEventListener = () => undefined,
     opts: RpcClientOptions = {},
   ) {
     this.timers = opts.timers ?? runtimeTimers;
