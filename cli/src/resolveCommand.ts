@@ -14,8 +14,10 @@ import { settles } from '@roundtable/protocol';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import { UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
 import { RoomPrinter } from './printer';
-import { EXIT_AWAITING_HUMAN, EXIT_MINUTES_FAILED, escalationMessage, writeMinutesOrExplain } from './runCommand';
-import { followInProcess, summarize, type RunIO } from './follow';
+import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
+import { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
+import { followInProcess, type RunIO } from './follow';
+import { summarize } from './summary';
 
 export const RESOLVE_USAGE = `Usage: roundtable resolve <meetingId> (--pick OPTION | --another-round "INSTRUCTION" | --defer) [options]
 

@@ -36,11 +36,8 @@ import { DEMO_HINT, choosePanel, parseModelsFlag } from '../../daemon/src/provid
 import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
 
 import { CONTEXT_USAGE, takeContextFlags } from '../../daemon/src/context/cliFlags';
-import { followInProcess, runInDaemon, type RunIO } from './follow';
+import { followInProcess, runInDaemon, type DaemonRunOptions, type RunIO } from './follow';
 import { knownSecrets } from '../../daemon/src/meeting/keyRedaction';
-
-export { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '../../daemon/src/meeting/minutesOutput';
-export { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
 
 function contextFlags(argv: string[]): ReturnType<typeof takeContextFlags> {
   try {
@@ -81,15 +78,10 @@ ${BILL_USAGE}
 
 The API key for --provider openai is read from ROUNDTABLE_API_KEY or OPENAI_API_KEY; it is never written anywhere.`;
 
-export interface RunOptions {
-  params: StartMeetingParams;
+export interface RunOptions extends DaemonRunOptions {
   /** `auto`: use a running daemon if there is one. */
   daemon: 'auto' | 'yes' | 'no';
   dataDir: string;
-  outDir: string;
-  json: boolean;
-  baseURL: string;
-  apiKey: string | undefined;
   scriptFile: string;
   /** Lines for stderr before the meeting starts: what auto chose, or that the demo runs. */
   notices: string[];
