@@ -10,13 +10,8 @@ import type { ModelChoice, Participant } from '@roundtable/protocol';
 import { checkPanel, proposePanel } from '@roundtable/protocol';
 import { listModels } from '@roundtable/client/models';
 import { DEMO_NOTICE, DEMO_PANEL } from './demo';
-import {
-  chatModelChoices,
-  findModel,
-  OPENAI_DEFAULT_BASE_URL,
-  serverModelChoices,
-  type ModelSource,
-} from './modelSource';
+import type { ModelSource } from './chatModel';
+import { chatModelChoices, findModel, OPENAI_DEFAULT_BASE_URL, serverModelChoices } from './modelSource';
 import { pickPanel } from './panelPicker';
 import { preflight, type PreflightProblem } from './preflight';
 

@@ -11,7 +11,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import type { ChatModel, ModelSource } from './modelSource';
+import type { ChatModel, ModelSource } from './chatModel';
 
 export const STUB_MODELS_ENV = 'ROUNDTABLE_TEST_LM_MODELS';
 export const STUB_CALLS_ENV = 'ROUNDTABLE_TEST_LM_CALLS';
