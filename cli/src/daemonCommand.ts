@@ -1,6 +1,7 @@
 /** `roundtable daemon`: runs the long-lived local daemon in the foreground until SIGTERM/SIGINT. */
 
-import { DaemonAlreadyRunning, defaultDataDir, startDaemon } from '../../daemon/src/daemon/daemon';
+import { DaemonAlreadyRunning, startDaemon } from '../../daemon/src/daemon/daemon';
+import { defaultDataDir } from '@roundtable/client/discovery';
 import { UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
 
 export const DAEMON_USAGE = `Usage: roundtable daemon [--data-dir DIR] [--port N] [--idle-exit-ms MS]

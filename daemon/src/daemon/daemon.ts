@@ -32,9 +32,6 @@ import { newMeetingId } from './ids';
 import { defaultDataDir, readDaemonInfo, readSmallFile, type DaemonInfo } from '@roundtable/client/discovery';
 import { processIdentity } from '@roundtable/client/processIdentity';
 
-// Discovery is the client library's; re-exported for the daemon's own callers and tests.
-export { defaultDataDir, findDaemon, readDaemonInfo, type DaemonInfo } from '@roundtable/client/discovery';
-
 export class DaemonAlreadyRunning extends Error {}
 
 /**
