@@ -22,7 +22,7 @@ import {
 } from '@roundtable/protocol';
 import * as z from 'zod';
 import type { DaemonConnection } from '@roundtable/client';
-import { DAEMON_VERSION } from '../../daemon/src/daemon/server';
+import { DAEMON_VERSION } from '../../daemon/src/daemon/handlers';
 import { registerDeliberate, type DeliberateOptions } from './deliberate';
 import { registerReview } from './review';
 import { McpStdioTransport } from './stdioTransport';
