@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { MeetingState } from '@roundtable/protocol';
 import { consensusOutcome } from '@roundtable/protocol';
 import { jsonLine, withoutMeeting } from '@roundtable/protocol/markdown';
+import { replaceFile } from './atomicFile';
 import { lastVoted, nextSteps, reportStatus, type ReportStatus } from './report';
 
 /** The seed's MANIFEST.jsonl keys, in its order; tools that read the seed's manifests read ours. */
@@ -104,10 +105,6 @@ export async function manifestFileFor(dir: string, meetingId: string): Promise<s
   }
   return file;
 }
-
-import { replaceFile } from './atomicFile';
-
-export { replaceFile };
 
 /**
  * Writes the manifest line for a report written into `dir`: the meeting's earlier line (written

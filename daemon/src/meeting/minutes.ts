@@ -17,8 +17,8 @@ import {
 } from '@roundtable/protocol';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from '@roundtable/protocol/markdown';
 import { renderBallot } from './consensusPrompts';
-import { writeTemp } from './atomicFile';
-import { appendManifest, manifestFileFor, replaceFile } from './manifest';
+import { writeTemp, replaceFile } from './atomicFile';
+import { appendManifest, manifestFileFor } from './manifest';
 import { renderConsensusReport } from './report';
 import { CANNED_NOTE, ignoresTopic } from '../providers/scripted';
 import { debateMinutes } from './debateMetrics';
