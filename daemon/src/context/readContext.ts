@@ -18,8 +18,6 @@ export const MAX_GLOB_FILES = 200;
 /** A piece cut to fewer tokens than this is left out whole: a stub of a file misleads more than it helps. */
 const MIN_USEFUL_TOKENS = 40;
 
-export { sha256 };
-
 type Draft = Omit<ContextItem, 'tokens' | 'truncated'>;
 
 interface Collected {
