@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import type { Participant } from '@roundtable/protocol';
 import { familyOf, proposePanel, PANEL_WORKERS, type ModelChoice } from '@roundtable/protocol/panel';
 import { loadPanel } from '../panel';
-import { LOCAL_SERVERS, listModels, probeLocalServers, type ModelList } from './models';
+import { listModels, probeLocalServers } from './models';
+import { LOCAL_SERVERS, type ModelList } from '@roundtable/client/models';
 import { NoModelError, UsageError } from '@roundtable/client/usage';
 import { examplesDir } from './demo';
 
