@@ -10,20 +10,14 @@ import type {
   Participant,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { checkStartParams } from '@roundtable/protocol';
+import { checkStartParams, ignoresTopic } from '@roundtable/protocol';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
 import { defaultDataDir, findDaemon, spawnDaemon } from '@roundtable/client';
 import { listModels } from '../../daemon/src/providers/models';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
-import {
-  CANNED_NOTE,
-  ScriptedProvider,
-  ignoresTopic,
-  loadScript,
-  type Script,
-} from '../../daemon/src/providers/scripted';
+import { CANNED_NOTE, ScriptedProvider, loadScript, type Script } from '../../daemon/src/providers/scripted';
 import type { ChatProvider } from '../../daemon/src/providers/types';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import type { EventStore } from '../../daemon/src/store/types';

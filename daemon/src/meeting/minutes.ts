@@ -14,13 +14,14 @@ import {
   slugify,
   stanceMatrix,
   type BillLine,
+  ignoresTopic,
 } from '@roundtable/protocol';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from '@roundtable/protocol/markdown';
 import { renderBallot } from './consensusPrompts';
 import { writeTemp, replaceFile } from './atomicFile';
 import { appendManifest, manifestFileFor } from './manifest';
 import { renderConsensusReport } from './report';
-import { CANNED_NOTE, ignoresTopic } from '../providers/scripted';
+import { CANNED_NOTE } from '../providers/scripted';
 import { debateMinutes } from './debateMetrics';
 import { contextMinutes, toolMinutes } from '../context/render';
 import { countTokens } from '../providers/tokens';

@@ -308,8 +308,6 @@ export class ScriptedProvider implements ChatProvider {
   }
 }
 
-export { ignoresTopic } from '@roundtable/protocol';
-
 /** Completed calls of a participant per purpose, read from the log (what a resume must not redo). */
 function completedCalls(p: Participant, s: MeetingState): [CallPurpose, number][] {
   if (p.role === 'judge') return [['judge', s.rounds.filter((r) => r.judge).length]];
