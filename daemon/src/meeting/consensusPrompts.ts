@@ -3,8 +3,7 @@
  * workers' earlier ballots as evidence), the retry after an invalid ballot, and ballots rendered
  * as text for peers, the room and the minutes.
  */
-import type { MeetingState, Participant, RoundState } from '@roundtable/protocol';
-import type { ChatMessage } from '../providers/types';
+import type { MeetingState, Participant, RoundState, ChatMessage } from '@roundtable/protocol';
 import { truncateToTokens } from '../providers/tokens';
 import { defang, oneLine, wrapPost } from '../providers/envelope';
 import { UNCERTAINTY_BELOW } from './votes';

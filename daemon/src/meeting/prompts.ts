@@ -15,9 +15,8 @@
  * compaction replaces the oldest rounds with the summary (see `compactionDue`). Nothing
  * round-dependent may appear in a round's block that is not final once the round is over.
  */
-import type { MeetingState, Participant, PostedMessage, RoundState } from '@roundtable/protocol';
+import type { MeetingState, Participant, PostedMessage, RoundState, ChatMessage } from '@roundtable/protocol';
 import { finalStances } from '@roundtable/protocol';
-import type { ChatMessage } from '../providers/types';
 import { countTokens } from '../providers/tokens';
 import { wrapPost } from '../providers/envelope';
 import { JUDGE_ANTI_CONFORMITY, WORKER_ANTI_CONFORMITY } from './antiConformity';

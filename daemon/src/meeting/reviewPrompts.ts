@@ -4,8 +4,7 @@
  * evidence. Titles of records, paths and findings come from the repository or from models: they
  * are defanged and quoted in the envelope, never instructions.
  */
-import type { Finding, MeetingState, Participant, ReviewScope } from '@roundtable/protocol';
-import type { ChatMessage } from '../providers/types';
+import type { Finding, MeetingState, Participant, ReviewScope, ChatMessage } from '@roundtable/protocol';
 import { defang, oneLine, wrapPost } from '../providers/envelope';
 import { EVIDENCE_RULE, assistantName, personaOf, stableHead } from './promptParts';
 import type { PromptOptions } from '../context/render';

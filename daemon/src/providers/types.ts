@@ -21,8 +21,6 @@ export interface JsonReply {
   schema: Record<string, unknown>;
 }
 
-export type { ChatMessage } from '@roundtable/protocol';
-
 /** One model call. Providers never know what kind of meeting they serve. */
 export interface ChatRequest {
   /** Model identifier as configured for the participant. */
