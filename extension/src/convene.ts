@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import type { ContextRequest, MeetingMode, MeetingState, StartMeetingParams } from '@roundtable/protocol';
 import { check } from '@roundtable/protocol';
-import { ConveneInputSchema, DIFF_CONTEXT, type ConveneInput } from '@roundtable/protocol/convene';
+import { ConveneInputSchema, DIFF_CONTEXT } from '@roundtable/protocol/convene';
 import { describePanel } from './panelPicker';
 import type { DaemonLink } from './daemonLink';
 import { workspaceRelative } from './discuss';
@@ -18,12 +18,9 @@ import { modelSourceFor } from './modelSource';
 import { workspaceRoot } from './outputs';
 import { choosePanel } from './panelChoice';
 import { API_KEY_SECRET, meetingConfig, meetingParams, startSettings } from './startFlow';
-import { conveneOnLink, type RoundProgress } from './conveneFollow';
+import { conveneOnLink } from './conveneFollow';
+import type { RoundProgress } from '@roundtable/client';
 import { digestReport } from './conveneReport';
-
-export type { RoundProgress };
-
-export type { ConveneInput };
 
 /** The input once checked: the mode decided and the context as the daemon reads it. */
 export interface CheckedConvene {

@@ -8,8 +8,6 @@ import type { StartMeetingParams } from '@roundtable/protocol';
 import { connectDaemon, convene, findDaemon, type ConveneResult, type RoundProgress } from '@roundtable/client';
 import { dataDir, type DaemonLink } from './daemonLink';
 
-export type { ConveneResult, RoundProgress };
-
 /**
  * Starts the meeting and follows it to its digest; `started` runs once, at its first event, so the
  * window follows it like any meeting started here. Abort cuts it; the digest still comes back.
