@@ -14,7 +14,7 @@ import type {
   MeetingSummary,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { parseScopeInput, settles } from '@roundtable/protocol';
+import { parseScopeInput, settles, decisionRefusal, needOf } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { DigestPanel, type ReviewActions } from './digestPanel';
 import {
@@ -25,10 +25,8 @@ import {
   writeDecisionRecord,
   writeMinutesFile,
 } from './outputs';
-import { decisionRefusal, needOf, needOfSummary, shortTopic } from './meetingStatus';
+import { needOfSummary, shortTopic } from './meetingStatus';
 import { API_KEY_SECRET } from './startFlow';
-
-export { needOf, needOfSummary, shortTopic };
 
 export interface LifecycleHost {
   context: vscode.ExtensionContext;
