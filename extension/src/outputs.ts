@@ -14,8 +14,6 @@ import { jsonLine, withoutMeeting } from '@roundtable/protocol/markdown';
 import { decisionRecord } from './decisionRecord';
 import { linkSupersededRecords } from './supersede';
 
-export { decisionRecord };
-
 export function workspaceRoot(): vscode.Uri | undefined {
   return vscode.workspace.workspaceFolders?.[0]?.uri;
 }
