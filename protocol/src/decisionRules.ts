@@ -2,7 +2,7 @@
  * What a meeting waits for from the person, and which decisions on its digest are refused: one rule
  * for the daemon (which refuses the command) and the extension (which offers only what is allowed).
  */
-import type { DecisionKind } from './domain';
+import type { DecisionKind } from './consensus';
 import type { MeetingState } from './state';
 
 /** What a meeting waits for from the human. */

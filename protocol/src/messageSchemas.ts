@@ -3,15 +3,15 @@
  * tables in `messages.ts` and `notifications.ts` are built from. `messages.ts` re-exports the
  * public ones.
  */
+import { MeetingEventSchema } from './events';
 import {
   ConfigOverridesSchema,
-  DecisionKindSchema,
-  MeetingEventSchema,
   MeetingModeSchema,
   PanelSchema,
   ProviderConfigSchema,
   TerminationReasonSchema,
-} from './events';
+} from './domain';
+import { DecisionKindSchema } from './consensus';
 import * as z from 'zod';
 import { WHOLE, text } from './schema';
 import { ContextRequestSchema, LmToolSchema, ToolTurnSchema } from './context';

@@ -6,17 +6,11 @@
  * The requests' table is here; the param and result schemas are in `messageSchemas.ts`, the
  * one-way tables (daemon events, webview messages) in `notifications.ts`, both re-exported here.
  */
-import {
-  DecisionKindSchema,
-  MeetingEstimateSchema,
-  NameSchema,
-  ParticipantSchema,
-  ResolveActionSchema,
-} from './events';
+import { DecisionKindSchema, ResolveActionSchema } from './consensus';
+import { MeetingEstimateSchema, NameSchema, ParticipantSchema, MAX_CALL_TOKENS } from './domain';
 import * as z from 'zod';
 import { WHOLE, int, meetingIdSchema, oneOf, text } from './schema';
 import { MAX_TOOL_CALLS_IN_ONE_REPLY, ToolCallSchema } from './context';
-import { MAX_CALL_TOKENS } from './domain';
 import {
   AgentListenResultSchema,
   MeetingPageSchema,
@@ -26,28 +20,6 @@ import {
   type ProtocolError,
 } from './messageSchemas';
 import { DecisionsListParamsShape, DecisionsListResultSchema } from './decisionList';
-
-export {
-  ERROR_CODES,
-  ErrorCodeSchema,
-  type ErrorCode,
-  isErrorCode,
-  ProtocolErrorSchema,
-  type ProtocolError,
-  MeetingStatusSchema,
-  type MeetingStatus,
-  MeetingSummarySchema,
-  type MeetingSummary,
-  StartMeetingParamsSchema,
-  type StartMeetingParams,
-  ChatMessageSchema,
-  type ChatMessage,
-  AgentListenResultSchema,
-  type AgentListenResult,
-  LmRequestSchema,
-  type LmRequest,
-} from './messageSchemas';
-export * from './notifications';
 
 /**
  * Bumped on any incompatible change (3: `meeting/start` follows the meeting it starts, `room/delta`

@@ -2,7 +2,8 @@
  * The one-way messages: the events the daemon pushes to a client, and the messages between the
  * extension and its webviews, each a table of method -> params. `messages.ts` re-exports them.
  */
-import { DecisionKindSchema, MeetingEventSchema, MessageDeltaSchema, ResolveActionSchema } from './events';
+import { MeetingEventSchema, MessageDeltaSchema } from './events';
+import { DecisionKindSchema, ResolveActionSchema } from './consensus';
 import * as z from 'zod';
 import { WHOLE, int, meetingIdSchema, text } from './schema';
 import { LmRequestSchema, ProtocolErrorSchema } from './messageSchemas';

@@ -4,7 +4,9 @@
  * timers and abort signals are used through the small structural types below.
  */
 import { checkDaemonEvent, checkResult, isDaemonEventMethod, parseEnvelope } from './guards';
-import type { DaemonEvents, DaemonMethod, ErrorCode, ParamsOf, ResultOf } from './messages';
+import type { DaemonMethod, ParamsOf, ResultOf } from './messages';
+import type { DaemonEvents } from './notifications';
+import type { ErrorCode } from './messageSchemas';
 import { MAX_MESSAGE_BYTES } from './messages';
 
 export interface Transport {
