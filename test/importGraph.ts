@@ -4,7 +4,7 @@
  * `@roundtable/protocol` and `@roundtable/client` aliases, `index.ts` included). Type-only imports
  * count: a layer that needs another's types depends on it all the same.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import ts from 'typescript';
 

@@ -109,6 +109,14 @@ function edges(graph: Graph, from: RegExp, to: RegExp): string[] {
   );
 }
 
+/** Imports from one front door (cli, mcp, eval, extension, action) into another. */
+function doorCrossings(graph: Graph): string[] {
+  const door = (f: string): string | undefined => /^(cli|mcp|eval|extension|action)\//.exec(f)?.[1];
+  return [...graph].flatMap(([f, targets]) =>
+    targets.filter((t) => door(t) !== undefined && door(t) !== door(f)).map((t) => `${f} imports ${t}`),
+  );
+}
+
 /** The package barrels: a package's public surface, the one place a name is passed on. */
 const BARRELS = ['protocol/src/index.ts', 'client/src/index.ts'];
 
@@ -128,14 +136,8 @@ describe('import graph', () => {
   });
 
   it('no front door imports another, but the CLI routes `mcp` and `eval` to their entry points', () => {
-    const door = /^(cli|mcp|eval|extension|action)\//;
-    const crossings = [...graph].flatMap(([f, targets]) =>
-      targets
-        .filter((t) => door.exec(t)?.[1] !== undefined && door.exec(f)?.[1] !== door.exec(t)?.[1])
-        .map((t) => `${f} imports ${t}`),
-    );
     assert.deepEqual(
-      crossings.filter((c) => !/^cli\/src\/main\.ts imports (mcp|eval)\/src\/command\.ts$/.test(c)),
+      doorCrossings(graph).filter((c) => !/^cli\/src\/main\.ts imports (mcp|eval)\/src\/command\.ts$/.test(c)),
       [],
     );
   });
@@ -147,18 +149,23 @@ describe('import graph', () => {
     assert.deepEqual(layers, []);
   });
 
-  it('the checks see a circle, a layer crossed and a re-export when there is one', () => {
+  it('the checks see a circle, a layer crossed, a front door crossed and a re-export when there is one', () => {
     const files: Record<string, string> = {
       'daemon/src/providers/a.ts': "import { b } from '../tools/b';\nexport const a = b;",
       'daemon/src/tools/b.ts': "import type { C } from '../meeting/c';\nexport const b = 1;",
       'daemon/src/meeting/c.ts': "export type C = number;\nexport const c = import('./index');",
       'daemon/src/meeting/index.ts': "import { a } from '../providers/a';\nexport { a };",
       'daemon/src/meeting/d.ts': "export * from '@roundtable/protocol';",
+      'mcp/src/x.ts': "import { y } from '../../eval/src/y';",
+      'eval/src/y.ts': "import { z } from './z';\nexport const y = z;",
+      'eval/src/z.ts': "import { y } from './y.js';\nexport const z = y;",
     };
     const g = buildGraph(Object.keys(files), (f) => files[f] ?? '');
     assert.deepEqual(cycles(g), [
       'daemon/src/meeting/c.ts -> daemon/src/meeting/index.ts -> daemon/src/providers/a.ts -> daemon/src/tools/b.ts -> daemon/src/meeting/c.ts',
+      'eval/src/y.ts -> eval/src/z.ts -> eval/src/y.ts',
     ]);
+    assert.deepEqual(doorCrossings(g), ['mcp/src/x.ts imports eval/src/y.ts']);
     assert.deepEqual(edges(g, /providers\//, /tools\//), ['daemon/src/providers/a.ts imports daemon/src/tools/b.ts']);
     assert.deepEqual(edges(g, /tools\//, /meeting\//), ['daemon/src/tools/b.ts imports daemon/src/meeting/c.ts']);
     assert.deepEqual(reExports('i.ts', files['daemon/src/meeting/index.ts']!), ['a from ../providers/a']);
