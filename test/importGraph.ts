@@ -1,8 +1,8 @@
 /**
- * The import graph of the source, file by file, for the architecture tests: every import,
- * re-export, `import()` and `require()` resolved to the file it lands on (relative paths and the
- * `@roundtable/protocol` and `@roundtable/client` aliases, `index.ts` included). Type-only imports
- * count: a layer that needs another's types depends on it all the same.
+ * The source files (`SOURCE_FOLDERS`, read by the size and import tests) and their import graph,
+ * file by file: every import, re-export, `import()` and `require()` resolved to the file it lands
+ * on (relative paths and the `@roundtable/protocol` and `@roundtable/client` aliases, `index.ts`
+ * included). Type-only imports count: a layer that needs another's types depends on it all the same.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
