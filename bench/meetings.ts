@@ -2,12 +2,12 @@
  * Benchmarks of the meeting engine on the scripted provider: token growth against a naive
  * full-transcript baseline, and round latency in parallel and sequential order.
  */
-import type { MeetingEvent, Participant } from '@roundtable/protocol';
+import type { MeetingEvent, Participant, ChatMessage } from '@roundtable/protocol';
 import { systemClock } from '../daemon/src/meeting/clock';
 import { Meeting } from '../daemon/src/meeting/engine';
 import { countPromptTokens } from '../daemon/src/providers/tokens';
 import { ScriptedProvider, parseScript } from '../daemon/src/providers/scripted';
-import type { ChatMessage, ChatProvider, ChatRequest, ChatResult } from '../daemon/src/providers/types';
+import type { ChatProvider, ChatRequest, ChatResult } from '../daemon/src/providers/types';
 import { MemoryStore } from '../daemon/src/store/memoryStore';
 
 const WORDS =

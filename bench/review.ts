@@ -14,11 +14,10 @@
  * their own words), two the missing await, one the float money (decision 0003), one cites wrong
  * lines and one a superseded decision. Money by the price tables of wholeMeeting.ts (`PRICES`).
  */
-import type { Finding, Participant } from '@roundtable/protocol';
+import type { Finding, Participant, ChatMessage } from '@roundtable/protocol';
 import { reviewOutcome } from '@roundtable/protocol/reviewOutcome';
 import { connectDaemon, convene } from '@roundtable/client';
 import { OpenAIProvider } from '../daemon/src/providers/openai';
-import type { ChatMessage } from '../daemon/src/providers/types';
 import { chatCalls, startFakeOpenAI, type FakeOpenAI } from '../test/fakes/openaiServer';
 import { reviewerResponder, type ReviewerScript } from '../test/fakes/reviewers';
 import { withDaemon } from './daemon';

@@ -19,12 +19,12 @@
  * per round it covers up to 400 (80% of its 500-token cap), the briefing ~100 and the digest
  * ~70 tokens.
  */
-import type { Participant } from '@roundtable/protocol';
+import type { Participant, ChatMessage } from '@roundtable/protocol';
 import { systemClock } from '../daemon/src/meeting/clock';
 import { Meeting } from '../daemon/src/meeting/engine';
 import { OpenAIProvider } from '../daemon/src/providers/openai';
 import { countTokens } from '../daemon/src/providers/tokens';
-import type { ChatMessage, ChatResult } from '../daemon/src/providers/types';
+import type { ChatResult } from '../daemon/src/providers/types';
 import { MemoryStore } from '../daemon/src/store/memoryStore';
 import type { EngineDeps } from '../daemon/src/meeting/ports';
 import {

@@ -2,18 +2,17 @@
  * Following a meeting to its end, in this process or in the daemon: the room printed as it goes,
  * the human asked on a TTY when it escalates, then the minutes and the summary (`run`, `resolve`).
  */
-import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
+import type { MeetingEvent, MeetingState, StartMeetingParams } from '@roundtable/protocol';
 import { settles } from '@roundtable/protocol';
 import { connectDaemon, type FoundDaemon, type MeetingHandle } from '@roundtable/client';
 import type { Meeting } from '../../daemon/src/meeting/engine';
 import type { Script } from '../../daemon/src/providers/scripted';
 import type { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import type { EventStore } from '../../daemon/src/store/types';
-import { billJson, type BilledJson, type CostJson } from './bill';
 import { EXIT_AWAITING_HUMAN, askHuman, escalationMessage } from './escalation';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
 import type { RoomPrinter } from './printer';
-import type { RunOptions } from './runCommand';
+import { summarize } from './summary';
 
 export interface RunIO {
   stdout: NodeJS.WritableStream;
@@ -25,33 +24,13 @@ export interface RunIO {
   stdinTTY: boolean;
 }
 
-export interface RunSummary {
-  meetingId: string;
-  terminatedBy: string;
-  detail?: string;
-  consensus: string;
-  rounds: number;
-  tokens: { spoken: number; budget: number; prompt: number; completion: number; billed: BilledJson };
-  cost?: CostJson;
-  minutesPath: string;
-  digest: string;
-}
-
-export function summarize(s: MeetingState, minutesPath: string): RunSummary {
-  const prompt = Object.values(s.usageByParticipant).reduce((n, u) => n + u.promptTokens, 0);
-  const completion = Object.values(s.usageByParticipant).reduce((n, u) => n + u.completionTokens, 0);
-  const { billed, cost } = billJson(s);
-  return {
-    meetingId: s.meetingId,
-    terminatedBy: s.closed?.reason ?? 'error',
-    ...(s.closed?.detail ? { detail: s.closed.detail } : {}),
-    consensus: s.digest?.digest.consensus ?? 'NONE',
-    rounds: s.rounds.length,
-    tokens: { spoken: s.spokenTokens, budget: s.config.tokenBudget, prompt, completion, billed },
-    ...(cost ? { cost } : {}),
-    minutesPath,
-    digest: s.digest?.text ?? '',
-  };
+/** What a run in the daemon needs of the parsed `roundtable run` arguments. */
+export interface DaemonRunOptions {
+  params: StartMeetingParams;
+  baseURL: string;
+  apiKey: string | undefined;
+  outDir: string;
+  json: boolean;
 }
 
 /** What a command does once its meeting ended (write the minutes, print, choose the exit code). */
@@ -100,7 +79,7 @@ export async function followInProcess(
 
 /** Runs the meeting in the daemon and follows it live, so VS Code windows see it too. */
 export async function runInDaemon(
-  opts: Pick<RunOptions, 'params' | 'baseURL' | 'apiKey' | 'outDir' | 'json'>,
+  opts: DaemonRunOptions,
   found: FoundDaemon,
   script: Script | undefined,
   printer: RoomPrinter,

@@ -2,7 +2,7 @@
 import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
 import { budgetSpentOf, formatBill, initialState } from '@roundtable/protocol';
 import { terminalSafe } from '@roundtable/protocol/terminal';
-import type { RunSummary } from './follow';
+import type { RunSummary } from './summary';
 import { contextLines, toolLine } from '@roundtable/protocol/contextMinutes';
 
 /** A copy of a value with every string in it made terminal-safe (events carry model text in many fields). */

@@ -15,8 +15,9 @@ import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import { UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
 import { RoomPrinter } from './printer';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
-import { EXIT_AWAITING_HUMAN, escalationMessage } from './runCommand';
-import { followInProcess, summarize, type RunIO } from './follow';
+import { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
+import { followInProcess, type RunIO } from './follow';
+import { summarize } from './summary';
 
 export const RESOLVE_USAGE = `Usage: roundtable resolve <meetingId> (--pick OPTION | --another-round "INSTRUCTION" | --defer) [options]
 

@@ -11,7 +11,8 @@ import type { FailOn, MeetingConfig, StartMeetingParams } from '@roundtable/prot
 import { FailOnSchema, GIT_REF_PATTERN, REVIEW_EXIT, RpcError, checkStartParams } from '@roundtable/protocol';
 import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon } from '@roundtable/client';
 import { git } from '../../daemon/src/gate/git';
-import { NOTHING_TO_REVIEW, ChangeError, prepareReview } from '../../daemon/src/review/prepare';
+import { NOTHING_TO_REVIEW, prepareReview } from '../../daemon/src/review/prepare';
+import { ChangeError } from '../../daemon/src/review/change';
 import { NoModelError, UsageError, checkDataDir, parseCli } from '@roundtable/client/usage';
 import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
 import { choosePanel, parseModelsFlag } from '../../daemon/src/providers/panelChoice';

@@ -11,7 +11,7 @@ import type { FailOn, MeetingEvent, MeetingState, ReviewOutcome, ReviewScope } f
 import { REVIEW_EXIT, reviewOutcome } from '@roundtable/protocol';
 import { reviewMarkdown } from '../../daemon/src/review/markdown';
 import { fingerprintOf, reportedFindings, reviewSarif, ruleIdOf } from '../../daemon/src/review/sarif';
-import { summarize, type RunSummary } from './follow';
+import { summarize, type RunSummary } from './summary';
 import { writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
 import { terminalSafe } from '@roundtable/protocol/terminal';
 

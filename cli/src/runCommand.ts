@@ -17,8 +17,7 @@ import { Meeting } from '../../daemon/src/meeting/engine';
 import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon, spawnDaemon } from '@roundtable/client';
 import { listModels } from '../../daemon/src/providers/models';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
-import { ScriptedProvider, loadScript, type Script } from '../../daemon/src/providers/scripted';
-
+import { loadScript, type Script } from '../../daemon/src/providers/scripted';
 import { meetingProviders, providerEntry } from '../../daemon/src/providers/registry';
 import type { ChatProvider } from '../../daemon/src/providers/types';
 import { SqliteStore } from '../../daemon/src/store/sqliteStore';
@@ -32,10 +31,9 @@ import { DEMO_HINT, choosePanel, parseModelsFlag } from '../../daemon/src/provid
 import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
 
 import { CONTEXT_USAGE, takeContextFlags } from '../../daemon/src/context/cliFlags';
-import { followInProcess, runInDaemon, type RunIO } from './follow';
+import { followInProcess, runInDaemon, type DaemonRunOptions, type RunIO } from './follow';
 import { knownSecrets } from '../../daemon/src/meeting/keyRedaction';
 
-export { EXIT_AWAITING_HUMAN, escalationMessage } from './escalation';
 
 function contextFlags(argv: string[]): ReturnType<typeof takeContextFlags> {
   try {
@@ -76,15 +74,10 @@ ${BILL_USAGE}
 
 The API key for --provider openai is read from ROUNDTABLE_API_KEY or OPENAI_API_KEY; it is never written anywhere.`;
 
-export interface RunOptions {
-  params: StartMeetingParams;
+export interface RunOptions extends DaemonRunOptions {
   /** `auto`: use a running daemon if there is one. */
   daemon: 'auto' | 'yes' | 'no';
   dataDir: string;
-  outDir: string;
-  json: boolean;
-  baseURL: string;
-  apiKey: string | undefined;
   scriptFile: string;
   /** Lines for stderr before the meeting starts: what auto chose, or that the demo runs. */
   notices: string[];

@@ -1,15 +1,13 @@
 /** A WebSocket connection to the daemon: the proven handshake, typed requests and events. */
 import WebSocket from 'ws';
-import type { DaemonEvents, MeetingEvent } from '@roundtable/protocol';
+import type { DaemonEventListener, MeetingEvent } from '@roundtable/protocol';
 import { RpcClient } from '@roundtable/protocol';
 import { handshakeFrameProblem, handshakeTimeoutMs, proveDaemon } from './handshake';
 import { MeetingHandles } from './meetingHandle';
 import { rawText } from './rawData';
 
-export type EventListener = <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => void;
-
 export interface ConnectOptions {
-  onEvent?: EventListener;
+  onEvent?: DaemonEventListener;
   /** Named in `initialize` (shows in the daemon's log). */
   client?: string;
   host?: string;
@@ -33,7 +31,7 @@ export interface DaemonConnection {
   /** Resolves with the reason once the connection is gone, whoever closed it. */
   closed: Promise<string>;
   /** Adds a listener for daemon → client events; returns its remover. */
-  onEvent(listener: EventListener): () => void;
+  onEvent(listener: DaemonEventListener): () => void;
   /** The meetings followed on this connection: `open` (start) and `attach` give a MeetingHandle. */
   meetings: MeetingHandles;
   close(): Promise<void>;
@@ -49,7 +47,7 @@ export async function connectDaemon(port: number, token: string, opts: ConnectOp
   const ws = new WebSocket(`ws://${where}`, { maxPayload: 64 * 1024 * 1024 });
   // Errors surface as `close` (or, during the handshake, as its failure); without a listener `error` would throw.
   ws.on('error', () => undefined);
-  const listeners = new Set<EventListener>(opts.onEvent ? [opts.onEvent] : []);
+  const listeners = new Set<DaemonEventListener>(opts.onEvent ? [opts.onEvent] : []);
   const meetings = opts.meetings ?? new MeetingHandles({ rpc: () => Promise.resolve(rpc) });
   const rpc = new RpcClient(
     { send: (text) => ws.send(text), close: () => ws.close() },
@@ -89,7 +87,7 @@ export async function connectDaemon(port: number, token: string, opts: ConnectOp
     throw e;
   }
   proven = true;
-  const onEvent = (listener: EventListener): (() => void) => {
+  const onEvent = (listener: DaemonEventListener): (() => void) => {
     listeners.add(listener);
     return () => listeners.delete(listener);
   };

@@ -3,8 +3,8 @@
  * the daemon, connects, reconnects with backoff after the daemon restarts, and keeps every
  * followed meeting attached from its cursor, so nothing is lost or doubled across restarts.
  */
-import type { DaemonMethod, ParamsOf, RequestOptions, ResultOf } from '@roundtable/protocol';
-import { connectDaemon, type DaemonConnection, type EventListener } from './connection';
+import type { DaemonEventListener, DaemonMethod, ParamsOf, RequestOptions, ResultOf } from '@roundtable/protocol';
+import { connectDaemon, type DaemonConnection } from './connection';
 import { MeetingHandles } from './meetingHandle';
 import { findDaemon } from './discovery';
 import { findOrSpawnDaemon, incompatibility, type SpawnOptions } from './spawn';
@@ -20,7 +20,7 @@ export interface SessionOptions {
   client: string;
   log: { info(line: string): void; warn(line: string): void; error(line: string): void };
   /** Every daemon → client event except `room/event` (which goes to the meetings' handles). */
-  onEvent?: EventListener;
+  onEvent?: DaemonEventListener;
   onState?: (state: SessionState, message?: string) => void;
   /** After every (re)connection, once the followers are attached again. */
   onConnected?: (conn: DaemonConnection) => void;

@@ -8,12 +8,12 @@
  * The single model's answer is the first model's independent answer of the majority vote (one call
  * serves both), so both are measured on exactly the same reply.
  */
-import type { MeetingState, Participant, Usage } from '@roundtable/protocol';
+import type { MeetingState, Participant, Usage, ChatMessage } from '@roundtable/protocol';
 import { billOf, workersOf } from '@roundtable/protocol';
 import { Meeting } from '../../daemon/src/meeting/engine';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { newMeetingId } from '../../daemon/src/daemon/ids';
-import type { ChatMessage, ChatProvider } from '../../daemon/src/providers/types';
+import type { ChatProvider } from '../../daemon/src/providers/types';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { majorityAnswer, parseAnswer, type Question } from './questions';
 

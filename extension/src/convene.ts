@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { ContextRequest, MeetingMode, MeetingState, StartMeetingParams } from '@roundtable/protocol';
 import { check } from '@roundtable/protocol';
 import type { RoundProgress } from '@roundtable/client';
-import { ConveneInputSchema, DIFF_CONTEXT, type ConveneInput } from '@roundtable/protocol/convene';
+import { ConveneInputSchema, DIFF_CONTEXT } from '@roundtable/protocol/convene';
 import { describePanel } from './panelPicker';
 import type { DaemonLink } from './daemonLink';
 import { workspaceRelative } from './discuss';
@@ -20,10 +20,6 @@ import { workspaceRoot } from './workspaceFolders';
 import { choosePanel } from './panelChoice';
 import { API_KEY_SECRET, meetingConfig, meetingParams, startSettings } from './startFlow';
 import { digestReport } from './conveneReport';
-
-export type { RoundProgress };
-
-export type { ConveneInput };
 
 /** The input once checked: the mode decided and the context as the daemon reads it. */
 export interface CheckedConvene {

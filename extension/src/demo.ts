@@ -5,8 +5,6 @@
  */
 import type { Participant } from '@roundtable/protocol';
 
-export { DEMO_TOPIC } from '@roundtable/protocol';
-
 /** What the user is told before a demo starts. */
 export const DEMO_NOTICE = 'Demo: canned replies about a fixed topic, not an answer to your question';
 

@@ -14,7 +14,7 @@ import type {
   MeetingSummary,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { parseScopeInput, settles } from '@roundtable/protocol';
+import { parseScopeInput, settles, decisionRefusal, needOf } from '@roundtable/protocol';
 import { renderMinutes } from '@roundtable/protocol/minutes';
 import type { MeetingHandle } from '@roundtable/client';
 import type { DaemonLink } from './daemonLink';
@@ -22,10 +22,8 @@ import { DigestPanel, type ReviewActions } from './digestPanel';
 import { writeDecisionRecord } from './decisionRecordFile';
 import { stageInGit } from './gitStage';
 import { existingMinutes, manifestFile, minutesPolicy, writeMinutesFile } from './minutesFiles';
-import { decisionRefusal, needOf, needOfSummary, shortTopic } from './meetingStatus';
+import { needOfSummary, shortTopic } from './meetingStatus';
 import { API_KEY_SECRET } from './startFlow';
-
-export { needOf, needOfSummary, shortTopic };
 
 export interface LifecycleHost {
   context: vscode.ExtensionContext;

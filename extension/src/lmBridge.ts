@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import type { LmChatProgress, LmChatResult, LmRequest, ServeContext, ToolCall, ToolTurn } from '@roundtable/protocol';
 import { RpcError } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
-import { findModel, type ModelSource } from './modelSource';
+import type { ModelSource } from './chatModel';
+import { findModel } from './modelSource';
 
 type FailKind = 'unreachable' | 'auth' | 'rate_limited' | 'server' | 'bad_request';
 

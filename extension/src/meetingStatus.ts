@@ -6,7 +6,6 @@ import type { MeetingSummary } from '@roundtable/protocol';
 import { terminationLabel, visibleText } from '@roundtable/protocol';
 
 import type { Need } from '@roundtable/protocol';
-export { decisionRefusal, needOf, type Need } from '@roundtable/protocol';
 
 /** The same, from the daemon's list (no log needed). */
 export function needOfSummary(m: MeetingSummary): Need | undefined {

@@ -6,7 +6,9 @@
 import * as vscode from 'vscode';
 import type { MeetingSummary } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
-import { needOf, shortTopic, type Lifecycle } from './lifecycle';
+import type { Lifecycle } from './lifecycle';
+import { needOf } from '@roundtable/protocol';
+import { shortTopic } from './meetingStatus';
 import type { MeetingsNode, MeetingsTree } from './meetingsTree';
 import { renderMinutes } from '@roundtable/protocol/minutes';
 import { existingMinutes } from './minutesFiles';

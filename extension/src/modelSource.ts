@@ -9,30 +9,8 @@ import type { ModelChoice } from '@roundtable/protocol';
 import { costRank, familyOf } from '@roundtable/protocol';
 import { listModels } from '@roundtable/client/models';
 import { DEFAULT_BASE_URL } from '@roundtable/client/config';
+import type { ChatModel, ModelSource } from './chatModel';
 import { STUB_VENDOR, stubModelSourceFromEnv } from './testStubModels';
-
-/** The part of `vscode.LanguageModelChat` Roundtable uses (a real one satisfies it). */
-export interface ChatModel {
-  readonly id: string;
-  readonly family: string;
-  readonly vendor: string;
-  readonly name: string;
-  sendRequest(
-    messages: vscode.LanguageModelChatMessage[],
-    options: vscode.LanguageModelChatRequestOptions,
-    token: vscode.CancellationToken,
-  ): Thenable<{ stream: AsyncIterable<unknown> }>;
-  countTokens(text: string, token?: vscode.CancellationToken): Thenable<number>;
-}
-
-export interface ModelSource {
-  /** The models matching `selector` (all of them without one). */
-  select(selector?: vscode.LanguageModelChatSelector): Promise<ChatModel[]>;
-  /** Whether the user allowed Roundtable to use `model`: false = refused, undefined = not asked yet. */
-  canSendRequest(model: ChatModel): boolean | undefined;
-  /** How the models are named in the picker when their vendor has no friendlier name. */
-  readonly label: string;
-}
 
 /** VS Code's own language models: the normal path. */
 export function vscodeLmSource(context: vscode.ExtensionContext): ModelSource {

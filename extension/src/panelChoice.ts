@@ -11,7 +11,8 @@ import { checkPanel, proposePanel } from '@roundtable/protocol';
 import { listModels } from '@roundtable/client/models';
 import { DEMO_NOTICE, DEMO_PANEL } from './demo';
 import { DEFAULT_BASE_URL } from '@roundtable/client/config';
-import { chatModelChoices, findModel, serverModelChoices, type ModelSource } from './modelSource';
+import type { ModelSource } from './chatModel';
+import { chatModelChoices, findModel, serverModelChoices } from './modelSource';
 import { pickPanel } from './panelPicker';
 import { preflight, type PreflightProblem } from './preflight';
 

@@ -11,10 +11,10 @@ import type {
   ReviewRequest,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { DEFAULT_WORKER_COUNT } from '@roundtable/protocol';
+import { DEFAULT_WORKER_COUNT, DEMO_TOPIC } from '@roundtable/protocol';
 import { billingConfig } from './billingSettings';
 import type { DaemonLink } from './daemonLink';
-import { DEMO_NOTICE, DEMO_TOPIC } from './demo';
+import { DEMO_NOTICE } from './demo';
 import { estimateLine } from './estimate';
 import { modelSourceFor } from './modelSource';
 import { choosePanel, type ChosenPanel } from './panelChoice';

@@ -12,7 +12,7 @@
 import { appendFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { stanceMarker } from '@roundtable/protocol/stance';
-import type { ChatModel, ModelSource } from './modelSource';
+import type { ChatModel, ModelSource } from './chatModel';
 
 const AGREE = stanceMarker('AGREE');
 

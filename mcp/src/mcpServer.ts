@@ -23,7 +23,7 @@ import {
 import { STANCE_CHOICES, stanceMarker } from '@roundtable/protocol/stance';
 import * as z from 'zod';
 import type { DaemonConnection } from '@roundtable/client';
-import { DAEMON_VERSION } from '../../daemon/src/daemon/server';
+import { DAEMON_VERSION } from '../../daemon/src/daemon/handlers';
 import { registerDeliberate, type DeliberateOptions } from './deliberate';
 import { registerReview } from './review';
 import { McpStdioTransport } from './stdioTransport';

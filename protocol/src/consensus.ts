@@ -103,3 +103,14 @@ export interface Resolution {
   option?: string;
   instruction?: string;
 }
+
+/** Why a human's extra round is refused without an instruction: the workers need to know what it is for. */
+export const INSTRUCTION_NEEDED = 'another round needs an instruction for the workers';
+
+/**
+ * The one rule of a human's extra round (on a digest or an escalation, from any front door): it
+ * runs on an instruction, never on a blank one.
+ */
+export function lacksInstruction(choice: string, instruction: string | undefined): boolean {
+  return choice === 'another_round' && !instruction?.trim();
+}

@@ -4,7 +4,7 @@
  * by `npm run gen:settings`) cannot drift apart.
  */
 import { MeetingModeSchema } from './domain';
-import { StartMeetingParamsSchema } from './messages';
+import { StartMeetingParamsSchema } from './messageSchemas';
 import * as z from 'zod';
 import { int, text } from './schema';
 

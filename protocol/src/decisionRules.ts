@@ -2,19 +2,8 @@
  * What a meeting waits for from the person, and which decisions on its digest are refused: one rule
  * for the daemon (which refuses the command) and the extension (which offers only what is allowed).
  */
-import type { DecisionKind } from './domain';
+import type { DecisionKind } from './consensus';
 import type { MeetingState } from './state';
-
-/** Why a human's extra round is refused without an instruction: the workers need to know what it is for. */
-export const INSTRUCTION_NEEDED = 'another round needs an instruction for the workers';
-
-/**
- * The one rule of a human's extra round (on a digest or an escalation, from any front door): it
- * runs on an instruction, never on a blank one.
- */
-export function lacksInstruction(choice: string, instruction: string | undefined): boolean {
-  return choice === 'another_round' && !instruction?.trim();
-}
 
 /** What a meeting waits for from the human. */
 export type Need = 'review' | 'escalation' | 'failed';

@@ -9,8 +9,6 @@ import * as z from 'zod';
 import { ReviewScopeSchema } from './review';
 import { WHOLE, int, isRecord, oneOf, text } from './schema';
 
-export * from './consensus';
-
 /** How a meeting is run. */
 export const MeetingModeSchema = oneOf(['roundtable', 'consensus']);
 export type MeetingMode = z.infer<typeof MeetingModeSchema>;

@@ -6,30 +6,30 @@
  */
 import {
   CallPurposeSchema,
-  ConflictSchema,
   ConsensusLevelSchema,
-  ConsensusOptionSchema,
-  DecisionKindSchema,
   DigestSchema,
   MeetingConfigSchema,
   MeetingModeSchema,
   MessageKindSchema,
-  OptionResultSchema,
-  OptionVoteSchema,
   ParticipantSchema,
   ProviderConfigSchema,
-  ResolveActionSchema,
   RoleSchema,
   StanceCellSchema,
   TerminationReasonSchema,
   UsageSchema,
 } from './domain';
+import {
+  ConflictSchema,
+  ConsensusOptionSchema,
+  DecisionKindSchema,
+  OptionResultSchema,
+  OptionVoteSchema,
+  ResolveActionSchema,
+} from './consensus';
 import { ContextAttachedSchema, ToolCalledSchema } from './context';
 import { FindingSchema } from './review';
 import * as z from 'zod';
 import { WHOLE, check, fail, isRecord, type Checked } from './schema';
-
-export * from './domain';
 
 const round = z.number().int().min(0);
 

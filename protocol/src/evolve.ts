@@ -2,7 +2,8 @@
  * The reducer: `evolve(state, event) → state`, and `fold(events)`. Immutable and exhaustive:
  * a new event type that is not handled here fails the type check and the lint.
  */
-import type { EventBody, EventOf, MeetingEvent, MeetingEventType, Usage } from './events';
+import type { EventBody, EventOf, MeetingEvent, MeetingEventType } from './events';
+import type { Usage } from './domain';
 import type { Ballot, MeetingState, PostedMessage, RoundState, UsageTotals, VerdictState } from './state';
 import { currentRound, initialState } from './state';
 

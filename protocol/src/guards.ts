@@ -3,32 +3,26 @@
  * directions, webview postMessage payloads in both directions, and settings. Each guard returns
  * either the typed value or one line saying exactly what is wrong.
  */
-import { type MeetingConfig, type Participant, ConfigOverridesSchema, PanelSchema, ParticipantSchema } from './events';
+import { type MeetingConfig, type Participant, ConfigOverridesSchema, PanelSchema, ParticipantSchema } from './domain';
 import {
-  DAEMON_EVENTS,
   DAEMON_METHODS,
   DAEMON_REQUESTS,
-  FROM_WEBVIEW,
-  PEER_NOTIFICATIONS,
-  ProtocolErrorSchema,
-  StartMeetingParamsSchema,
-  TO_WEBVIEW,
-  type DaemonEvents,
   type DaemonMethod,
   type Envelope,
-  type FromWebview,
   type ParamsOf,
-  type PeerNotification,
-  type PeerNotifications,
   type RequestEnvelope,
-  type StartMeetingParams,
-  type ToWebview,
 } from './messages';
+import { PEER_NOTIFICATIONS, type PeerNotification, type PeerNotifications } from './requestTypes';
+import {
+  DAEMON_EVENTS,
+  FROM_WEBVIEW,
+  TO_WEBVIEW,
+  type DaemonEvents,
+  type FromWebview,
+  type ToWebview,
+} from './notifications';
+import { ProtocolErrorSchema, StartMeetingParamsSchema, type StartMeetingParams } from './messageSchemas';
 import { check, fail, int, isRecord, ok, type Checked } from './schema';
-
-export { MAX_PARTICIPANTS } from './events';
-export { NAME_PATTERN } from './names';
-export { MAX_TEXT_CHARS, isRecord, type Checked } from './schema';
 
 export function checkParticipant(v: unknown, where = 'participant'): Checked<Participant> {
   return check(ParticipantSchema, v, where);

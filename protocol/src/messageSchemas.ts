@@ -3,21 +3,19 @@
  * tables in `messages.ts` and `notifications.ts` are built from. `messages.ts` re-exports the
  * public ones.
  */
+import { MeetingEventSchema } from './events';
 import {
   ConfigOverridesSchema,
-  DecisionKindSchema,
-  MeetingEventSchema,
   MeetingModeSchema,
   PanelSchema,
   ProviderConfigSchema,
-  ResolveActionSchema,
   TerminationReasonSchema,
-} from './events';
+} from './domain';
+import { DecisionKindSchema, INSTRUCTION_NEEDED, ResolveActionSchema, lacksInstruction } from './consensus';
 import * as z from 'zod';
 import { WHOLE, text } from './schema';
 import { ContextRequestSchema, LmToolSchema, ToolTurnSchema } from './context';
 import { ReviewRequestSchema } from './review';
-import { INSTRUCTION_NEEDED, lacksInstruction } from './decisionRules';
 
 /** Error codes: stable strings a client can branch on. */
 export const ERROR_CODES = [

@@ -8,12 +8,11 @@
  * `messageSchemas.ts`, the one-way tables (daemon events, webview messages) in `notifications.ts`,
  * all re-exported here.
  */
-import { MeetingEstimateSchema, NameSchema, ParticipantSchema } from './events';
+import { MeetingEstimateSchema, NameSchema, ParticipantSchema } from './domain';
 import * as z from 'zod';
-import { WHOLE, int, meetingIdSchema, oneOf, text } from './schema';
+import { int, meetingIdSchema, text } from './schema';
 import { toDaemon } from './requestTypes';
-import { MAX_TOOL_CALLS_IN_ONE_REPLY, ToolCallSchema } from './context';
-import { MAX_CALL_TOKENS, MeetingConfigSchema } from './domain';
+import { MeetingConfigSchema } from './domain';
 import {
   AgentListenResultSchema,
   CutFields,
@@ -29,29 +28,6 @@ import {
   type ProtocolError,
 } from './messageSchemas';
 import { DecisionsListParamsShape, DecisionsListResultSchema } from './decisionList';
-
-export {
-  ERROR_CODES,
-  ErrorCodeSchema,
-  type ErrorCode,
-  isErrorCode,
-  ProtocolErrorSchema,
-  type ProtocolError,
-  MeetingStatusSchema,
-  type MeetingStatus,
-  MeetingSummarySchema,
-  type MeetingSummary,
-  StartMeetingParamsSchema,
-  type StartMeetingParams,
-  ChatMessageSchema,
-  type ChatMessage,
-  AgentListenResultSchema,
-  type AgentListenResult,
-  LmRequestSchema,
-  type LmRequest,
-} from './messageSchemas';
-export * from './notifications';
-export * from './requestTypes';
 
 /**
  * Bumped on any incompatible change (3: `meeting/start` follows the meeting it starts, `room/delta`

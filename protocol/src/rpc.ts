@@ -4,7 +4,8 @@
  * timers and abort signals are used through the small structural types of calls.ts.
  */
 import { checkDaemonEvent, checkPeerNotification, isDaemonEventMethod, parseEnvelope } from './guards';
-import type { DaemonEvents, DaemonMethod, ParamsOf, ResultOf } from './messages';
+import type { DaemonMethod, ParamsOf, ResultOf } from './messages';
+import type { DaemonEvents } from './notifications';
 import { DAEMON_REQUESTS, MAX_MESSAGE_BYTES } from './messages';
 import { CLIENT_REQUESTS, isPeerNotification, type ClientMethod } from './requestTypes';
 import { IncomingCalls, OutgoingCalls, type RequestHandler, type RequestOptions, type Timers } from './calls';
@@ -22,7 +23,8 @@ export interface RpcClientOptions {
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
-type EventHandler = <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => void;
+/** Hears one event the daemon sent, its params checked against the event's schema. */
+export type DaemonEventListener = <K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]) => void;
 
 /**
  * A client's end of a connection: the requests it sends the daemon (typed by DAEMON_REQUESTS),
@@ -35,7 +37,7 @@ export class RpcClient {
 
   constructor(
     private readonly transport: Transport,
-    private readonly onEvent: EventHandler = () => undefined,
+    private readonly onEvent: DaemonEventListener = () => undefined,
     opts: RpcClientOptions = {},
   ) {
     const send = (message: object): void => transport.send(JSON.stringify(message));

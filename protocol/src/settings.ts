@@ -3,8 +3,7 @@
  * schema so a field added there reaches VS Code's settings editor too. `npm run gen:settings`
  * writes it into package.json; a unit test fails when package.json is out of date.
  */
-import { MeetingConfigSchema } from './domain';
-import { ParticipantSchema } from './events';
+import { MeetingConfigSchema, ParticipantSchema } from './domain';
 import * as z from 'zod';
 
 /** JSON Schema of one `roundtable.participants` entry, as VS Code's settings editor reads it. */

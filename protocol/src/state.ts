@@ -3,27 +3,22 @@
  * It lives in protocol/ so the daemon, the extension and the webview derive exactly the same
  * state from the same events. No other source of truth exists.
  */
+import type { MeetingEvent } from './events';
+import type { Conflict, ConsensusOption, DecisionKind, OptionResult, OptionVote, Resolution } from './consensus';
 import type {
-  Conflict,
   ConsensusLevel,
-  ConsensusOption,
-  DecisionKind,
   Digest,
   MeetingConfig,
-  MeetingEvent,
   MeetingMode,
-  OptionResult,
-  OptionVote,
   Participant,
   ProviderConfig,
   Role,
   StanceCell,
   TerminationReason,
-} from './events';
-import { DEFAULT_CONFIG } from './events';
-import type { Resolution } from './domain';
+} from './domain';
+import { DEFAULT_CONFIG } from './domain';
 import type { ContextAttached, ToolCalled } from './context';
-import type { MeetingSummary } from './messages';
+import type { MeetingSummary } from './messageSchemas';
 import type { Finding } from './review';
 
 export interface PostedMessage {

@@ -17,7 +17,7 @@ import type { Frame, Locator, Page } from 'playwright-core';
 import type { MeetingEvent } from '@roundtable/protocol';
 import { EVENT_SCHEMA_VERSION } from '@roundtable/protocol';
 import { loadPanel } from '../../daemon/src/panel';
-import { journalFiles } from '../../daemon/src/store/sqliteStore';
+import { journalFiles } from '../../daemon/src/store/storeFiles';
 import { runMeeting } from '../fakes/meetings';
 import {
   CODE_SERVER,

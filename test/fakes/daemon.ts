@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import type { DaemonEvents, MeetingEvent, MessageDelta } from '@roundtable/protocol';
 import { connectDaemon, type DaemonConnection } from '@roundtable/client';
 import { after, before } from 'node:test';
-import { findDaemon, startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
+import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
+import { findDaemon } from '@roundtable/client/discovery';
 import { BIN } from './cli';
 
 export async function tempDataDir(): Promise<string> {

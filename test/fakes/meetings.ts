@@ -2,7 +2,8 @@
 import type { MeetingConfig, MeetingEvent, MeetingState, Participant, StartMeetingParams } from '@roundtable/protocol';
 import type { Clock } from '../../daemon/src/meeting/clock';
 import { systemClock } from '../../daemon/src/meeting/clock';
-import { Meeting, type EngineDeps } from '../../daemon/src/meeting/engine';
+import { Meeting } from '../../daemon/src/meeting/engine';
+import type { EngineDeps } from '../../daemon/src/meeting/ports';
 import { ScriptedProvider, parseScript } from '../../daemon/src/providers/scripted';
 import type { ChatProvider, ChatRequest, ChatResult } from '../../daemon/src/providers/types';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';

@@ -527,7 +527,7 @@ describe('daemon: process lifecycle and durability', () => {
     await f.until((ev) => ev.some((e) => e.type === 'digest_ready'));
     await f.conn.close();
     await daemon.kill9();
-    const { journalFiles } = await import('../../daemon/src/store/sqliteStore');
+    const { journalFiles } = await import('../../daemon/src/store/storeFiles');
     const journals = await journalFiles(path.join(dir, 'store'));
     const last = journals.at(-1);
     assert.ok(last, 'a journal file exists');

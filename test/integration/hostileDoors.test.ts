@@ -31,7 +31,7 @@ import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { parseRecord } from '../../daemon/src/decisions/record';
 import { runEval, setHashOf, type RunKey } from '../../eval/src/harness';
 import { arithmeticSet, loadJsonlSet, parseAnswer, type Question } from '../../eval/src/questions';
-import { wrapPost } from '../../daemon/src/meeting/envelope';
+import { wrapPost } from '../../daemon/src/providers/envelope';
 import { renderMinutes } from '@roundtable/protocol/minutes';
 import { parseJudge } from '../../daemon/src/meeting/judge';
 import { parseStance } from '@roundtable/protocol/stance';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fold, stanceMatrix } from '@roundtable/protocol';
-import { FINAL_ROUND_ANNOUNCEMENT, Meeting } from '../../daemon/src/meeting/engine';
+import { Meeting } from '../../daemon/src/meeting/engine';
+import { FINAL_ROUND_ANNOUNCEMENT } from '../../daemon/src/meeting/budget';
 import { renderMinutes } from '@roundtable/protocol/minutes';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';

@@ -20,7 +20,7 @@ import { countTokens } from '../../daemon/src/providers/tokens';
 import type { ChatProvider } from '../../daemon/src/providers/types';
 import { VscodeLmBridge } from '../../daemon/src/providers/vscodeLm';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
-import { TOOL_LIMITS } from '../../daemon/src/tools/toolLoop';
+import { TOOL_LIMITS } from '../../daemon/src/providers/toolCalls';
 import { eventsOfType } from '../fakes/meetings';
 import { startFakeOpenAI, type Behaviour, type ChatBody, type FakeOpenAI } from '../fakes/openaiServer';
 import { makeWorkspace, type FakeWorkspace } from '../fakes/workspace';

@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { EventBody, MeetingEvent } from '@roundtable/protocol';
 import { DEFAULT_CONFIG } from '@roundtable/protocol';
-import { SqliteStore, journalFiles } from '../../daemon/src/store/sqliteStore';
+import { SqliteStore } from '../../daemon/src/store/sqliteStore';
+import { journalFiles } from '../../daemon/src/store/storeFiles';
 import { ROOT } from '../fakes/cli';
 
 const dir = () => mkdtemp(path.join(tmpdir(), 'rt-store-'));

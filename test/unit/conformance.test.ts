@@ -24,7 +24,7 @@ import { isPass, parseStance } from '@roundtable/protocol/stance';
 import { parseJudge } from '../../daemon/src/meeting/judge';
 import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
 import { extractJson } from '../../daemon/src/meeting/jsonInReply';
-import { parseDigestReply } from '../../daemon/src/meeting/digest';
+import { parseDigestReply } from '../../daemon/src/meeting/digestReply';
 import { isCorrect, parseAnswer } from '../../eval/src/questions';
 
 const KINDS = ['stance', 'pass', 'judge', 'ballot', 'proposals', 'digest', 'answer', 'split'] as const;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseDigestReply } from '../../daemon/src/meeting/digest';
+import { parseDigestReply } from '../../daemon/src/meeting/digestReply';
 
 describe('digest reply', () => {
   it('reads the three documented lines', () => {

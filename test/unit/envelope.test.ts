@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defang, envelopeHeader, wrapPost } from '../../daemon/src/meeting/envelope';
+import { defang, envelopeHeader, wrapPost } from '../../daemon/src/providers/envelope';
 import { parseJudge } from '../../daemon/src/meeting/judge';
 import { isPass, parseStance } from '@roundtable/protocol/stance';
 

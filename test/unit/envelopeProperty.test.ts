@@ -9,7 +9,7 @@
 import { rng as prng } from '../../daemon/src/meeting/order';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MeetingEvent, MeetingState, Participant } from '@roundtable/protocol';
+import type { MeetingEvent, MeetingState, Participant, ChatMessage } from '@roundtable/protocol';
 import { DEFAULT_CONFIG, initialState, reduce } from '@roundtable/protocol';
 import { ballotPrompt, ballotRetryPrompt, proposalPrompt } from '../../daemon/src/meeting/consensusPrompts';
 import {
@@ -19,7 +19,6 @@ import {
   summaryPrompt,
   workerPrompt,
 } from '../../daemon/src/meeting/prompts';
-import type { ChatMessage } from '../../daemon/src/providers/types';
 import { parseBallot } from '../../daemon/src/meeting/votes';
 
 /** Every hostile string carries this word, so it can be found wherever it lands. */

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { redactionMark, refusedByName, screenContent } from '../../daemon/src/gate';
+import { redactionMark, screenContent } from '../../daemon/src/gate/content';
+import { refusedByName } from '../../daemon/src/gate/names';
 
 const ghp = `ghp_${'A1b2C3d4E5'.repeat(3)}x9Y8z7`;
 

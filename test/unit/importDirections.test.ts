@@ -3,13 +3,14 @@
  * daemon -> protocol, client; client -> protocol; webview -> protocol; action -> protocol; protocol -> nothing).
  * Two processes meet only through the protocol and the client: the extension never bundles daemon
  * code, the webview never reaches past the protocol, and the protocol needs no Node, DOM or vscode.
+ * Inside them, file by file (test/importGraph.ts): no import circles, the daemon's readers and
+ * providers below the engine, and every name imported from the module that defines it.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-
-const ROOT = path.resolve(__dirname, '..', '..');
+import { ROOT, buildGraph, cycles, reExports, sourceFiles, sourceGraph, type Graph } from '../importGraph';
 
 function sources(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
@@ -86,17 +87,6 @@ describe('import directions', () => {
     );
   });
 
-  it('no front door imports another, but the CLI routes `mcp` and `eval` to their entry points', () => {
-    const others = { cli: ['mcp', 'eval'], mcp: ['cli', 'eval'], eval: ['cli', 'mcp'] } as const;
-    const found = (Object.keys(others) as (keyof typeof others)[]).flatMap((door) =>
-      violations(`${door}/src`, (to) => (others[door] as readonly string[]).includes(to)),
-    );
-    assert.deepEqual(
-      found.filter((v) => !/^cli\/src\/main\.ts imports \.\.\/\.\.\/(mcp|eval)\/src\/command$/.test(v)),
-      [],
-    );
-  });
-
   it('the GitHub Action imports only the protocol (it runs the bundled CLI, never imports the daemon)', () => {
     assert.deepEqual(
       violations('action/src', (to) => ['daemon', 'client', 'extension', 'webview', 'vscode'].includes(to)),
@@ -109,5 +99,77 @@ describe('import directions', () => {
     assert.equal(target('webview/src/x.ts', 'vscode'), 'vscode');
     assert.equal(target('protocol/src/x.ts', './schema'), 'protocol');
     assert.equal(target('extension/src/x.ts', '@roundtable/daemon/providers/models'), 'daemon');
+  });
+});
+
+/** The edges of `graph` from files under `from` to files under `to`, as `a.ts imports b.ts`. */
+function edges(graph: Graph, from: RegExp, to: RegExp): string[] {
+  return [...graph].flatMap(([f, targets]) =>
+    from.test(f) ? targets.filter((t) => to.test(t)).map((t) => `${f} imports ${t}`) : [],
+  );
+}
+
+/** Imports from one front door (cli, mcp, eval, extension, action) into another. */
+function doorCrossings(graph: Graph): string[] {
+  const door = (f: string): string | undefined => /^(cli|mcp|eval|extension|action)\//.exec(f)?.[1];
+  return [...graph].flatMap(([f, targets]) =>
+    targets.filter((t) => door(t) !== undefined && door(t) !== door(f)).map((t) => `${f} imports ${t}`),
+  );
+}
+
+/** The package barrels: a package's public surface, the one place a name is passed on. */
+const BARRELS = ['protocol/src/index.ts', 'client/src/index.ts'];
+
+describe('import graph', () => {
+  const graph = sourceGraph();
+
+  it('has no import circle anywhere in the source', () => {
+    assert.deepEqual(cycles(graph), []);
+  });
+
+  it('keeps the providers below the tool loop: the tool loop drives them, never the reverse', () => {
+    assert.deepEqual(edges(graph, /^daemon\/src\/providers\//, /^daemon\/src\/tools\//), []);
+  });
+
+  it('keeps the readers (context, decisions, tools, gate) below the meeting engine', () => {
+    assert.deepEqual(edges(graph, /^daemon\/src\/(context|decisions|tools|gate)\//, /^daemon\/src\/meeting\//), []);
+  });
+
+  it('no front door imports another, but the CLI routes `mcp` and `eval` to their entry points', () => {
+    assert.deepEqual(
+      doorCrossings(graph).filter((c) => !/^cli\/src\/main\.ts imports (mcp|eval)\/src\/command\.ts$/.test(c)),
+      [],
+    );
+  });
+
+  it('passes no name on: importers import from the defining module (only the package barrels re-export)', () => {
+    const layers = sourceFiles()
+      .filter((f) => !BARRELS.includes(f))
+      .flatMap((f) => reExports(f, readFileSync(path.join(ROOT, f), 'utf8')).map((r) => `${f} re-exports ${r}`));
+    assert.deepEqual(layers, []);
+  });
+
+  it('the checks see a circle, a layer crossed, a front door crossed and a re-export when there is one', () => {
+    const files: Record<string, string> = {
+      'daemon/src/providers/a.ts': "import { b } from '../tools/b';\nexport const a = b;",
+      'daemon/src/tools/b.ts': "import type { C } from '../meeting/c';\nexport const b = 1;",
+      'daemon/src/meeting/c.ts': "export type C = number;\nexport const c = import('./index');",
+      'daemon/src/meeting/index.ts': "import { a } from '../providers/a';\nexport { a };",
+      'daemon/src/meeting/d.ts': "export * from '@roundtable/protocol';",
+      'mcp/src/x.ts': "import { y } from '../../eval/src/y';",
+      'eval/src/y.ts': "import { z } from './z';\nexport const y = z;",
+      'eval/src/z.ts': "import { y } from './y.js';\nexport const z = y;",
+    };
+    const g = buildGraph(Object.keys(files), (f) => files[f] ?? '');
+    assert.deepEqual(cycles(g), [
+      'daemon/src/meeting/c.ts -> daemon/src/meeting/index.ts -> daemon/src/providers/a.ts -> daemon/src/tools/b.ts -> daemon/src/meeting/c.ts',
+      'eval/src/y.ts -> eval/src/z.ts -> eval/src/y.ts',
+    ]);
+    assert.deepEqual(doorCrossings(g), ['mcp/src/x.ts imports eval/src/y.ts']);
+    assert.deepEqual(edges(g, /providers\//, /tools\//), ['daemon/src/providers/a.ts imports daemon/src/tools/b.ts']);
+    assert.deepEqual(edges(g, /tools\//, /meeting\//), ['daemon/src/tools/b.ts imports daemon/src/meeting/c.ts']);
+    assert.deepEqual(reExports('i.ts', files['daemon/src/meeting/index.ts']!), ['a from ../providers/a']);
+    assert.deepEqual(reExports('d.ts', files['daemon/src/meeting/d.ts']!), ['* from @roundtable/protocol']);
+    assert.deepEqual(reExports('a.ts', files['daemon/src/providers/a.ts']!), []);
   });
 });

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkStartParams, MAX_GLOB_LENGTH } from '@roundtable/protocol';
 import { oneLine as markdownOneLine } from '@roundtable/protocol/markdown';
-import { globMatcher } from '../../daemon/src/gate';
-import { defang, oneLine as envelopeOneLine } from '../../daemon/src/meeting/envelope';
+import { globMatcher } from '../../daemon/src/gate/glob';
+import { defang, oneLine as envelopeOneLine } from '../../daemon/src/providers/envelope';
 import { LINEAR_RATIO, MB, SHAPES, workRatio } from '../fakes/linear';
 
 /** The regex the old matcher built, as the reference for what a glob means (on small inputs only). */

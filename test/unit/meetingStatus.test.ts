@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBody, MeetingSummary } from '@roundtable/protocol';
-import { summaryOf } from '@roundtable/protocol';
-import { contextOf, groupOf, needOf, outcomeOf, shortTopic } from '../../extension/src/meetingStatus';
+import { summaryOf, needOf } from '@roundtable/protocol';
+import { contextOf, groupOf, outcomeOf, shortTopic } from '../../extension/src/meetingStatus';
 import { given, opened, roundSaid } from '../fakes/given';
 
 const digest: EventBody = { type: 'digest_ready', digest: { consensus: 'FULL' } as never, text: 'TOPIC: x' };

@@ -18,7 +18,7 @@ import {
 import { countPromptTokens, countTokens } from '../../daemon/src/providers/tokens';
 import { ProviderError, type ChatRequest } from '../../daemon/src/providers/types';
 import type { ReplyChannel } from '../../daemon/src/providers/reply';
-import type { ToolLoop } from '../../daemon/src/tools/toolLoop';
+import { driven } from '../../daemon/src/tools/toolLoop';
 import { TOOL_DEFINITIONS } from '../../daemon/src/tools/workspaceTools';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../fakes/openaiServer';
 
@@ -268,13 +268,13 @@ describe('OpenAIProvider adapts to the server', () => {
     const fake = await server({ personality: 'deepseek' });
     const p = new OpenAIProvider({ baseURL: fake.baseURL });
     const ran: string[] = [];
-    const tools: ToolLoop = {
+    const tools = driven({
       definitions: () => TOOL_DEFINITIONS,
       run: (c) => {
         ran.push(c.name);
         return Promise.resolve('file contents');
       },
-    };
+    });
     fake.enqueue(
       { reasoning: 'look first', reasoningTokens: 5, toolCalls: [{ name: 'read_file', arguments: '{"path":"a"}' }] },
       { text: 'Done.', reasoning: 'now answer', reasoningTokens: 7 },

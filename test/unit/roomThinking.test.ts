@@ -10,10 +10,10 @@ import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { JSDOM } from 'jsdom';
 import type { Digest, MeetingEvent, MeetingState, MessageDelta } from '@roundtable/protocol';
-import { evolve, fold } from '@roundtable/protocol';
+import { evolve, fold, decisionRefusal, needOf } from '@roundtable/protocol';
 import { loadPanel } from '../../daemon/src/panel';
 import { LiveMessages } from '../../protocol/src/live';
-import { decisionRefusal, needOf, needOfSummary, outcomeOf } from '../../extension/src/meetingStatus';
+import { needOfSummary, outcomeOf } from '../../extension/src/meetingStatus';
 import { runMeeting } from '../fakes/meetings';
 
 // lit renders into the global document: one jsdom window for the whole file, set up before lit loads.

@@ -4,33 +4,14 @@
  * language says it is (arrow functions and methods included).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import ts from 'typescript';
+import { ROOT, sourceFiles } from '../importGraph';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const FOLDERS = [
-  'protocol/src',
-  'client/src',
-  'daemon/src',
-  'cli/src',
-  'mcp/src',
-  'eval/src',
-  'extension/src',
-  'webview/src',
-  'action/src',
-];
 const MAX_FILE_LINES = 400;
 const MAX_FUNCTION_LINES = 80;
-
-function sources(): string[] {
-  return FOLDERS.flatMap((dir) =>
-    readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
-      .filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.d.ts'))
-      .map((f) => path.join(dir, f)),
-  );
-}
 
 /** Every function in `text` longer than `max` lines, as `name (N lines)`. */
 export function longFunctions(file: string, text: string, max: number): string[] {
@@ -54,7 +35,7 @@ export function longFunctions(file: string, text: string, max: number): string[]
 
 describe('source size', () => {
   it(`no source file is over ${MAX_FILE_LINES} lines`, () => {
-    const long = sources()
+    const long = sourceFiles()
       .map((f) => [f, readFileSync(path.join(ROOT, f), 'utf8').split('\n').length] as const)
       .filter(([, lines]) => lines > MAX_FILE_LINES)
       .map(([f, lines]) => `${f} (${lines} lines)`);
@@ -62,7 +43,7 @@ describe('source size', () => {
   });
 
   it(`no function is over ${MAX_FUNCTION_LINES} lines`, () => {
-    const long = sources().flatMap((f) =>
+    const long = sourceFiles().flatMap((f) =>
       longFunctions(f, readFileSync(path.join(ROOT, f), 'utf8'), MAX_FUNCTION_LINES),
     );
     assert.deepEqual(long, []);

@@ -7,20 +7,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolTurn, Usage } from '@roundtable/protocol';
 import { Reservation, reservedPrompt, type BudgetPool } from '../../daemon/src/meeting/budget';
-import { wrapToolResult } from '../../daemon/src/meeting/envelope';
-import { countTokens } from '../../daemon/src/providers/tokens';
-import type { ChatResult } from '../../daemon/src/providers/types';
-import {
-  TOOL_LIMITS,
-  ToolCallCollector,
-  boundCalls,
-  cutPiece,
-  echoed,
-  pieceTokens,
-  runToolTurn,
-  type Asked,
-  type ToolLoop,
-} from '../../daemon/src/tools/toolLoop';
+import { wrapToolResult } from '../../daemon/src/providers/envelope';
+import { countTokens, cutPiece, pieceTokens } from '../../daemon/src/providers/tokens';
+import { TOOL_LIMITS, ToolCallCollector, boundCalls, echoed } from '../../daemon/src/providers/toolCalls';
+import type { Asked, ChatResult, ToolSteps } from '../../daemon/src/providers/types';
+import { runToolTurn } from '../../daemon/src/tools/toolLoop';
 import { TOOL_DEFINITIONS } from '../../daemon/src/tools/workspaceTools';
 
 const fn = (name: string, args: string) => ({ name, arguments: args });
@@ -240,7 +231,7 @@ describe('the tool loop', () => {
     usage: { promptTokens: 10, completionTokens: 5, source: 'provider' },
   });
 
-  function loop(budget?: Reservation): ToolLoop & { ran: number } {
+  function loop(budget?: Reservation): ToolSteps & { ran: number } {
     const l = {
       ran: 0,
       definitions: () => TOOL_DEFINITIONS,

@@ -9,7 +9,7 @@ import { terminationLabel } from '@roundtable/protocol';
 import { finalDecision, reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { renderMarkdown } from './markdown';
 import { demoNote, noDecisionOf } from './outcome';
-import { el } from './render';
+import { el } from './dom';
 import { scopeSection } from './digestScope';
 
 /** What the panel knows besides the log: the files written, who decides, the person's draft. */

@@ -23,8 +23,6 @@ import { demoNote, noDecisionOf } from './outcome';
 import { EntryMemo, timelineOf, timelineTemplate } from './timeline';
 import { ballots, debateSection, stanceTable } from './positions';
 
-export { el } from './dom';
-
 export type MeetingPhase = 'empty' | 'running' | 'final_round' | 'awaiting_human' | 'closed';
 
 /** The final round is the round announced as final (or planned so) once it has started, not the one crossing 80%. */

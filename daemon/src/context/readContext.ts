@@ -10,15 +10,15 @@ import type { ContextAttached, ContextItem, ContextRefusal, ContextRequest } fro
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import { relevantDecisions } from '../decisions/index';
 import { isGlob } from '@roundtable/protocol';
-import { IGNORED, globMatcher, sha256, workspaceGate, type WorkspaceGate } from '../gate';
+import { sha256, workspaceGate, type WorkspaceGate } from '../gate';
+import { IGNORED } from '../gate/git';
+import { globMatcher } from '../gate/glob';
 
 /** Most files a glob or folder expands to: a wider pattern is cut with a message. */
 export const MAX_GLOB_FILES = 200;
 
 /** A piece cut to fewer tokens than this is left out whole: a stub of a file misleads more than it helps. */
 const MIN_USEFUL_TOKENS = 40;
-
-export { sha256 };
 
 type Draft = Omit<ContextItem, 'tokens' | 'truncated'>;
 

@@ -4,8 +4,17 @@
  * and content hashes is protocol/src/contextMinutes.ts. Both read only the logged `context_attached` event.
  */
 import type { ContextItem, MeetingState } from '@roundtable/protocol';
-import { wrapPost } from '../meeting/envelope';
-import type { PromptOptions } from '../meeting/promptParts';
+import { wrapPost } from '../providers/envelope';
+
+/** What a prompt builder may be given besides the state: the context block this module renders. */
+export interface PromptOptions {
+  /**
+   * Stable text attached to the meeting (workspace context, issue 16): placed right after the
+   * topic, before anything that changes from round to round, so it stays inside the cacheable
+   * prefix. The caller quotes or defangs it; empty (the default) adds nothing.
+   */
+  contextBlock?: string;
+}
 
 /** The envelope's author for context: not a seat (kind=system), the workspace itself. */
 const FROM = 'workspace';

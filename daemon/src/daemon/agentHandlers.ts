@@ -4,7 +4,7 @@
  */
 import type { ParamsOf, ResultOf } from '@roundtable/protocol';
 import { MAX_PARTICIPANTS, RpcError, isReservedName, messageIdOf, reservedNameError } from '@roundtable/protocol';
-import { wrapPost } from '../meeting/envelope';
+import { wrapPost } from '../providers/envelope';
 import type { Connection } from './connection';
 import type { AgentContext, MethodHandler } from './serverContext';
 import { heldRound } from './seats';

@@ -27,14 +27,12 @@ import { SqliteStore } from '../store/sqliteStore';
 import { IdleWatch } from './idle';
 import { KeyedLimiter } from './limiter';
 import { MeetingManager } from './manager';
-import { DAEMON_VERSION, startServer, type RunningServer } from './server';
+import { startServer, type RunningServer } from './server';
+import { DAEMON_VERSION } from './handlers';
 import { newMeetingId } from './ids';
 import { readDaemonInfo, readSmallFile, type DaemonInfo } from '@roundtable/client/discovery';
 import { apiKeyOf, apiKeysIn, baseUrlOf, defaultDataDir } from '@roundtable/client/config';
 import { processIdentity } from '@roundtable/client/processIdentity';
-
-// Discovery is the client library's; re-exported for the daemon's own callers and tests.
-export { findDaemon, readDaemonInfo, type DaemonInfo } from '@roundtable/client/discovery';
 
 export class DaemonAlreadyRunning extends Error {}
 

@@ -17,7 +17,8 @@ import type {
 } from '@roundtable/protocol';
 import { RpcError, fold, summaryOf } from '@roundtable/protocol';
 import type { Clock } from '../meeting/clock';
-import { Meeting, type EngineDeps } from '../meeting/engine';
+import { Meeting } from '../meeting/engine';
+import type { EngineDeps } from '../meeting/ports';
 import { AttachedSeats } from '../providers/attached';
 import type { ChatProvider } from '../providers/types';
 import { StoreQuarantinedError, StoreWriteError, type EventStore, type QuarantinedMeeting } from '../store/types';

@@ -28,7 +28,6 @@ import { serialized } from './seats';
 import type { MethodHandler, ServerContext } from './serverContext';
 import { rawText } from '@roundtable/client/rawData';
 
-export { DAEMON_VERSION } from './handlers';
 /** A connection that sends this many invalid messages is closed. */
 const MAX_BAD_MESSAGES = 20;
 const HEARTBEAT_MS = 15_000;

@@ -14,7 +14,7 @@
  * of the record whatever it holds.
  */
 import { scopeGlobCheck, visibleText, type DecisionStatus } from '@roundtable/protocol';
-import type { Redaction } from '../gate';
+import type { Redaction } from '../gate/content';
 import { frontList, frontString, readFrontMatter } from './frontMatter';
 
 /** A supersession link as the record writes it: a Markdown link's target and text, or a bare reference (`ADR-0005`). */

@@ -12,7 +12,9 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isGlob } from '@roundtable/protocol';
-import { IGNORED, globMatcher, type Refusal, type WorkspaceGate } from '../gate';
+import type { Refusal, WorkspaceGate } from '../gate';
+import { IGNORED } from '../gate/git';
+import { globMatcher } from '../gate/glob';
 import { parseRecord, type DecisionRecord, type RecordLink } from './record';
 
 /** Most record files read from the folder. */

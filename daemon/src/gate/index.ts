@@ -26,12 +26,6 @@ import { gitconfigHoldsCredentials, refusedByName } from './names';
 import type { GlobMatcher } from './glob';
 import { walkFiles } from './walk';
 
-export type { Redaction } from './content';
-export { redactionMark, screenContent } from './content';
-export { refusedByName } from './names';
-export { globMatcher, type GlobMatcher } from './glob';
-export { IGNORED } from './git';
-
 /** Largest file read whole, in bytes: past this a file is refused rather than half-read. */
 export const MAX_FILE_BYTES = 2_000_000;
 

@@ -6,7 +6,7 @@
  * `budgetBasis: 'billed'` the billed tokens of every call (`billedTokensOf`) for the 80% / 100% rules.
  */
 import type { CallPurpose, MeetingState, Usage } from '@roundtable/protocol';
-import type { TurnBudget } from '../tools/toolLoop';
+import type { TurnBudget } from '../providers/types';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import { isReasoningModel } from '../providers/serverProfile';
 

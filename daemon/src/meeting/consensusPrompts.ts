@@ -2,22 +2,14 @@
  * What a consensus meeting's workers are shown: the proposal call, the ballot (with the other
  * workers' earlier ballots as evidence) and the retry after an invalid ballot.
  */
-import type { MeetingState, Participant, RoundState } from '@roundtable/protocol';
+import type { ChatMessage, MeetingState, Participant, RoundState } from '@roundtable/protocol';
 import { UNCERTAINTY_BELOW } from '@roundtable/protocol';
 import { renderBallot } from '@roundtable/protocol/consensusReport';
-import type { ChatMessage } from '../providers/types';
 import { truncateToTokens } from '../providers/tokens';
-import { defang, oneLine, wrapPost } from './envelope';
+import { defang, oneLine, wrapPost } from '../providers/envelope';
 import { REVIEW_BALLOT_RULE, findingsBallotBlock, reviewerSystem } from './reviewPrompts';
-import {
-  EVIDENCE_RULE,
-  PEER_POST_MAX_TOKENS,
-  assistantName,
-  personaOf,
-  stableHead,
-  wrap,
-  type PromptOptions,
-} from './promptParts';
+import { EVIDENCE_RULE, PEER_POST_MAX_TOKENS, assistantName, personaOf, stableHead, wrap } from './promptParts';
+import type { PromptOptions } from '../context/render';
 
 export function ballotOf(s: MeetingState, worker: string, b: RoundState['ballots'][string]): string {
   return wrapPost({

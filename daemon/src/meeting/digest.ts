@@ -18,14 +18,7 @@ import {
 import { oneLine } from '@roundtable/protocol/markdown';
 import { debateLine } from '@roundtable/protocol/debateMinutes';
 import { reviewDissent, reviewSummary } from '@roundtable/protocol';
-
-export interface DigestNarrative {
-  consensusStatement?: string;
-  contributors?: string;
-  dissent?: string;
-}
-
-export { parseDigestReply } from './digestReply';
+import type { DigestNarrative } from './digestReply';
 
 /** The digest's own call, billed after the state it is built from was taken. */
 export interface DigestCall {

@@ -5,7 +5,12 @@
  * underscore, any case; and section headings that plainly name a field (`## Decision`, `### Verdict`,
  * `## Unresolved Disagreements`).
  */
-import type { DigestNarrative } from './digest';
+/** What the digest reply gives the digest: the narrative fields a model wrote (digest.ts adds the rest). */
+export interface DigestNarrative {
+  consensusStatement?: string;
+  contributors?: string;
+  dissent?: string;
+}
 
 type Field = 'statement' | 'consensus' | 'contributors' | 'dissent';
 

@@ -41,11 +41,6 @@ async function contextWindowOf(deps: EngineDeps, p: Participant): Promise<number
   }
 }
 
-export type { EngineDeps } from './ports';
-export type { Step } from './steps';
-export { nextStep } from './planner';
-export { BUDGET_WARNING_RATIO, FINAL_ROUND_ANNOUNCEMENT, REPLY_CAP_FACTOR, capReply } from './budget';
-
 export class Meeting {
   private readonly runner: Runner;
   private running: Promise<MeetingState> | undefined;

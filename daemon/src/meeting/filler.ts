@@ -6,13 +6,12 @@
  * says is decided only from what a server sees (the cap, the JSON shape asked, the prompt), so a
  * test server that answers with `fillerReply` plays the same meeting as the estimate.
  */
-import type { CallPurpose, Participant, ProviderKind } from '@roundtable/protocol';
+import type { CallPurpose, ChatMessage, Participant, ProviderKind } from '@roundtable/protocol';
 import { stanceMarker } from '@roundtable/protocol/stance';
-import { toolTurnPromptTokens } from '../tools/toolLoop';
 import { PrefixCache, serializePrompt } from '../providers/prefixCache';
 import { isReasoningModel } from '../providers/serverProfile';
-import { countTokens, truncateToTokens } from '../providers/tokens';
-import type { ChatMessage, ChatProvider, ChatRequest, ChatResult } from '../providers/types';
+import { countTokens, toolTurnPromptTokens, truncateToTokens } from '../providers/tokens';
+import type { ChatProvider, ChatRequest, ChatResult } from '../providers/types';
 import { ProviderError } from '../providers/types';
 import { THINKING_ALLOWANCE } from './budget';
 import { REVIEW_MAX_FINDINGS } from './reviewFindings';

@@ -3,11 +3,10 @@
  * clock, the meeting's abort signal, live deltas, and failures turned into an outcome (never
  * thrown) so the caller records them in one place.
  */
-import type { CallPurpose, Participant } from '@roundtable/protocol';
+import type { CallPurpose, Participant, ChatMessage } from '@roundtable/protocol';
 import { messageIdOf } from '@roundtable/protocol';
-import { ProviderError, type ChatMessage, type ChatResult, type JsonReply } from '../providers/types';
+import { ProviderError, type ChatResult, type JsonReply, type ToolLoop } from '../providers/types';
 import type { EngineDeps } from './ports';
-import type { ToolLoop } from '../tools/toolLoop';
 import type { ReplyChannel } from '../providers/reply';
 import { StreamRedactor } from './keyRedaction';
 

@@ -4,7 +4,8 @@
  */
 import { currentRound, messageIdOf, workersOf } from '@roundtable/protocol';
 import { replyCap } from './budget';
-import { buildDigest, parseDigestReply, renderDigest } from './digest';
+import { buildDigest, renderDigest } from './digest';
+import { parseDigestReply } from './digestReply';
 import { MODES } from './modes';
 import type { StepContext } from './modes/types';
 import { speakingOrder } from './order';

@@ -15,15 +15,15 @@
  * compaction replaces the oldest rounds with the summary (see `compactionDue`). Nothing
  * round-dependent may appear in a round's block that is not final once the round is over.
  */
-import type { MeetingState, Participant, PostedMessage, RoundState } from '@roundtable/protocol';
+import type { MeetingState, Participant, PostedMessage, RoundState, ChatMessage } from '@roundtable/protocol';
 import { finalStances } from '@roundtable/protocol';
 import { STANCE_CHOICES, stanceMarker } from '@roundtable/protocol/stance';
-import type { ChatMessage } from '../providers/types';
 import { countTokens } from '../providers/tokens';
-import { wrapPost } from './envelope';
+import { wrapPost } from '../providers/envelope';
 import { JUDGE_ANTI_CONFORMITY, WORKER_ANTI_CONFORMITY } from './antiConformity';
 import { ballotOf } from './consensusPrompts';
-import { EVIDENCE_RULE, assistantName, capPost, personaOf, stableHead, wrap, type PromptOptions } from './promptParts';
+import { EVIDENCE_RULE, assistantName, capPost, personaOf, stableHead, wrap } from './promptParts';
+import type { PromptOptions } from '../context/render';
 
 /**
  * When what the rounds add to the transcript the next round would be shown passes this many tokens

@@ -4,10 +4,10 @@
  * evidence. Titles of records, paths and findings come from the repository or from models: they
  * are defanged and quoted in the envelope, never instructions.
  */
-import type { Finding, MeetingState, Participant, ReviewScope } from '@roundtable/protocol';
-import type { ChatMessage } from '../providers/types';
-import { defang, oneLine, wrapPost } from './envelope';
-import { EVIDENCE_RULE, assistantName, personaOf, stableHead, type PromptOptions } from './promptParts';
+import type { Finding, MeetingState, Participant, ReviewScope, ChatMessage } from '@roundtable/protocol';
+import { defang, oneLine, wrapPost } from '../providers/envelope';
+import { EVIDENCE_RULE, assistantName, personaOf, stableHead } from './promptParts';
+import type { PromptOptions } from '../context/render';
 import { ballotOptions } from './reviewFindings';
 import { normalizeStatus } from '../decisions/record';
 

@@ -5,8 +5,8 @@
  */
 import type { EventBody, MeetingEvent, MeetingState, Participant, TerminationReason } from '@roundtable/protocol';
 import { billedTokensOf, currentRound, evolve, fold, spokenTokensOf } from '@roundtable/protocol';
-import { countTokens } from '../providers/tokens';
-import type { ChatResult } from '../providers/types';
+import { countTokens, toolTurnPromptTokens } from '../providers/tokens';
+import type { ChatResult, ToolLoop } from '../providers/types';
 import {
   FINAL_ROUND_ANNOUNCEMENT,
   budgetDetail,
@@ -22,7 +22,7 @@ import {
 } from './budget';
 import { decide, type Command } from './commands';
 import { callModel, type CallOutcome } from './modelCall';
-import { toolLoopFor, toolTurnPromptTokens, type ToolLoop } from '../tools/toolLoop';
+import { toolLoopFor } from '../tools/toolLoop';
 import type { CallRequest, StepContext } from './modes/types';
 import type { RunnerClockInfo } from './perform';
 import type { EngineDeps } from './ports';

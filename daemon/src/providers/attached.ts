@@ -5,7 +5,8 @@
  * stance the same way.
  */
 import { countPromptTokens, countTokens } from './tokens';
-import { ProviderError, type ChatMessage, type ChatProvider, type ChatRequest, type ChatResult } from './types';
+import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
+import type { ChatMessage } from '@roundtable/protocol';
 
 /** What a seat says for its agent once the agent has left: a pass, so the seat sits out the rest. */
 export const LEFT_PASS = '[PASS] I have left the meeting.';

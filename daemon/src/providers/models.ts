@@ -6,8 +6,6 @@
 import * as client from '@roundtable/client/models';
 import { noteServerModels } from './serverProfile';
 
-export { LOCAL_SERVERS, PROBE_TIMEOUT_MS, type ListModelsOptions, type ModelList } from '@roundtable/client/models';
-
 const note = (baseUrl: string) => (infos: client.ModelInfo[]) => noteServerModels(baseUrl, infos);
 
 /** The model ids a server lists, or why it could not be asked; what it says of them is noted. */

@@ -11,16 +11,9 @@
  */
 import OpenAI from 'openai';
 import { collapseWhitespace, isRecord, type ToolTurn } from '@roundtable/protocol';
-import { countPromptTokens } from './tokens';
-import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
-import {
-  ToolCallCollector,
-  echoed,
-  pieceTokens,
-  runToolTurn,
-  toolTurnPromptTokens,
-  type Asked,
-} from '../tools/toolLoop';
+import { countPromptTokens, pieceTokens, toolTurnPromptTokens } from './tokens';
+import { ProviderError, type Asked, type ChatProvider, type ChatRequest, type ChatResult } from './types';
+import { ToolCallCollector, echoed } from './toolCalls';
 import type { FinishReason } from './reply';
 import { ReplyReader } from './replyReader';
 import { listModels } from './models';
@@ -168,9 +161,7 @@ export class OpenAIProvider implements ChatProvider {
     const loop = req.tools;
     if (!loop) return (await this.once(req, [], req.maxTokens, false)).result;
     // The model asked for workspace tools: run them and ask again with the results, within the engine's bounds.
-    return runToolTurn(loop, req.messages, (turns, o) =>
-      this.once(req, turns, o.maxTokens ?? req.maxTokens, o.offerTools),
-    );
+    return loop.turn(req.messages, (turns, o) => this.once(req, turns, o.maxTokens ?? req.maxTokens, o.offerTools));
   }
 
   /** One request: `turns` are the tool calls and their results so far in this turn. */

@@ -3,7 +3,7 @@
  * stream, and a chunk held to the engine's own token cap. The usage the server reports is checked
  * where it enters, in usage.ts.
  */
-import { cutPiece, pieceTokens } from '../tools/toolLoop';
+import { cutPiece, pieceTokens } from './tokens';
 
 /**
  * A chunk's thinking and reply cut to the `room` left under the cap, and the tokens the chunk

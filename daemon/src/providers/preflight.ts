@@ -6,7 +6,7 @@
  * VS Code's model list. Pure apart from `listModels`, so the daemon can reuse it.
  */
 import type { Participant } from '@roundtable/protocol';
-import type { ListModelsOptions, ModelList } from './models';
+import type { ListModelsOptions, ModelList } from '@roundtable/client/models';
 
 export interface PreflightOptions {
   baseUrl: string;

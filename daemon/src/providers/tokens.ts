@@ -10,7 +10,7 @@
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
-import type { ChatMessage } from './types';
+import type { ChatMessage, ToolTurn } from '@roundtable/protocol';
 
 interface Ranks {
   encoder: Tiktoken;
@@ -187,4 +187,50 @@ export function truncateToTokens(text: string, max: number): string {
   const ids = encode(text, max);
   if (ids.length <= max) return text;
   return table().encoder.decode(ids.slice(0, max));
+}
+
+/** Characters tokenized at a time while streaming: the tokenizer is quadratic on one long run of a character. */
+const SLICE = 128;
+
+/**
+ * Tokens of one streamed piece, counted a slice at a time (slightly over, never under, the
+ * whole count) and only until `cap` is passed: a megabyte piece, or a run of one character
+ * that the tokenizer would take seconds over, costs no more than the tokens it may still use.
+ */
+export function pieceTokens(piece: string, cap = Infinity): number {
+  let n = 0;
+  for (let i = 0; i < piece.length && n <= cap; i += SLICE) n += countTokens(piece.slice(i, i + SLICE));
+  return n;
+}
+
+/** The first `max` tokens of a streamed piece, counted as `pieceTokens` counts them. */
+export function cutPiece(piece: string, max: number): string {
+  let n = 0;
+  let out = '';
+  for (let i = 0; i < piece.length; i += SLICE) {
+    const slice = piece.slice(i, i + SLICE);
+    const t = countTokens(slice);
+    if (n + t > max) return out + truncateToTokens(slice, max - n);
+    n += t;
+    out += slice;
+  }
+  return out;
+}
+
+/** The prompt of a tool turn's next request, by the engine's count: messages, tool steps and the tools offered. */
+export function toolTurnPromptTokens(
+  messages: ChatMessage[],
+  turns: ToolTurn[],
+  tools: readonly unknown[],
+  count: (text: string) => number = countTokens,
+): number {
+  // The steps are what models and tools wrote: counted a slice at a time (see pieceTokens).
+  const steps = turns.reduce(
+    (n, t) =>
+      n +
+      3 +
+      (t.kind === 'result' ? pieceTokens(`${t.callId} ${t.text}`) : pieceTokens(`${t.text}${JSON.stringify(t.calls)}`)),
+    0,
+  );
+  return countPromptTokens(messages, count) + steps + (tools.length ? count(JSON.stringify(tools)) : 0);
 }

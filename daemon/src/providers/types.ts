@@ -1,5 +1,13 @@
-import type { CallPurpose, ChatMessage, MeetingState, Participant, Role, Usage } from '@roundtable/protocol';
-import type { ToolLoop } from '../tools/toolLoop';
+import type {
+  CallPurpose,
+  ChatMessage,
+  MeetingState,
+  Participant,
+  Role,
+  ToolCall,
+  ToolTurn,
+  Usage,
+} from '@roundtable/protocol';
 import type { FinishReason, ReplyChannel } from './reply';
 
 /**
@@ -12,8 +20,6 @@ export interface JsonReply {
   name: string;
   schema: Record<string, unknown>;
 }
-
-export type { ChatMessage } from '@roundtable/protocol';
 
 /** One model call. Providers never know what kind of meeting they serve. */
 export interface ChatRequest {
@@ -81,4 +87,61 @@ export class ProviderError extends Error {
     super(message);
     this.name = 'ProviderError';
   }
+}
+
+/** A read-only tool as it is offered to a model (OpenAI's function tool; tools/workspaceTools.ts defines them). */
+export interface ToolDefinition {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/**
+ * The turn's share of the room's budget, reserved by the engine's own count before each request
+ * and each result (see meeting/budget.ts `Reservation`). Absent when the call is not budgeted.
+ */
+export interface TurnBudget {
+  /**
+   * Reserves the next request of the turn (prompt of `promptTokens`) and gives its `max_tokens`,
+   * or 0 when the budget has no room for it (the request is then not sent).
+   */
+  request(promptTokens: number): number;
+  /** The reply of the request reserved last came back with this usage: it settles the reservation. */
+  settle(usage: Usage): void;
+  /** Spoken tokens a tool result may take now (0 = none), keeping room for the answer. */
+  resultRoom(): number;
+  /** A result of `tokens` spoken tokens was handed to the store (within `resultRoom()`). */
+  resultSpent(tokens: number): void;
+}
+
+/** The tools one turn may call, as the tool loop runs them (tools/toolLoop.ts `toolLoopFor`). */
+export interface ToolSteps {
+  /** Function definitions for the next call: empty once the turn's cap is reached. */
+  definitions(): ToolDefinition[];
+  /** Runs one call (logged before it returns) and gives the text the model gets back. */
+  run(call: ToolCall): Promise<string>;
+  /** Logs one line about the turn's tool calls (a reply's calls cut short, refused past a cap). */
+  note?(text: string): Promise<void>;
+  /** The turn's reservation in the room's budget, when the call is budgeted. */
+  budget?: TurnBudget;
+}
+
+/**
+ * A turn's tools as a provider sees them: it hands `turn` its own one-request function, and the
+ * tool loop drives it (asks, runs the calls the reply asked for, asks again) within the engine's
+ * bounds. A provider never runs a tool itself.
+ */
+export interface ToolLoop extends ToolSteps {
+  /** `ask(turns, o)`: the provider's request with the turn's tool steps so far (`maxTokens` unset for the first). */
+  turn(
+    messages: ChatMessage[],
+    ask: (turns: ToolTurn[], o: { maxTokens?: number; offerTools: boolean }) => Promise<Asked>,
+  ): Promise<ChatResult>;
+}
+
+/** One request of a tool turn: its result and the tool calls it asked for. */
+export interface Asked {
+  result: ChatResult;
+  calls: ToolCall[];
+  /** Why the reply's tool calls ended early (bad index, over the per-reply cap), when they did. */
+  stopped?: string;
 }

@@ -10,18 +10,17 @@
  */
 import type { LmChatResult, LmRequest, LmTool, ToolTurn } from '@roundtable/protocol';
 import { RpcError } from '@roundtable/protocol';
-import {
-  cutPiece,
-  echoed,
-  pieceTokens,
-  runToolTurn,
-  toolTurnPromptTokens,
-  type Asked,
-  type ToolLoop,
-} from '../tools/toolLoop';
-import { countPromptTokens } from './tokens';
+import { echoed } from './toolCalls';
+import { countPromptTokens, cutPiece, pieceTokens, toolTurnPromptTokens } from './tokens';
 import { checkUsage, tokenCeiling, usageNote } from './usage';
-import { ProviderError, type ChatProvider, type ChatRequest, type ChatResult } from './types';
+import {
+  ProviderError,
+  type Asked,
+  type ChatProvider,
+  type ChatRequest,
+  type ChatResult,
+  type ToolLoop,
+} from './types';
 import { splitThinking } from './reply';
 import { ReplyReader } from './replyReader';
 
@@ -60,9 +59,7 @@ export class VscodeLmBridge implements ChatProvider {
     const loop = req.tools;
     if (!loop) return (await this.once(req, [], req.maxTokens, false)).result;
     // The model asked for workspace tools: run them and ask it again with the results, within the engine's bounds.
-    return runToolTurn(loop, req.messages, (turns, o) =>
-      this.once(req, turns, o.maxTokens ?? req.maxTokens, o.offerTools),
-    );
+    return loop.turn(req.messages, (turns, o) => this.once(req, turns, o.maxTokens ?? req.maxTokens, o.offerTools));
   }
 
   /** One request: `turns` are the tool calls and their results so far in this turn. */

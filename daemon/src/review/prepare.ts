@@ -17,8 +17,6 @@ import { workspaceGate } from '../gate';
 import { ChangeError, collectChange, type Change } from './change';
 import { chooseRules } from './rules';
 
-export { ChangeError } from './change';
-
 /** The end of the one line a review of an empty change answers (the CLI exits 0 on it: nothing to fail). */
 export const NOTHING_TO_REVIEW = 'is empty: nothing to review';
 

@@ -35,9 +35,6 @@ import { SNAPSHOT, fsyncDir, installSnapshot, journalFiles, recover } from './st
 import { QUARANTINE_TABLE, type Quarantine } from './verify';
 import { keepRefused, listQuarantined, quarantinedError } from './quarantine';
 
-export { StoreCorruptError } from './verify';
-export { journalFiles };
-
 export interface SqliteStoreOptions {
   /** Delay after the last append before a snapshot is written (default 1,000 ms). */
   snapshotDebounceMs?: number;

@@ -7,7 +7,8 @@
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { contextPathProblem } from '@roundtable/protocol';
-import { globMatcher, workspaceGate, type GlobMatcher, type Refusal, type WorkspaceGate } from '../gate';
+import { workspaceGate, type Refusal, type WorkspaceGate } from '../gate';
+import { globMatcher, type GlobMatcher } from '../gate/glob';
 
 /** A tool's answer: `ok: false` carries the one-line reason the model is given instead. */
 export type ToolResult = { ok: true; text: string } | { ok: false; text: string };

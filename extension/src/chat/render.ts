@@ -5,7 +5,7 @@
  * the escaping is tested without VS Code. (The answer is the convene path's digest report.)
  */
 import { cell, quote } from '@roundtable/protocol/markdown';
-import type { RoundProgress } from '../convene';
+import type { RoundProgress } from '@roundtable/client';
 
 /** One round: who spoke, with which model, each stance and gist, then the judge's notes. */
 export function roundTable(p: RoundProgress): string {

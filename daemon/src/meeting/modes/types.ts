@@ -2,8 +2,8 @@
  * The one interface every meeting mode implements, and what the runner lends a mode to perform
  * its steps. A new mode is one new folder under modes/ registered in modes/index.ts.
  */
-import type { CallPurpose, EventBody, MeetingState, Participant } from '@roundtable/protocol';
-import type { ChatMessage, JsonReply } from '../../providers/types';
+import type { CallPurpose, EventBody, MeetingState, Participant, ChatMessage } from '@roundtable/protocol';
+import type { JsonReply } from '../../providers/types';
 import type { CallOutcome } from '../modelCall';
 import type { EngineDeps } from '../ports';
 import type { ModeStep, Step } from '../steps';

@@ -1,5 +1,5 @@
 /** Consensus mode's steps: proposals, the options, ballots, verdicts and escalations. */
-import type { ConsensusOption, OptionResult, RoundState } from '@roundtable/protocol';
+import type { ConsensusOption, OptionResult, RoundState, ChatMessage } from '@roundtable/protocol';
 import { workersOf } from '@roundtable/protocol';
 import { replyCap } from '../../budget';
 import { ballotPrompt, ballotRetryPrompt, proposalPrompt } from '../../consensusPrompts';
@@ -12,7 +12,6 @@ import { contextOptions } from '../../../context/render';
 import { ballotOptions } from '../../reviewFindings';
 import { recordFindings, refutedResults, reviewReasons, setReviewOptions } from './review';
 import { findingsPrompt, findingsRetryPrompt } from '../../reviewPrompts';
-import type { ChatMessage } from '../../../providers/types';
 
 export async function performConsensus(step: ModeStep, run: StepContext): Promise<void> {
   switch (step.kind) {

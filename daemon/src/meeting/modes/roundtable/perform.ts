@@ -1,7 +1,6 @@
 /** Roundtable mode's steps: the workers' turns, their stances, consensus, the judge, the summary. */
-import type { Participant, RoundState } from '@roundtable/protocol';
+import type { Participant, RoundState, ChatMessage } from '@roundtable/protocol';
 import { messageIdOf } from '@roundtable/protocol';
-import type { ChatMessage } from '../../../providers/types';
 import { thinkingOf } from '../../thinking';
 import { countTokens } from '../../../providers/tokens';
 import { capReply, replyCap } from '../../budget';
