@@ -34,7 +34,6 @@ import { CONTEXT_USAGE, takeContextFlags } from '../../daemon/src/context/cliFla
 import { followInProcess, runInDaemon, type DaemonRunOptions, type RunIO } from './follow';
 import { knownSecrets } from '../../daemon/src/meeting/keyRedaction';
 
-
 function contextFlags(argv: string[]): ReturnType<typeof takeContextFlags> {
   try {
     return takeContextFlags(argv);

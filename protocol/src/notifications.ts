@@ -4,11 +4,10 @@
  */
 import { MeetingEventSchema, MessageDeltaSchema } from './events';
 import * as z from 'zod';
-import { WHOLE, int, meetingIdSchema, text } from './schema';
+import { int, meetingIdSchema, text } from './schema';
 import {
   CutFields,
   DecideFields,
-  LmRequestSchema,
   PostFields,
   ProtocolErrorSchema,
   ResolveFields,
