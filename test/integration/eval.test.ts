@@ -58,7 +58,8 @@ describe('roundtable eval', () => {
     maxTokens: 256,
     rounds: 2,
     budget: 50_000,
-    turnTimeoutMs: 20_000,
+    // Not a test of timeouts: a turn of a loaded machine must not be cut (the CLI's default).
+    turnTimeoutMs: 120_000,
   });
 
   it('scores one model and the majority exactly as the panel errs, and bills what the server reported', async () => {
