@@ -45,4 +45,13 @@ describe('the digest review follows the meeting event by event', () => {
     assert.deepEqual(review.posted, [{ type: 'digest/ready' }, { type: 'digest/ready' }]);
     assert.equal(text(review.root), before);
   });
+
+  it('says nothing about the meeting until its log comes: links sent first do not read as a meeting still running', () => {
+    const closed = log.findIndex((e) => e.type === 'meeting_closed');
+    const review = loadDigest();
+    review.send({ type: 'digest/files', minutes: 'docs/roundtable/x.md' });
+    assert.doesNotMatch(text(review.root), /still running/);
+    review.send({ type: 'digest/show', events: log.slice(0, closed + 1) });
+    assert.equal(text(review.root.querySelector('[data-testid="progress"]')), 'Writing the digest…');
+  });
 });

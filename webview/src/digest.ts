@@ -53,7 +53,9 @@ function textArea(): HTMLTextAreaElement | null {
 }
 
 function show(): void {
-  const s = meeting?.state ?? fold([]);
+  // Nothing until the log comes: an empty fold would read as a meeting still running.
+  if (!meeting) return;
+  const s = meeting.state;
   const base = reviewMarkdown(s);
   const draft = saved.draft && saved.draft.base === base ? saved.draft.text : undefined;
   const ctx: ReviewContext = { editing: saved.editing === true };
