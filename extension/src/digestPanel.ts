@@ -55,8 +55,8 @@ export class DigestPanel {
     log: vscode.LogOutputChannel,
   ): DigestPanel {
     if (DigestPanel.current && DigestPanel.current.meetingId === meetingId) {
-      // It already holds the log: every event since it opened was sent to it.
       DigestPanel.current.panel.reveal(undefined, true);
+      DigestPanel.current.refresh();
       return DigestPanel.current;
     }
     DigestPanel.current?.panel.dispose();
@@ -95,9 +95,18 @@ export class DigestPanel {
     });
     panel.webview.onDidReceiveMessage((raw: unknown) => void this.onMessage(raw), undefined, this.disposables);
     this.disposables.push(
-      // Each event once, as it comes (the review folds it in and re-renders when it matters), not the whole log.
-      link.onEvent((event) => {
-        if (event.meetingId === meetingId) void panel.webview.postMessage({ type: 'digest/event', event });
+      link.onEvent((e) => {
+        if (
+          e.meetingId === meetingId &&
+          (e.type === 'digest_ready' ||
+            e.type === 'escalated' ||
+            e.type === 'decision_recorded' ||
+            e.type === 'meeting_closed' ||
+            e.type === 'close_requested' ||
+            e.type === 'human_resolved' ||
+            e.type === 'round_started')
+        )
+          this.refresh();
       }),
     );
     panel.onDidDispose(() => {
@@ -110,8 +119,7 @@ export class DigestPanel {
     });
   }
 
-  /** The whole log: when the review starts (or finds a gap in what it was sent). */
-  private sendLog(): void {
+  refresh(): void {
     void this.panel.webview.postMessage({ type: 'digest/show', events: [...this.link.events(this.meetingId)] });
   }
 
@@ -133,7 +141,7 @@ export class DigestPanel {
     const msg = checked.value;
     try {
       if (msg.type === 'digest/ready') {
-        this.sendLog();
+        this.refresh();
         this.postFiles();
       } else if (msg.type === 'digest/open') {
         const file = DigestPanel.files.get(this.meetingId)?.[msg.file];

@@ -57,10 +57,8 @@ export const TO_WEBVIEW = {
     message: z.string().optional(),
   }),
   'room/error': z.object({ message: z.string() }),
-  /** The digest review: the meeting's log to render, sent once when the review opens (or asks again). */
+  /** The digest review: the meeting's log to render. */
   'digest/show': z.object({ events: z.array(MeetingEventSchema) }),
-  /** The digest review: the meeting's next event, after the log `digest/show` sent. */
-  'digest/event': z.object({ event: MeetingEventSchema }),
   /** The digest review: a failure to show in the panel. */
   'digest/error': z.object({ message: z.string() }),
   /**

@@ -1,5 +1,5 @@
 /**
- * The room webview's real code (`webview/src/room.ts`, or the review's `digest.ts`) in a jsdom window, as VS Code runs it: the
+ * The room webview's real code (`webview/src/room.ts`) in a jsdom window, as VS Code runs it: the
  * extension's messages come in as `message` events, `acquireVsCodeApi` is the stub VS Code injects
  * (its state kept as the JSON VS Code stores), and frames run when the caller flushes them. A
  * MutationObserver counts the DOM work each message causes. Each `loadRoom` is a fresh view, as
@@ -11,18 +11,11 @@ import type { MeetingEvent } from '@roundtable/protocol';
 import { panel, runMeeting, turns } from './meetings';
 
 const load = createRequire(__filename);
-/** Each view: its page (as extension/src/roomView.ts and digestPanel.ts write it) and its script. */
-const VIEWS = {
-  room: { root: 'room', script: load.resolve('../../webview/src/room.ts') },
-  digest: { root: 'digest', script: load.resolve('../../webview/src/digest.ts') },
-} as const;
+const ROOM = load.resolve('../../webview/src/room.ts');
 
-const BODY: Record<keyof typeof VIEWS, string> = {
-  digest: '<main id="digest"><p class="quiet" role="status">Loading the meeting…</p></main>',
-  room: `<div class="controls"><textarea id="post-text"></textarea>
+const BODY = `<div class="controls"><textarea id="post-text"></textarea>
 <button id="post" type="button">Post</button><button id="review" type="button" hidden>Review Digest</button></div>
-<main id="room"></main>`,
-};
+<main id="room"></main>`;
 
 let dom: JSDOM | undefined;
 let frames: FrameRequestCallback[] = [];
@@ -35,7 +28,6 @@ function domOnce(): JSDOM {
   const globals: Record<string, unknown> = {
     document: w.document,
     customElements: w.customElements,
-    navigator: w.navigator,
     ...Object.fromEntries(
       [
         'Document',
@@ -51,9 +43,6 @@ function domOnce(): JSDOM {
     requestAnimationFrame: (cb: FrameRequestCallback) => frames.push(cb),
     cancelAnimationFrame: () => undefined,
   };
-  // jsdom has no form-associated custom elements: the review's vscode-button sets its form value.
-  const internals = (w as unknown as { ElementInternals?: { prototype: Record<string, unknown> } }).ElementInternals;
-  if (internals && !('setFormValue' in internals.prototype)) internals.prototype.setFormValue = () => undefined;
   for (const [k, v] of Object.entries(globals)) Object.defineProperty(globalThis, k, { value: v, configurable: true });
   return dom;
 }
@@ -107,20 +96,11 @@ function subtreeSize(n: Node): number {
 
 /** Loads a fresh room view; `state` is what `getState` returns (a reload), undefined for a first start. */
 export function loadRoom(state?: unknown): RoomView {
-  return loadView('room', state);
-}
-
-/** Loads a fresh digest review, as `loadRoom` does the room. */
-export function loadDigest(state?: unknown): RoomView {
-  return loadView('digest', state);
-}
-
-function loadView(kind: keyof typeof VIEWS, state: unknown): RoomView {
   const d = domOnce();
   const doc = d.window.document;
   frames = [];
   // A fresh page: new elements, and a window of its own so an earlier view hears nothing.
-  doc.body.innerHTML = BODY[kind];
+  doc.body.innerHTML = BODY;
   const win = new EventTarget();
   Object.defineProperty(globalThis, 'window', { value: win, configurable: true });
   const stateWrites: string[] = [];
@@ -138,10 +118,10 @@ function loadView(kind: keyof typeof VIEWS, state: unknown): RoomView {
     }),
   });
   // A new module instance for each view (its state lives at module level, as in the webview).
-  delete load.cache[VIEWS[kind].script];
-  load(VIEWS[kind].script);
+  delete load.cache[ROOM];
+  load(ROOM);
   countMarkdown();
-  const root = doc.getElementById(VIEWS[kind].root) as HTMLElement;
+  const root = doc.getElementById('room') as HTMLElement;
   const observer = new d.window.MutationObserver(() => undefined);
   observer.observe(doc.body, { subtree: true, childList: true, attributes: true, characterData: true });
   const takeWork = (): DomWork => {

@@ -2,20 +2,19 @@
  * Browser side of the digest review: the digest rendered (Edit shows its Markdown), and for
  * consensus meetings the voting matrix, verdict and conflicts. Accept, Reject or Run Another Round;
  * for an escalated consensus meeting, Pick an option, Another Round or Defer. The person's edits
- * survive the panel re-rendering on a new event; links open the files the meeting wrote. The log
- * comes once (`digest/show`), then each event once (`digest/event`), folded in as it comes; the
- * review re-renders on the events that change it. The saved state is the person's drafts, not the log.
+ * survive the panel re-rendering on a new event; links open the files the meeting wrote.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
-import type { MeetingEvent, MeetingState, ToWebview } from '@roundtable/protocol';
-import { checkToWebview, evolve, fold, visibleDeep } from '@roundtable/protocol';
+import type { MeetingEvent, ToWebview } from '@roundtable/protocol';
+import { checkToWebview, fold, visibleDeep } from '@roundtable/protocol';
 import { reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { renderDigestView, type ReviewContext } from './digestRender';
 import { readScope } from './digestScope';
 import { vscodeApi } from './vscodeApi';
 
 interface Saved {
+  events: MeetingEvent[];
   files?: ToWebview['digest/files'];
   /** The draft and the digest it was made from: a new digest (another round) drops it. */
   draft?: { base: string; text: string };
@@ -26,22 +25,7 @@ interface Saved {
 
 const api = vscodeApi<Saved>();
 const root = document.getElementById('digest') as HTMLElement;
-// A state saved by an older release also held the log: it is dropped (the log is sent again).
-let saved: Saved = (({ events: _events, ...rest }: Saved & { events?: unknown }) => rest)(api.getState() ?? {});
-api.setState(saved);
-/** The meeting as folded from what was sent, and the seq of its last event; none until the log comes. */
-let meeting: { state: MeetingState; seq: number } | undefined;
-
-/** The events after which the review shows something else (the others only fold in). */
-const RERENDER: ReadonlySet<MeetingEvent['type']> = new Set([
-  'digest_ready',
-  'escalated',
-  'decision_recorded',
-  'meeting_closed',
-  'close_requested',
-  'human_resolved',
-  'round_started',
-]);
+let saved: Saved = api.getState() ?? { events: [] };
 
 function save(patch: Partial<Saved>): void {
   saved = { ...saved, ...patch };
@@ -53,9 +37,7 @@ function textArea(): HTMLTextAreaElement | null {
 }
 
 function show(): void {
-  // Nothing until the log comes: an empty fold would read as a meeting still running.
-  if (!meeting) return;
-  const s = meeting.state;
+  const s = fold(saved.events);
   const base = reviewMarkdown(s);
   const draft = saved.draft && saved.draft.base === base ? saved.draft.text : undefined;
   const ctx: ReviewContext = { editing: saved.editing === true };
@@ -129,15 +111,8 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   // Bidi controls as escapes, zero-width characters out of names and markers: as in the room and minutes.
   const msg = visibleDeep(checked.value);
   if (msg.type === 'digest/show') {
-    meeting = { state: fold(msg.events), seq: msg.events.at(-1)?.seq ?? 0 };
+    save({ events: msg.events });
     show();
-  } else if (msg.type === 'digest/event') {
-    const e = msg.event;
-    // Before the log, or already folded in: nothing to do. A gap: the whole log again.
-    if (!meeting || e.seq <= meeting.seq) return;
-    if (e.seq !== meeting.seq + 1) return api.postMessage({ type: 'digest/ready' });
-    meeting = { state: evolve(meeting.state, e), seq: e.seq };
-    if (RERENDER.has(e.type)) show();
   } else if (msg.type === 'digest/files') {
     const { type: _type, ...files } = msg;
     save({ files });
@@ -147,4 +122,5 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   }
 });
 
+if (saved.events.length > 0) show();
 api.postMessage({ type: 'digest/ready' });
