@@ -134,6 +134,7 @@ function assemble(context: vscode.ExtensionContext): Parts {
     await lifecycle.follow(meetingId);
     room.show(meetingId);
     updateContext();
+    lifecycle.shownNow(meetingId);
   };
 
   const lifecycle: Lifecycle = new Lifecycle({ context, link, log, shown, select, changed });

@@ -41,6 +41,11 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
   /** Per followed meeting, the last seq that was already in its log when this window began to follow it. */
   private readonly since = new Map<string, number>();
   private readonly disposables: vscode.Disposable[] = [];
+  /**
+   * Meetings started here that closed before the room showed them, with the settle that came
+   * meanwhile: their review opens as the room shows them.
+   */
+  private readonly closedOffScreen = new Map<string, MeetingEvent | undefined>();
 
   constructor(private readonly host: LifecycleHost) {
     this.disposables.push(
@@ -51,19 +56,30 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
         const since = this.since.get(e.meetingId);
         // A settle replayed from the log was there before this window looked: catchUp() saw it.
         // The review of the meeting on screen opens as it closes and shows progress while the digest is written.
-        if (
-          e.type === 'meeting_closed' &&
-          e.reason !== 'error' &&
-          since !== undefined &&
-          e.seq > since &&
-          host.shown() === e.meetingId
-        )
-          void this.review(e.meetingId).catch((err: unknown) => this.host.log.error((err as Error).message));
+        // One started here may close before the room shows it (the start answers with its first events,
+        // and a fast panel is done in that time): its review opens when the room does (shownNow).
+        if (e.type === 'meeting_closed' && e.reason !== 'error' && since !== undefined && e.seq > since) {
+          if (host.shown() === e.meetingId) this.openReview(e.meetingId);
+          else if (since === 0) this.closedOffScreen.set(e.meetingId, undefined);
+        }
         if (settles(e) && since !== undefined && e.seq > since) {
           void this.settled(e).catch((err: unknown) => this.host.log.error((err as Error).message));
         }
       }),
     );
+  }
+
+  /** The room shows a meeting now: one started here that closed before it was on screen opens its review. */
+  shownNow(meetingId: string): void {
+    if (!this.closedOffScreen.has(meetingId)) return;
+    const settle = this.closedOffScreen.get(meetingId);
+    this.closedOffScreen.delete(meetingId);
+    if (settle) void this.present(settle).catch((err: unknown) => this.host.log.error((err as Error).message));
+    else this.openReview(meetingId);
+  }
+
+  private openReview(meetingId: string): void {
+    void this.review(meetingId).catch((err: unknown) => this.host.log.error((err as Error).message));
   }
 
   /** Follows a meeting's log; `fresh` for one started here (everything in it is new). */
@@ -119,10 +135,17 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
   /** A followed meeting just settled (digest out, escalated, or failed). */
   private async settled(e: MeetingEvent): Promise<void> {
     const id = e.meetingId;
+    if (minutesPolicy() === 'always' && needOf(this.state(id)) !== 'failed') await this.saveMinutes(id);
+    // Started here and about to be shown: what it needs is shown with the room (shownNow), not as a notification.
+    if (this.closedOffScreen.has(id) && this.host.shown() !== id) this.closedOffScreen.set(id, e);
+    else await this.present(e);
+  }
+
+  /** Shows what a settled meeting needs: its review on screen, a notification otherwise. */
+  private async present(e: MeetingEvent): Promise<void> {
+    const id = e.meetingId;
     const s = this.state(id);
     const need = needOf(s);
-    const policy = minutesPolicy();
-    if (policy === 'always' && need !== 'failed') await this.saveMinutes(id);
     if (need === 'failed') {
       // A meeting without a decision on screen opens its review, which says why and offers Retry;
       // one that failed outright is said in a notification with Retry and Discard.
@@ -132,7 +155,7 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
       return;
     }
     if (!need) return;
-    if (e.type === 'escalated' && policy !== 'always' && this.host.shown() === id) {
+    if (e.type === 'escalated' && minutesPolicy() !== 'always' && this.host.shown() === id) {
       // The report (votes, matrix, conflicts) opens beside the review, unsaved: nothing enters the repo.
       const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: renderMinutes(s) });
       await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });

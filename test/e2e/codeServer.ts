@@ -1,6 +1,6 @@
 /** code-server (VS Code's workbench and a real extension host) driven by Debian's Chromium. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -50,6 +50,28 @@ export async function frameWith(page: Page, selector: string): Promise<Frame | u
     }
   }
   return undefined;
+}
+
+/**
+ * What a failed wait saw, for its message: the text of every webview and the tail of the
+ * extension's log (code-server keeps it under the user data folder).
+ */
+export async function whatWasShown(vs: RunningVsCode): Promise<string> {
+  const views: string[] = [];
+  for (const f of vs.page.frames()) {
+    const text = await f
+      .evaluate(() => document.querySelector<HTMLElement>('#digest, #room, main')?.innerText ?? '')
+      .catch(() => '');
+    if (text.trim()) views.push(`[webview] ${text.trim().replace(/\s+/g, ' ').slice(0, 600)}`);
+  }
+  const logs = path.join(path.dirname(path.dirname(vs.settingsFile)), 'logs');
+  const files: string[] = await readdir(logs, { recursive: true }).catch(() => []);
+  const tails: string[] = [];
+  for (const f of files.filter((n) => /roundtable/i.test(path.basename(n)) && n.endsWith('.log'))) {
+    const lines = (await readFile(path.join(logs, f), 'utf8').catch(() => '')).trimEnd().split('\n');
+    tails.push(`[${path.basename(f)}]\n${lines.slice(-40).join('\n')}`);
+  }
+  return [...views, ...tails].join('\n');
 }
 
 /**

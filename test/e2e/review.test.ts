@@ -25,6 +25,7 @@ import {
   startVsCode,
   until,
   waitForRoundtableCommands,
+  whatWasShown,
   type RunningVsCode,
 } from './codeServer';
 
@@ -88,15 +89,26 @@ describe('the digest review in a real VS Code (code-server)', () => {
     console.log(`e2e screenshots: ${SHOTS}`);
   });
 
-  const reviewFrame = (selector: string, timeoutMs = 60_000): Promise<Frame> =>
-    until(`the review showing ${selector}`, () => frameWith(page, `.review ${selector}`), timeoutMs);
+  /** The review's frame once `selector` shows in it (`text`: with exactly that text); a timeout says what was shown. */
+  const reviewFrame = (selector: string, timeoutMs = 60_000, text?: string): Promise<Frame> =>
+    until(
+      `the review showing ${selector}${text ? ` “${text}”` : ''}`,
+      async () => {
+        const f = await frameWith(page, `.review ${selector}`);
+        return f && (text === undefined || (await f.textContent(`.review ${selector}`))?.trim() === text) && f;
+      },
+      timeoutMs,
+    ).catch(async (e: Error) => {
+      throw new Error(`${e.message}\n${await whatWasShown(vs)}`);
+    });
 
   it('opens the review as the meeting closes, with a progress line and without taking focus', async () => {
     await waitForRoundtableCommands(page);
     await startMeeting(page, { topic: TOPIC, mode: 'Roundtable' });
 
     await digestAsked;
-    const review = await reviewFrame('[data-testid="progress"]', 90_000);
+    // The review may open on the log before the close came (progress "still running"); it must come to this.
+    const review = await reviewFrame('[data-testid="progress"]', 90_000, 'Writing the digest…');
     assert.equal((await review.textContent('[data-testid="progress"]'))?.trim(), 'Writing the digest…');
     assert.equal(await review.$('#accept'), null, 'nothing to accept before the digest');
     const focusInEditor = await page.evaluate(
