@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { fold, type Participant, type StartMeetingParams } from '@roundtable/protocol';
+import type { MeetingState, Participant, StartMeetingParams } from '@roundtable/protocol';
 import {
   DEFAULT_CONFIG,
   MeetingConfigSchema,
@@ -18,7 +18,7 @@ import {
   checkStartParams,
 } from '@roundtable/protocol';
 import * as z from 'zod';
-import { apiKeyOf, convene, readMeeting, type DaemonConnection } from '@roundtable/client';
+import { apiKeyOf, convene, type DaemonConnection } from '@roundtable/client';
 import { choosePanel } from '../../daemon/src/providers/panelChoice';
 import { UsageError } from '@roundtable/client/usage';
 import { writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
@@ -129,12 +129,12 @@ async function prepare(a: Input, o: DeliberateOptions): Promise<StartMeetingPara
   return checked.value;
 }
 
-/** Writes the minutes like `roundtable run`; when it cannot, the one line that says how to get them later. */
-export async function minutesOf(
-  conn: DaemonConnection,
-  meetingId: string,
-  o: DeliberateOptions,
-): Promise<{ path: string; written: boolean }> {
+/**
+ * Writes the minutes like `roundtable run`, from the state the meeting's handle folded as it
+ * followed it (the log is not read or folded again); when it cannot, the one line that says how to
+ * get them later.
+ */
+export async function minutesOf(s: MeetingState, o: DeliberateOptions): Promise<{ path: string; written: boolean }> {
   let why = '';
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -142,8 +142,7 @@ export async function minutesOf(
       done();
     },
   });
-  const { events } = await readMeeting(conn, meetingId);
-  const file = await writeMinutesOrExplain(o.minutesDir, fold(events), sink, { workspace: o.workspace });
+  const file = await writeMinutesOrExplain(o.minutesDir, s, sink, { workspace: o.workspace });
   return file ? { path: file, written: true } : { path: why.replace(/^roundtable: /, '').trim(), written: false };
 }
 
@@ -196,7 +195,7 @@ export function registerDeliberate(server: McpServer, conn: DaemonConnection, o:
         signal: extra.signal,
         onRound: (p) => progress(p.round, progressLine(p), total),
       });
-      const minutes = await minutesOf(conn, result.meetingId, o);
+      const minutes = await minutesOf(result.state, o);
       return deliberateReport(result, minutes);
     },
   );

@@ -135,7 +135,7 @@ export function registerReview(server: McpServer, conn: DaemonConnection, o: Del
         // Refused by the daemon (a ref git does not know, the gate): one line, nothing spent.
         return refusal(e);
       }
-      const minutes = await minutesOf(conn, result.meetingId, o);
+      const minutes = await minutesOf(result.state, o);
       return reviewReport(result, reviewOutcome(result.state, asked.failOn), minutes);
     },
   );
