@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type {
   DaemonEvents,
   DaemonMethod,
+  DaemonNotification,
   MeetingEvent,
   MeetingState,
   MessageDelta,
@@ -51,6 +52,12 @@ export class DaemonLink implements vscode.Disposable {
   readonly onStarted = this.onStartedEmitter.event;
   private readonly onDeltaEmitter = new vscode.EventEmitter<MessageDelta>();
   readonly onDelta = this.onDeltaEmitter.event;
+  private readonly onNotificationEmitter = new vscode.EventEmitter<DaemonNotification>();
+  /**
+   * Every daemon notification as the window takes it: a `room/event` once the meeting's fold has
+   * applied it (in order, never twice), the others as they come. What a webview relays is read here.
+   */
+  readonly onNotification = this.onNotificationEmitter.event;
   private readonly onStateEmitter = new vscode.EventEmitter<{ state: LinkState; message?: string }>();
   readonly onState = this.onStateEmitter.event;
   private readonly onConnectedEmitter = new vscode.EventEmitter<RpcClient>();
@@ -167,6 +174,7 @@ export class DaemonLink implements vscode.Disposable {
   private deliver(e: MeetingEvent): void {
     this.live.get(e.meetingId)?.settle(e);
     this.onEventEmitter.fire(e);
+    this.onNotificationEmitter.fire({ method: 'room/event', params: { event: e } });
   }
 
   private dispatch<K extends keyof DaemonEvents>(method: K, params: DaemonEvents[K]): void {
@@ -179,6 +187,8 @@ export class DaemonLink implements vscode.Disposable {
     } else if (method === 'daemon/error') {
       this.log.warn(`daemon: ${(params as DaemonEvents['daemon/error']).message}`);
     }
+    // A `room/event` is the fold's to hand on (`deliver`): a raw one may repeat or come after a gap.
+    if (method !== 'room/event') this.onNotificationEmitter.fire({ method, params } as DaemonNotification);
   }
 
   dispose(): void {
@@ -186,6 +196,7 @@ export class DaemonLink implements vscode.Disposable {
     this.onEventEmitter.dispose();
     this.onStartedEmitter.dispose();
     this.onDeltaEmitter.dispose();
+    this.onNotificationEmitter.dispose();
     this.onStateEmitter.dispose();
     this.onConnectedEmitter.dispose();
   }

@@ -6,11 +6,12 @@
  * wrote, and is read-only once decided.
  */
 import * as vscode from 'vscode';
-import type { DecisionKind, ResolveAction, ToWebview } from '@roundtable/protocol';
+import type { DecisionKind, ToWebview } from '@roundtable/protocol';
 import { checkFromWebview } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { webviewHtml } from './html';
 import { humanName } from './gitUser';
+import { isRelayedUp, relayUp } from './relay';
 
 export interface ReviewActions {
   decide(
@@ -20,7 +21,8 @@ export interface ReviewActions {
     instruction?: string,
     scope?: string[],
   ): Promise<void>;
-  resolve(meetingId: string, action: ResolveAction, opts: { option?: string; instruction?: string }): Promise<void>;
+  /** A message the review relays (the person's answer to an escalation) went to the daemon. */
+  relayed(meetingId: string): void;
   /** Starts the meeting again (it produced no decision): the retry replaces it. */
   retry(meetingId: string): Promise<unknown>;
 }
@@ -140,7 +142,9 @@ export class DigestPanel {
     }
     const msg = checked.value;
     try {
-      if (msg.type === 'digest/ready') {
+      if (isRelayedUp(msg, 'digest')) {
+        if (await relayUp(this.link, msg, this.meetingId)) this.actions.relayed(this.meetingId);
+      } else if (msg.type === 'digest/ready') {
         this.refresh();
         this.postFiles();
       } else if (msg.type === 'digest/open') {
@@ -155,12 +159,6 @@ export class DigestPanel {
         this.panel.dispose();
       } else if (msg.type === 'digest/decide')
         await this.actions.decide(this.meetingId, msg.decision, msg.digestText, msg.instruction, msg.scope);
-      else if (msg.type === 'digest/resolve') {
-        await this.actions.resolve(this.meetingId, msg.action, {
-          ...(msg.option !== undefined ? { option: msg.option } : {}),
-          ...(msg.instruction !== undefined ? { instruction: msg.instruction } : {}),
-        });
-      }
     } catch (e) {
       void this.panel.webview.postMessage({ type: 'digest/error', message: (e as Error).message });
     }

@@ -149,8 +149,8 @@ function assemble(context: vscode.ExtensionContext): Parts {
     showError,
   });
   const room = new RoomViewProvider(context.extensionUri, link, log, {
-    post: (text) => commands.post(activeMeeting, text),
-    cut: (reason) => commands.cut(activeMeeting, reason),
+    meeting: () => activeMeeting,
+    checks: commands.roomChecks,
     review: (meetingId) => commands.review(meetingId ?? activeMeeting),
     retry: (meetingId) => commands.retry(meetingId),
   });

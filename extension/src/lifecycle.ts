@@ -271,6 +271,11 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
     this.host.changed();
   }
 
+  /** The review relayed the person's answer to the daemon: the views catch up. */
+  relayed(): void {
+    this.host.changed();
+  }
+
   /** Starts the same meeting again (same topic, panel, options and limits) and shows it in its place. */
   async retry(meetingId: string): Promise<string> {
     await this.follow(meetingId);

@@ -14,6 +14,7 @@ import { renderMinutes } from '@roundtable/protocol/minutes';
 import { existingMinutes } from './minutesFiles';
 import { minutesDir } from './workspaceFolders';
 import { RoomViewProvider } from './roomView';
+import { relayUp, type RelayChecks } from './relay';
 
 /** What a command was invoked with: a meeting id (from code), a Meetings view item, or nothing (the room's meeting). */
 export type MeetingArg = string | MeetingsNode | undefined;
@@ -75,17 +76,30 @@ export class MeetingCommands implements vscode.Disposable {
     await vscode.commands.executeCommand(`${RoomViewProvider.viewId}.focus`);
   }
 
-  async cut(arg: MeetingArg, reason?: string): Promise<void> {
+  /** The meeting to cut, once the person confirmed it; undefined when they did not. */
+  private async confirmedCut(arg: MeetingArg): Promise<string | undefined> {
     const id = this.need(arg, 'cut');
     await this.host.lifecycle.follow(id);
     if (this.host.lifecycle.state(id).status === 'closed') throw new Error('This meeting is already closed.');
-    if (!(await confirmCut(this.topic(id)))) return;
-    await (await this.host.link.handle(id)).cut(reason);
+    return (await confirmCut(this.topic(id))) ? id : undefined;
   }
 
+  async cut(arg: MeetingArg, reason?: string): Promise<void> {
+    const id = await this.confirmedCut(arg);
+    if (id) await (await this.host.link.handle(id)).cut(reason);
+  }
+
+  /** What a room asks before a message it relays goes to the daemon: a post needs a meeting, a cut is confirmed. */
+  readonly roomChecks: RelayChecks = {
+    'room/post': (meetingId) => {
+      if (!meetingId) throw new Error('No meeting is running: start one with "Roundtable: Start Roundtable".');
+      return Promise.resolve(true);
+    },
+    'room/cut': async (meetingId) => (await this.confirmedCut(meetingId)) !== undefined,
+  };
+
   async post(meetingId: string | undefined, text: string): Promise<void> {
-    if (!meetingId) throw new Error('No meeting is running: start one with "Roundtable: Start Roundtable".');
-    await this.host.link.request('room/post', { meetingId, text });
+    await relayUp(this.host.link, { type: 'room/post', text }, meetingId, this.roomChecks);
   }
 
   review(arg: MeetingArg): Promise<void> {
@@ -159,8 +173,8 @@ export class MeetingCommands implements vscode.Disposable {
     );
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'roundtable.svg');
     const room: RoomViewProvider = new RoomViewProvider(context.extensionUri, link, log, {
-      post: (text) => this.post(room.meetingId, text),
-      cut: (reason) => this.cut(room.meetingId, reason),
+      meeting: () => room.meetingId,
+      checks: this.roomChecks,
       review: (meetingId) => this.review(meetingId ?? room.meetingId),
       retry: (meetingId) => this.retry(meetingId),
     });

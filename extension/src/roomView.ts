@@ -1,12 +1,23 @@
 /**
- * The sidebar room view. It relays between the webview and the daemon (the webview never talks to
- * the daemon, so the token stays in the extension) and validates every message the webview sends.
+ * The sidebar room view (and the room in an editor tab). It validates every message the webview
+ * sends and relays between the webview and the daemon by the protocol's pass-through list
+ * (relay.ts); the rest (ready, copy, review, retry) it answers itself.
  */
 import * as vscode from 'vscode';
 import type { ToWebview } from '@roundtable/protocol';
 import { checkFromWebview } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { webviewHtml } from './html';
+import { isRelayedUp, relayDown, relayUp, type RelayChecks } from './relay';
+
+export interface RoomActions {
+  /** The meeting the room's relayed messages are about. */
+  meeting(): string | undefined;
+  /** Asked before a relayed message goes to the daemon (a post needs a meeting; a cut is confirmed). */
+  checks: RelayChecks;
+  review(meetingId?: string): Promise<void>;
+  retry(meetingId: string): Promise<unknown>;
+}
 
 export class RoomViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'roundtable.room';
@@ -19,19 +30,12 @@ export class RoomViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly extensionUri: vscode.Uri,
     private readonly link: DaemonLink,
     private readonly log: vscode.LogOutputChannel,
-    private readonly actions: {
-      post(text: string): Promise<void>;
-      cut(reason?: string): Promise<void>;
-      review(meetingId?: string): Promise<void>;
-      retry(meetingId: string): Promise<unknown>;
-    },
+    private readonly actions: RoomActions,
   ) {
     this.disposables.push(
-      link.onEvent((e) => {
-        if (e.meetingId === this.meetingId) this.send({ type: 'room/event', event: e });
-      }),
-      link.onDelta((d) => {
-        if (d.meetingId === this.meetingId) this.send({ type: 'room/delta', delta: d });
+      link.onNotification((n) => {
+        const msg = relayDown(n, this.meetingId);
+        if (msg) void this.view?.webview.postMessage(msg);
       }),
       link.onState((s) =>
         this.send({ type: 'room/connection', state: s.state, ...(s.message ? { message: s.message } : {}) }),
@@ -79,15 +83,13 @@ export class RoomViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
     const msg = checked.value;
     try {
+      if (isRelayedUp(msg, 'room')) {
+        await relayUp(this.link, msg, this.actions.meeting(), this.actions.checks);
+        return;
+      }
       switch (msg.type) {
         case 'room/ready':
           this.replay(msg.meetingId, msg.sinceSeq);
-          break;
-        case 'room/post':
-          await this.actions.post(msg.text);
-          break;
-        case 'room/cut':
-          await this.actions.cut(msg.reason);
           break;
         case 'room/copy':
           await vscode.env.clipboard.writeText(msg.text);

@@ -27,22 +27,34 @@ export const DAEMON_EVENTS = {
 export type DaemonEventMethod = keyof typeof DAEMON_EVENTS;
 export type DaemonEvents = { [K in DaemonEventMethod]: z.output<(typeof DAEMON_EVENTS)[K]> };
 
+/** A daemon notification as one value: its method and its params. */
+export type DaemonNotification = {
+  [K in DaemonEventMethod]: { method: K; params: DaemonEvents[K] };
+}[DaemonEventMethod];
+
 /**
  * The pass-through list: what the extension relays between its webviews and the daemon without
- * changing what it carries, named here once. Down, a daemon notification goes to the room under
- * its own name with its own fields (the meeting's id is the view's). Up, a webview message becomes
- * the daemon request named beside it, its fields as they are plus the meeting's id: both are built
- * from the same fields (`PostFields`, `CutFields`, `ResolveFields` in messageSchemas.ts).
+ * changing what it carries, named here once; the extension relays by these tables, so relaying one
+ * more is one line here. Down, a daemon notification goes to the room under its own name with its
+ * own fields, when it is about the meeting the room shows (the meeting each names). Up, a webview
+ * message becomes the daemon request named beside it, its fields as they are plus the meeting's id:
+ * both are built from the same fields (`PostFields`, `CutFields`, `ResolveFields` in messageSchemas.ts).
  */
-export const RELAYED_DOWN = ['room/event', 'room/delta'] as const satisfies readonly DaemonEventMethod[];
+export const RELAYED_DOWN = {
+  'room/event': (p: DaemonEvents['room/event']) => p.event.meetingId,
+  'room/delta': (p: DaemonEvents['room/delta']) => p.delta.meetingId,
+} as const satisfies { [K in DaemonEventMethod]?: (params: DaemonEvents[K]) => string };
+export type RelayedDown = keyof typeof RELAYED_DOWN;
 export const RELAYED_UP = {
   'room/post': 'room/post',
   'room/cut': 'meeting/cut',
   'digest/resolve': 'meeting/resolve',
 } as const;
+export type RelayedUp = keyof typeof RELAYED_UP;
 
 /** The daemon's notifications a webview gets as they are. */
-function relayedDown<K extends DaemonEventMethod>(names: readonly K[]): Pick<typeof DAEMON_EVENTS, K> {
+function relayedDown<K extends DaemonEventMethod>(table: Record<K, unknown>): Pick<typeof DAEMON_EVENTS, K> {
+  const names = Object.keys(table) as K[];
   return Object.fromEntries(names.map((n) => [n, DAEMON_EVENTS[n]])) as Pick<typeof DAEMON_EVENTS, K>;
 }
 

@@ -62,7 +62,8 @@ describe('the pass-through list', () => {
   });
 
   it('the daemon’s notifications relayed down are the daemon’s own schemas', () => {
-    for (const m of RELAYED_DOWN) assert.equal(TO_WEBVIEW[m], DAEMON_EVENTS[m]);
+    for (const m of Object.keys(RELAYED_DOWN) as (keyof typeof RELAYED_DOWN)[])
+      assert.equal(TO_WEBVIEW[m], DAEMON_EVENTS[m]);
   });
 });
 
