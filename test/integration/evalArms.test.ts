@@ -117,6 +117,7 @@ describe('roundtable eval: best of round 1, effective votes, flips, which to use
     assert.deepEqual(Object.fromEntries(json.systems.map((s) => [s.name, s.correct])), want.correct);
     const by = Object.fromEntries(json.systems.map((s) => [s.name, s]));
     assert.equal(by.best?.billedTokens, 4 * 110);
+    assert.equal(json.unpicked, 0, "every judge's reply named an answer");
     assert.match(
       r.stdout,
       new RegExp(

@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BEST_OF_SYSTEM, bestOfPrompt, candidateOrder, parsePick, pickedSeat } from '../../eval/src/bestOf';
+import { parseEvalArgs } from '../../eval/src/command';
+import { sameKey } from '../../eval/src/record';
 import { recommend, type SystemSummary } from '../../eval/src/summary';
 import { wilson95 } from '../../eval/src/wilson';
 
@@ -77,6 +79,20 @@ describe('best of round 1: the judge', () => {
       order,
       'the same question shows the same order (a resumed run reads the same pick)',
     );
+  });
+});
+
+describe('--judge', () => {
+  it('names the model that picks; a checkpoint of another judge is another run, one written before the option is the first model', () => {
+    const o = parseEvalArgs(['--models', 'a,b,c', '--judge', ' big '], {});
+    assert.ok(o !== 'help');
+    assert.equal(o.key.judge, 'big');
+    const plain = parseEvalArgs(['--models', 'a,b,c'], {});
+    assert.ok(plain !== 'help');
+    assert.equal(plain.key.judge, undefined, 'the first model picks');
+    assert.ok(sameKey(plain.key, { ...plain.key, judge: 'a' }));
+    assert.ok(!sameKey(plain.key, o.key));
+    assert.throws(() => parseEvalArgs(['--models', 'a,b', '--judge', '  '], {}), /--judge needs a model name/);
   });
 });
 
