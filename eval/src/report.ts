@@ -48,7 +48,7 @@ function flipsTable(r: EvalResults): string[] {
 }
 
 function ratio(v: number): string {
-  return Number.isFinite(v) ? `${v.toFixed(2)}×` : 'more than nothing';
+  return Number.isFinite(v) ? `${v.toFixed(2)}×` : 'tokens where it billed none';
 }
 
 /** "Use best on arithmetic (seed 1): the most accurate, 86.0% at 440 billed tokens per question; …" */
