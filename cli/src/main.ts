@@ -20,7 +20,7 @@ Commands:
   minutes   render a meeting's minutes again from its log
   decisions list and search the decision records, and the ones that govern a file
   mcp       serve the roundtable tools to MCP clients over stdio
-  eval      compare one model, a majority vote and the roundtable on a question set
+  eval      compare one model, a majority vote, a judge's pick and the roundtable on a question set
 
 ${RUN_USAGE}
 

@@ -1,31 +1,38 @@
 /**
- * The three systems `roundtable eval` compares on each question:
+ * The four systems `roundtable eval` compares on each question:
  * - single: the first model of the panel alone (its independent answer);
  * - majority: every model answers independently, once; the answer given by more than half of them
  *   wins, otherwise there is no majority and the question is scored wrong;
+ * - best: the same independent answers, then one judge call picks the best of them (bestOf.ts);
  * - roundtable: a real roundtable meeting (in-process, openai provider) whose workers are the panel;
  *   its answer is the majority, by the same rule, of each worker's latest `ANSWER:` marker.
+ * Here the systems are asked; record.ts reads their answers from the replies.
  * The single model's answer is the first model's independent answer of the majority vote (one call
  * serves both), so both are measured on exactly the same reply.
  */
-import type { MeetingState, Participant, Usage, ChatMessage } from '@roundtable/protocol';
+import type { Participant, Usage, ChatMessage } from '@roundtable/protocol';
 import { billOf, workersOf } from '@roundtable/protocol';
 import { Meeting } from '../../daemon/src/meeting/engine';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { newMeetingId } from '../../daemon/src/daemon/ids';
 import type { ChatProvider } from '../../daemon/src/providers/types';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
-import { majorityAnswer, parseAnswer, type Question } from './questions';
+import type { Question } from './questions';
 
-export const SYSTEMS = ['single', 'majority', 'roundtable'] as const;
+export const SYSTEMS = ['single', 'majority', 'best', 'roundtable'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 
-/** One system's result on one question. */
-export interface SystemAnswer {
-  /** The parsed answer, or undefined when there was none (no marker, no majority). */
-  answer?: string;
+/** What one system spent on one question. */
+export interface Cost {
+  /** Prompt + completion tokens of every call it made, as the server reported them. */
   billedTokens: number;
   wallMs: number;
+}
+
+/** One system's result on one question. */
+export interface SystemAnswer extends Cost {
+  /** The parsed answer, or undefined when there was none (no marker, no majority, no pick). */
+  answer?: string;
 }
 
 export interface PanelSetup {
@@ -39,6 +46,8 @@ export interface PanelSetup {
   budget: number;
   /** Per call, in ms. */
   turnTimeoutMs: number;
+  /** The model that picks the best round-1 answer (default: the first of `models`). */
+  judge?: string;
 }
 
 export const ANSWER_INSTRUCTION =
@@ -51,13 +60,17 @@ function independentPrompt(q: Question): ChatMessage[] {
   ];
 }
 
-const billed = (u: Usage) => u.promptTokens + u.completionTokens;
+/** What a call is billed: prompt + completion tokens, as the server reported them. */
+export const billed = (u: Usage) => u.promptTokens + u.completionTokens;
 
-/** Each model answers once, independently and in parallel: the single and majority systems. */
+/**
+ * Each model answers once, independently and in parallel: the replies of the single, majority and
+ * best systems, with what the first model's call (single) and all of them (majority) cost.
+ */
 export async function independentAnswers(
   setup: PanelSetup,
   q: Question,
-): Promise<{ single: SystemAnswer; majority: SystemAnswer; replies: string[] }> {
+): Promise<{ single: Cost; majority: Cost; replies: string[] }> {
   const started = Date.now();
   const replies = await Promise.all(
     setup.models.map(async (model, i) => {
@@ -69,29 +82,20 @@ export async function independentAnswers(
         signal: AbortSignal.timeout(setup.turnTimeoutMs),
         meta: { participant: `m${i + 1}`, role: 'worker', purpose: 'turn', round: 1, topic: q.question },
       });
-      return { text: r.text, answer: parseAnswer(r.text), tokens: billed(r.usage), ms: Date.now() - t0 };
+      return { text: r.text, tokens: billed(r.usage), ms: Date.now() - t0 };
     }),
   );
   const first = replies[0];
   if (!first) throw new Error('the panel has no model');
-  const majority = majorityAnswer(replies.map((r) => r.answer));
   return {
-    single: {
-      ...(first.answer !== undefined ? { answer: first.answer } : {}),
-      billedTokens: first.tokens,
-      wallMs: first.ms,
-    },
-    majority: {
-      ...(majority !== undefined ? { answer: majority } : {}),
-      billedTokens: replies.reduce((n, r) => n + r.tokens, 0),
-      wallMs: Date.now() - started,
-    },
+    single: { billedTokens: first.tokens, wallMs: first.ms },
+    majority: { billedTokens: replies.reduce((n, r) => n + r.tokens, 0), wallMs: Date.now() - started },
     replies: replies.map((r) => r.text),
   };
 }
 
 /** `w1-<model>` cut to a valid seat name, so the minutes say which model sat where. */
-function seatName(i: number, model: string): string {
+export function seatName(i: number, model: string): string {
   return `w${i + 1}-${model.replace(/[^A-Za-z0-9_-]+/g, '_')}`.slice(0, 40);
 }
 
@@ -103,29 +107,11 @@ export function roundtablePanel(models: string[]): Participant[] {
 }
 
 /**
- * The roundtable's answer: for each worker its latest `ANSWER:` marker over the rounds (a worker
- * that passed or failed later keeps its last stated answer), then the same strict majority as the
- * majority vote. A worker that never gave a marker counts as a voter without an answer.
- * `upToRound` 1 gives what the independent round 1 alone would have answered.
+ * Runs one roundtable meeting on the question, in this process: each worker's contributions round
+ * by round ('' for a round it did not answer), in panel order — what the record scores (record.ts) —
+ * and what the meeting cost.
  */
-export function roundtableAnswer(s: MeetingState, upToRound = Infinity): string | undefined {
-  const latest = workersOf(s).map((w) => {
-    let a: string | undefined;
-    for (const r of s.rounds.filter((x) => x.round <= upToRound)) {
-      const m = r.contributions[w.name];
-      const parsed = m ? parseAnswer(m.text) : undefined;
-      if (parsed !== undefined) a = parsed;
-    }
-    return a;
-  });
-  return majorityAnswer(latest);
-}
-
-/** Runs one roundtable meeting on the question, in this process, and reads its answer. */
-export async function roundtableOn(
-  setup: PanelSetup,
-  q: Question,
-): Promise<SystemAnswer & { round1Answer?: string; state: MeetingState }> {
+export async function roundtableOn(setup: PanelSetup, q: Question): Promise<Cost & { columns: string[][] }> {
   const started = Date.now();
   const meeting = await Meeting.open(
     { store: new MemoryStore(), providerFor: () => setup.provider, clock: systemClock },
@@ -144,13 +130,9 @@ export async function roundtableOn(
     },
   );
   const state = await meeting.run();
-  const answer = roundtableAnswer(state);
-  const round1Answer = roundtableAnswer(state, 1);
   return {
-    ...(answer !== undefined ? { answer } : {}),
-    ...(round1Answer !== undefined ? { round1Answer } : {}),
+    columns: workersOf(state).map((w) => state.rounds.map((r) => r.contributions[w.name]?.text ?? '')),
     billedTokens: billOf(state).totalTokens,
     wallMs: Date.now() - started,
-    state,
   };
 }

@@ -11,7 +11,12 @@
  *   model whose name sorts first (stance NEUTRAL in round 1, then AGREE when there was a majority,
  *   DISAGREE when not); so after two rounds the panel answers the round-1 majority, or the first
  *   model's answer where round 1 had none;
+ * - the judge of the best-of arm picks the first quoted answer that is right, unless it errs on the
+ *   expression (hash(expression|judge) < `judgeErrorRate`) or none is: then it picks answer-1;
  * - every reply is billed exactly `PROMPT_TOKENS` + `COMPLETION_TOKENS`.
+ *
+ * Instead of rates, a test may give the exact rule (`ErrorRule`): which model errs on which
+ * expression, for panels whose errors are correlated by construction.
  */
 import { createHash } from 'node:crypto';
 import type { PanelSetup } from '../../eval/src/systems';
@@ -34,11 +39,25 @@ export function truth(expr: string): number {
   return a + b * c + d - e * f;
 }
 
+/** Whether `model` errs on `expr`. */
+export type ErrorRule = (expr: string, model: string) => boolean;
+/** Error rates per model, or the exact rule. */
+export type Errs = Record<string, number> | ErrorRule;
+
+function errs(e: Errs, expr: string, model: string): boolean {
+  return typeof e === 'function' ? e(expr, model) : unit(`${expr}|${model}`) < (e[model] ?? 0);
+}
+
 /** What `model` answers on its own. */
-export function modelAnswer(expr: string, model: string, rates: Record<string, number>): number {
+export function modelAnswer(expr: string, model: string, rates: Errs): number {
   const t = truth(expr);
-  if (unit(`${expr}|${model}`) >= (rates[model] ?? 0)) return t;
+  if (!errs(rates, expr, model)) return t;
   return t + (unit(`${expr}|${model}|offset`) < 0.5 ? 1 : 2);
+}
+
+/** Whether the best-of judge errs on `expr` (then it picks answer-1 whatever it says). */
+export function judgeErrs(expr: string, judgeErrorRate: number): boolean {
+  return unit(`${expr}|judge`) < judgeErrorRate;
 }
 
 export interface EvalServer {
@@ -49,6 +68,18 @@ export interface EvalServer {
   independentCalls(): number;
   /** Chat completions that were roundtable worker turns. */
   workerTurns(): number;
+  /** Chat completions that were the best-of judge's picks. */
+  judgePicks(): number;
+}
+
+/** The best-of judge: the label of the first quoted answer that is right, else answer-1. */
+function pick(expr: string, user: string, judgeErrorRate: number): string {
+  const quoted = [...user.matchAll(/from=answer-(\d+) [^\n]*\n((?:\|[^\n]*\n?)*)/g)].map((m) => ({
+    label: m[1] ?? '1',
+    answer: Number(/ANSWER:\s*(-?\d+)/.exec(m[2] ?? '')?.[1]),
+  }));
+  const right = judgeErrs(expr, judgeErrorRate) ? undefined : quoted.find((c) => c.answer === truth(expr));
+  return `I checked each answer.\nBEST: [[${right?.label ?? '1'}]]`;
 }
 
 function strictMajority(xs: number[]): number | undefined {
@@ -56,7 +87,7 @@ function strictMajority(xs: number[]): number | undefined {
   return undefined;
 }
 
-function reply(body: ChatBody, rates: Record<string, number>): string {
+function reply(body: ChatBody, rates: Errs, judgeErrorRate: number): string {
   const system = instructionsOf(body);
   // The topic is in the transcript, the seat and the round line in the last message: read them all.
   const user = (body.messages ?? [])
@@ -67,6 +98,7 @@ function reply(body: ChatBody, rates: Record<string, number>): string {
   const expr = EXPR.exec(user)?.[0];
   if (/the assistant who chairs|meeting's assistant/.test(system) || !expr) return 'Noted.';
   if (/^You are .*, the judge/.test(system)) return '[CLEAN]';
+  if (system.startsWith('You pick the best')) return pick(expr, user, judgeErrorRate);
   let answer = modelAnswer(expr, body.model ?? '', rates);
   // Round 1 has no room position yet: NEUTRAL, so the meeting goes on to a second round.
   let stance = 'NEUTRAL';
@@ -88,10 +120,19 @@ function reply(body: ChatBody, rates: Record<string, number>): string {
   return `I compute ${expr} step by step.\nANSWER: ${answer}${marker}`;
 }
 
-export async function startEvalServer(rates: Record<string, number>): Promise<EvalServer> {
+/** `models` is needed with an `ErrorRule` (rates name their models). */
+export async function startEvalServer(
+  rates: Errs,
+  opts: { judgeErrorRate?: number; models?: string[] } = {},
+): Promise<EvalServer> {
+  const judgeErrorRate = opts.judgeErrorRate ?? 0;
   const fake = await startFakeOpenAI(
-    (body) => ({ text: reply(body, rates), promptTokens: PROMPT_TOKENS, completionTokens: COMPLETION_TOKENS }),
-    { models: Object.keys(rates) },
+    (body) => ({
+      text: reply(body, rates, judgeErrorRate),
+      promptTokens: PROMPT_TOKENS,
+      completionTokens: COMPLETION_TOKENS,
+    }),
+    { models: opts.models ?? (typeof rates === 'function' ? ['fake-model'] : Object.keys(rates)) },
   );
   const chats = () => fake.requests.filter((r) => r.path.startsWith('/v1/chat/completions'));
   return {
@@ -100,6 +141,7 @@ export async function startEvalServer(rates: Record<string, number>): Promise<Ev
     independentCalls: () =>
       chats().filter((r) => r.body.messages?.[0]?.content.startsWith('You answer questions exactly')).length,
     workerTurns: () => chats().filter((r) => /a worker in a structured roundtable/.test(instructionsOf(r.body))).length,
+    judgePicks: () => chats().filter((r) => instructionsOf(r.body).startsWith('You pick the best')).length,
   };
 }
 

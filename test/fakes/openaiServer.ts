@@ -743,6 +743,10 @@ export async function startFakeOpenAI(
       else res.destroy();
     });
   });
+  // Node closes a keep-alive socket idle for 5 s; a client reusing it at that instant reads
+  // ECONNRESET (undici's own idle timer, 1 s shorter, can fire late on a loaded machine). Real
+  // servers keep idle sockets longer (nginx 75 s); the fake keeps them until it closes.
+  server.keepAliveTimeout = 0;
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));

@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { arithmeticSet, loadJsonlSet } from '../../eval/src/questions';
-import { checkpointPathFor, runEval, type RunKey } from '../../eval/src/harness';
+import { checkpointPathFor, runEval } from '../../eval/src/harness';
+import type { RunKey } from '../../eval/src/record';
 import { wilson95 } from '../../eval/src/wilson';
 import { cli, ensureBuilt } from '../fakes/cli';
 import {
@@ -26,19 +27,44 @@ const PER_CALL = PROMPT_TOKENS + COMPLETION_TOKENS;
 function expected(exprs: string[]) {
   let single = 0;
   let majority = 0;
+  let best = 0;
   let noMajority = 0;
   let fixed = 0;
+  // Per seat: [right→wrong, right in round 1, wrong→right, wrong in round 1].
+  const flips = MODELS.map(() => [0, 0, 0, 0]);
   for (const e of exprs) {
     const answers = MODELS.map((m) => modelAnswer(e, m, RATES));
-    if (answers[0] === truth(e)) single++;
-    if (answers.filter((a) => a === truth(e)).length >= 2) majority++;
-    if (new Set(answers).size === 3) {
+    const right = answers.map((a) => a === truth(e));
+    if (right[0]) single++;
+    if (right.filter(Boolean).length >= 2) majority++;
+    // The judge (never wrong here) picks a right answer whenever one was given.
+    if (right.some(Boolean)) best++;
+    const noMaj = new Set(answers).size === 3;
+    if (noMaj) {
       // Round 1 had no majority; in round 2 everyone defers to m1.
       noMajority++;
-      if (answers[0] === truth(e)) fixed++;
+      if (right[0]) fixed++;
     }
+    const finalRight = noMaj ? right[0] : right.filter(Boolean).length >= 2;
+    right.forEach((r, s) => {
+      const f = flips[s] as number[];
+      if (r) {
+        f[1]!++;
+        if (!finalRight) f[0]!++;
+      } else {
+        f[3]!++;
+        if (finalRight) f[2]!++;
+      }
+    });
   }
-  return { single, majority, roundtable: majority + fixed, debate: { changed: noMajority, fixed, broken: 0 } };
+  return {
+    single,
+    majority,
+    best,
+    roundtable: majority + fixed,
+    debate: { changed: noMajority, fixed, broken: 0 },
+    flips,
+  };
 }
 
 async function tmp(): Promise<string> {
@@ -69,6 +95,7 @@ describe('roundtable eval', () => {
     const calls0 = server.chatCalls();
     const indep0 = server.independentCalls();
     const turns0 = server.workerTurns();
+    const picks0 = server.judgePicks();
     const { results } = await runEval({
       setup: setup(),
       key,
@@ -83,14 +110,24 @@ describe('roundtable eval', () => {
     assert.equal(by.majority?.correct, want.majority);
     // The fake's workers adopt a visible majority, else defer to m1: the debate fixes only where m1 was right.
     assert.equal(by.roundtable?.correct, want.roundtable);
+    assert.equal(by.best?.correct, want.best, 'the judge picked a right answer wherever one was given');
     assert.deepEqual(results.debate, want.debate);
+    assert.deepEqual(
+      results.flips
+        .slice(0, 3)
+        .map((f) => [f.rightToWrong.count, f.rightToWrong.of, f.wrongToRight.count, f.wrongToRight.of]),
+      want.flips,
+      "each seat's flips as the server's rule makes them",
+    );
     assert.ok(want.debate.changed > 0, 'the set has questions where round 1 had no majority');
     assert.notEqual(want.single, want.majority, 'the rates are chosen so that voting changes the score');
     assert.deepEqual(by.majority?.ci95, wilson95(want.majority, 30));
     assert.equal(server.independentCalls() - indep0, 30 * 3, 'one independent call per model and question');
     assert.equal(by.single?.billedTokensTotal, 30 * PER_CALL);
     assert.equal(by.majority?.billedTokensTotal, 30 * 3 * PER_CALL);
-    const meetingCalls = server.chatCalls() - calls0 - 30 * 3;
+    assert.equal(server.judgePicks() - picks0, 30, 'one judge call per question');
+    assert.equal(by.best?.billedTokensTotal, 30 * 4 * PER_CALL, 'the independent answers and the judge call');
+    const meetingCalls = server.chatCalls() - calls0 - 30 * 4;
     assert.equal(by.roundtable?.billedTokensTotal, meetingCalls * PER_CALL, 'every meeting call is billed');
     assert.equal(server.workerTurns() - turns0, 30 * 3 * 2, 'every meeting ran its two rounds');
   });
@@ -131,6 +168,7 @@ describe('roundtable eval', () => {
     );
     assert.match(r.stdout, /\| single \| m1 alone \|/);
     assert.match(r.stdout, /\| majority \| majority vote of m1, m2, m3 \|/);
+    assert.match(r.stdout, /\| best \| m1 picks the best of the independent answers of m1, m2, m3 \|/);
     assert.match(r.stdout, /\| roundtable \| roundtable of m1, m2, m3/);
 
     const json = JSON.parse(await readFile(out, 'utf8')) as {
@@ -151,10 +189,11 @@ describe('roundtable eval', () => {
     assert.equal(json.seed, 3);
     assert.deepEqual(
       json.systems.map((s) => s.name),
-      ['single', 'majority', 'roundtable'],
+      ['single', 'majority', 'best', 'roundtable'],
     );
     const want = expected(arithmeticSet(40, 3).map((q) => q.question));
-    const [single, majority, roundtable] = json.systems;
+    const [single, majority, best, roundtable] = json.systems;
+    assert.equal(best?.correct, want.best);
     assert.equal(single?.correct, want.single);
     assert.equal(majority?.correct, want.majority);
     assert.equal(roundtable?.correct, want.roundtable);
@@ -205,7 +244,7 @@ describe('roundtable eval', () => {
     const want = expected(exprs);
     assert.deepEqual(
       results.systems.map((x) => x.correct),
-      [want.single, want.majority, want.roundtable],
+      [want.single, want.majority, want.best, want.roundtable],
     );
     await assert.rejects(
       runEval({

@@ -30,6 +30,9 @@ const FORMATS: ((n: number) => string)[] = [
   (n) => `| ANSWER: ${n + 3} (a peer's quoted line)\nMy own result.\nANSWER: ${n}`,
 ];
 
+/** The best-of judge's verdict as a judge writes it (MT-Bench's `[[A]]` with a number, a label line). */
+const PICKS = ['Answer 2 checks out.\nBEST: [[2]]', '**BEST:** [[1]]', 'All agree.\n\nBest answer: answer-3'];
+
 describe('roundtable eval reads real answer formats', () => {
   let fake: FakeOpenAI;
   let served = 0;
@@ -44,6 +47,8 @@ describe('roundtable eval reads real answer formats', () => {
       const expr = EXPR.exec(asked)?.[0];
       if (!expr || /chairs|meeting's assistant/.test(system)) return { text: 'Noted.' };
       if (/the judge/.test(system)) return { text: '[CLEAN]' };
+      // The best-of judge: every answer is right, so any pick is; in the verdict formats parsePick reads.
+      if (system.startsWith('You pick the best')) return { text: PICKS[served++ % PICKS.length] ?? '' };
       const format = FORMATS[served++ % FORMATS.length];
       const text = format ? format(truth(expr)) : '';
       const worker = /a worker in a structured roundtable/.test(system);
@@ -52,7 +57,7 @@ describe('roundtable eval reads real answer formats', () => {
   });
   after(() => fake.close());
 
-  it('a model that is always right scores 100% as one model, a majority and a roundtable', async () => {
+  it('a model that is always right scores 100% as one model, a majority, a pick of the best and a roundtable', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'rt-evalfmt-'));
     const models = ['m1', 'm2', 'm3'];
     const { results } = await runEval({
