@@ -43,6 +43,8 @@ export const TERMINATION_REASONS = [
   'consensus_full',
   'consensus_majority',
   'judge_converged',
+  /** Roundtable: positions unchanged for two rounds with nothing unanswered; the next could only repeat. */
+  'stable',
   'max_rounds',
   'budget_exhausted',
   'time_limit',
@@ -174,6 +176,12 @@ export const MeetingConfigSchema = z.object({
   review: ReviewScopeSchema.optional(),
   /** Prices known for this meeting's models, so the minutes can show money (USD per million tokens). */
   prices: PricesSchema.optional(),
+  /**
+   * Roundtable: end the meeting once every worker's stance is unchanged for two rounds and no
+   * correction of the judge or post of the human awaits an answer (default true for a new
+   * meeting; absent in a log written before it, which runs on as it did).
+   */
+  stopWhenStable: z.boolean({ error: 'must be true or false' }).optional(),
 });
 export type MeetingConfig = z.infer<typeof MeetingConfigSchema>;
 
@@ -189,6 +197,7 @@ export const DEFAULT_CONFIG: MeetingConfig = {
   consensusThreshold: 0.8,
   maxOptions: 5,
   challengeRounds: 2,
+  stopWhenStable: true,
 };
 
 /** Overrides of the defaults, as a client sends them: unknown settings are refused by name. */
