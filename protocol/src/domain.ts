@@ -311,6 +311,8 @@ export const DigestSchema = z.object({
   noDecision: z.string().max(2_000).optional(),
   /** Set when the replies were the scripted demo's canned ones: the room and review say "Demo". */
   demo: z.boolean().optional(),
+  /** Set when workers left for good: "decided by 3 of 4 workers: grace's server failed (HTTP 429 …)". */
+  seats: z.string().max(2_000).optional(),
 });
 export type Digest = z.infer<typeof DigestSchema>;
 

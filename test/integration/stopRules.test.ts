@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { MeetingConfig, Participant, StartMeetingParams } from '@roundtable/protocol';
 import { digestMarkdown } from '../../protocol/src/digestMarkdown';
-import { renderMinutes } from '../../daemon/src/meeting/minutes';
+import { renderMinutes } from '@roundtable/protocol/minutes';
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { runMeeting } from '../fakes/meetings';

@@ -11,12 +11,25 @@
  * summarised (the digest reads the transcript).
  */
 import type { MeetingState, RoundState } from '@roundtable/protocol';
-import { currentRound, workersOf } from '@roundtable/protocol';
+import { currentRound, remainingWorkers, whyLeft, workersOf } from '@roundtable/protocol';
 import type { Step } from '../../steps';
 import { compactionDue } from '../../prompts';
 
 function allPassed(s: MeetingState): boolean {
-  return workersOf(s).every((w) => s.passed.includes(w.name));
+  return remainingWorkers(s).every((w) => s.passed.includes(w.name));
+}
+
+/** Fewer than two workers left (the others' models failed for good): no panel is left to decide. */
+function tooFewLeft(s: MeetingState): Step | undefined {
+  const left = s.left ? Object.keys(s.left).length : 0;
+  const remaining = remainingWorkers(s).length;
+  if (left === 0 || remaining >= 2) return undefined;
+  const all = workersOf(s).length;
+  return {
+    kind: 'close',
+    reason: 'error',
+    detail: `only ${remaining} of ${all} workers remain: ${whyLeft(s)}`,
+  };
 }
 
 /**
@@ -71,6 +84,8 @@ export function planRoundtable(s: MeetingState): Step {
     const detail = Object.values(r.failures)[0]?.detail ?? 'every worker failed';
     return { kind: 'close', reason: 'error', detail: `every worker's turn failed in round ${r.round}: ${detail}` };
   }
+  const few = tooFewLeft(s);
+  if (few) return few;
   if (!r.consensus) return { kind: 'consensus', round: r };
   const judge = s.participants.find((p) => p.role === 'judge');
   // A meeting that ends after this round needs no compaction, and no review: its corrections
