@@ -88,7 +88,7 @@ describe('a worker whose server fails for good', () => {
     assert.equal(d?.confidence, 1);
     assert.match(state.digest?.text ?? '', /^SEATS: decided by 3 of 4 workers: grace's server failed/m);
     assert.match(digestMarkdown(state), /decided by 3 of 4 workers: grace's server failed/);
-    assert.match(renderMinutes(events), /SEATS: decided by 3 of 4 workers/);
+    assert.match(renderMinutes(state), /SEATS: decided by 3 of 4 workers/);
   });
 
   it('two of three failing end the meeting with no decision', async () => {

@@ -118,7 +118,7 @@ describe('when a roundtable stops', () => {
       assert.equal(state.closed?.reason, 'stable');
       assert.equal(state.rounds.length, 4, 'the last change in round 2, repeated in rounds 3 and 4');
       assert.match(digestMarkdown(state), /ended: Positions stopped moving/);
-      assert.match(renderMinutes(events), /Terminated by:\*\* `stable` \(positions unchanged since round 2\)/);
+      assert.match(renderMinutes(state), /Terminated by:\*\* `stable` \(positions unchanged since round 2\)/);
     });
 
     it('not before: a correction of the judge on the repeated round gets its answer first', async () => {
