@@ -92,7 +92,7 @@ async function meet(config: { maxRounds: number; stopWhenStable: boolean }): Pro
       rounds: s.rounds.length,
       terminatedBy: s.closed?.reason ?? '?',
       calls: chats.length,
-      judgeCalls: chats.filter((r) => (r.body).model === 'jude').length,
+      judgeCalls: chats.filter((r) => r.body.model === 'jude').length,
       billed: money.promptTokens + money.completionTokens,
       money,
       requests: chats,
@@ -113,7 +113,7 @@ export async function benchStopRules(): Promise<StopRulesResult> {
   const four = await meet({ maxRounds: 4, stopWhenStable: false });
   const five = await meet({ maxRounds: 5, stopWhenStable: false });
   // The judge's fourth call in the 5-round meeting reviews round 4: the call a 4-round meeting no longer makes.
-  const extra = five.requests.filter((r) => (r.body).model === 'jude')[3];
+  const extra = five.requests.filter((r) => r.body.model === 'jude')[3];
   const money = moneyOf(extra ? [extra] : [], () => 0);
   return {
     stable: { ours, off },
