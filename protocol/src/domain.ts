@@ -353,6 +353,11 @@ export const MeetingEstimateSchema = z.object({
   closing: EstimateLineSchema,
   /** Every round run. */
   allRounds: EstimateLineSchema.extend({ rounds: z.number().int().min(0) }),
+  /**
+   * Roundtable: what a vote alone would cost — the workers' independent round-1 answers, counted
+   * by majority, with no briefing, judge, later rounds or digest — to set beside the debate.
+   */
+  voteAlone: EstimateLineSchema.optional(),
   /** Set when the budget would end the meeting before its last round: where it would stop. */
   budgetCut: EstimateLineSchema.extend({ rounds: z.number().int().min(0) }).optional(),
   /** Requests to VS Code's language models in the full run (Copilot's premium requests). */
