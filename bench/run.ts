@@ -10,6 +10,7 @@ import { benchFanOut, benchOverhead, benchScale } from './daemon';
 import { benchRoundLatency, benchTokenGrowth } from './meetings';
 import { benchEstimate } from './estimate';
 import { benchStore } from './store';
+import { benchStopRules, stopRulesRows } from './stopRules';
 import { benchReview } from './review';
 import { ROOM_BEFORE, benchRoom } from './room';
 import { benchText } from './text';
@@ -96,6 +97,20 @@ async function main(): Promise<void> {
     }
     console.log();
     results.wholeMeeting = rows;
+    const stop = await benchStopRules();
+    console.log(
+      '0b. What the stop rules save (same server and prices): pairs are ours / without the rule. "stable": stances that stop',
+    );
+    console.log(
+      '   moving in round 2 and a judge with nothing to correct, 8 rounds at most; "no last review": a meeting that ends by max rounds,',
+    );
+    console.log('   the judge call after its last round measured in the same meeting run one round longer.');
+    console.log(table(stopRulesRows(stop)));
+    console.log();
+    results.stopRules = {
+      stable: { ours: { ...stop.stable.ours, requests: undefined }, off: { ...stop.stable.off, requests: undefined } },
+      lastReview: { ours: { ...stop.lastReview.ours, requests: undefined }, saved: stop.lastReview.saved },
+    };
   }
 
   if (want('wall')) {

@@ -12,7 +12,7 @@ import type {
   Prices,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { PricesSchema, RpcError, billOf, formatCount, formatUsd } from '@roundtable/protocol';
+import { PricesSchema, RpcError, billOf, formatCount, formatUsd, voteAloneLine } from '@roundtable/protocol';
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { UsageError } from '@roundtable/client/usage';
 
@@ -147,6 +147,8 @@ export function formatEstimate(e: MeetingEstimate): string {
       `Budget ${n(e.budget)} ${basis} tokens: the meeting would stop after round ${e.budgetCut.rounds}, having billed about ${n(e.budgetCut.totalTokens)} tokens in ${e.budgetCut.calls} calls${e.budgetCut.costUsd !== undefined ? ` (${formatUsd(e.budgetCut.costUsd)})` : ''}.`,
     );
   else out.push(`Budget ${n(e.budget)} ${basis} tokens: every round fits.`);
+  const vote = voteAloneLine(e);
+  if (vote) out.push(`${vote.charAt(0).toUpperCase()}${vote.slice(1)}.`);
   if (e.vscodeRequests) out.push(`VS Code language model requests: about ${n(e.vscodeRequests)}.`);
   if (e.unpricedModels.length) out.push(`No price for ${e.unpricedModels.join(', ')}: the cost leaves them out.`);
   return out.join('\n');

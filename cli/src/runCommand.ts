@@ -62,6 +62,8 @@ export const RUN_USAGE = `Usage: roundtable run --topic "<text>" [options]
   --order ORDER           parallel | sequential | shuffle (default parallel)
   --turn-timeout SECONDS  per-agent timeout (default 60)
   --time-limit SECONDS    whole-meeting limit (default 600)
+  --no-stop-when-stable   keep going when every worker's stance is unchanged for two rounds
+                          (default: the meeting ends there, the next round could only repeat)
   --out DIR               minutes folder (default docs/roundtable)
 ${CONTEXT_USAGE}
   --json                  print one JSON object at the end instead of the room
@@ -116,6 +118,7 @@ const RUN_OPTIONS = {
   mode: { type: 'string' },
   option: { type: 'string', multiple: true },
   threshold: { type: 'string' },
+  'no-stop-when-stable': { type: 'boolean' },
   ...BILL_OPTIONS,
 } as const;
 
@@ -204,6 +207,7 @@ function configOf(
   if (turnTimeout !== undefined) config.turnTimeoutMs = turnTimeout * 1000;
   if (timeLimit !== undefined) config.timeLimitMs = timeLimit * 1000;
   if (tools) config.tools = true;
+  if (values['no-stop-when-stable']) config.stopWhenStable = false;
   if (values.threshold !== undefined) {
     const t = Number(values.threshold);
     if (!(t > 0 && t <= 1))

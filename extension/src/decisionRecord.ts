@@ -60,6 +60,7 @@ function reasonFor(s: MeetingState, decidedBy: string): string {
     d ? `(confidence ${d.confidence.toFixed(2)})` : '',
     `after ${rounds(s.rounds.length)}`,
     s.closed ? `and the meeting ended with “${terminationLabel(s.closed.reason)}”` : '',
+    d?.seats ? `— ${inline(d.seats)}` : '',
   ]
     .filter(Boolean)
     .join(' ');

@@ -22,7 +22,7 @@ import { describePanel, pickerText, savePanel } from './panelPicker';
 import { workspaceRoot } from './workspaceFolders';
 import { attachedLabel, pickContext, withDecisions } from './discuss';
 import { RoomViewProvider } from './roomView';
-import { toolsConfig } from './toolsSetting';
+import { stopWhenStableConfig, toolsConfig } from './toolsSetting';
 
 export const API_KEY_SECRET = 'roundtable.apiKey';
 
@@ -38,6 +38,7 @@ export function startSettings() {
     workers: c.get<number>('workers') ?? DEFAULT_WORKER_COUNT,
     billing: billingConfig({ prices: c.get<unknown>('prices'), budgetBasis: c.get<unknown>('budgetBasis') }),
     tools: toolsConfig(c.get<unknown>('tools')),
+    stable: stopWhenStableConfig(c.get<unknown>('stopWhenStable')),
   };
 }
 export type StartSettings = ReturnType<typeof startSettings>;
@@ -50,6 +51,7 @@ export function meetingConfig(cfg: StartSettings): Partial<MeetingConfig> {
     order: cfg.order,
     ...cfg.billing,
     ...cfg.tools,
+    ...cfg.stable,
   };
 }
 

@@ -184,6 +184,20 @@ export function formatBillShort(s: MeetingState, bill: Bill = billOf(s)): string
 }
 
 /**
+ * What a vote alone would cost beside the debate, in words: "a vote alone (round 1's 3 answers,
+ * by majority): about 2,400 billed tokens in 3 calls · $0.0031, 1/7 of the debate". Undefined for
+ * a consensus meeting (it is a vote) or an estimate without the figure.
+ */
+export function voteAloneLine(e: MeetingEstimate): string | undefined {
+  const v = e.voteAlone;
+  if (!v || v.calls === 0) return undefined;
+  const share = e.allRounds.totalTokens > 0 ? Math.round(e.allRounds.totalTokens / Math.max(1, v.totalTokens)) : 0;
+  const cost = v.costUsd !== undefined ? ` · ${formatUsd(v.costUsd)}` : '';
+  const of = share > 1 ? `, about 1/${share} of the debate` : '';
+  return `a vote alone (round 1's ${v.calls} answers, by majority): about ${n(v.totalTokens)} billed tokens in ${n(v.calls)} calls${cost}${of}`;
+}
+
+/**
  * An estimate in one line, for a start flow: "about 44,166 billed tokens in 17 calls over 3 rounds
  * · $0.0412 (budget stops it after round 7: 30,120 tokens)".
  */
@@ -194,7 +208,13 @@ export function formatEstimateShort(e: MeetingEstimate): string {
   if (a.costUsd !== undefined) parts.push(formatUsd(a.costUsd));
   const line = parts.join(' · ');
   const cut = e.budgetCut;
-  return cut
-    ? `${line} (the ${n(e.budget)}-token ${e.budgetBasis} budget stops it after round ${cut.rounds}: about ${n(cut.totalTokens)} tokens${cut.costUsd !== undefined ? `, ${formatUsd(cut.costUsd)}` : ''})`
-    : line;
+  const budget = cut
+    ? ` (the ${n(e.budget)}-token ${e.budgetBasis} budget stops it after round ${cut.rounds}: about ${n(cut.totalTokens)} tokens${cut.costUsd !== undefined ? `, ${formatUsd(cut.costUsd)}` : ''})`
+    : '';
+  // Beside the debate, what the workers' first answers alone would cost (roundtable).
+  const v = e.voteAlone;
+  const vote = v?.calls
+    ? ` · a vote alone: about ${n(v.totalTokens)} tokens${v.costUsd !== undefined ? `, ${formatUsd(v.costUsd)}` : ''}`
+    : '';
+  return `${line}${budget}${vote}`;
 }

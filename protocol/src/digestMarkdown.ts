@@ -6,7 +6,7 @@
  */
 import type { ConsensusLevel } from './domain';
 import { terminationLabel } from './labels';
-import { editableParagraph, paragraph } from './markdown';
+import { editableParagraph, inline, paragraph } from './markdown';
 import type { MeetingState } from './state';
 
 export const DIGEST_SECTIONS = {
@@ -51,6 +51,8 @@ export function digestMarkdown(s: MeetingState, body: (text: string) => string =
     `confidence ${d.confidence.toFixed(2)}`,
     `${d.tokensUsed.toLocaleString('en-US')} / ${d.tokenBudget.toLocaleString('en-US')} tokens`,
     `ended: ${terminationLabel(d.terminatedBy)}`,
+    // A server's error text is no Markdown of ours: escaped.
+    ...(d.seats ? [inline(d.seats)] : []),
   ].join(' · ');
   const section = (key: DigestSection, body: string) => `## ${DIGEST_SECTIONS[key]}\n\n${body.trim() || '—'}\n`;
   return [

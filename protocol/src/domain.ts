@@ -43,6 +43,8 @@ export const TERMINATION_REASONS = [
   'consensus_full',
   'consensus_majority',
   'judge_converged',
+  /** Roundtable: positions unchanged for two rounds with nothing unanswered; the next could only repeat. */
+  'stable',
   'max_rounds',
   'budget_exhausted',
   'time_limit',
@@ -174,6 +176,12 @@ export const MeetingConfigSchema = z.object({
   review: ReviewScopeSchema.optional(),
   /** Prices known for this meeting's models, so the minutes can show money (USD per million tokens). */
   prices: PricesSchema.optional(),
+  /**
+   * Roundtable: end the meeting once every worker's stance is unchanged for two rounds and no
+   * correction of the judge or post of the human awaits an answer (default true for a new
+   * meeting; absent in a log written before it, which runs on as it did).
+   */
+  stopWhenStable: z.boolean({ error: 'must be true or false' }).optional(),
 });
 export type MeetingConfig = z.infer<typeof MeetingConfigSchema>;
 
@@ -189,6 +197,7 @@ export const DEFAULT_CONFIG: MeetingConfig = {
   consensusThreshold: 0.8,
   maxOptions: 5,
   challengeRounds: 2,
+  stopWhenStable: true,
 };
 
 /** Overrides of the defaults, as a client sends them: unknown settings are refused by name. */
@@ -302,6 +311,8 @@ export const DigestSchema = z.object({
   noDecision: z.string().max(2_000).optional(),
   /** Set when the replies were the scripted demo's canned ones: the room and review say "Demo". */
   demo: z.boolean().optional(),
+  /** Set when workers left for good: "decided by 3 of 4 workers: grace's server failed (HTTP 429 …)". */
+  seats: z.string().max(2_000).optional(),
 });
 export type Digest = z.infer<typeof DigestSchema>;
 
@@ -342,6 +353,11 @@ export const MeetingEstimateSchema = z.object({
   closing: EstimateLineSchema,
   /** Every round run. */
   allRounds: EstimateLineSchema.extend({ rounds: z.number().int().min(0) }),
+  /**
+   * Roundtable: what a vote alone would cost — the workers' independent round-1 answers, counted
+   * by majority, with no briefing, judge, later rounds or digest — to set beside the debate.
+   */
+  voteAlone: EstimateLineSchema.optional(),
   /** Set when the budget would end the meeting before its last round: where it would stop. */
   budgetCut: EstimateLineSchema.extend({ rounds: z.number().int().min(0) }).optional(),
   /** Requests to VS Code's language models in the full run (Copilot's premium requests). */

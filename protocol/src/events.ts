@@ -87,6 +87,8 @@ export const EVENT_BODIES = {
     reason: z.enum(['timeout', 'error']),
     detail: z.string(),
   }),
+  /** A worker whose model failed for good leaves: no more turns, no voice in any tally (issue 35). */
+  seat_left: z.object({ round, participant: z.string(), reason: z.string() }),
   judge_feedback: z.object({
     round,
     /** The judge's text; empty when the round was clean. */

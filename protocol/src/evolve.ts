@@ -185,6 +185,10 @@ function turnFailed(s: MeetingState, e: EventOf<'turn_failed'>): MeetingState {
   }));
 }
 
+function seatLeft(s: MeetingState, e: EventOf<'seat_left'>): MeetingState {
+  return { ...s, left: { ...s.left, [e.participant]: { round: e.round, reason: e.reason } } };
+}
+
 function consensusEvaluated(s: MeetingState, e: EventOf<'consensus_evaluated'>): MeetingState {
   const { level, agree, disagree, neutral, voters } = e;
   return withRound(s, e.round, (r) => ({ ...r, consensus: { level, agree, disagree, neutral, voters } }));
@@ -318,6 +322,7 @@ const REDUCERS: { [K in MeetingEventType]: Reducer<K> } = {
   human_posted: humanPosted,
   stance_recorded: stanceRecorded,
   turn_failed: turnFailed,
+  seat_left: seatLeft,
   consensus_evaluated: consensusEvaluated,
   judge_feedback: judgeFeedback,
   summary_updated: summaryUpdated,

@@ -9,6 +9,7 @@ const TERMINATION_LABELS: Record<TerminationReason, string> = {
   consensus_full: 'Full consensus',
   consensus_majority: 'Majority consensus',
   judge_converged: 'The judge saw convergence',
+  stable: 'Positions stopped moving',
   max_rounds: 'Round limit reached',
   budget_exhausted: 'Token budget used up',
   time_limit: 'Time limit reached',

@@ -130,6 +130,8 @@ export interface MeetingState {
   rounds: RoundState[];
   /** Workers who passed and sit out the remaining rounds. */
   passed: string[];
+  /** Workers who left for good (their model failed), with the round and why; absent when none did. */
+  left?: Record<string, { round: number; reason: string }>;
   /** Latest rolling summary. */
   summary: string;
   /** Log seq of the summary_updated event that wrote it (0 before the first). */
@@ -190,6 +192,26 @@ export function currentRound(s: MeetingState): RoundState | undefined {
 
 export function workersOf(s: MeetingState): Participant[] {
   return s.participants.filter((p) => p.role === 'worker');
+}
+
+/** The workers still seated: every worker but those who left (their voices are the tallies'). */
+export function remainingWorkers(s: Pick<MeetingState, 'participants' | 'left'>): Participant[] {
+  return s.participants.filter((p) => p.role === 'worker' && !s.left?.[p.name]);
+}
+
+/** "grace's server failed (HTTP 429 …)" for each worker that left, or '' when none did. */
+export function whyLeft(s: Pick<MeetingState, 'left'>): string {
+  return Object.entries(s.left ?? {})
+    .map(([w, l]) => `${w}'s server failed (${l.reason})`)
+    .join('; ');
+}
+
+/** "decided by 3 of 4 workers: grace's server failed (HTTP 429 …)", or undefined when no worker left. */
+export function seatsLine(s: Pick<MeetingState, 'participants' | 'left'>): string | undefined {
+  const why = whyLeft(s);
+  if (!why) return undefined;
+  const all = s.participants.filter((p) => p.role === 'worker').length;
+  return `decided by ${remainingWorkers(s).length} of ${all} workers: ${why}`;
 }
 
 /** A meeting has settled for now: its digest is out, or it waits for the human. */

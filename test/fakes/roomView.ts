@@ -159,7 +159,7 @@ export async function longMeeting(rounds: number): Promise<MeetingEvent[]> {
   const r = await runMeeting({
     script: { replies },
     participants: panel(workers, false),
-    config: { maxRounds: rounds, tokenBudget: 10_000_000 },
+    config: { maxRounds: rounds, tokenBudget: 10_000_000, stopWhenStable: false },
   });
   return r.events;
 }

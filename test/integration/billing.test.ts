@@ -26,7 +26,8 @@ describe('budget basis', () => {
   };
 
   it('spoken (the default) lets a cheap-to-say but costly-to-bill meeting run all its rounds', async () => {
-    const { state } = await runMeeting({ script, config: { tokenBudget: 6000, maxRounds: 6 } });
+    // The stances never move: only the limits end it.
+    const { state } = await runMeeting({ script, config: { tokenBudget: 6000, maxRounds: 6, stopWhenStable: false } });
     assert.equal(state.closed?.reason, 'max_rounds');
     assert.ok(billedTokensOf(state) > 6000, `billed ${billedTokensOf(state)}`);
     assert.ok(state.spokenTokens < 6000 * 0.8, `spoken ${state.spokenTokens}`);
@@ -36,7 +37,7 @@ describe('budget basis', () => {
     const budget = 6000;
     const { state, events } = await runMeeting({
       script,
-      config: { tokenBudget: budget, maxRounds: 6, budgetBasis: 'billed' },
+      config: { tokenBudget: budget, maxRounds: 6, budgetBasis: 'billed', stopWhenStable: false },
     });
     const billed = billedOf(events);
     console.log(

@@ -139,8 +139,9 @@ describe('roundtable run: the bill (CLI)', () => {
     console.log(r.stdout);
     assert.match(r.stdout, /^Estimate \(roundtable/);
     assert.match(r.stdout, /round 3 +\d+/);
-    // Briefing, 3 × (3 workers + judge), digest: three short rounds need no compaction summary.
-    assert.match(r.stdout, /all 3 rounds +14 +[\d,]+ +[\d,]+ +[\d,]+/);
+    // Briefing, 3 × 3 workers, the judge on rounds 1 and 2 (the last is not reviewed), digest:
+    // three short rounds need no compaction summary.
+    assert.match(r.stdout, /all 3 rounds +13 +[\d,]+ +[\d,]+ +[\d,]+/);
     assert.equal(fake.requests.length, before, 'no request to the model server');
     assert.ok(!existsSync(path.join(dir, 'out')) && !existsSync(path.join(dir, 'data')), 'nothing written');
   });

@@ -24,8 +24,9 @@ function params(): StartMeetingParams {
     mode: 'roundtable',
     participants: panel(['ada', 'grace', 'linus'], false),
     // A low compaction threshold: a summary call after most rounds, so kills land in compactions too
-    // (and the meeting lasts long enough for every kill).
-    config: { maxRounds: 10, timeLimitMs: 3_600_000, compactAtTokens: 100 },
+    // (and the meeting lasts long enough for every kill: its stances never move, so it must not
+    // stop when stable).
+    config: { maxRounds: 10, timeLimitMs: 3_600_000, compactAtTokens: 100, stopWhenStable: false },
     providers: {
       script: {
         defaultDelayMs: 150,

@@ -435,7 +435,7 @@ describe('daemon: process lifecycle and durability', () => {
     let f = await Follower.connect(daemon.port, daemon.token);
     const { meetingId } = await f.conn.rpc.request(
       'meeting/start',
-      meetingParams(slowScript, { config: { maxRounds: 4 } }),
+      meetingParams(slowScript, { config: { maxRounds: 4, stopWhenStable: false } }),
     );
     await f.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
     await f.until((ev) => ev.filter((e) => e.type === 'stance_recorded').length >= 4);

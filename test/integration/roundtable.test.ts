@@ -149,7 +149,7 @@ describe('roundtable meetings on the scripted provider', () => {
       Array.from({ length: 10 }, (_, i) => `${'word '.repeat(60)}turn ${i}\n[STANCE: ${stance}]`);
     // Each reply is ~67 tokens; a round of three is ~200. 80% of 1,000 is crossed in round 4.
     const { state, events } = await runMeeting({
-      config: { tokenBudget: 1000 },
+      config: { tokenBudget: 1000, stopWhenStable: false },
       participants: panel(['ada', 'grace', 'linus'], false),
       script: { replies: { ada: long('AGREE'), grace: long('DISAGREE'), linus: long('NEUTRAL') } },
     });
@@ -278,7 +278,7 @@ describe('roundtable meetings on the scripted provider', () => {
 
   it('reshuffles shuffle order every round without the last speaker going first', async () => {
     const { state } = await runMeeting({
-      config: { order: 'shuffle', maxRounds: 8, seed: 7 },
+      config: { order: 'shuffle', maxRounds: 8, seed: 7, stopWhenStable: false },
       participants: panel(['ada', 'grace', 'linus', 'ken'], false),
       script: {
         replies: {
@@ -303,7 +303,7 @@ describe('roundtable meetings on the scripted provider', () => {
         (_, i) => `${name}-MARK-R${i + 1} my argument.\n[STANCE: ${name === 'ada' ? 'AGREE' : 'DISAGREE'}]`,
       );
     const { provider } = await runMeeting({
-      config: { maxRounds: 6, compactAtTokens: 150 },
+      config: { maxRounds: 6, compactAtTokens: 150, stopWhenStable: false },
       participants: panel(['ada', 'grace'], false),
       script: { replies: { ada: say('ada'), grace: say('grace') } },
     });
@@ -419,7 +419,7 @@ describe('roundtable meetings on the scripted provider', () => {
       topic: 'resume me',
       mode: 'roundtable',
       participants: panel(),
-      config: { maxRounds: 4 },
+      config: { maxRounds: 4, stopWhenStable: false },
     });
     const running = m.run();
     while ((await store.load('m-resume')).filter((e) => e.type === 'stance_recorded').length < 4) {

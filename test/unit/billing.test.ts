@@ -2,7 +2,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBody } from '@roundtable/protocol';
-import { billOf, costOf, formatBill, formatBillShort, formatEstimateShort, fold } from '@roundtable/protocol';
+import {
+  billOf,
+  costOf,
+  formatBill,
+  formatBillShort,
+  formatEstimateShort,
+  fold,
+  voteAloneLine,
+} from '@roundtable/protocol';
 import { THINKING_ALLOWANCE } from '../../daemon/src/meeting/budget';
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { countTokens } from '../../daemon/src/providers/tokens';
@@ -183,8 +191,32 @@ describe('estimate', () => {
     assert.ok(e.budgetCut);
     assert.equal(
       formatEstimateShort(e),
-      `about ${e.allRounds.totalTokens.toLocaleString('en-US')} billed tokens in ${e.allRounds.calls} calls over 10 rounds (the 5,000-token spoken budget stops it after round ${e.budgetCut.rounds}: about ${e.budgetCut.totalTokens.toLocaleString('en-US')} tokens)`,
+      `about ${e.allRounds.totalTokens.toLocaleString('en-US')} billed tokens in ${e.allRounds.calls} calls over 10 rounds (the 5,000-token spoken budget stops it after round ${e.budgetCut.rounds}: about ${e.budgetCut.totalTokens.toLocaleString('en-US')} tokens) · a vote alone: about ${e.voteAlone?.totalTokens.toLocaleString('en-US')} tokens`,
     );
+  });
+
+  it('says what a vote alone would cost beside the debate: the workers’ round-1 answers, nothing else', async () => {
+    const params = { topic: 'Adopt a monorepo?', mode: 'roundtable' as const, participants: panel() };
+    const e = await estimateMeeting({
+      ...params,
+      config: { maxRounds: 4, prices: { scripted: { input: 1, output: 8 } } },
+    });
+    const workers = panel().filter((p) => p.role === 'worker').length;
+    const round1 = e.rounds[0];
+    assert.ok(e.voteAlone && round1);
+    assert.equal(e.voteAlone.calls, workers, 'one answer per worker');
+    // Round 1 is the workers' answers and the judge's review: the vote is round 1 without the review.
+    assert.ok(e.voteAlone.totalTokens < round1.totalTokens, `${e.voteAlone.totalTokens} < ${round1.totalTokens}`);
+    assert.ok(e.voteAlone.totalTokens * 4 < e.allRounds.totalTokens, 'far below four rounds of debate');
+    assert.ok((e.voteAlone.costUsd ?? 0) > 0, 'priced as the meeting is');
+    assert.match(
+      voteAloneLine(e) ?? '',
+      new RegExp(
+        `^a vote alone \\(round 1's ${workers} answers, by majority\\): about [\\d,]+ billed tokens in ${workers} calls · \\$[\\d.]+, about 1/\\d+ of the debate$`,
+      ),
+    );
+    const vote = await estimateMeeting({ ...params, mode: 'consensus' });
+    assert.equal(vote.voteAlone, undefined, 'a consensus meeting is a vote already');
   });
 });
 
@@ -206,7 +238,7 @@ describe('the start flow estimate', () => {
     const { line } = await estimateLine(link, params);
     assert.match(
       line ?? '',
-      /^about [\d,]+ billed tokens in 46 calls over 10 rounds \(the 15,000-token spoken budget stops it after round \d+: about [\d,]+ tokens\)$/,
+      /^about [\d,]+ billed tokens in \d+ calls over 10 rounds \(the 15,000-token spoken budget stops it after round \d+: about [\d,]+ tokens\) · a vote alone: about [\d,]+ tokens$/,
     );
     assert.equal((sent[0] as [string])[0], 'meeting/estimate');
     assert.ok(!JSON.stringify(sent).includes('sk-secret'), 'the key is not sent');

@@ -52,7 +52,7 @@ describe('minutes', () => {
     // Both figures, named: spoken against the budget and what the calls billed.
     assert.match(
       md,
-      /TOKEN COST: spoken \d+ \/ 15,000 budget · billed [\d,]+ tokens \([\d,]+ prompt, [\d,]+ completion, 0 cached\) in 15 calls/,
+      /TOKEN COST: spoken \d+ \/ 15,000 budget · billed [\d,]+ tokens \([\d,]+ prompt, [\d,]+ completion, 0 cached\) in 14 calls/,
     );
   });
 
@@ -69,7 +69,7 @@ describe('minutes', () => {
     const n = (v: number) => v.toLocaleString('en-US');
     assert.ok(prompt > 0 && completion > 0);
     assert.ok(
-      md.includes(`| **total** | | 15 | ${n(prompt)} | ${n(completion)} | 0 | ${n(prompt + completion)} | — | 15 |`),
+      md.includes(`| **total** | | 14 | ${n(prompt)} | ${n(completion)} | 0 | ${n(prompt + completion)} | — | 14 |`),
       md.slice(md.indexOf('## Token accounting')),
     );
     assert.match(md, /\| Role \| Calls \| Prompt \| Completion \| Cached \| Total \| Cost \|/);

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBody, TerminationReason } from '@roundtable/protocol';
+import { DEFAULT_CONFIG } from '@roundtable/protocol';
 import { nextStep } from '../../daemon/src/meeting/planner';
 import { given, opened, roundSaid } from '../fakes/given';
 
@@ -84,10 +85,111 @@ describe('nextStep — roundtable mode', () => {
     const due = nextStep(given(...rounds({ maxRounds: 3, compactAtTokens: 100 })));
     assert.equal(due.kind, 'judge_and_summary');
     assert.deepEqual(due.kind === 'judge_and_summary' ? [due.round.round, due.summarize.round] : [], [2, 1]);
-    // The last round: nothing follows but the digest, so no compaction.
-    const last = rounds({ maxRounds: 2, compactAtTokens: 100 });
-    assert.equal(nextStep(given(...last)).kind, 'judge');
-    closesWith([...last, judged(2)], 'max_rounds');
+    // The last round: nothing follows but the digest, so no compaction and no review.
+    closesWith(rounds({ maxRounds: 2, compactAtTokens: 100 }), 'max_rounds');
+  });
+
+  it('given a round that is the last for a known reason, the judge does not review it: its corrections would reach nobody', () => {
+    const split = (round: number) => [
+      ...roundSaid(round, { ada: 'AGREE', grace: 'DISAGREE' }),
+      consensus(round, 'NONE'),
+    ];
+    // Max rounds.
+    closesWith([...opened({ config: { maxRounds: 1 } }), ...split(1)], 'max_rounds');
+    // The final round announced at the 80% budget mark.
+    closesWith(
+      [
+        ...opened({ config: { maxRounds: 5 } }),
+        ...split(1),
+        judged(1),
+        { type: 'budget_warning', spent: 8000, budget: 10000, finalRound: 2 },
+        ...split(2),
+      ],
+      'budget_exhausted',
+      /80%/,
+    );
+    // The extra round a human asked for after the close.
+    closesWith(
+      [
+        ...opened({ config: { maxRounds: 1 } }),
+        ...split(1),
+        { type: 'meeting_closed', reason: 'max_rounds' },
+        { type: 'digest_ready', digest: {} as never, text: 'digest' },
+        { type: 'decision_recorded', decision: 'another_round', instruction: 'once more' },
+        ...split(2),
+      ],
+      'max_rounds',
+      /extra round/,
+    );
+    // A graceful close asked for during the round.
+    closesWith(
+      [
+        ...opened({ config: { maxRounds: 5 } }),
+        ...split(1),
+        { type: 'close_requested', reason: 'cut', detail: 'closed by the human', graceful: true },
+      ],
+      'cut',
+    );
+    // Another round follows: the judge reviews.
+    assert.equal(nextStep(given(...opened({ config: { maxRounds: 2 } }), ...split(1))).kind, 'judge');
+  });
+
+  it('given the same positions three rounds running and no correction of the last, it closes with stable; not before', () => {
+    const same = (round: number) => [
+      ...roundSaid(round, { ada: 'AGREE', grace: 'DISAGREE' }),
+      consensus(round, 'NONE'),
+      judged(round),
+    ];
+    const moved = [...roundSaid(1, { ada: 'NEUTRAL', grace: 'DISAGREE' }), consensus(1, 'NONE'), judged(1)];
+    // Round 1 differs: rounds 2 and 3 are one repeat, round 4 the second.
+    const three = [...opened({ config: { maxRounds: 8 } }), ...moved, ...same(2), ...same(3)];
+    assert.deepEqual(nextStep(given(...three)), { kind: 'start_round', round: 4, final: false });
+    closesWith([...three, ...same(4)], 'stable', /unchanged since round 2/);
+    // A correction of the last round awaits an answer: the panel speaks once more.
+    const corrected = [
+      ...three,
+      ...roundSaid(4, { ada: 'AGREE', grace: 'DISAGREE' }),
+      consensus(4, 'NONE'),
+      {
+        type: 'judge_feedback',
+        round: 4,
+        text: '@grace: cite it',
+        corrections: [{ worker: 'grace', text: 'cite it' }],
+        tokens: 4,
+      } satisfies EventBody,
+    ];
+    assert.equal(nextStep(given(...corrected)).kind, 'start_round');
+    // So does a human post made during the round.
+    const posted = [
+      ...three,
+      ...roundSaid(4, { ada: 'AGREE', grace: 'DISAGREE' }),
+      { type: 'human_posted', messageId: 'h1', from: 'human', text: 'and the cost?', tokens: 4, round: 4 },
+      consensus(4, 'NONE'),
+      judged(4),
+    ] satisfies EventBody[];
+    assert.equal(nextStep(given(...posted)).kind, 'start_round');
+    // Stable but not yet reviewed: the judge first, then the close.
+    const unreviewed = [...three, ...roundSaid(4, { ada: 'AGREE', grace: 'DISAGREE' }), consensus(4, 'NONE')];
+    assert.equal(nextStep(given(...unreviewed)).kind, 'judge');
+    // With no judge, it closes as soon as the positions are in.
+    const noJudge = [...opened({ config: { maxRounds: 8 }, judge: false })];
+    for (const r of [1, 2, 3]) noJudge.push(...roundSaid(r, { ada: 'AGREE', grace: 'DISAGREE' }), consensus(r, 'NONE'));
+    closesWith(noJudge, 'stable', /since round 1/);
+  });
+
+  it('given the setting off, or a log written before it, positions that stopped moving do not end the meeting', () => {
+    const rounds = [1, 2, 3].flatMap((r) => [
+      ...roundSaid(r, { ada: 'AGREE', grace: 'DISAGREE' }),
+      consensus(r, 'NONE'),
+      judged(r),
+    ]);
+    const off = opened({ config: { maxRounds: 8, stopWhenStable: false } });
+    assert.equal(nextStep(given(...off, ...rounds)).kind, 'start_round');
+    const { stopWhenStable: _absent, ...before } = { ...DEFAULT_CONFIG, maxRounds: 8 };
+    const old = opened();
+    assert.ok(old[0]?.type === 'meeting_opened');
+    const oldLog = [{ ...old[0], config: before }, ...old.slice(1)] as EventBody[];
+    assert.equal(nextStep(given(...oldLog, ...rounds)).kind, 'start_round');
   });
 
   it('given every worker passed, it closes with all_passed', () => {

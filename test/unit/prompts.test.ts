@@ -46,7 +46,8 @@ describe('roundtable prompts for prefix caches', () => {
       const asks = provider.requests.filter(
         (r) => r.meta.participant === name && ['turn', 'judge'].includes(r.meta.purpose),
       );
-      assert.ok(asks.length >= 5, `${name} was asked every round`);
+      // The judge reviews every round but the last (its corrections would reach nobody).
+      assert.ok(asks.length >= (name === 'jude' ? 4 : 5), `${name} was asked every round`);
       for (let i = 1; i < asks.length; i++) {
         // Everything but the seat message (who you are, what to do now) is carried over unchanged.
         assert.ok(text(asks[i]).startsWith(text(asks[i - 1])), `${name}: round ${i + 1} extends round ${i}`);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { MeetingConfigSchema, participantSettingSchema, toolsSettingSchema } from '@roundtable/protocol';
-import { toolsConfig } from '../../extension/src/toolsSetting';
+import { stopWhenStableConfig, toolsConfig } from '../../extension/src/toolsSetting';
 
 const properties = (
   JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
@@ -30,5 +30,13 @@ describe('settings schema', () => {
     assert.deepEqual(toolsConfig(false), {});
     assert.deepEqual(toolsConfig(undefined), {});
     assert.throws(() => toolsConfig('yes'), /^Error: roundtable\.tools must be true or false, got "yes"\.$/);
+  });
+
+  it('roundtable.stopWhenStable is on by default; only turning it off reaches the meeting', () => {
+    assert.equal((properties['roundtable.stopWhenStable'] as { default?: unknown } | undefined)?.default, true);
+    assert.equal(MeetingConfigSchema.partial().parse(stopWhenStableConfig(false)).stopWhenStable, false);
+    assert.deepEqual(stopWhenStableConfig(true), {});
+    assert.deepEqual(stopWhenStableConfig(undefined), {});
+    assert.throws(() => stopWhenStableConfig(1), /^Error: roundtable\.stopWhenStable must be true or false, got 1\.$/);
   });
 });

@@ -409,7 +409,7 @@ describe('room view rendering', () => {
   it('says "Final round" only once the announced final round runs, not in the round that crosses 80%', async () => {
     const long = (st: string) => Array.from({ length: 10 }, (_, i) => `${'word '.repeat(60)}${i}\n[STANCE: ${st}]`);
     const { events } = await runMeeting({
-      config: { tokenBudget: 1000 },
+      config: { tokenBudget: 1000, stopWhenStable: false },
       participants: panel(['ada', 'grace'], false),
       script: { replies: { ada: long('AGREE'), grace: long('DISAGREE') } },
     });

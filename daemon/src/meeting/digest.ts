@@ -13,6 +13,9 @@ import {
   finalStances,
   formatBillFigures,
   isScriptedPanel,
+  remainingWorkers,
+  seatsLine,
+  whyLeft,
   workersOf,
 } from '@roundtable/protocol';
 import { oneLine } from '@roundtable/protocol/markdown';
@@ -72,10 +75,10 @@ function lastConsensus(s: MeetingState): ConsensusLevel {
   return 'NONE';
 }
 
-/** Computed dissent: every worker whose final stance is not AGREE, with that stance. */
+/** Computed dissent: every worker still seated whose final stance is not AGREE, with that stance. */
 export function computedDissent(s: MeetingState): string {
   const finals = finalStances(s);
-  const holdouts = workersOf(s)
+  const holdouts = remainingWorkers(s)
     .map((w) => [w.name, finals[w.name] ?? 'UNKNOWN'] as [string, StanceCell])
     .filter(([, st]) => st !== 'AGREE');
   if (holdouts.length === 0) return 'none in the stance record: every worker ended on AGREE';
@@ -91,9 +94,9 @@ function computedContributors(s: MeetingState): string {
     .join(', ');
 }
 
-/** Confidence: share of workers whose final stance is AGREE, two decimals. */
+/** Confidence: share of the workers still seated whose final stance is AGREE, two decimals. */
 export function confidenceOf(s: MeetingState): number {
-  const workers = workersOf(s);
+  const workers = remainingWorkers(s);
   if (workers.length === 0) return 0;
   const finals = finalStances(s);
   const agree = workers.filter((w) => finals[w.name] === 'AGREE').length;
@@ -160,6 +163,9 @@ export function noDecisionOf(s: MeetingState, narrative: DigestNarrative, digest
       Object.values(r.stances).some((c) => c.stance === 'AGREE' || c.stance === 'DISAGREE' || c.stance === 'NEUTRAL'),
     );
     if (!stated) reasons.push(`No worker stated a stance — ${silentWorkers(s)}`);
+    const remaining = remainingWorkers(s).length;
+    if (stated && s.left && remaining < 2)
+      reasons.push(`Only ${remaining} of ${workersOf(s).length} workers remained — ${whyLeft(s)}`);
     if (!narrative.consensusStatement) {
       const a = s.participants.find((p) => p.role === 'assistant');
       reasons.push(
@@ -170,7 +176,8 @@ export function noDecisionOf(s: MeetingState, narrative: DigestNarrative, digest
   return reasons.length > 0 ? clipLine(reasons.join('. '), 2_000) : undefined;
 }
 
-function clipLine(text: string, max: number): string {
+/** A text on one line, at most `max` characters (an ellipsis says where it was cut). */
+export function clipLine(text: string, max: number): string {
   const one = oneLine(text);
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
@@ -182,17 +189,21 @@ export function buildDigest(
   digestFailure?: string,
 ): Digest {
   const noDecision = noDecisionOf(s, narrative, digestFailure);
+  const seats = seatsLine(s);
   const flags = {
     ...(noDecision ? { noDecision } : {}),
+    ...(seats ? { seats: clipLine(seats, 2_000) } : {}),
     ...(isScriptedPanel(s.participants) ? { demo: true } : {}),
   };
   return {
-    ...(s.mode === 'consensus' ? consensusDigest(s, narrative, call) : roundtableDigest(s, narrative, call)),
+    ...(s.mode === 'consensus'
+      ? consensusDigest(s, narrative, call)
+      : roundtableDigest(s, narrative, call, digestFailure)),
     ...flags,
   };
 }
 
-function roundtableDigest(s: MeetingState, narrative: DigestNarrative, call?: DigestCall): Digest {
+function roundtableDigest(s: MeetingState, narrative: DigestNarrative, call?: DigestCall, failure?: string): Digest {
   const dissentComputed = computedDissent(s);
   const dissent =
     narrative.dissent && !/^none\.?$/i.test(narrative.dissent.trim())
@@ -201,7 +212,10 @@ function roundtableDigest(s: MeetingState, narrative: DigestNarrative, call?: Di
   return {
     topic: s.topic,
     consensus: lastConsensus(s),
-    consensusStatement: narrative.consensusStatement ?? 'No statement was produced; see the stance record.',
+    // A synthesis that failed says so, and why, beside the computed fallback.
+    consensusStatement:
+      narrative.consensusStatement ??
+      `No statement was produced${failure ? ` (the synthesis failed: ${clipLine(failure, 300)})` : ''}; see the stance record.`,
     dissent,
     contributors: narrative.contributors ?? computedContributors(s),
     confidence: confidenceOf(s),
@@ -220,6 +234,7 @@ export function renderDigest(d: Digest): string {
     `DISSENT: ${oneLine(d.dissent)}`,
     `CONTRIBUTORS: ${oneLine(d.contributors)}`,
     `CONFIDENCE: ${d.confidence.toFixed(2)}`,
+    ...(d.seats ? [`SEATS: ${oneLine(d.seats)}`] : []),
     `TOKEN COST: ${tokenCost(d)}`,
     ...(d.debate ? [oneLine(d.debate)] : []),
   ].join('\n');

@@ -204,6 +204,15 @@ export async function estimateMeeting(params: StartMeetingParams, o: EstimateOpt
       prices,
     ),
     allRounds: { ...lineOf(full.calls, full.state.spokenTokens, prices), rounds: roundNumbers.length },
+    ...(params.mode === 'roundtable'
+      ? {
+          voteAlone: lineOf(
+            full.calls.filter((c) => c.round === 1 && (c.purpose === 'turn' || c.purpose === 'followup')),
+            0,
+            prices,
+          ),
+        }
+      : {}),
     ...(budgetStopped(budgeted.state, full.state)
       ? {
           budgetCut: {

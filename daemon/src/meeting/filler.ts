@@ -1,7 +1,8 @@
 /**
  * The filler: a model that uses its whole allowance and never settles, for the estimate to play
  * the real engine on. Every reply is as long as the call's `max_tokens`; a worker's turn never
- * agrees (it stays NEUTRAL), a judge finds nothing converged, a consensus ballot abstains on every
+ * agrees and never settles (NEUTRAL in odd rounds, DISAGREE in even ones, so no stop when stable),
+ * a judge finds nothing converged, a consensus ballot abstains on every
  * option, a reviewer reports as many findings as a review votes on, so the meeting runs to its last round or its budget: the upper figure. What the reply
  * says is decided only from what a server sees (the cap, the JSON shape asked, the prompt), so a
  * test server that answers with `fillerReply` plays the same meeting as the estimate.
@@ -17,8 +18,11 @@ import { THINKING_ALLOWANCE } from './budget';
 import { REVIEW_MAX_FINDINGS } from './reviewFindings';
 
 const FILLER_WORDS = 'the room weighs this option against its cost risk and evidence from the code and the team ';
-/** Ends every text reply: a worker that never agrees (and harmless in any other reply). */
-const STANCE = `\n${stanceMarker('NEUTRAL')}`;
+/**
+ * Ends every text reply: a worker that never agrees and changes its position every round (and
+ * harmless in any other reply). By the round its prompt names ("This is round 2").
+ */
+const STANCES = [`\n${stanceMarker('NEUTRAL')}`, `\n${stanceMarker('DISAGREE')}`] as const;
 /** Words of the proposed options' labels: each label its own, so no two are merged as the same option. */
 const LABEL_WORDS =
   'staged rewrite vendor freeze pilot rollback shadow cutover hybrid audit defer split merge cache queue shard replica proxy batch stream'.split(
@@ -28,7 +32,14 @@ const LABEL_WORDS =
 const PROPOSED = 20;
 
 const fillers = new Map<number, string>();
-let stanceTokens: number | undefined;
+const stanceTokens = new Map<string, number>();
+
+/** The stance a worker's turn ends on: by the parity of the round its seat message names. */
+function stanceFor(messages: readonly ChatMessage[]): string {
+  const last = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const round = Number([...last.matchAll(/This is round (\d+)/g)].at(-1)?.[1] ?? 1);
+  return STANCES[round % 2 === 0 ? 1 : 0];
+}
 
 /** Placeholder text of exactly `tokens` tokens (or fewer, for tiny counts). */
 function filler(tokens: number): string {
@@ -105,9 +116,10 @@ export function fillerReply(o: { maxTokens: number; json: boolean; messages: rea
       o.maxTokens,
     );
   }
-  stanceTokens ??= countTokens(STANCE);
-  const stance = stanceTokens;
-  return o.maxTokens > stance ? `${filler(o.maxTokens - stance)}${STANCE}` : filler(o.maxTokens);
+  const stance = stanceFor(o.messages);
+  let tokens = stanceTokens.get(stance);
+  if (tokens === undefined) stanceTokens.set(stance, (tokens = countTokens(stance)));
+  return o.maxTokens > tokens ? `${filler(o.maxTokens - tokens)}${stance}` : filler(o.maxTokens);
 }
 
 /**

@@ -2,7 +2,7 @@
  * Performs one step: the steps every mode shares are here (briefing, rounds, close, digest);
  * the others go to the meeting's mode.
  */
-import { currentRound, messageIdOf, workersOf } from '@roundtable/protocol';
+import { currentRound, messageIdOf, remainingWorkers } from '@roundtable/protocol';
 import { replyCap } from './budget';
 import { buildDigest, renderDigest } from './digest';
 import { parseDigestReply } from './digestReply';
@@ -72,7 +72,7 @@ async function performBriefing(run: Run): Promise<void> {
 async function startRound(step: Extract<Step, { kind: 'start_round' }>, run: Run): Promise<void> {
   const s = run.state;
   const previous = currentRound(s);
-  const active = workersOf(s)
+  const active = remainingWorkers(s)
     .map((w) => w.name)
     .filter((w) => !s.passed.includes(w));
   const speakers = speakingOrder(active, s.config.order, s.config.seed, step.round, previous?.speakers.at(-1));

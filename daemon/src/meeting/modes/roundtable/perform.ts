@@ -1,10 +1,11 @@
 /** Roundtable mode's steps: the workers' turns, their stances, consensus, the judge, the summary. */
 import type { Participant, RoundState, ChatMessage } from '@roundtable/protocol';
-import { messageIdOf } from '@roundtable/protocol';
+import { messageIdOf, remainingWorkers, workersOf } from '@roundtable/protocol';
 import { thinkingOf } from '../../thinking';
 import { countTokens } from '../../../providers/tokens';
 import { capReply, replyCap } from '../../budget';
 import { evaluateConsensus } from '../../consensus';
+import { clipLine } from '../../digest';
 import { parseJudge } from '../../judge';
 import { judgePrompt, stanceFollowupPrompt, summaryPrompt, workerPrompt } from '../../prompts';
 import { isPass, parseStance } from '@roundtable/protocol/stance';
@@ -32,7 +33,9 @@ export async function performRoundtable(step: ModeStep, run: StepContext): Promi
     }
     case 'consensus': {
       const r = step.round;
-      const votes = r.speakers.map((w) => r.stances[w] ?? { stance: 'UNKNOWN' as const, passed: false });
+      // A worker that left is no voice: neither NEUTRAL nor dissent.
+      const seated = r.speakers.filter((w) => !run.state.left?.[w]);
+      const votes = seated.map((w) => r.stances[w] ?? { stance: 'UNKNOWN' as const, passed: false });
       await run.emit({ type: 'consensus_evaluated', round: r.round, ...evaluateConsensus(votes) });
       return;
     }
@@ -65,6 +68,8 @@ async function turn(run: StepContext, planned: RoundState, name: string, share: 
     await run.failTurn(round.round, name, r);
     const stance = r.reason === 'timeout' ? 'TIMEOUT' : 'UNKNOWN';
     await run.emit({ type: 'stance_recorded', round: round.round, participant: name, stance, passed: false });
+    // An error is final (the provider's retries are spent): the seat leaves. A timeout may pass.
+    if (r.reason === 'error') await leave(run, round.round, me, r.error);
     return;
   }
   const reply = await withStance(run, me, round.round, messages, capReply(r.result.text.trim(), cap));
@@ -112,6 +117,32 @@ async function withStance(
   if (!f.ok) return reply;
   const marker = f.result.text.trim();
   return parseStance(marker) === 'UNKNOWN' ? reply : `${reply}\n\n${marker}`;
+}
+
+/**
+ * A worker whose model failed for good leaves the meeting: logged, then said in the room by the
+ * assistant in one line (what every view and the workers' transcript show), so nobody reads its
+ * silence as a stance.
+ */
+async function leave(run: StepContext, round: number, me: Participant, error: string): Promise<void> {
+  const reason = clipLine(error, 160);
+  await run.emit({ type: 'seat_left', round, participant: me.name, reason });
+  const a = run.assistant();
+  const s = run.state;
+  const spoken = run.fit(
+    `${me.name} leaves the meeting: its server failed (${reason}). ${remainingWorkers(s).length} of ${workersOf(s).length} workers remain; no stance of ${me.name}'s is counted.`,
+  );
+  if (!spoken) return run.checkBudget();
+  await run.emit({
+    type: 'message_posted',
+    messageId: `left-${me.name}`,
+    from: a.name,
+    role: a.role,
+    round,
+    kind: 'announcement',
+    text: spoken.text,
+    tokens: spoken.tokens,
+  });
 }
 
 async function recordStance(run: StepContext, round: number, name: string, text: string): Promise<void> {
