@@ -114,7 +114,7 @@ describe('when a roundtable stops', () => {
     after(() => fake.setResponder(responder(split)));
 
     it('a panel that repeats its stances ends by "stable" two rounds after the last change, named in the digest and minutes', async () => {
-      const { state, events } = await meet(settling);
+      const { state } = await meet(settling);
       assert.equal(state.closed?.reason, 'stable');
       assert.equal(state.rounds.length, 4, 'the last change in round 2, repeated in rounds 3 and 4');
       assert.match(digestMarkdown(state), /ended: Positions stopped moving/);
