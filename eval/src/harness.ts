@@ -9,6 +9,7 @@ import { workersOf } from '@roundtable/protocol';
 import { answerKey, isCorrect, majorityAnswer, parseAnswer, type Question } from './questions';
 import {
   SYSTEMS,
+  evalCore,
   independentAnswers,
   roundtableOn,
   type PanelSetup,
@@ -16,6 +17,7 @@ import {
   type SystemName,
 } from './systems';
 import { wilson95 } from './wilson';
+import type { LocalCore } from '../../daemon/src/daemon/localCore';
 
 /** What a checkpoint belongs to: a resume with other settings would mix two experiments. */
 export interface RunKey {
@@ -220,9 +222,9 @@ export interface HarnessOptions {
   onProgress?: (done: number, total: number, records: QuestionRecord[]) => void;
 }
 
-async function answerAll(setup: PanelSetup, q: Question): Promise<QuestionRecord> {
+async function answerAll(setup: PanelSetup, core: LocalCore, q: Question): Promise<QuestionRecord> {
   const { single, majority, replies: independent } = await independentAnswers(setup, q);
-  const { state, round1Answer, ...roundtable } = await roundtableOn(setup, q);
+  const { state, round1Answer, ...roundtable } = await roundtableOn(setup, core, q);
   const score = (a: SystemAnswer) => ({ ...a, correct: isCorrect(a.answer, q.answer) });
   return {
     round1: {
@@ -254,9 +256,10 @@ export async function runEval(o: HarnessOptions): Promise<{ results: EvalResults
   const report = () => o.onProgress?.(byId.size, o.questions.length, [...byId.values()]);
   report();
   let next = 0;
+  const core = await evalCore(o.setup);
   const worker = async () => {
     for (let q = pending[next++]; q; q = pending[next++]) {
-      const r = await answerAll(o.setup, q);
+      const r = await answerAll(o.setup, core, q);
       // One line per finished question, appended at once: a crash loses at most the questions in flight.
       writeSync(fd, `${JSON.stringify(r)}\n`);
       byId.set(q.id, r);
@@ -267,6 +270,7 @@ export async function runEval(o: HarnessOptions): Promise<{ results: EvalResults
     await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, pending.length)) }, worker));
   } finally {
     closeSync(fd);
+    await core.close();
   }
   const records = o.questions.map((q) => byId.get(q.id)).filter((r): r is QuestionRecord => r !== undefined);
   return { results: summarize(key, records), records };
