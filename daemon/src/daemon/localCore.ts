@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Participant, ProviderConfig } from '@roundtable/protocol';
 import { connectDaemon, type DaemonConnection } from '@roundtable/client/connection';
 import { systemClock } from '../meeting/clock';
+import { countTokens } from '../providers/tokens';
 import type { ChatProvider } from '../providers/types';
 import type { EventStore } from '../store/types';
 import { newMeetingId } from './ids';
@@ -35,6 +36,9 @@ export interface LocalCore {
 
 /** Starts the private core and connects to it. */
 export async function startLocalCore(opts: LocalCoreOptions): Promise<LocalCore> {
+  // As the daemon does at start: the tokenizer's second of CPU is spent now, not inside the first
+  // meeting's fan-out, where it would stall the calls in flight (and the sockets they wait on).
+  countTokens('warm up');
   const token = randomBytes(32).toString('hex');
   let conn: DaemonConnection | undefined;
   const manager = new MeetingManager({
