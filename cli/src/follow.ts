@@ -1,16 +1,27 @@
 /**
- * Following a meeting to its end, in this process or in the daemon: the room printed as it goes,
- * the human asked on a TTY when it escalates, then the minutes and the summary (`run`, `resolve`).
+ * Following a meeting to its end through the one meeting handle, in the daemon or in a core
+ * private to this process (`--no-daemon`, a local run's `resolve`): the room printed from the
+ * handle's fold as it goes, the human asked on a TTY when it escalates, then the minutes and the
+ * summary (`run`, `review`, `resolve`).
  */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import type { MeetingEvent, MeetingState, StartMeetingParams } from '@roundtable/protocol';
 import { settles } from '@roundtable/protocol';
-import { connectDaemon, type FoundDaemon, type MeetingHandle } from '@roundtable/client';
-import type { Meeting } from '../../daemon/src/meeting/engine';
+import {
+  apiKeysIn,
+  connectDaemon,
+  type DaemonConnection,
+  type FoundDaemon,
+  type MeetingHandle,
+} from '@roundtable/client';
+import { providerFactory } from '../../daemon/src/daemon/daemon';
+import { startLocalCore } from '../../daemon/src/daemon/localCore';
 import type { Script } from '../../daemon/src/providers/scripted';
-import type { SqliteStore } from '../../daemon/src/store/sqliteStore';
-import type { EventStore } from '../../daemon/src/store/types';
+import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import { EXIT_AWAITING_HUMAN, askHuman, escalationMessage } from './escalation';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
+import { UsageError } from '@roundtable/client/usage';
 import type { RoomPrinter } from './printer';
 import { summarize } from './summary';
 
@@ -24,7 +35,7 @@ export interface RunIO {
   stdinTTY: boolean;
 }
 
-/** What a run in the daemon needs of the parsed `roundtable run` arguments. */
+/** What a run needs of the parsed `roundtable run` arguments. */
 export interface DaemonRunOptions {
   params: StartMeetingParams;
   baseURL: string;
@@ -36,67 +47,126 @@ export interface DaemonRunOptions {
 /** What a command does once its meeting ended (write the minutes, print, choose the exit code). */
 export type FinishMeeting = (state: MeetingState, events: readonly MeetingEvent[]) => Promise<number>;
 
-/** Runs an in-process meeting to its end, asking the human on a TTY when it escalates. */
-export async function followInProcess(
-  meeting: Meeting,
-  store: EventStore,
-  opts: { outDir: string; json: boolean },
-  printer: RoomPrinter,
-  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; stdinTTY?: boolean },
-  roomOut: NodeJS.WritableStream,
-  finish: FinishMeeting = (state, events) => finishRun(state, events, opts, printer, io),
-): Promise<number> {
-  let interrupts = 0;
-  const onSigint = (): void => {
-    interrupts++;
-    if (interrupts === 1) {
-      roomOut.write('\nCutting the meeting (Ctrl-C again to quit without minutes)…\n');
-      meeting.cut('cut', 'interrupted from the terminal').catch(() => undefined);
-    } else process.exit(130);
+/** Where a command's meeting runs: the data dir's daemon, or a core private to this process. */
+export interface MeetingCore {
+  conn: DaemonConnection;
+  /** The daemon's port, said on the terminal; none for the core of this process. */
+  daemonPort?: number;
+  close(): Promise<void>;
+}
+
+/** The data dir's daemon. */
+export async function daemonCore(found: FoundDaemon): Promise<MeetingCore> {
+  const conn = await connectDaemon(found.info.port, found.token);
+  return { conn, daemonPort: found.info.port, close: () => conn.close() };
+}
+
+/**
+ * A core of this process whose meeting is logged in `<dataDir>/runs/<meetingId>`, where
+ * `roundtable resolve` and `roundtable minutes` find it: a new run's (named before it starts; the
+ * folder is removed again if no meeting started) or, `kept`, one a run left there.
+ */
+export async function runDirCore(
+  dataDir: string,
+  meetingId: string,
+  io: Pick<RunIO, 'env' | 'stderr'>,
+  opts: { kept?: boolean } = {},
+): Promise<MeetingCore> {
+  const runDir = path.join(dataDir, 'runs', meetingId);
+  const store = await SqliteStore.open(runDir);
+  const started = async (): Promise<boolean> => (await store.meetings()).includes(meetingId);
+  const closeStore = async (): Promise<void> => {
+    const keep = opts.kept || (await started());
+    await store.close();
+    if (!keep) await fs.rm(runDir, { recursive: true, force: true });
   };
-  process.on('SIGINT', onSigint);
   try {
-    let state = await meeting.run();
-    while (state.status === 'awaiting_human') {
-      // The report (Status: blocked) is written before the human is asked, so they decide with it.
-      const report = await writeMinutesOrExplain(opts.outDir, state, io.stderr);
-      const answer = io.stdinTTY ? await askHuman(state, roomOut, report) : undefined;
-      if (!answer) {
-        io.stderr.write(escalationMessage(state, { report, outDir: opts.outDir }));
-        await (store as Partial<SqliteStore>).close?.();
-        return EXIT_AWAITING_HUMAN;
-      }
-      await meeting.resolve(answer.action, answer);
-      state = await meeting.run();
-    }
-    const events = await store.load(meeting.id);
-    await (store as Partial<SqliteStore>).close?.();
-    return await finish(state, events);
-  } finally {
-    process.off('SIGINT', onSigint);
+    if (opts.kept && !(await started())) throw new UsageError(`no meeting ${meetingId} in ${runDir}`);
+    const core = await startLocalCore({
+      store,
+      providers: providerFactory(io.env, undefined, (line) => io.stderr.write(`roundtable: ${line}\n`)),
+      newId: () => meetingId,
+      secrets: apiKeysIn(io.env),
+    });
+    return {
+      conn: core.conn,
+      close: async () => {
+        await core.close();
+        await closeStore();
+      },
+    };
+  } catch (e) {
+    await closeStore();
+    throw e;
   }
 }
 
-/** Runs the meeting in the daemon and follows it live, so VS Code windows see it too. */
-export async function runInDaemon(
+/** Ctrl-C cuts the meeting; in this process a second one quits without minutes. Returns the remover. */
+function cutOnCtrlC(watch: MeetingHandle, roomOut: NodeJS.WritableStream, local: boolean): () => void {
+  let interrupts = 0;
+  const onSigint = (): void => {
+    interrupts++;
+    if (!local) {
+      roomOut.write('\nCutting the meeting…\n');
+      void watch.cut().catch(() => undefined);
+    } else if (interrupts === 1) {
+      roomOut.write('\nCutting the meeting (Ctrl-C again to quit without minutes)…\n');
+      void watch.cut('interrupted from the terminal').catch(() => undefined);
+    } else process.exit(130);
+  };
+  process.on('SIGINT', onSigint);
+  return () => process.off('SIGINT', onSigint);
+}
+
+/**
+ * Follows the meeting until it settles after `afterSeq`, asking the human on a TTY at each
+ * escalation. Returns EXIT_AWAITING_HUMAN when nobody answered (the report written), else nothing.
+ */
+async function settle(
+  watch: MeetingHandle,
+  afterSeq: number,
+  core: MeetingCore,
+  outDir: string,
+  io: { stderr: NodeJS.WritableStream; stdinTTY: boolean },
+  roomOut: NodeJS.WritableStream,
+): Promise<number | undefined> {
+  const stopCutting = cutOnCtrlC(watch, roomOut, core.daemonPort === undefined);
+  try {
+    await watch.untilEvent(settles, afterSeq);
+    while (watch.state.status === 'awaiting_human') {
+      const s = watch.state;
+      // The report (Status: blocked) is written before the human is asked, so they decide with it.
+      const report = await writeMinutesOrExplain(outDir, s, io.stderr);
+      const answer = io.stdinTTY ? await askHuman(s, roomOut, report) : undefined;
+      if (!answer) {
+        io.stderr.write(escalationMessage(s, { report, outDir }));
+        return EXIT_AWAITING_HUMAN;
+      }
+      const answeredAfter = watch.events.length;
+      await watch.resolve(answer);
+      await watch.untilEvent(settles, answeredAfter);
+    }
+    return undefined;
+  } finally {
+    stopCutting();
+  }
+}
+
+/** Starts the meeting in `core` and follows it live (in the daemon, VS Code windows see it too). */
+export async function runMeeting(
   opts: DaemonRunOptions,
-  found: FoundDaemon,
+  core: MeetingCore,
   script: Script | undefined,
   printer: RoomPrinter,
   io: RunIO,
   roomOut: NodeJS.WritableStream,
   finish: FinishMeeting = (state, events) => finishRun(state, events, opts, printer, io),
 ): Promise<number> {
-  const conn = await connectDaemon(found.info.port, found.token);
-  let handle: MeetingHandle | undefined;
-  const onSigint = (): void => {
-    roomOut.write('\nCutting the meeting…\n');
-    void handle?.cut().catch(() => undefined);
-  };
   let watch: MeetingHandle;
+  let stopped: number | undefined;
   try {
     // Subscribed in the same request: the room prints from the first event, with no second read.
-    watch = handle = await conn.meetings.open(
+    watch = await core.conn.meetings.open(
       {
         ...opts.params,
         providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) },
@@ -104,33 +174,63 @@ export async function runInDaemon(
       },
       { deliver: (e, s) => printer.event(e, s) },
     );
-    roomOut.write(`(running in the daemon on port ${found.info.port}, meeting ${watch.meetingId})\n`);
-    process.on('SIGINT', onSigint);
-    const { events } = watch;
-    await watch.untilEvent(settles, 0);
-    while (watch.state.status === 'awaiting_human') {
-      const s = watch.state;
-      const report = await writeMinutesOrExplain(opts.outDir, s, io.stderr);
-      const answer = io.stdinTTY ? await askHuman(s, roomOut, report) : undefined;
-      if (!answer) {
-        io.stderr.write(escalationMessage(s, { report, outDir: opts.outDir }));
-        return EXIT_AWAITING_HUMAN;
-      }
-      const answeredAfter = events.length;
-      await watch.resolve(answer);
-      await watch.untilEvent(settles, answeredAfter);
-    }
+    if (core.daemonPort !== undefined)
+      roomOut.write(`(running in the daemon on port ${core.daemonPort}, meeting ${watch.meetingId})\n`);
+    stopped = await settle(watch, 0, core, opts.outDir, io, roomOut);
   } finally {
-    process.off('SIGINT', onSigint);
-    await conn.close();
+    await core.close();
   }
-  return finish(watch.state, watch.events);
+  return stopped ?? finish(watch.state, watch.events);
+}
+
+/** The human's answer, as `meeting/resolve` takes it. */
+export type Answer =
+  | { action: 'defer'; option?: undefined; instruction?: undefined }
+  | { action: 'pick'; option: string; instruction?: undefined }
+  | { action: 'another_round'; instruction: string; option?: undefined };
+
+/**
+ * Answers a meeting waiting for the human and follows it until it settles again; the log so far
+ * is printed first, from the same fold. A refused answer is the caller's to fix (`refused`).
+ */
+export async function resolveMeeting(
+  core: MeetingCore,
+  job: { meetingId: string; answer: Answer; outDir: string; json: boolean },
+  printer: RoomPrinter,
+  io: RunIO,
+  roomOut: NodeJS.WritableStream,
+  refused: (e: Error) => Error,
+): Promise<number> {
+  let watch: MeetingHandle;
+  let stopped: number | undefined;
+  try {
+    // Only what happens after our answer ends the wait: the log already holds the escalation we answer.
+    let answeredAfter: number;
+    try {
+      const got = await core.conn.rpc.request('meeting/get', { meetingId: job.meetingId, limit: 1 });
+      answeredAfter = got.summary.lastSeq;
+    } catch (e) {
+      throw refused(e as Error);
+    }
+    watch = await core.conn.meetings.attach(job.meetingId, { deliver: (e, s) => printer.event(e, s) });
+    try {
+      await watch.resolve(job.answer);
+    } catch (e) {
+      throw refused(e as Error);
+    }
+    // A person at the terminal of this process is asked again at a new escalation, as `run` asks.
+    const stdinTTY = core.daemonPort === undefined && io.stdinTTY;
+    stopped = await settle(watch, answeredAfter, core, job.outDir, { stderr: io.stderr, stdinTTY }, roomOut);
+  } finally {
+    await core.close();
+  }
+  return stopped ?? finishRun(watch.state, watch.events, job, printer, io);
 }
 
 /** The end of a run: the minutes written, the summary printed (or its JSON), and the exit code. */
 async function finishRun(
   state: MeetingState,
-  events: readonly MeetingEvent[],
+  _events: readonly MeetingEvent[],
   opts: { outDir: string; json: boolean },
   printer: RoomPrinter,
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },

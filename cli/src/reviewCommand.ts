@@ -11,15 +11,15 @@ import type { FailOn, MeetingConfig, StartMeetingParams } from '@roundtable/prot
 import { FailOnSchema, GIT_REF_PATTERN, REVIEW_EXIT, RpcError, checkStartParams } from '@roundtable/protocol';
 import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon } from '@roundtable/client';
 import { git } from '../../daemon/src/gate/git';
-import { NOTHING_TO_REVIEW, prepareReview } from '../../daemon/src/review/prepare';
-import { ChangeError } from '../../daemon/src/review/change';
+import { NOTHING_TO_REVIEW } from '../../daemon/src/review/prepare';
+import { newMeetingId } from '../../daemon/src/daemon/ids';
 import { NoModelError, UsageError, checkDataDir, parseCli } from '@roundtable/client/usage';
 import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
 import { choosePanel, parseModelsFlag } from '../../daemon/src/providers/panelChoice';
 import { RoomPrinter } from './printer';
 import { terminalSafe } from '@roundtable/protocol/terminal';
-import { followInProcess, runInDaemon, type RunIO } from './follow';
-import { openInProcess, positiveInt, preflight } from './runCommand';
+import { daemonCore, runDirCore, runMeeting, type RunIO } from './follow';
+import { positiveInt, preflight } from './runCommand';
 import { pullRequestChange } from './reviewEnv';
 import { finishReview, type ReviewOutputs } from './reviewOutput';
 
@@ -202,23 +202,14 @@ async function runReview(opts: ReviewOptions, io: RunIO): Promise<number> {
   const finish = (s: Parameters<typeof finishReview>[0], e: Parameters<typeof finishReview>[1]) =>
     finishReview(s, e, opts, io);
   const found = opts.noDaemon ? undefined : await findDaemon(opts.dataDir);
-  if (found) {
-    try {
-      return await runInDaemon(opts, found, undefined, printer, io, roomOut, finish);
-    } catch (e) {
-      if (e instanceof RpcError && e.code === 'bad_request') return refusedStart(e.message, io);
-      throw e;
-    }
-  }
-  let prepared;
+  // In this process (--no-daemon or no daemon running) nobody is asked at an escalation: a CI job.
+  const core = found ? await daemonCore(found) : await runDirCore(opts.dataDir, newMeetingId(), io);
   try {
-    prepared = await prepareReview(opts.params);
+    return await runMeeting(opts, core, undefined, printer, found ? io : { ...io, stdinTTY: false }, roomOut, finish);
   } catch (e) {
-    if (e instanceof ChangeError) return refusedStart(e.message, io);
+    if (e instanceof RpcError && e.code === 'bad_request') return refusedStart(e.message, io);
     throw e;
   }
-  const { meeting, store } = await openInProcess(opts, undefined, io, printer, prepared);
-  return followInProcess(meeting, store, opts, printer, { ...io, stdinTTY: false }, roomOut, finish);
 }
 
 export async function reviewCommand(argv: string[], io: RunIO): Promise<number> {

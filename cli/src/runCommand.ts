@@ -3,26 +3,13 @@
  * the digest (or one JSON object with --json). Bad input exits 2 with one clear line.
  */
 import * as path from 'node:path';
-import type {
-  ContextAttached,
-  MeetingConfig,
-  MeetingEvent,
-  MeetingState,
-  Participant,
-  StartMeetingParams,
-} from '@roundtable/protocol';
+import type { MeetingConfig, Participant } from '@roundtable/protocol';
 import { CANNED_NOTE, checkStartParams, ignoresTopic } from '@roundtable/protocol';
-import { systemClock } from '../../daemon/src/meeting/clock';
-import { Meeting } from '../../daemon/src/meeting/engine';
 import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon, spawnDaemon } from '@roundtable/client';
+import { providerEntry } from '../../daemon/src/providers/registry';
 import { listModels } from '../../daemon/src/providers/models';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
 import { loadScript, type Script } from '../../daemon/src/providers/scripted';
-import { meetingProviders, providerEntry } from '../../daemon/src/providers/registry';
-import type { ChatProvider } from '../../daemon/src/providers/types';
-import { SqliteStore } from '../../daemon/src/store/sqliteStore';
-import type { EventStore } from '../../daemon/src/store/types';
-import { evidenceChecker } from '../../daemon/src/meeting/evidence';
 import { newMeetingId } from '../../daemon/src/daemon/ids';
 import { NoModelError, UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
 import { evidenceWorkspace, examplesDir } from '../../daemon/src/providers/demo';
@@ -31,8 +18,7 @@ import { DEMO_HINT, choosePanel, parseModelsFlag } from '../../daemon/src/provid
 import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
 
 import { CONTEXT_USAGE, takeContextFlags } from '../../daemon/src/context/cliFlags';
-import { followInProcess, runInDaemon, type DaemonRunOptions, type RunIO } from './follow';
-import { knownSecrets } from '../../daemon/src/meeting/keyRedaction';
+import { daemonCore, runDirCore, runMeeting, type DaemonRunOptions, type RunIO } from './follow';
 
 function contextFlags(argv: string[]): ReturnType<typeof takeContextFlags> {
   try {
@@ -262,20 +248,6 @@ export async function preflight(
   return out;
 }
 
-function providersFor(
-  opts: Pick<RunOptions, 'baseURL' | 'apiKey'>,
-  script: Script | undefined,
-  io: RunIO,
-): (p: Participant) => ChatProvider {
-  return meetingProviders({
-    baseURL: opts.baseURL,
-    ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
-    ...(script ? { script } : {}),
-    log: (line) => io.stderr.write(`roundtable: ${line}\n`),
-    shared: new Map(),
-  });
-}
-
 export async function runCommand(argv: string[], io: RunIO): Promise<number> {
   const opts = await parseRunArgs(argv, io.env);
   if (opts === 'help') {
@@ -293,41 +265,9 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
   if (opts.daemon !== 'no') {
     let found = await findDaemon(opts.dataDir);
     if (!found && opts.daemon === 'yes') found = await spawnDaemon({ dataDir: opts.dataDir });
-    if (found) return runInDaemon(opts, found, script, printer, io, roomOut);
+    if (found) return runMeeting(opts, await daemonCore(found), script, printer, io, roomOut);
   }
-  const { meeting, store } = await openInProcess(opts, script, io, printer);
-  return followInProcess(meeting, store, opts, printer, io, roomOut);
-}
-
-/**
- * Opens the meeting in this process, its log on disk even without a daemon: a consensus meeting may
- * pause for the human, and minutes that cannot be written can be rendered again later
- * (`roundtable minutes <id>`). `prepared`: params and context read before the start (a review).
- */
-export async function openInProcess(
-  opts: Pick<RunOptions, 'params' | 'dataDir' | 'baseURL' | 'apiKey'>,
-  script: Script | undefined,
-  io: RunIO,
-  printer: RoomPrinter,
-  prepared?: { params: StartMeetingParams; context: ContextAttached },
-): Promise<{ meeting: Meeting; store: EventStore }> {
-  const providerFor = providersFor(opts, script, io);
-  const meetingId = newMeetingId();
-  const store: EventStore = await SqliteStore.open(path.join(opts.dataDir, 'runs', meetingId));
-  const params = prepared?.params ?? opts.params;
-  const meeting = await Meeting.open(
-    {
-      store,
-      providerFor,
-      secrets: knownSecrets([opts.apiKey]),
-      clock: systemClock,
-      onEvent: (e: MeetingEvent, s: MeetingState) => printer.event(e, s),
-      ...(params.workspace ? { checkEvidence: evidenceChecker(params.workspace) } : {}),
-    },
-    meetingId,
-    { ...params, providers: { baseURL: opts.baseURL, ...(script ? { script } : {}) } },
-    prepared?.context,
-  );
-  printer.event((await store.load(meeting.id))[0] as MeetingEvent, meeting.state);
-  return { meeting, store };
+  // In this process: its log on disk even without a daemon, as a consensus meeting may pause for
+  // the human and minutes that cannot be written can be rendered again (`roundtable minutes <id>`).
+  return runMeeting(opts, await runDirCore(opts.dataDir, newMeetingId(), io), script, printer, io, roomOut);
 }

@@ -4,11 +4,12 @@
  * figures are summary.ts's.
  */
 import { closeSync, constants, existsSync, lstatSync, openSync, readFileSync, writeSync } from 'node:fs';
+import type { LocalCore } from '../../daemon/src/daemon/localCore';
 import { judgeBestOf } from './bestOf';
 import type { Question } from './questions';
 import { rescore, sameKey, scoreReplies, setHashOf, type QuestionRecord, type RunKey } from './record';
 import { summarize, type EvalResults } from './summary';
-import { independentAnswers, roundtableOn, type PanelSetup } from './systems';
+import { evalCore, independentAnswers, roundtableOn, type PanelSetup } from './systems';
 
 export function checkpointPathFor(outFile: string): string {
   return outFile.replace(/\.json$/i, '') + '.checkpoint.jsonl';
@@ -88,10 +89,10 @@ export interface HarnessOptions {
 }
 
 /** Every system on one question: the independent answers, the judge's pick among them, a meeting. */
-async function answerAll(setup: PanelSetup, q: Question): Promise<QuestionRecord> {
+async function answerAll(setup: PanelSetup, core: LocalCore, q: Question): Promise<QuestionRecord> {
   const { single, majority, replies: independent } = await independentAnswers(setup, q);
   const judge = await judgeBestOf(setup, q, independent);
-  const { columns, ...roundtable } = await roundtableOn(setup, q);
+  const { columns, ...roundtable } = await roundtableOn(setup, core, q);
   // The best-of arm pays for the independent answers it picks from, and for the judge's call.
   const best = { billedTokens: majority.billedTokens + judge.billedTokens, wallMs: majority.wallMs + judge.wallMs };
   return scoreReplies(
@@ -116,9 +117,10 @@ export async function runEval(o: HarnessOptions): Promise<{ results: EvalResults
   const report = () => o.onProgress?.(byId.size, o.questions.length, [...byId.values()]);
   report();
   let next = 0;
+  const core = await evalCore(o.setup);
   const worker = async () => {
     for (let q = pending[next++]; q; q = pending[next++]) {
-      const r = await answerAll(o.setup, q);
+      const r = await answerAll(o.setup, core, q);
       // One line per finished question, appended at once: a crash loses at most the questions in flight.
       writeSync(fd, `${JSON.stringify(r)}\n`);
       byId.set(q.id, r);
@@ -129,6 +131,7 @@ export async function runEval(o: HarnessOptions): Promise<{ results: EvalResults
     await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, pending.length)) }, worker));
   } finally {
     closeSync(fd);
+    await core.close();
   }
   const records = o.questions.map((q) => byId.get(q.id)).filter((r): r is QuestionRecord => r !== undefined);
   return { results: summarize(key, records), records };

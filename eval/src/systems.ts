@@ -4,17 +4,15 @@
  * - majority: every model answers independently, once; the answer given by more than half of them
  *   wins, otherwise there is no majority and the question is scored wrong;
  * - best: the same independent answers, then one judge call picks the best of them (bestOf.ts);
- * - roundtable: a real roundtable meeting (in-process, openai provider) whose workers are the panel;
+ * - roundtable: a real roundtable meeting (in this process's core, openai provider) whose workers are the panel;
  *   its answer is the majority, by the same rule, of each worker's latest `ANSWER:` marker.
  * Here the systems are asked; record.ts reads their answers from the replies.
  * The single model's answer is the first model's independent answer of the majority vote (one call
  * serves both), so both are measured on exactly the same reply.
  */
-import type { Participant, Usage, ChatMessage } from '@roundtable/protocol';
-import { billOf, workersOf } from '@roundtable/protocol';
-import { Meeting } from '../../daemon/src/meeting/engine';
-import { systemClock } from '../../daemon/src/meeting/clock';
-import { newMeetingId } from '../../daemon/src/daemon/ids';
+import type { MeetingState, Participant, Usage, ChatMessage } from '@roundtable/protocol';
+import { billOf, settles, workersOf } from '@roundtable/protocol';
+import { startLocalCore, type LocalCore } from '../../daemon/src/daemon/localCore';
 import type { ChatProvider } from '../../daemon/src/providers/types';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import type { Question } from './questions';
@@ -107,29 +105,42 @@ export function roundtablePanel(models: string[]): Participant[] {
 }
 
 /**
+ * The core the roundtable meetings of one eval run in: the daemon's, private to this process
+ * (nothing on disk, no daemon.json), every seat answered by the panel's provider.
+ */
+export function evalCore(setup: PanelSetup): Promise<LocalCore> {
+  return startLocalCore({ store: new MemoryStore(), providers: () => () => setup.provider });
+}
+
+/**
  * Runs one roundtable meeting on the question, in this process: each worker's contributions round
  * by round ('' for a round it did not answer), in panel order — what the record scores (record.ts) —
  * and what the meeting cost.
  */
-export async function roundtableOn(setup: PanelSetup, q: Question): Promise<Cost & { columns: string[][] }> {
+export async function roundtableOn(
+  setup: PanelSetup,
+  core: LocalCore,
+  q: Question,
+): Promise<Cost & { columns: string[][] }> {
   const started = Date.now();
-  const meeting = await Meeting.open(
-    { store: new MemoryStore(), providerFor: () => setup.provider, clock: systemClock },
-    newMeetingId(),
-    {
-      topic: `Question: ${q.question}\n${ANSWER_INSTRUCTION} Put the ANSWER line just before your stance marker, and agree with an answer only if you checked it.`,
-      mode: 'roundtable',
-      participants: roundtablePanel(setup.models),
-      config: {
-        maxRounds: setup.rounds,
-        tokenBudget: setup.budget,
-        replyMaxTokens: setup.maxTokens,
-        turnTimeoutMs: setup.turnTimeoutMs,
-        order: 'parallel',
-      },
+  const meeting = await core.conn.meetings.open({
+    topic: `Question: ${q.question}\n${ANSWER_INSTRUCTION} Put the ANSWER line just before your stance marker, and agree with an answer only if you checked it.`,
+    mode: 'roundtable',
+    participants: roundtablePanel(setup.models),
+    config: {
+      maxRounds: setup.rounds,
+      tokenBudget: setup.budget,
+      replyMaxTokens: setup.maxTokens,
+      turnTimeoutMs: setup.turnTimeoutMs,
+      order: 'parallel',
     },
-  );
-  const state = await meeting.run();
+  });
+  let state: MeetingState;
+  try {
+    state = await meeting.untilEvent(settles, 0);
+  } finally {
+    await meeting.release();
+  }
   return {
     columns: workersOf(state).map((w) => state.rounds.map((r) => r.contributions[w.name]?.text ?? '')),
     billedTokens: billOf(state).totalTokens,

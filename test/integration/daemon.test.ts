@@ -504,14 +504,23 @@ describe('daemon: process lifecycle and durability', () => {
     const f = await Follower.connect(daemon.port, daemon.token);
     const list = await f.conn.rpc.request('meeting/list', {});
     assert.ok(list.meetings.some((m) => m.meetingId === meetingId && m.status === 'closed'));
-    await f.conn.close();
+    const info = await readFile(path.join(dir, 'daemon.json'), 'utf8');
     const local = await cli(
       ['run', '--topic', 'Not in the daemon', '--out', out, '--json', '--max-rounds', '1', '--no-daemon'],
       {
         env: { ROUNDTABLE_HOME: dir },
       },
     );
+    assert.equal(local.code, 0, local.stderr);
     assert.doesNotMatch(local.stderr, /running in the daemon/);
+    // Its own core, private to the process: the daemon's discovery file untouched, the meeting
+    // not in the daemon, its log in the run dir that `roundtable resolve` and `minutes` read.
+    assert.equal(await readFile(path.join(dir, 'daemon.json'), 'utf8'), info);
+    const localId = (JSON.parse(local.stdout) as { meetingId: string }).meetingId;
+    const after = await f.conn.rpc.request('meeting/list', {});
+    assert.ok(!after.meetings.some((m) => m.meetingId === localId), 'the local meeting is not in the daemon');
+    assert.ok(existsSync(path.join(dir, 'runs', localId)), 'its log is kept in its run dir');
+    await f.conn.close();
     await daemon.stop();
   });
 

@@ -44,6 +44,8 @@ export interface ManagerOptions {
   secrets?: readonly string[];
   /** Where a meeting's evidence is checked, when not in its workspace (the daemon's demo rule). */
   evidenceWorkspace?: (params: StartMeetingParams) => string | undefined;
+  /** A meeting's loop stopped on an error other than a failed store write (which is retried). */
+  onStopped?: (meetingId: string, e: Error) => void;
 }
 
 interface Live {
@@ -155,6 +157,7 @@ export class MeetingManager {
         // The store could not write (a full disk): nothing unacknowledged counts, so the meeting
         // goes on from its next missing step once the store writes again — no restart needed.
         if (e instanceof StoreWriteError) this.retry(live);
+        else this.opts.onStopped?.(id, e as Error);
       })
       .finally(() => {
         live.run = undefined;
