@@ -101,17 +101,42 @@ describe('an event costs the room what it touches', () => {
     );
     const log = events.map((e, i) => ({ ...e, seq: i + 1 }));
 
-    const view = loadRoom();
-    // Loaded after the view: lit binds the document it first sees.
+    // Loaded after a view: lit binds the document it first sees.
+    loadRoom();
     const { renderRoom, QUIET_UI } = load('../../webview/src/render') as typeof import('../../webview/src/render');
-    view.send({ type: 'room/reset', meetingId });
-    for (let i = 0; i < log.length; i++) {
-      view.send({ type: 'room/event', event: log[i] });
-      view.flush();
+    const fullIds = (upTo: number): { ids: string[]; text: string } => {
       const full = document.createElement('div');
-      renderRoom(full, fold(log.slice(0, i + 1)), [], QUIET_UI);
-      assert.deepEqual(ids(view.root), ids(full), `after event ${i + 1} (${log[i]?.type})`);
-      assert.equal(text(view.root.querySelector('.messages')), text(full.querySelector('.messages')));
+      renderRoom(full, fold(log.slice(0, upTo)), [], QUIET_UI);
+      return { ids: ids(full), text: text(full.querySelector('.messages')) };
+    };
+    // A frame per event (each contribution first written live, then posted in the same element), and a frame per 4 events.
+    let view = loadRoom();
+    for (const every of [1, 4]) {
+      view = loadRoom();
+      view.send({ type: 'room/reset', meetingId });
+      let written: { id: string; el: Element | null } | undefined;
+      for (let i = 0; i < log.length; i++) {
+        const e = log[i]!;
+        if (every === 1 && e.type === 'message_posted' && e.kind === 'contribution') {
+          const { messageId, from, round: r } = e;
+          view.send({
+            type: 'room/delta',
+            delta: { meetingId, messageId, from, round: r, purpose: 'turn', text: 'So' },
+          });
+          view.flush();
+          assert.deepEqual(ids(view.root), [...fullIds(i).ids, messageId], `${messageId} written live, last`);
+          written = { id: messageId, el: view.root.querySelector(`[data-message-id="${messageId}"]`) };
+        }
+        view.send({ type: 'room/event', event: e });
+        if ((i + 1) % every && i + 1 < log.length) continue;
+        view.flush();
+        const full = fullIds(i + 1);
+        assert.deepEqual(ids(view.root), full.ids, `after event ${i + 1} (${e.type}), a frame per ${every}`);
+        assert.equal(text(view.root.querySelector('.messages')), full.text);
+        if (written)
+          assert.equal(view.root.querySelector(`[data-message-id="${written.id}"]`), written.el, 'posted in place');
+        written = undefined;
+      }
     }
     const order = ids(view.root);
     // The tool call right before the contribution it informed; the person's post before the feedback on its round.
