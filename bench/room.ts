@@ -138,3 +138,79 @@ export async function benchRoom(): Promise<RoomBench> {
     savedStateBytes: JSON.stringify(saved ?? null).length,
   };
 }
+
+/** The walk bench at b0fb46d, before an event stopped walking the whole timeline (same counter, added there). */
+export const ROOM_WALK_BEFORE: Omit<RoomWalk, 'totalEvents' | 'totalMessages'> & { commit: string } = {
+  commit: 'b0fb46d',
+  at: [
+    { messages: 100, events: 33, visitedPerEvent: 308.18, medianMs: 1.16 },
+    { messages: 300, events: 33, visitedPerEvent: 918.82, medianMs: 7.45 },
+    { messages: 1000, events: 33, visitedPerEvent: 3010.55, medianMs: 18.44 },
+  ],
+  visitedRatio: 9.77,
+  replayMs: 44047.88,
+};
+
+/** Per event near a number of messages shown: timeline entries and keys visited, and time. */
+export interface RoomWalkAt {
+  messages: number;
+  events: number;
+  visitedPerEvent: number;
+  medianMs: number;
+}
+
+export interface RoomWalk {
+  totalMessages: number;
+  totalEvents: number;
+  at: RoomWalkAt[];
+  /** Entries visited per event at 1000 messages over at 100: 10 when an event walks the whole timeline. */
+  visitedRatio: number;
+  /** The whole meeting replayed into a fresh view, one frame per event (quadratic when each walks it all). */
+  replayMs: number;
+}
+
+/**
+ * The same one-frame-per-event replay on a meeting of about 1,100 messages: what an event costs the
+ * timeline near 100, 300 and 1,000 messages (entries and keys it visits, counted; and its time).
+ */
+export async function benchRoomWalk(): Promise<RoomWalk> {
+  // The daemon allows 100 rounds: 11 workers make it 1,100 contributions.
+  const log = await longMeeting(100, 11);
+  const view = loadRoom();
+  view.send({ type: 'room/reset', meetingId: log[0]?.meetingId ?? '' });
+  view.flush();
+  view.takeWork();
+  const marks = [100, 300, 1000];
+  const samples = new Map<number, { ms: number; visited: number }[]>(marks.map((m) => [m, []]));
+  let messages = 0;
+  const t0 = performance.now();
+  for (const event of log) {
+    const t = performance.now();
+    view.send({ type: 'room/event', event });
+    view.flush();
+    const ms = performance.now() - t;
+    const { visited } = view.takeWork();
+    if (event.type === 'message_posted') messages++;
+    const mark = marks.find((m) => messages >= m && messages < m + 10);
+    if (mark !== undefined) samples.get(mark)?.push({ ms, visited });
+  }
+  const replayMs = performance.now() - t0;
+  const at = marks.map((m) => {
+    const s = samples.get(m) ?? [];
+    const ms = s.map((x) => x.ms).sort((a, b) => a - b);
+    return {
+      messages: m,
+      events: s.length,
+      visitedPerEvent: round2(s.reduce((t, x) => t + x.visited, 0) / Math.max(1, s.length)),
+      medianMs: round2(ms[Math.floor(ms.length / 2)] ?? 0),
+    };
+  });
+  const v = (m: number): number => at.find((x) => x.messages === m)?.visitedPerEvent ?? 0;
+  return {
+    totalMessages: messages,
+    totalEvents: log.length,
+    at,
+    visitedRatio: round2(v(1000) / Math.max(1, v(100))),
+    replayMs: round2(replayMs),
+  };
+}

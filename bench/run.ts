@@ -12,7 +12,7 @@ import { benchEstimate } from './estimate';
 import { benchStore } from './store';
 import { benchStopRules, stopRulesRows } from './stopRules';
 import { benchReview } from './review';
-import { ROOM_BEFORE, benchRoom } from './room';
+import { ROOM_BEFORE, ROOM_WALK_BEFORE, benchRoom, benchRoomWalk } from './room';
 import { benchText } from './text';
 import { benchWallTime, LOCAL } from './wallTime';
 import { benchWholeMeeting } from './wholeMeeting';
@@ -296,7 +296,16 @@ async function main(): Promise<void> {
     console.log(
       `   at ${b.commit} (before the incremental room): fresh ${b.freshReplayMs} ms, reloaded ${b.reloadReplayMs} ms, saved state ${k(b.savedStateBytes)} bytes\n`,
     );
-    results.room = r;
+    const w = await benchRoomWalk();
+    const wb = ROOM_WALK_BEFORE;
+    console.log(
+      `   timeline entries visited per event, a ${w.totalMessages}-message meeting (${w.totalEvents} events), one frame per event:`,
+    );
+    console.log(table([...w.at.map((x) => ({ side: 'now', ...x })), ...wb.at.map((x) => ({ side: wb.commit, ...x }))]));
+    console.log(
+      `   visited at 1000 / at 100 messages: now ${w.visitedRatio}x, ${wb.commit} ${wb.visitedRatio}x; whole replay: now ${w.replayMs} ms, ${wb.commit} ${wb.replayMs} ms\n`,
+    );
+    results.room = { ...r, walk: w };
   }
 
   const out = path.join(__dirname, 'results', 'latest.json');

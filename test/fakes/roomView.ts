@@ -55,6 +55,8 @@ export interface DomWork {
   changed: number;
   /** Timeline entries whose Markdown body was asked for (each a rebuilt entry; the text itself is cached). */
   entries: number;
+  /** Timeline entries and keys the view visited (built, compared or keyed: `timelineWork` in webview/src/timeline.ts). */
+  visited: number;
 }
 
 export interface RoomView {
@@ -121,12 +123,15 @@ export function loadRoom(state?: unknown): RoomView {
   delete load.cache[ROOM];
   load(ROOM);
   countMarkdown();
+  // The same module instance room.ts counts into (loaded through the same require).
+  const walk = (load('../../webview/src/timeline') as typeof import('../../webview/src/timeline')).timelineWork;
   const root = doc.getElementById('room') as HTMLElement;
   const observer = new d.window.MutationObserver(() => undefined);
   observer.observe(doc.body, { subtree: true, childList: true, attributes: true, characterData: true });
   const takeWork = (): DomWork => {
-    const w: DomWork = { added: 0, removed: 0, changed: 0, entries: markdownAsks };
+    const w: DomWork = { added: 0, removed: 0, changed: 0, entries: markdownAsks, visited: walk.visited };
     markdownAsks = 0;
+    walk.visited = 0;
     for (const r of observer.takeRecords()) {
       if (r.type === 'childList') {
         for (const n of r.addedNodes) w.added += subtreeSize(n);
@@ -150,9 +155,10 @@ export function loadRoom(state?: unknown): RoomView {
   };
 }
 
-/** A roundtable of `rounds` rounds, 5 workers who never agree: about 5 messages a round. */
-export async function longMeeting(rounds: number): Promise<MeetingEvent[]> {
-  const workers = ['ada', 'grace', 'linus', 'ken', 'barbara'];
+/** A roundtable of `rounds` rounds (at most 100), `seats` workers who never agree: about `seats` messages a round. */
+export async function longMeeting(rounds: number, seats = 5): Promise<MeetingEvent[]> {
+  const named = ['ada', 'grace', 'linus', 'ken', 'barbara'];
+  const workers = Array.from({ length: seats }, (_, i) => named[i] ?? `w${i + 1}`);
   const replies = Object.fromEntries(
     workers.map((w, i) => [w, turns(rounds, i === 0 ? 'DISAGREE' : 'AGREE', `point <b>${w}</b> *in* \`code\``)]),
   );
@@ -172,4 +178,23 @@ export function answerReady(view: RoomView, log: readonly MeetingEvent[]): void 
   const from = ready?.meetingId === meetingId ? (ready?.sinceSeq ?? 0) : 0;
   view.send({ type: 'room/reset', meetingId });
   for (const event of log.slice(from)) view.send({ type: 'room/event', event });
+}
+
+/**
+ * A longer meeting than the daemon runs in a test's time (it allows 100 rounds): `log`'s opening and
+ * first round, then its second round again and again as rounds 2 to `rounds` (each renumbered: seq,
+ * round, message ids), left running. What a room sees of a meeting `rounds` rounds long.
+ */
+export function extendMeeting(log: readonly MeetingEvent[], rounds: number): MeetingEvent[] {
+  const starts = log.flatMap((e, i) => (e.type === 'round_started' ? [i] : []));
+  const [, second = 0, third = log.length] = starts;
+  const out = log.slice(0, second);
+  for (let r = 2; r <= rounds; r++)
+    for (const e of log.slice(second, third)) {
+      const x = { ...e, seq: out.length + 1 } as MeetingEvent & { round?: number; messageId?: string };
+      if (typeof x.round === 'number') x.round += r - 2;
+      if (typeof x.messageId === 'string') x.messageId = x.messageId.replace(/^r2-/, `r${r}-`);
+      out.push(x);
+    }
+  return out;
 }

@@ -11,7 +11,8 @@ const n = formatCount;
 export function stanceTable(s: MeetingState): TemplateResult | typeof nothing {
   const m = stanceMatrix(s);
   if (m.rounds.length === 0 || s.mode !== 'roundtable') return nothing;
-  const flips = debateOf(s).flips;
+  // By worker and round: each cell looks its change of position up, not through every change.
+  const flips = new Map(debateOf(s).flips.map((f) => [`${f.worker}\n${f.round}`, f]));
   return html`<div class="table-scroll" role="region" tabindex="0" aria-label="Stances by round">
     <table class="stances" data-testid="stances">
       <thead>
@@ -27,7 +28,7 @@ export function stanceTable(s: MeetingState): TemplateResult | typeof nothing {
               <th>${w}</th>
               ${m.rounds.map((r) => {
                 const c: StanceCell | '' = m.cells[w]?.[r] ?? '';
-                const flip = flips.find((f) => f.worker === w && f.round === r);
+                const flip = flips.get(`${w}\n${r}`);
                 if (!flip) return html`<td class="stance stance-${c || 'none'}" title=${c}>${c || '·'}</td>`;
                 return html`<td
                   class="stance stance-${c} flipped${flip.possibleConformity ? ' conformity' : ''}"

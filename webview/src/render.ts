@@ -17,10 +17,11 @@ import {
   workersOf,
 } from '@roundtable/protocol';
 import { reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
-import { visibleLive, type LiveEntry } from '@roundtable/protocol';
+import type { LiveEntry } from '@roundtable/protocol';
 import { MarkdownCache } from './markdown';
 import { demoNote, noDecisionOf } from './outcome';
-import { EntryMemo, timelineOf, timelineTemplate } from './timeline';
+import { Timeline } from './timeline';
+import { timelineTemplate } from './timelineList';
 import { ballots, debateSection, stanceTable } from './positions';
 
 export type MeetingPhase = 'empty' | 'running' | 'final_round' | 'awaiting_human' | 'closed';
@@ -217,10 +218,10 @@ function closedSection(s: MeetingState, md: MarkdownCache): TemplateResult | typ
   </section>`;
 }
 
-/** What one container remembers between frames: rendered Markdown and the entries last shown. */
+/** What one container remembers between frames: rendered Markdown and the timeline last shown. */
 interface RoomMemo {
   md: MarkdownCache;
-  entries: EntryMemo;
+  timeline: Timeline;
 }
 
 function roomTemplate(s: MeetingState, live: readonly LiveEntry[], ui: RoomUi, memo: RoomMemo): TemplateResult {
@@ -233,7 +234,7 @@ function roomTemplate(s: MeetingState, live: readonly LiveEntry[], ui: RoomUi, m
       <div class="empty" data-testid="empty">
         No meeting yet. Run "Roundtable: Start Roundtable" from the command palette.
       </div>`;
-  const entries = memo.entries.keep(timelineOf(s, visibleLive(s, live)));
+  memo.timeline.update(s, live);
   return html`${notice}
     <div class="room">
       ${header(s, ui)} ${noDecisionBanner(s, ui)} ${budget(s)} ${participants(s)} ${contextSection(s)} ${stanceTable(s)}
@@ -245,7 +246,7 @@ function roomTemplate(s: MeetingState, live: readonly LiveEntry[], ui: RoomUi, m
             </vscode-collapsible>`
           : nothing
       }
-      ${timelineTemplate(entries, md, { copy: ui.onCopy })} ${closedSection(s, md)}
+      ${timelineTemplate(memo.timeline, md, { copy: ui.onCopy })} ${closedSection(s, md)}
       ${
         ui.unseen > 0
           ? html`<button class="jump" type="button" data-testid="new-messages" @click=${ui.onJumpToLatest}>
@@ -266,6 +267,6 @@ export function renderRoom(
   ui: RoomUi = QUIET_UI,
 ): void {
   let memo = memos.get(container);
-  if (!memo) memos.set(container, (memo = { md: new MarkdownCache(), entries: new EntryMemo() }));
+  if (!memo) memos.set(container, (memo = { md: new MarkdownCache(), timeline: new Timeline() }));
   render(roomTemplate(s, live, ui, memo), container);
 }

@@ -1,20 +1,14 @@
 /**
- * The room's message list: posted messages, each round's judge feedback, and the calls being
- * written, as one keyed list (lit `repeat`, key = message id). A call's live entry has the key of
- * the message it turns into, so the same element is updated in place when it is posted; every
- * other element is left alone, so a selection, a scroll position or focus survives each chunk.
- * An entry that did not change is the same object as on the last frame (EntryMemo) and its
- * template is not built again (lit `guard`): an event rebuilds only the entries it touches.
- * Agent text is Markdown rendered by markdown-it with raw HTML off (see markdown.ts).
+ * The room's message list as entries: posted messages, each round's judge feedback after that
+ * round's messages, each workspace tool call before the message it came before, then the calls
+ * being written. A call's live entry has the key of the message it turns into. The list is kept
+ * from one state to the next (Timeline): an event appends its entries or replaces the few it
+ * changes, found through an index by key, so it costs what it touches, not the meeting's length.
+ * Shown by timelineList.ts.
  */
-import { html, nothing, type TemplateResult } from 'lit';
-import { guard } from 'lit/directives/guard.js';
-import { repeat } from 'lit/directives/repeat.js';
-import { unsafeHTML } from 'lit/directives/unsafe-html.js';
-import type { MeetingState, PostedMessage, StanceCell } from '@roundtable/protocol';
-import { judgeKey, type LiveEntry } from '@roundtable/protocol';
-import { stripStance, type MarkdownCache } from './markdown';
-import { thinkingFold } from './thinking';
+import type { MeetingState, PostedMessage, RoundState, StanceCell } from '@roundtable/protocol';
+import { judgeKey, visibleLive, type LiveEntry } from '@roundtable/protocol';
+import { stripStance } from './markdown';
 
 export interface Entry {
   key: string;
@@ -36,6 +30,12 @@ export interface Entry {
   thinkingTokens?: number;
 }
 
+/**
+ * Timeline entries and keys the room visits (built, compared or keyed by the list), counted by the
+ * room bench and its test: what one event costs the timeline must not grow with the meeting.
+ */
+export const timelineWork = { visited: 0 };
+
 const LIVE_LABEL: Record<LiveEntry['purpose'], (round: number) => string> = {
   turn: (r) => `round ${r} · writing…`,
   ballot: (r) => `round ${r} · voting…`,
@@ -46,11 +46,11 @@ const LIVE_LABEL: Record<LiveEntry['purpose'], (round: number) => string> = {
   digest: () => 'writing the digest…',
 };
 
-type Stances = ReadonlyMap<number, MeetingState['rounds'][number]['stances']>;
+type Stances = RoundState['stances'];
 
-function fromMessage(stances: Stances, m: PostedMessage): Entry {
+function fromMessage(stances: Stances | undefined, m: PostedMessage): Entry {
   const contribution = m.kind === 'contribution';
-  const stance = contribution ? stances.get(m.round)?.[m.from]?.stance : undefined;
+  const stance = contribution ? stances?.[m.from]?.stance : undefined;
   return {
     key: m.messageId,
     from: m.from,
@@ -106,82 +106,33 @@ function fromToolCall(s: MeetingState, c: ToolCallLine): Entry {
   };
 }
 
-/**
- * Posted messages with each round's judge feedback after that round's messages, each workspace
- * tool call before the message it came before, then the live calls.
- */
-export function timelineOf(s: MeetingState, live: readonly LiveEntry[]): Entry[] {
-  const judge = s.participants.find((p) => p.role === 'judge')?.name ?? 'judge';
-  const judged = s.rounds.filter((r) => r.judge && (r.judge.text || r.judge.converged));
-  const out: Entry[] = [];
-  let next = 0;
-  const flushJudges = (beforeRound: number): void => {
-    while (next < judged.length && (judged[next]?.round ?? 0) < beforeRound) {
-      const r = judged[next++];
-      if (!r?.judge) continue;
-      const text = r.judge.converged ? `**Converged:** ${r.judge.converged}` : r.judge.text;
-      out.push({
-        key: judgeKey(judge, r.round),
-        from: judge,
-        role: 'judge',
-        kind: 'judge',
-        label: `judge · round ${r.round}`,
-        text,
-        raw: r.judge.converged ? `CONVERGED: ${r.judge.converged}` : r.judge.text,
-        streaming: false,
-      });
-    }
+/** A round's judge feedback as an entry, or nothing when the round has none to show. */
+function fromJudge(judge: string, r: RoundState): Entry | undefined {
+  if (!r.judge || !(r.judge.text || r.judge.converged)) return undefined;
+  return {
+    key: judgeKey(judge, r.round),
+    from: judge,
+    role: 'judge',
+    kind: 'judge',
+    label: `judge · round ${r.round}`,
+    text: r.judge.converged ? `**Converged:** ${r.judge.converged}` : r.judge.text,
+    raw: r.judge.converged ? `CONVERGED: ${r.judge.converged}` : r.judge.text,
+    streaming: false,
   };
-  const tools = s.toolCalls ?? [];
-  let nextTool = 0;
-  const flushTools = (beforeSeq: number): void => {
-    while (nextTool < tools.length && (tools[nextTool]?.seq ?? 0) < beforeSeq) {
-      const c = tools[nextTool++];
-      if (c) out.push(fromToolCall(s, c));
-    }
-  };
-  const stances: Stances = new Map(s.rounds.map((r) => [r.round, r.stances]));
-  for (const m of s.messages) {
-    flushJudges(m.round);
-    flushTools(m.seq);
-    out.push(fromMessage(stances, m));
-  }
-  flushJudges(Infinity);
-  flushTools(Infinity);
-  for (const x of live) {
-    out.push({
-      key: x.key,
-      from: x.from,
-      role: roleOf(s, x.from),
-      kind: x.purpose,
-      label: LIVE_LABEL[x.purpose](x.round),
-      text: x.text,
-      raw: x.text,
-      streaming: true,
-      ...(x.thinking ? { thinking: x.thinking } : {}),
-    });
-  }
-  return out;
 }
 
-/**
- * The entries shown on the last frame, by key: an entry equal field by field to the last one is
- * handed back as that same object, so the list's templates are rebuilt only where something changed.
- */
-export class EntryMemo {
-  private last = new Map<string, Entry>();
-
-  keep(entries: readonly Entry[]): Entry[] {
-    const next = new Map<string, Entry>();
-    const out = entries.map((e) => {
-      const before = this.last.get(e.key);
-      const same = before !== undefined && sameEntry(before, e) ? before : e;
-      next.set(e.key, same);
-      return same;
-    });
-    this.last = next;
-    return out;
-  }
+function fromLive(s: MeetingState, x: LiveEntry): Entry {
+  return {
+    key: x.key,
+    from: x.from,
+    role: roleOf(s, x.from),
+    kind: x.purpose,
+    label: LIVE_LABEL[x.purpose](x.round),
+    text: x.text,
+    raw: x.text,
+    streaming: true,
+    ...(x.thinking ? { thinking: x.thinking } : {}),
+  };
 }
 
 function sameEntry(a: Entry, b: Entry): boolean {
@@ -189,55 +140,194 @@ function sameEntry(a: Entry, b: Entry): boolean {
   return keys.length === Object.keys(a).length && keys.every((k) => a[k] === b[k]);
 }
 
-export interface TimelineHandlers {
-  copy: (text: string) => void;
-}
+/** What the timeline last read of the state: each part is compared by identity (the reducer shares what an event leaves alone). */
+type Seen = Pick<MeetingState, 'meetingId' | 'participants' | 'messages' | 'rounds'> & {
+  toolCalls: NonNullable<MeetingState['toolCalls']>;
+};
+const NOTHING_SEEN: Seen = { meetingId: '', participants: [], messages: [], rounds: [], toolCalls: [] };
 
-function entryTemplate(e: Entry, md: MarkdownCache, on: TimelineHandlers): TemplateResult {
-  return html`<article
-    class="message role-${e.role} kind-${e.kind} ${e.streaming ? 'streaming' : ''}"
-    data-message-id=${e.key}
-    data-testid=${e.kind === 'judge' ? 'judge' : nothing}
-    aria-busy=${e.streaming ? 'true' : 'false'}
-  >
-    <div class="message-head">
-      <strong class="from">${e.from}</strong>
-      <span class="role">${e.label}</span>
-      ${
-        e.stance
-          ? html`<span class="stance-badge stance stance-${e.stance}" title="Stance: ${e.stance}">${e.stance}</span>`
-          : nothing
-      }
-      ${
-        e.streaming
-          ? nothing
-          : html`<button
-              class="copy"
-              type="button"
-              title="Copy the text"
-              aria-label="Copy the message from ${e.from}"
-              @click=${() => on.copy(e.raw)}
-            >
-              Copy
-            </button>`
-      }
-    </div>
-    ${thinkingFold(e.thinking, e.thinkingTokens, e.streaming)}
-    ${
-      e.streaming || e.plain
-        ? html`<div class="message-body plain">${e.text}</div>`
-        : html`<div class="message-body md">${unsafeHTML(md.html(e.key, e.text))}</div>`
+/**
+ * The timeline, kept from one frame to the next. Entries before the last posted message keep their
+ * places for good (a message is only ever appended; a judge's feedback or a tool call comes after
+ * every message already posted): those are `fixed`. After them wait the feedback and tool calls
+ * that the next message may still go after (`pending`), then the live entries. Each update reads
+ * only what changed (messages and tool calls appended, the rounds from the last one seen) and says
+ * what moved: the leading `stable` entries kept their places, `dirty` lists those of them that
+ * changed. A state that does not follow the last one (another meeting, a log folded afresh) is
+ * read whole again (`reset`), keeping the entries that did not change.
+ */
+export class Timeline {
+  version = 0;
+  /** This update read the state whole: every entry may have moved. */
+  reset = true;
+  /** Leading entries whose places did not change in this update. */
+  stable = 0;
+  /** Indexes below `stable` whose entries changed. */
+  dirty: number[] = [];
+  private fixed: Entry[] = [];
+  private pending: { entry: Entry; round: number; seq: number; judge: boolean }[] = [];
+  private live: Entry[] = [];
+  /** Index in `fixed` by key. */
+  private index = new Map<string, number>();
+  /** Each participant's contributions by round (index in `fixed`), for stances recorded after them. */
+  private contributions = new Map<string, { i: number; m: PostedMessage }[]>();
+  private stances = new Map<number, Stances>();
+  private seen: Seen = NOTHING_SEEN;
+  private judge = 'judge';
+  private maxRound = -Infinity;
+  private lastSeq = 0;
+
+  /** The entry at index `i` (fixed, pending, then live). */
+  at(i: number): Entry | undefined {
+    const p = i - this.fixed.length;
+    if (p < 0) return this.fixed[i];
+    return p < this.pending.length ? this.pending[p]?.entry : this.live[p - this.pending.length];
+  }
+
+  get length(): number {
+    return this.fixed.length + this.pending.length + this.live.length;
+  }
+
+  update(s: MeetingState, live: readonly LiveEntry[]): void {
+    this.version++;
+    this.dirty = [];
+    const was = this.seen;
+    const n = was.messages.length;
+    const follows =
+      s.meetingId === was.meetingId &&
+      s.participants === was.participants &&
+      s.messages.length >= n &&
+      (n === 0 || s.messages[n - 1] === was.messages[n - 1]) &&
+      (s.toolCalls ?? []).length >= was.toolCalls.length &&
+      (was.toolCalls.length === 0 || s.toolCalls?.[was.toolCalls.length - 1] === was.toolCalls.at(-1)) &&
+      s.rounds.length >= was.rounds.length;
+    if (!follows || !this.advance(s)) this.readWhole(s);
+    this.updateLive(s, visibleLive(s, live));
+  }
+
+  private readWhole(s: MeetingState): void {
+    const before = new Map<string, Entry>();
+    for (let i = 0; i < this.fixed.length + this.pending.length; i++) {
+      const e = this.at(i);
+      if (e) before.set(e.key, e);
     }
-  </article>`;
-}
+    this.fixed = [];
+    this.pending = [];
+    this.index.clear();
+    this.contributions.clear();
+    this.stances.clear();
+    this.seen = { ...NOTHING_SEEN, meetingId: s.meetingId };
+    this.judge = s.participants.find((p) => p.role === 'judge')?.name ?? 'judge';
+    this.maxRound = -Infinity;
+    this.lastSeq = 0;
+    this.advance(s);
+    // Entries equal to the last frame's are handed back as those objects: their templates are not built again.
+    const keep = (e: Entry): Entry => {
+      timelineWork.visited++;
+      const b = before.get(e.key);
+      return b && sameEntry(b, e) ? b : e;
+    };
+    this.fixed = this.fixed.map(keep);
+    for (const p of this.pending) p.entry = keep(p.entry);
+    this.reset = true;
+    this.stable = 0;
+    this.dirty = [];
+  }
 
-export function timelineTemplate(entries: readonly Entry[], md: MarkdownCache, on: TimelineHandlers): TemplateResult {
-  return html`<section class="messages" data-testid="messages" aria-live="polite" aria-label="Messages">
-    ${repeat(
-      entries,
-      (e) => e.key,
-      // Built again only when the entry (see EntryMemo) or the copy handler is not the last frame's.
-      (e) => guard([e, on.copy], () => entryTemplate(e, md, on)),
-    )}
-  </section>`;
+  /** Reads what changed since the last state; false when it cannot be done in place (then the state is read whole). */
+  private advance(s: MeetingState): boolean {
+    const was = this.seen;
+    this.reset = false;
+    this.stable = this.fixed.length;
+    if (s.rounds !== was.rounds)
+      for (let i = Math.max(0, was.rounds.length - 1); i < s.rounds.length; i++) {
+        const r = s.rounds[i];
+        timelineWork.visited++;
+        if (r && r !== was.rounds[i] && !this.roundChanged(r)) return false;
+      }
+    const tools = s.toolCalls ?? [];
+    for (let i = was.toolCalls.length; i < tools.length; i++) {
+      const c = tools[i];
+      timelineWork.visited++;
+      if (!c || c.seq < this.lastSeq) return false;
+      this.pending.push({ entry: fromToolCall(s, c), round: c.round, seq: c.seq, judge: false });
+    }
+    for (let i = was.messages.length; i < s.messages.length; i++) {
+      const m = s.messages[i];
+      if (m) this.append(m);
+    }
+    const { meetingId, participants, messages, rounds } = s;
+    this.seen = { meetingId, participants, messages, rounds, toolCalls: tools };
+    return true;
+  }
+
+  /** A round the last state did not hold as it is now: its stances and its judge's feedback. */
+  private roundChanged(r: RoundState): boolean {
+    if (this.stances.get(r.round) !== r.stances) {
+      this.stances.set(r.round, r.stances);
+      for (const from of Object.keys(r.stances))
+        for (const { i, m } of this.contributions.get(`${r.round}\n${from}`) ?? []) {
+          timelineWork.visited++;
+          this.replace(i, fromMessage(r.stances, m));
+        }
+    }
+    const entry = fromJudge(this.judge, r);
+    const key = judgeKey(this.judge, r.round);
+    const at = this.index.get(key);
+    if (at !== undefined) {
+      if (!entry) return false;
+      this.replace(at, entry);
+      return true;
+    }
+    const p = this.pending.findIndex((x) => x.entry.key === key);
+    if (p >= 0) {
+      if (entry) this.pending[p] = { ...this.pending[p]!, entry };
+      else this.pending.splice(p, 1);
+      return true;
+    }
+    if (!entry) return true;
+    // Feedback goes before the first message of a later round: one already posted means it lands in the middle.
+    if (this.maxRound > r.round) return false;
+    let q = 0;
+    while (q < this.pending.length && this.pending[q]!.judge && this.pending[q]!.round < r.round) q++;
+    this.pending.splice(q, 0, { entry, round: r.round, seq: 0, judge: true });
+    return true;
+  }
+
+  /** A posted message: the feedback and tool calls that came before it take their places, then it. */
+  private append(m: PostedMessage): void {
+    const before = (p: Timeline['pending'][number]): boolean => (p.judge ? p.round < m.round : p.seq < m.seq);
+    timelineWork.visited += this.pending.length + 1;
+    for (const p of this.pending) if (before(p)) this.place(p.entry);
+    this.pending = this.pending.filter((p) => !before(p));
+    if (m.kind === 'contribution') {
+      const k = `${m.round}\n${m.from}`;
+      this.contributions.set(k, [...(this.contributions.get(k) ?? []), { i: this.fixed.length, m }]);
+    }
+    this.place(fromMessage(this.stances.get(m.round), m));
+    this.maxRound = Math.max(this.maxRound, m.round);
+    this.lastSeq = m.seq;
+  }
+
+  private place(e: Entry): void {
+    this.index.set(e.key, this.fixed.length);
+    this.fixed.push(e);
+  }
+
+  private replace(i: number, e: Entry): void {
+    const old = this.fixed[i];
+    if (old && sameEntry(old, e)) return;
+    this.fixed[i] = e;
+    if (i < this.stable) this.dirty.push(i);
+  }
+
+  private updateLive(s: MeetingState, visible: readonly LiveEntry[]): void {
+    const last = new Map(this.live.map((e) => [e.key, e]));
+    timelineWork.visited += this.live.length + visible.length;
+    this.live = visible.map((x) => {
+      const e = fromLive(s, x);
+      const b = last.get(e.key);
+      return b && sameEntry(b, e) ? b : e;
+    });
+  }
 }
