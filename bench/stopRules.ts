@@ -9,16 +9,14 @@
  *   its last round. The baseline is the call the engine made before: measured as the judge's call
  *   after round 4 of the same meeting run to 5 rounds (the same transcript up to then).
  */
-import type { Participant } from '@roundtable/protocol';
 import { systemClock } from '../daemon/src/meeting/clock';
 import { Meeting } from '../daemon/src/meeting/engine';
 import { OpenAIProvider } from '../daemon/src/providers/openai';
 import { MemoryStore } from '../daemon/src/store/memoryStore';
 import { lastUserMessage, startFakeOpenAI, type ChatBody, type RecordedRequest } from '../test/fakes/openaiServer';
-import { PRICES, moneyOf, type Money } from './wholeMeeting';
+import { PRICES, benchPanel, moneyOf, type Money } from './wholeMeeting';
 import { HOSTED } from './serverModel';
 
-const WORKERS = 5;
 const TOPIC = 'Should we adopt a monorepo for our services?';
 
 /** Stances per worker: round 1 differs from round 2, which every later round repeats (w1 always dissents). */
@@ -48,19 +46,6 @@ function responder(): (body: ChatBody) => { text: string; delayMs: number } {
   };
 }
 
-function panel(): Participant[] {
-  return [
-    { name: 'sam', role: 'assistant', provider: 'openai', model: 'sam' },
-    { name: 'jude', role: 'judge', provider: 'openai', model: 'jude' },
-    ...Array.from({ length: WORKERS }, (_, i) => ({
-      name: `w${i + 1}`,
-      role: 'worker' as const,
-      provider: 'openai' as const,
-      model: `w${i + 1}`,
-    })),
-  ];
-}
-
 export interface RuleRun {
   rounds: number;
   terminatedBy: string;
@@ -81,7 +66,7 @@ async function meet(config: { maxRounds: number; stopWhenStable: boolean }): Pro
       {
         topic: TOPIC,
         mode: 'roundtable',
-        participants: panel(),
+        participants: benchPanel(),
         config: { ...config, tokenBudget: 10_000_000, order: 'parallel', timeLimitMs: 3_600_000 },
       },
     );

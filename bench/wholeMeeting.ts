@@ -143,7 +143,8 @@ function responder(server: ServerModel): (body: ChatBody) => { text: string; del
   };
 }
 
-function panel(): Participant[] {
+/** The benches' panel: assistant sam, judge jude, workers w1…w5, each on the model of its name. */
+export function benchPanel(): Participant[] {
   return [
     { name: 'sam', role: 'assistant', provider: 'openai', model: 'sam' },
     { name: 'jude', role: 'judge', provider: 'openai', model: 'jude' },
@@ -230,7 +231,7 @@ export async function runOurs(
       {
         topic: TOPIC,
         mode: 'roundtable',
-        participants: panel(),
+        participants: benchPanel(),
         config: { maxRounds: rounds, tokenBudget: 10_000_000, order: 'parallel', timeLimitMs: 3_600_000 },
       },
     );
