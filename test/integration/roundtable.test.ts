@@ -214,6 +214,8 @@ describe('roundtable meetings on the scripted provider', () => {
 
   it('ends on a human cut and records who cut', async () => {
     const { state } = await runMeeting({
+      // Its stances never move: without this, stop-when-stable would end it before the cut.
+      config: { stopWhenStable: false },
       script: {
         defaultDelayMs: 50,
         replies: { ada: turns(50, 'AGREE'), grace: turns(50, 'DISAGREE'), linus: turns(50, 'NEUTRAL') },

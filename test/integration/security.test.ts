@@ -129,7 +129,7 @@ describe('security and bad input', () => {
       topic: 'Unaffected',
       mode: 'roundtable',
       participants: panel(['ada', 'grace']),
-      config: { maxRounds: 4 },
+      config: { maxRounds: 4, stopWhenStable: false },
       providers: { script: { defaultDelayMs: 40, replies: { ada: turns(4, 'AGREE'), grace: turns(4, 'DISAGREE') } } },
     });
     await follower.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });

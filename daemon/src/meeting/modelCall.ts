@@ -30,7 +30,13 @@ export interface ModelCallOptions {
   tools?: ToolLoop;
 }
 
-export type CallOutcome = { ok: true; result: ChatResult } | { ok: false; reason: 'timeout' | 'error'; error: string };
+/**
+ * A call's outcome. `serverFailed`: the provider itself failed after its own retries (an HTTP
+ * error, a refused connection) — the seat's server is gone for good, unlike a reply cut off while
+ * thinking, a budget with no room or a cut.
+ */
+export type CallOutcome =
+  { ok: true; result: ChatResult } | { ok: false; reason: 'timeout' | 'error'; error: string; serverFailed?: true };
 
 class TurnTimeout extends Error {}
 
@@ -101,7 +107,7 @@ export async function callModel(
     }
     if (turn.signal.aborted) return { ok: false, reason: 'error', error: abortReason(turn.signal) };
     const message = e instanceof ProviderError || e instanceof Error ? e.message : String(e);
-    return { ok: false, reason: 'error', error: message };
+    return { ok: false, reason: 'error', error: message, serverFailed: true };
   } finally {
     cancelTimer();
     o.signal.removeEventListener('abort', onMeetingAbort);

@@ -68,8 +68,9 @@ async function turn(run: StepContext, planned: RoundState, name: string, share: 
     await run.failTurn(round.round, name, r);
     const stance = r.reason === 'timeout' ? 'TIMEOUT' : 'UNKNOWN';
     await run.emit({ type: 'stance_recorded', round: round.round, participant: name, stance, passed: false });
-    // An error is final (the provider's retries are spent): the seat leaves. A timeout may pass.
-    if (r.reason === 'error') await leave(run, round.round, me, r.error);
+    // A server that failed after the provider's retries is final: the seat leaves. A timeout, or
+    // a reply cut off while the model was thinking, may pass next round.
+    if (r.serverFailed) await leave(run, round.round, me, r.error);
     return;
   }
   const reply = await withStance(run, me, round.round, messages, capReply(r.result.text.trim(), cap));
