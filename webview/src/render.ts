@@ -200,10 +200,12 @@ function closedSection(s: MeetingState, md: MarkdownCache): TemplateResult | typ
       s.mode === 'roundtable'
         ? html`<p>
             Final stances:
-            ${workersOf(s).map(
-              (w, i) =>
-                html`${i ? ', ' : ''}${w.name}
-                  <span class="stance stance-${finals[w.name] ?? 'none'}">${finals[w.name] ?? '—'}</span>`,
+            ${workersOf(s).map((w, i) =>
+              // A worker that left has no stance: its failure is not read as one (UNKNOWN, counted neutral).
+              s.left?.[w.name]
+                ? html`${i ? ', ' : ''}${w.name} <span class="stance stance-none" data-testid="left">left</span>`
+                : html`${i ? ', ' : ''}${w.name}
+                    <span class="stance stance-${finals[w.name] ?? 'none'}">${finals[w.name] ?? '—'}</span>`,
             )}
           </p>`
         : nothing
