@@ -124,3 +124,9 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
 
 if (saved.events.length > 0) show();
 api.postMessage({ type: 'digest/ready' });
+// The log answers `digest/ready`; one lost while the panel loaded (the review then stayed on
+// "Loading the meeting…", seen in the e2e runs) is asked for again, once a second, until it comes.
+const askAgain = setInterval(() => {
+  if (saved.events.length > 0) clearInterval(askAgain);
+  else api.postMessage({ type: 'digest/ready' });
+}, 1000);
