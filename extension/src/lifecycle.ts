@@ -59,12 +59,10 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
         // One started here may close before the room shows it (the start answers with its first events,
         // and a fast panel is done in that time): its review opens when the room does (shownNow).
         if (e.type === 'meeting_closed' && e.reason !== 'error' && since !== undefined && e.seq > since) {
-          if (host.shown() === e.meetingId) this.openReview(e.meetingId);
+          if (host.shown() === e.meetingId) this.inBackground(this.review(e.meetingId));
           else if (since === 0) this.closedOffScreen.set(e.meetingId, undefined);
         }
-        if (settles(e) && since !== undefined && e.seq > since) {
-          void this.settled(e).catch((err: unknown) => this.host.log.error((err as Error).message));
-        }
+        if (settles(e) && since !== undefined && e.seq > since) this.inBackground(this.settled(e));
       }),
     );
   }
@@ -74,12 +72,12 @@ export class Lifecycle implements ReviewActions, vscode.Disposable {
     if (!this.closedOffScreen.has(meetingId)) return;
     const settle = this.closedOffScreen.get(meetingId);
     this.closedOffScreen.delete(meetingId);
-    if (settle) void this.present(settle).catch((err: unknown) => this.host.log.error((err as Error).message));
-    else this.openReview(meetingId);
+    this.inBackground(settle ? this.present(settle) : this.review(meetingId));
   }
 
-  private openReview(meetingId: string): void {
-    void this.review(meetingId).catch((err: unknown) => this.host.log.error((err as Error).message));
+  /** Work an event handler does not wait for: a failure is logged, never lost. */
+  private inBackground(work: Promise<void>): void {
+    void work.catch((err: unknown) => this.host.log.error((err as Error).message));
   }
 
   /** Follows a meeting's log; `fresh` for one started here (everything in it is new). */

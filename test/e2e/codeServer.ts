@@ -75,6 +75,29 @@ export async function whatWasShown(vs: RunningVsCode): Promise<string> {
 }
 
 /**
+ * The frame holding `selector` once `ok` holds for its text (any text by default); a timeout says
+ * what every webview showed and the tail of the extension's log.
+ */
+export function frameShowing(
+  vs: RunningVsCode,
+  what: string,
+  selector: string,
+  ok: (text: string) => boolean = () => true,
+  timeoutMs = 60_000,
+): Promise<Frame> {
+  return until(
+    what,
+    async () => {
+      const f = await frameWith(vs.page, selector);
+      return f && ok((await f.textContent(selector)) ?? '') && f;
+    },
+    timeoutMs,
+  ).catch(async (e: Error) => {
+    throw new Error(`${e.message}\n${await whatWasShown(vs)}`);
+  });
+}
+
+/**
  * Does `attempt` up to `times` times, with `recover` between tries: a keystroke sent while the
  * workbench moves focus (a webview taking it, a notification appearing) can be lost, and a
  * person would simply try again.

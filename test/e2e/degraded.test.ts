@@ -17,15 +17,13 @@ import {
   CODE_SERVER,
   ROOT,
   VSIX,
-  frameWith,
+  frameShowing,
   palette,
   resizeSidebar,
   setTheme,
   startMeeting,
   startVsCode,
-  until,
   waitForRoundtableCommands,
-  whatWasShown,
   type RunningVsCode,
 } from './codeServer';
 
@@ -84,18 +82,8 @@ describe('a degraded meeting in a real VS Code (code-server)', () => {
     console.log(`e2e screenshots: ${SHOTS}`);
   });
 
-  /** The frame holding `selector` once `ok` holds for its text; a timeout says what was shown. */
   const frameSaying = (what: string, selector: string, ok: (text: string) => boolean): Promise<Frame> =>
-    until(
-      what,
-      async () => {
-        const f = await frameWith(page, selector);
-        return f && ok((await f.textContent(selector)) ?? '') && f;
-      },
-      90_000,
-    ).catch(async (e: Error) => {
-      throw new Error(`${e.message}\n${await whatWasShown(vs)}`);
-    });
+    frameShowing(vs, what, selector, ok, 90_000);
 
   async function shoot(name: string, target: () => Promise<Frame>): Promise<void> {
     await palette(page, 'Notifications: Clear All Notifications');

@@ -19,13 +19,12 @@ import {
   CODE_SERVER,
   ROOT,
   VSIX,
-  frameWith,
+  frameShowing,
   setTheme,
   startMeeting,
   startVsCode,
   until,
   waitForRoundtableCommands,
-  whatWasShown,
   type RunningVsCode,
 } from './codeServer';
 
@@ -89,18 +88,15 @@ describe('the digest review in a real VS Code (code-server)', () => {
     console.log(`e2e screenshots: ${SHOTS}`);
   });
 
-  /** The review's frame once `selector` shows in it (`text`: with exactly that text); a timeout says what was shown. */
+  /** The review's frame once `selector` shows in it (`text`: with exactly that text). */
   const reviewFrame = (selector: string, timeoutMs = 60_000, text?: string): Promise<Frame> =>
-    until(
+    frameShowing(
+      vs,
       `the review showing ${selector}${text ? ` “${text}”` : ''}`,
-      async () => {
-        const f = await frameWith(page, `.review ${selector}`);
-        return f && (text === undefined || (await f.textContent(`.review ${selector}`))?.trim() === text) && f;
-      },
+      `.review ${selector}`,
+      (t) => text === undefined || t.trim() === text,
       timeoutMs,
-    ).catch(async (e: Error) => {
-      throw new Error(`${e.message}\n${await whatWasShown(vs)}`);
-    });
+    );
 
   it('opens the review as the meeting closes, with a progress line and without taking focus', async () => {
     await waitForRoundtableCommands(page);
