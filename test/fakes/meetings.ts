@@ -29,11 +29,20 @@ export class RecordingProvider implements ChatProvider {
   readonly aborted: string[] = [];
   inFlight = 0;
   peakInFlight = 0;
+  private waiters: { test: (r: ChatRequest) => boolean; resolve: () => void }[] = [];
 
   constructor(private readonly inner: ChatProvider) {}
 
+  /** Resolves once a request that passes `test` has been made (at once when one was). */
+  until(test: (r: ChatRequest) => boolean): Promise<void> {
+    if (this.requests.some(test)) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ test, resolve }));
+  }
+
   async chat(req: ChatRequest): Promise<ChatResult> {
     this.requests.push(req);
+    for (const w of this.waiters.filter((x) => x.test(req))) w.resolve();
+    this.waiters = this.waiters.filter((x) => !x.test(req));
     this.inFlight++;
     this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
     req.signal.addEventListener('abort', () => this.aborted.push(req.meta.participant), { once: true });
@@ -95,6 +104,22 @@ export function eventsOfType<T extends MeetingEvent['type']>(
   type: T,
 ): Extract<MeetingEvent, { type: T }>[] {
   return events.filter((e): e is Extract<MeetingEvent, { type: T }> => e.type === type);
+}
+
+/**
+ * Workers whose first turn is held for an hour: the meeting stays in round 1 until the test cuts it,
+ * so a test that posts, cuts or waits into a running meeting cannot be overtaken by a fast (or slow)
+ * machine ending it first (stable positions, max rounds). The cut aborts the held calls; `then` are
+ * the replies of the turns after it (a round asked for after the cut).
+ */
+export function heldTurns(
+  names: string[],
+  stance = 'AGREE',
+  then: string[] = [],
+): Record<string, (string | { text: string; delayMs: number })[]> {
+  return Object.fromEntries(
+    names.map((n) => [n, [{ text: `Still thinking. [STANCE: ${stance}]`, delayMs: 3_600_000 }, ...then]]),
+  );
 }
 
 /** `n` scripted turns with the given stance. */

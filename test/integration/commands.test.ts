@@ -9,22 +9,22 @@ import { fold } from '@roundtable/protocol';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { ensureBuilt } from '../fakes/cli';
 import { Follower, spawnDaemonProcess, tempDataDir } from '../fakes/daemon';
-import { panel, turns } from '../fakes/meetings';
+import { heldTurns, panel, turns } from '../fakes/meetings';
 
-function params(delayMs: number): StartMeetingParams {
+function params(script: unknown): StartMeetingParams {
   return {
     topic: 'Adopt a monorepo?',
     mode: 'roundtable',
     participants: panel(),
     config: { maxRounds: 5, timeLimitMs: 3_600_000 },
-    providers: {
-      script: {
-        defaultDelayMs: delayMs,
-        replies: { ada: turns(5, 'AGREE'), grace: turns(5, 'DISAGREE'), linus: turns(5, 'NEUTRAL') },
-      },
-    },
+    providers: { script },
   };
 }
+
+const slow = (delayMs: number) => ({
+  defaultDelayMs: delayMs,
+  replies: { ada: turns(5, 'AGREE'), grace: turns(5, 'DISAGREE'), linus: turns(5, 'NEUTRAL') },
+});
 
 describe('commands over the daemon socket', () => {
   let d: DaemonHandle;
@@ -36,7 +36,10 @@ describe('commands over the daemon socket', () => {
 
   it('gives five concurrent human posts five distinct ids, each in the log when acknowledged', async () => {
     const f = await Follower.connect(d.port, d.token);
-    const { meetingId } = await f.conn.rpc.request('meeting/start', params(200));
+    const { meetingId } = await f.conn.rpc.request(
+      'meeting/start',
+      params({ replies: heldTurns(['ada', 'grace', 'linus']) }),
+    );
     await f.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
     await f.until((ev) => ev.some((e) => e.type === 'round_started'));
     const acks = await Promise.all(
@@ -63,7 +66,7 @@ describe('a close requested before kill -9', () => {
     const dataDir = await tempDataDir();
     let daemon = await spawnDaemonProcess(dataDir);
     let f = await Follower.connect(daemon.port, daemon.token);
-    const { meetingId } = await f.conn.rpc.request('meeting/start', params(1500));
+    const { meetingId } = await f.conn.rpc.request('meeting/start', params(slow(1500)));
     await f.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
     await f.until((ev) => ev.some((e) => e.type === 'round_started'));
     await f.conn.rpc.request('meeting/close', { meetingId });

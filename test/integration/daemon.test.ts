@@ -13,7 +13,7 @@ import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { cli, ensureBuilt } from '../fakes/cli';
 import { Follower, spawnDaemonProcess, tempDataDir } from '../fakes/daemon';
 import { openAuthenticated } from '../fakes/handshake';
-import { panel, turns } from '../fakes/meetings';
+import { heldTurns, panel, turns } from '../fakes/meetings';
 import { connectWindow, streamed } from '../fakes/vscodeWindow';
 
 const quiet = (): void => undefined;
@@ -204,7 +204,10 @@ describe('daemon: meetings over the socket', () => {
 
   it('shows a human post to the workers as the human’s and records cut and decisions', async () => {
     const f = await Follower.connect(d.port, d.token);
-    const { meetingId } = await f.conn.rpc.request('meeting/start', meetingParams(slowScript));
+    const { meetingId } = await f.conn.rpc.request(
+      'meeting/start',
+      meetingParams({ replies: heldTurns(['ada', 'grace', 'linus'], 'AGREE', turns(3, 'AGREE')) }),
+    );
     await f.conn.rpc.request('room/subscribe', { meetingId, sinceSeq: 0 });
     await f.until((ev) => ev.some((e) => e.type === 'round_started'));
     await f.conn.rpc.request('room/post', { meetingId, text: 'Consider the CI cost.' });

@@ -13,7 +13,7 @@ import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { ensureBuilt } from '../fakes/cli';
 import { FakeClock } from '../fakes/clock';
 import { Follower, spawnDaemonProcess, tempDataDir } from '../fakes/daemon';
-import { ballot, panel, turns } from '../fakes/meetings';
+import { ballot, heldTurns, panel, turns } from '../fakes/meetings';
 
 const quiet = (): void => undefined;
 const digests = (ev: MeetingEvent[]) => ev.filter((e) => e.type === 'digest_ready');
@@ -149,7 +149,7 @@ describe('lifecycle: another round, delete from history', () => {
     await f.until((ev) => digests(ev).length === 1);
     const slow = await f.conn.rpc.request('meeting/start', {
       ...roundtable(),
-      providers: { script: { defaultDelayMs: 5_000, replies: { ada: turns(2, 'AGREE') } } },
+      providers: { script: { replies: heldTurns(['ada', 'grace', 'linus']) } },
     });
     await assert.rejects(
       f.conn.rpc.request('meeting/delete', { meetingId: slow.meetingId }),

@@ -17,7 +17,7 @@ import {
 } from '@roundtable/client';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { tempDataDir } from '../fakes/daemon';
-import { panel, turns } from '../fakes/meetings';
+import { heldTurns, panel, turns } from '../fakes/meetings';
 
 const quiet = (): void => undefined;
 const params = (script: unknown): StartMeetingParams => ({
@@ -28,11 +28,8 @@ const params = (script: unknown): StartMeetingParams => ({
   config: { maxRounds: 2 },
 });
 const twoRounds = { replies: { ada: turns(2, 'AGREE'), grace: turns(2, 'DISAGREE'), linus: turns(2, 'NEUTRAL') } };
-/** Every reply held for ten minutes: the meeting runs until it is cut. */
-const held = (() => {
-  const slow = { text: 'still thinking [STANCE: AGREE]', delayMs: 600_000 };
-  return { replies: { ada: [slow], grace: [slow], linus: [slow] } };
-})();
+/** Every reply held: the meeting runs until it is cut. */
+const held = { replies: heldTurns(['ada', 'grace', 'linus']) };
 const closed = (s: MeetingState): boolean => s.status === 'closed';
 const digested = (s: MeetingState): boolean => s.digest !== undefined;
 /** A wait that fails in one line instead of hanging the suite. */

@@ -9,7 +9,7 @@ import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { ScriptedProvider, parseScript } from '../../daemon/src/providers/scripted';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { ProviderError } from '../../daemon/src/providers/types';
-import { eventsOfType, panel, runMeeting, turns, RecordingProvider } from '../fakes/meetings';
+import { eventsOfType, heldTurns, panel, runMeeting, turns, RecordingProvider } from '../fakes/meetings';
 
 describe('roundtable meetings on the scripted provider', () => {
   it('runs briefing, rounds, judge and summaries to a full consensus, and writes a complete digest', async () => {
@@ -214,14 +214,10 @@ describe('roundtable meetings on the scripted provider', () => {
 
   it('ends on a human cut and records who cut', async () => {
     const { state } = await runMeeting({
-      // Its stances never move: without this, stop-when-stable would end it before the cut.
-      config: { stopWhenStable: false },
-      script: {
-        defaultDelayMs: 50,
-        replies: { ada: turns(50, 'AGREE'), grace: turns(50, 'DISAGREE'), linus: turns(50, 'NEUTRAL') },
-      },
-      during: async (m) => {
-        await new Promise((r) => setTimeout(r, 400));
+      // The workers think until the cut: nothing but the cut can end it.
+      script: { replies: heldTurns(['ada', 'grace', 'linus']) },
+      during: async (m, provider) => {
+        await provider.until((r) => r.meta.purpose === 'turn');
         await m.cut();
       },
     });
