@@ -1,5 +1,5 @@
 /**
- * The GitHub Action's decisions that need no runner: which comment is its own, how a long report is
+ * The GitHub Action's decisions that need no runner: which comment is its own (of its token's identity), how a long report is
  * cut to fit a comment, which pull request an event is about and whether it comes from a fork, and
  * what the review command's environment holds. The whole action runs in
  * test/integration/action.test.ts.
@@ -16,8 +16,9 @@ import { REVIEW_COMMENT_MARKER } from '../../protocol/src/review';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const EVENTS = path.join(ROOT, 'test', 'fixtures', 'github');
-const person = { type: 'User' };
-const bot = { type: 'Bot' };
+const bot = { login: 'github-actions[bot]', id: 41898282 };
+const contributor = { login: 'mallory', id: 7 };
+const me = { login: bot.login, id: bot.id };
 
 function eventFile(payload: unknown): string {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'rt-event-')), 'event.json');
@@ -26,24 +27,33 @@ function eventFile(payload: unknown): string {
 }
 
 describe("the action's own comment", () => {
-  it("is the bot's marked comment, not a person's comment that starts with the marker too", () => {
+  it("is the token's own marked comment, never a contributor's that starts with the marker first", () => {
     const comments = [
-      { id: 1, body: `${REVIEW_COMMENT_MARKER}\npasted by someone`, user: person },
+      { id: 1, body: `${REVIEW_COMMENT_MARKER}\nPassed`, user: contributor },
       { id: 2, body: `quoting ${REVIEW_COMMENT_MARKER}`, user: bot },
       { id: 3, body: `${REVIEW_COMMENT_MARKER}\n## Roundtable review`, user: bot },
     ];
-    assert.equal(ownComment(comments)?.id, 3);
+    assert.equal(ownComment(comments, me)?.id, 3);
   });
 
-  it("is a person's marked comment when no bot has one (a personal token posts as its user), and none without the marker", () => {
-    assert.equal(ownComment([{ id: 7, body: `${REVIEW_COMMENT_MARKER}\nreport`, user: person }])?.id, 7);
-    assert.equal(
-      ownComment([
-        { id: 8, body: 'LGTM', user: bot },
-        { id: 9, body: null, user: null },
-      ]),
-      undefined,
-    );
+  it("is none when only others carry the marker: another bot's, a login reused under another id, a deleted user's", () => {
+    const comments = [
+      { id: 4, body: `${REVIEW_COMMENT_MARKER}\nPassed`, user: contributor },
+      { id: 5, body: `${REVIEW_COMMENT_MARKER}\nreport`, user: { login: 'renovate[bot]', id: 29139614 } },
+      { id: 6, body: `${REVIEW_COMMENT_MARKER}\nreport`, user: { login: bot.login, id: 1 } },
+      { id: 7, body: `${REVIEW_COMMENT_MARKER}\nreport`, user: null },
+      { id: 8, body: null, user: bot },
+    ];
+    assert.equal(ownComment(comments, me), undefined);
+  });
+
+  it("a personal token's user: its own marked comment, found by login when GitHub gives no id", () => {
+    const comments = [
+      { id: 9, body: `${REVIEW_COMMENT_MARKER}\nPassed`, user: contributor },
+      { id: 10, body: `${REVIEW_COMMENT_MARKER}\nreport`, user: { login: 'octocat', id: 583231 } },
+    ];
+    assert.equal(ownComment(comments, { login: 'octocat', id: 583231 })?.id, 10);
+    assert.equal(ownComment(comments, { login: 'octocat' })?.id, 10);
   });
 });
 
