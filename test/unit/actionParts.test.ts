@@ -5,7 +5,7 @@
  * test/integration/action.test.ts.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -128,11 +128,45 @@ describe('action.yml', () => {
     assert.deepEqual([...section(yml, 'outputs').keys()].sort(), [...set].sort());
   });
 
-  it('runs on Node 20 the bundle that npm run build makes', () => {
+  it('runs on Node 24, where GitHub runs JavaScript actions, the bundle npm run build makes for Node 24', () => {
     const runs = section(yml, 'runs');
-    assert.equal(runs.get('using'), 'node20');
+    assert.equal(runs.get('using'), 'node24');
     assert.equal(runs.get('main'), 'dist/action/index.js');
     const build = readFileSync(path.join(ROOT, 'scripts', 'build.mjs'), 'utf8');
-    assert.match(build, /entryPoints: \{ index: 'action\/src\/main\.ts' \},\s*outdir: 'dist\/action'/);
+    assert.match(
+      build,
+      /entryPoints: \{ index: 'action\/src\/main\.ts' \},\s*outdir: 'dist\/action',\s*platform: 'node',\s*target: 'node24',/,
+    );
+  });
+});
+
+/**
+ * The current major of each action the docs' workflows use, as the actions' own repositories have
+ * them: actions/checkout v7 (tag v7 at 3d3c42e5aac5ba805825da76410c181273ba90b1; its action.yml says
+ * `runs.using: node24`, as since v5.0.0 "Update actions checkout to use node 24"; v4 is node20) and
+ * github/codeql-action v4 (tag v4 at 8aad20d150bbac5944a9f9d289da16a4b0d87c1e;
+ * upload-sarif/action.yml `runs.using: node24`, "[v4+ only] The CodeQL Action now runs on Node.js
+ * v24" in 4.30.7; v3 is node20, deprecated in December 2026). An action on Node 20 no longer runs.
+ */
+const CURRENT_MAJORS: Record<string, string> = {
+  'actions/checkout': 'v7',
+  'github/codeql-action/upload-sarif': 'v4',
+};
+
+describe("the docs' workflows", () => {
+  it('name the current major of every action they use, each on Node 24', () => {
+    const docs = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).map((f) => path.join('docs', f))].filter((f) =>
+      f.endsWith('.md'),
+    );
+    const used = docs.flatMap((f) =>
+      [...readFileSync(path.join(ROOT, f), 'utf8').matchAll(/\buses: ([\w.-]+\/[\w./-]+)@(\S+)/g)].map((m) => ({
+        where: f,
+        action: m[1] ?? '',
+        ref: m[2] ?? '',
+      })),
+    );
+    const others = used.filter((u) => !u.action.startsWith('roundtable-dev/'));
+    assert.deepEqual([...new Set(others.map((u) => u.action))].sort(), Object.keys(CURRENT_MAJORS).sort());
+    for (const u of others) assert.equal(u.ref, CURRENT_MAJORS[u.action], `${u.where}: ${u.action}@${u.ref}`);
   });
 });
