@@ -30,11 +30,14 @@ const builds = [
   },
   {
     // The GitHub Action (action.yml): runs dist/daemon/cli.js beside it. Not in the .vsix or the npm package.
+    // GitHub runs JavaScript actions on Node 24 only (forced on 2026-06-02, Node 20 removed from the
+    // runners on 2026-09-16), hence `runs.using: node24` and this target. The tests run the same file
+    // on this repository's Node 20, so its syntax must stay what both run: they fail if it does not.
     ...common,
     entryPoints: { index: 'action/src/main.ts' },
     outdir: 'dist/action',
     platform: 'node',
-    target: 'node20',
+    target: 'node24',
     format: 'cjs',
   },
   {

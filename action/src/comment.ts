@@ -1,8 +1,11 @@
 /**
- * The action's one pull-request comment: found by the marker its body starts with and edited on
- * every push, created only when the pull request has none. A pull request's comments are an issue's
- * comments in GitHub's REST API (GET/POST /repos/{owner}/{repo}/issues/{n}/comments, PATCH
- * /repos/{owner}/{repo}/issues/comments/{id}).
+ * The action's one pull-request comment: one its token's identity wrote, whose body starts with the
+ * marker, edited on every push; created when the pull request has none. Anyone can post the marker,
+ * so a comment that starts with it is the action's only when its author is the token's identity
+ * (else a contributor who posted it first would own the report and could edit it back to
+ * "Passed"); an identity that cannot be established writes nothing. A pull request's comments are
+ * an issue's comments in GitHub's REST API (GET/POST /repos/{owner}/{repo}/issues/{n}/comments,
+ * PATCH /repos/{owner}/{repo}/issues/comments/{id}).
  */
 import type { Octokit } from '@octokit/rest';
 import { REVIEW_COMMENT_MARKER } from '@roundtable/protocol/review';
@@ -18,7 +21,38 @@ export const MAX_COMMENT_CHARS = 65_536;
 export interface ListedComment {
   id: number;
   body?: string | null;
-  user: { type: string } | null;
+  user: { login: string; id: number } | null;
+}
+
+/** Who the token is: the login and user id its comments carry as `user`. */
+export interface TokenIdentity {
+  login: string;
+  /** The user id, when GitHub gives it (GraphQL's `databaseId` is nullable). */
+  id?: number;
+}
+
+/**
+ * Who the token is, from GraphQL's `viewer`: the one question every kind of token answers. REST `GET
+ * /user` refuses the workflow's GITHUB_TOKEN and any GitHub App installation token (403 "Resource
+ * not accessible by integration"); `viewer` gives such a token's bot (`github-actions[bot]`) and a
+ * personal token's user alike (marocchino/sticky-pull-request-comment#332 and
+ * fullsend-ai/fullsend#1953 moved to it for that reason). Throws one line when there is no answer.
+ */
+export async function tokenIdentity(octokit: Octokit): Promise<TokenIdentity> {
+  const unknown = (why: string, cause?: unknown) =>
+    new Error(
+      `GitHub did not say who the token is (${why}), so no comment can be proved the action's own and none was written; the report is in the job summary`,
+      { cause },
+    );
+  let viewer: unknown;
+  try {
+    ({ viewer } = await octokit.graphql<{ viewer: unknown }>('query { viewer { login databaseId } }'));
+  } catch (e) {
+    throw unknown(`GraphQL viewer: ${(e as Error).message}`, e);
+  }
+  const v = (typeof viewer === 'object' && viewer !== null ? viewer : {}) as { login?: unknown; databaseId?: unknown };
+  if (typeof v.login !== 'string' || !v.login) throw unknown('no viewer login');
+  return { login: v.login, ...(Number.isSafeInteger(v.databaseId) ? { id: v.databaseId as number } : {}) };
 }
 
 /**
@@ -51,29 +85,33 @@ function closingFence(text: string): string {
 }
 
 /**
- * The comment to update: one whose body starts with the marker, a bot's first (the workflow's
- * token posts as github-actions[bot]; someone who pastes the marker into a comment of their own
- * does not take the report's place), else anyone's (a personal token posts as a user).
+ * The comment to update: the first whose body starts with the marker and whose author is `me` (its
+ * login, and its user id when known). Anyone else's marked comment is left alone, whoever they are.
  */
-export function ownComment<C extends ListedComment>(comments: readonly C[]): C | undefined {
-  const marked = comments.filter((c) => (c.body ?? '').startsWith(REVIEW_COMMENT_MARKER));
-  return marked.find((c) => c.user?.type === 'Bot') ?? marked[0];
+export function ownComment<C extends ListedComment>(comments: readonly C[], me: TokenIdentity): C | undefined {
+  return comments.find(
+    (c) =>
+      (c.body ?? '').startsWith(REVIEW_COMMENT_MARKER) &&
+      c.user?.login === me.login &&
+      (me.id === undefined || c.user.id === me.id),
+  );
 }
 
 /** Edits the action's comment on the pull request, or creates it; returns its address. */
 export async function upsertComment(octokit: Octokit, pr: PullRequestRef, body: string): Promise<string> {
   const where = { owner: pr.owner, repo: pr.repo };
-  const found: ListedComment[] = [];
-  // Every page is read (a busy pull request has more than 100 comments), stopping at a bot's marked comment.
+  // Before anything is read or written: with no identity, no comment can be proved ours.
+  const me = await tokenIdentity(octokit);
+  let existing: ListedComment | undefined;
+  // Every page is read (a busy pull request has more than 100 comments) until our own marked comment.
   for await (const page of octokit.paginate.iterator(octokit.rest.issues.listComments, {
     ...where,
     issue_number: pr.number,
     per_page: 100,
   })) {
-    found.push(...page.data);
-    if (ownComment(page.data)?.user?.type === 'Bot') break;
+    existing = ownComment(page.data, me);
+    if (existing) break;
   }
-  const existing = ownComment(found);
   const written = existing
     ? await octokit.rest.issues.updateComment({ ...where, comment_id: existing.id, body })
     : await octokit.rest.issues.createComment({ ...where, issue_number: pr.number, body });

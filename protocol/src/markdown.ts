@@ -3,7 +3,8 @@
  * agent or a person is turned into Markdown for a document (minutes, consensus report, MADR
  * record). Whatever that text holds — HTML such as `</blockquote>` or `<img onerror>`, headings,
  * list markers, table pipes, fences, newlines in a one-line field, control characters — it can add
- * or close no heading, section, table row, fence, list item or HTML element. The document's own
+ * or close no heading, section, table row, fence, list item or HTML element, and on GitHub it
+ * mentions no one and references no issue (`unreferenced`). The document's own
  * structure is written by the renderers around these calls; only these calls touch event text.
  */
 import { UNSAFE_CHARS, visibleText } from './text';
@@ -36,13 +37,38 @@ function inlineMarks(text: string): string {
  * where markdown-it (linkify-it), GitHub's cmark-gfm and marked look for a link, so model text
  * shows a URL as text and no renderer makes it a link. VS Code's Markdown preview runs
  * markdown-it with linkify on, which links `README.md` or `main.py` as domains
- * (microsoft/vscode#121309, #81891). Runs after `inlineMarks` (whose `\` it must not double).
+ * (microsoft/vscode#121309, #81891). Then GitHub's own autolinks, mentions and issue references
+ * (`unreferenced`). Runs after `inlineMarks` (whose `\` it must not double).
  */
 function unlinked(text: string): string {
-  return text
-    .replace(/:(?=\/\/)/g, '\\:')
-    .replace(/(?<=\bwww)\.|(?<=[\p{L}\p{N}_-])\.(?=\p{L})/giu, '\\.')
-    .replace(/(?<=[\p{L}\p{N}._%+-])@(?=[\p{L}\p{N}])/gu, '\\@');
+  return unreferenced(
+    text
+      .replace(/:(?=\/\/)/g, '\\:')
+      .replace(/(?<=\bwww)\.|(?<=[\p{L}\p{N}_-])\.(?=\p{L})/giu, '\\.')
+      .replace(/(?<=[\p{L}\p{N}._%+-])@(?=[\p{L}\p{N}])/gu, '\\@'),
+  );
+}
+
+/** A zero-width space as an entity: it survives `visibleText` (which drops the character beside ASCII) and shows as nothing. */
+const ZWSP = '&#8203;';
+
+/**
+ * What GitHub turns into a notification or a cross-reference, made plain text: `@user` and
+ * `@org/team` (a mention notifies them), `#123`, `GH-123`, `user#123` and `owner/repo#123` (a
+ * reference links the issue and puts "mentioned this" on its timeline, so a model could spam any
+ * issue it names). GitHub finds them in the rendered HTML's text, after entities and backslash
+ * escapes are decoded (html-pipeline's MentionFilter, TeamMentionFilter and GitHub's own
+ * IssueMentionFilter, published in html-pipeline's history), so `\@` or `&#64;` would come back as
+ * `@`: a zero-width space after `@` (before a letter or digit), `#` or `GH-` (before a digit)
+ * leaves no name or number where the patterns need one, and renders as nothing — Renovate writes
+ * `@&#8203;` and `#&#8203;` into its pull requests for the same reason (renovatebot/renovate
+ * lib/util/markdown.ts). Every `@` is treated so, even after a letter (an e-mail address, a
+ * `user@sha` commit link): GitHub sees text nodes, and one can start right after an element.
+ * Commit hashes stay as typed: GitHub links one that exists in the repository, which notifies no
+ * one and adds nothing to any timeline. Runs last, once: its entity must not be escaped again.
+ */
+function unreferenced(text: string): string {
+  return text.replace(/@(?=[A-Za-z0-9])|#(?=\d)|GH-(?=\d)/gi, (m) => `${m}${ZWSP}`);
 }
 
 /**
@@ -174,7 +200,10 @@ export function withoutMeeting(manifest: string, meetingId: string): string {
  * under a heading the document owns: control characters dropped, HTML shown as text (`<` as
  * `&lt;`; an entity the text already holds stays one), and a line
  * that would open a heading, a setext underline, a thematic break or a fence that swallows the
- * rest of the document is escaped. Emphasis, lists and links the person wrote keep working.
+ * rest of the document is escaped. Emphasis, lists and links the person wrote keep working, and so
+ * does an `@name` or `#123` they typed: the model's text in it was made plain when the digest was
+ * written (`editableParagraph`), and what the person adds is theirs (a record is a file, where
+ * GitHub notifies no one).
  */
 export function markdownBody(text: string): string {
   return clean(text)

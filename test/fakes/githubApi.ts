@@ -4,10 +4,13 @@
  * (githubOpenApi.ts) and every response it sends too; what breaks the description is answered 400
  * and listed in `violations`, so a test asserts there are none. Comments are the description's own
  * `issue-comment` example with their ids, bodies and authors filled in; lists are paginated with a
- * `Link` header as GitHub's are (`<…?page=2>; rel="next", <…?page=5>; rel="last"`).
+ * `Link` header as GitHub's are (`<…?page=2>; rel="next", <…?page=5>; rel="last"`). `POST /graphql`
+ * answers the one question the action asks there, who its token is (`viewer`), each query checked
+ * against GitHub's GraphQL schema (githubGraphql.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkQuery, type Selection } from './githubGraphql';
 import { githubDescription } from './githubOpenApi';
 
 type Json = Record<string, unknown>;
@@ -29,8 +32,41 @@ export interface GitHubApi {
   close(): Promise<void>;
 }
 
-/** The identity the workflow's GITHUB_TOKEN posts as. */
-const ACTIONS_BOT = { login: 'github-actions[bot]', id: 41898282, type: 'Bot' };
+/** Who a token is, as the REST API shows a comment's author (`user`). */
+export interface GitHubUser {
+  login: string;
+  id: number;
+  type: 'Bot' | 'User';
+}
+
+/**
+ * The identity the workflow's GITHUB_TOKEN posts as: `github-actions[bot]`, user id 41898282
+ * (https://api.github.com/users/github-actions[bot], as anthropics/claude-code-action#960 and #651
+ * quote it). GraphQL's `viewer` gives an installation token's bot with the same login and its
+ * user id as `databaseId` (fullsend-ai/fullsend#1953: `fullsend-ai-coder[bot]`, 278716306; the
+ * `[bot]` login is what marocchino/sticky-pull-request-comment strips to match GraphQL authors).
+ */
+export const ACTIONS_BOT: GitHubUser = { login: 'github-actions[bot]', id: 41898282, type: 'Bot' };
+
+/** A person with a personal access token: octocat as the REST API shows them. */
+export const OCTOCAT: GitHubUser = { login: 'octocat', id: 583231, type: 'User' };
+
+/**
+ * GraphQL's refusal as GitHub words it (`type`, `path`, `extensions.saml_failure`, `locations`,
+ * `message`: fpicalausa/remove-stale-branches#49); `viewer` is non-null, so `data` is null.
+ */
+const VIEWER_REFUSED = {
+  data: null,
+  errors: [
+    {
+      type: 'FORBIDDEN',
+      path: ['viewer'],
+      extensions: { saml_failure: false },
+      locations: [{ line: 1, column: 9 }],
+      message: 'Resource not accessible by integration',
+    },
+  ],
+};
 
 /**
  * A 403 as GitHub sends it to a `pull_request` run from a fork, whose token is read-only
@@ -66,6 +102,12 @@ export interface GitHubApiOptions {
   others?: number;
   /** Refuse writes with 403, as for a fork's read-only token. */
   readOnly?: boolean;
+  /** Who the token is (default: the workflow's GITHUB_TOKEN, github-actions[bot]); its comments are by it. */
+  identity?: GitHubUser;
+  /** Comments already on the pull request after the others', each by its author. */
+  existing?: { body: string; user: GitHubUser }[];
+  /** GraphQL refuses to say who the token is. */
+  viewerRefused?: boolean;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -86,7 +128,8 @@ export async function startGitHubApi(o: GitHubApiOptions): Promise<GitHubApi> {
   let nextId = 1_000_000_001;
   let base = '';
 
-  const comment = (body: string, user: { login: string; id: number; type: string }): Json => {
+  const identity = o.identity ?? ACTIONS_BOT;
+  const comment = (body: string, user: GitHubUser): Json => {
     const c = example('issue-comment');
     const id = nextId++;
     const repoApi = `${base}/repos/${o.owner}/${o.repo}`;
@@ -124,7 +167,7 @@ export async function startGitHubApi(o: GitHubApiOptions): Promise<GitHubApi> {
     if (o.readOnly) return send(res, r.operationId, 403, READ_ONLY);
     if (text.length > 65_536) return send(res, r.operationId, 422, TOO_LONG);
     if (r.operationId === 'issues/create-comment') {
-      const c = comment(text, ACTIONS_BOT);
+      const c = comment(text, identity);
       comments.push(c);
       return send(res, r.operationId, 201, c, { location: String(c.url) });
     }
@@ -134,10 +177,48 @@ export async function startGitHubApi(o: GitHubApiOptions): Promise<GitHubApi> {
     send(res, r.operationId, 200, c);
   };
 
+  /** The data a checked selection asks for: the viewer is the token's identity. */
+  const resolve = (selection: Selection): Json => {
+    const viewer: Json = { login: identity.login, databaseId: identity.id };
+    const out: Json = {};
+    for (const [field, sub] of Object.entries(selection)) {
+      if (field !== 'viewer' || !sub) {
+        violations.push(`the stand-in does not serve Query.${field}`);
+        continue;
+      }
+      out.viewer = Object.fromEntries(Object.keys(sub).map((k) => [k, viewer[k]]));
+      for (const k of Object.keys(sub)) if (!(k in viewer)) violations.push(`the stand-in does not serve User.${k}`);
+    }
+    return out;
+  };
+
+  const graphql = (req: IncomingMessage, res: ServerResponse, text: string): void => {
+    const errors: string[] = [];
+    if (req.headers.authorization !== `token ${o.token}`) errors.push('the GraphQL request carries the wrong token');
+    if (!String(req.headers['content-type']).startsWith('application/json')) errors.push('GraphQL takes a JSON body');
+    let body: Json = {};
+    try {
+      body = JSON.parse(text) as Json;
+    } catch {
+      errors.push('the GraphQL body is not JSON');
+    }
+    const extra = Object.keys(body).filter((k) => !['query', 'variables', 'operationName'].includes(k));
+    if (extra.length) errors.push(`the GraphQL body has ${extra.join(', ')}`);
+    const checked = typeof body.query === 'string' ? checkQuery(body.query) : { errors: ['no GraphQL query'] };
+    errors.push(...checked.errors);
+    requests.push({ method: 'POST', operationId: 'graphql', params: {}, query: {}, body });
+    res.writeHead(errors.length ? 400 : 200, { 'content-type': 'application/json; charset=utf-8' });
+    if (errors.length) {
+      violations.push(...errors);
+      res.end(JSON.stringify({ message: 'Problems parsing JSON' }));
+    } else res.end(JSON.stringify(o.viewerRefused ? VIEWER_REFUSED : { data: resolve(checked.selection ?? {}) }));
+  };
+
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', base);
       const text = await readBody(req);
+      if (url.pathname === '/graphql' && req.method === 'POST') return graphql(req, res, text);
       const checked = description.request(req.method ?? 'GET', url, text, req.headers['content-type']);
       if (req.headers.authorization !== `token ${o.token}`) checked.errors.push('the request carries the wrong token');
       const r: ApiRequest = {
@@ -167,6 +248,7 @@ export async function startGitHubApi(o: GitHubApiOptions): Promise<GitHubApi> {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   for (let i = 0; i < (o.others ?? 0); i++)
     comments.push(comment(`LGTM ${i}`, { login: `person${i}`, id: 100 + i, type: 'User' }));
+  for (const c of o.existing ?? []) comments.push(comment(c.body, c.user));
   return {
     url: base,
     requests,

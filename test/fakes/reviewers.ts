@@ -12,13 +12,13 @@ export interface ReviewerScript {
   /** The findings `me` (the seat's name) proposes. */
   findings: (me: string) => Omit<Finding, 'proposedBy' | 'refuted'>[];
   /**
-   * How `me` votes on the finding shown as `label`, and the workspace files it cites (default:
-   * accept at 0.9 — the finding holds — citing nothing).
+   * How `me` votes on the finding shown as `label`, the workspace files it cites and why (default:
+   * accept at 0.9 — the finding holds — citing nothing, "`me`: accept — read the diff lines it quotes").
    */
   vote?: (
     me: string,
     label: string,
-  ) => { vote: 'accept' | 'reject' | 'abstain'; confidence: number; evidence?: string[] };
+  ) => { vote: 'accept' | 'reject' | 'abstain'; confidence: number; evidence?: string[]; rationale?: string };
   /** Added to every reply (e.g. a pace, or `chunkSize`). */
   extra?: Behaviour;
 }
@@ -46,11 +46,18 @@ export function reviewerResponder(script: ReviewerScript): (body: ChatBody) => B
     // A ballot is what the prompt asks for: a reply in the votes format.
     if (user.includes('{"votes": [')) {
       const votes = ballotOptions(user).map((o) => {
-        const { evidence = [], ...v } = script.vote?.(me, o.label) ?? { vote: 'accept' as const, confidence: 0.9 };
+        const {
+          evidence = [],
+          rationale,
+          ...v
+        } = script.vote?.(me, o.label) ?? {
+          vote: 'accept' as const,
+          confidence: 0.9,
+        };
         return {
           option: o.id,
           ...v,
-          rationale: `${me}: ${v.vote} — read the diff lines it quotes`,
+          rationale: rationale ?? `${me}: ${v.vote} — read the diff lines it quotes`,
           evidence: evidence.map((file) => ({ file })),
         };
       });

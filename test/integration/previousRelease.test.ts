@@ -22,10 +22,11 @@ const FIXTURE = path.join(__dirname, '..', 'fixtures', 'previousRelease');
 
 /**
  * Text without the escapes that keep model text from becoming a link or an entity (issue 32:
- * `https\://`, `demo-evidence\.md`, `a\@b`, `\&#x202E;`), which render as nothing: the rest
- * of the document must be what the previous release wrote, byte for byte.
+ * `https\://`, `demo-evidence\.md`, `a\@b`, `\&#x202E;`) or a mention or an issue reference on
+ * GitHub (issue 41: `@&#8203;grace`, `#&#8203;12`), which render as nothing: the rest of the
+ * document must be what the previous release wrote, byte for byte.
  */
-const inert = (markdown: string): string => markdown.replace(/\\([.:@&])/g, '$1');
+const inert = (markdown: string): string => markdown.replace(/\\([.:@&])/g, '$1').replace(/&#8203;/g, '');
 
 interface Rendered {
   meetingId: string;

@@ -1,11 +1,11 @@
 /**
- * The GitHub Action's decisions that need no runner: which comment is its own, how a long report is
+ * The GitHub Action's decisions that need no runner: which comment is its own (of its token's identity), how a long report is
  * cut to fit a comment, which pull request an event is about and whether it comes from a fork, and
  * what the review command's environment holds. The whole action runs in
  * test/integration/action.test.ts.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -16,8 +16,9 @@ import { REVIEW_COMMENT_MARKER } from '../../protocol/src/review';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const EVENTS = path.join(ROOT, 'test', 'fixtures', 'github');
-const person = { type: 'User' };
-const bot = { type: 'Bot' };
+const bot = { login: 'github-actions[bot]', id: 41898282 };
+const contributor = { login: 'mallory', id: 7 };
+const me = { login: bot.login, id: bot.id };
 
 function eventFile(payload: unknown): string {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'rt-event-')), 'event.json');
@@ -26,24 +27,33 @@ function eventFile(payload: unknown): string {
 }
 
 describe("the action's own comment", () => {
-  it("is the bot's marked comment, not a person's comment that starts with the marker too", () => {
+  it("is the token's own marked comment, never a contributor's that starts with the marker first", () => {
     const comments = [
-      { id: 1, body: `${REVIEW_COMMENT_MARKER}\npasted by someone`, user: person },
+      { id: 1, body: `${REVIEW_COMMENT_MARKER}\nPassed`, user: contributor },
       { id: 2, body: `quoting ${REVIEW_COMMENT_MARKER}`, user: bot },
       { id: 3, body: `${REVIEW_COMMENT_MARKER}\n## Roundtable review`, user: bot },
     ];
-    assert.equal(ownComment(comments)?.id, 3);
+    assert.equal(ownComment(comments, me)?.id, 3);
   });
 
-  it("is a person's marked comment when no bot has one (a personal token posts as its user), and none without the marker", () => {
-    assert.equal(ownComment([{ id: 7, body: `${REVIEW_COMMENT_MARKER}\nreport`, user: person }])?.id, 7);
-    assert.equal(
-      ownComment([
-        { id: 8, body: 'LGTM', user: bot },
-        { id: 9, body: null, user: null },
-      ]),
-      undefined,
-    );
+  it("is none when only others carry the marker: another bot's, a login reused under another id, a deleted user's", () => {
+    const comments = [
+      { id: 4, body: `${REVIEW_COMMENT_MARKER}\nPassed`, user: contributor },
+      { id: 5, body: `${REVIEW_COMMENT_MARKER}\nreport`, user: { login: 'renovate[bot]', id: 29139614 } },
+      { id: 6, body: `${REVIEW_COMMENT_MARKER}\nreport`, user: { login: bot.login, id: 1 } },
+      { id: 7, body: `${REVIEW_COMMENT_MARKER}\nreport`, user: null },
+      { id: 8, body: null, user: bot },
+    ];
+    assert.equal(ownComment(comments, me), undefined);
+  });
+
+  it("a personal token's user: its own marked comment, found by login when GitHub gives no id", () => {
+    const comments = [
+      { id: 9, body: `${REVIEW_COMMENT_MARKER}\nPassed`, user: contributor },
+      { id: 10, body: `${REVIEW_COMMENT_MARKER}\nreport`, user: { login: 'octocat', id: 583231 } },
+    ];
+    assert.equal(ownComment(comments, { login: 'octocat', id: 583231 })?.id, 10);
+    assert.equal(ownComment(comments, { login: 'octocat' })?.id, 10);
   });
 });
 
@@ -118,11 +128,45 @@ describe('action.yml', () => {
     assert.deepEqual([...section(yml, 'outputs').keys()].sort(), [...set].sort());
   });
 
-  it('runs on Node 20 the bundle that npm run build makes', () => {
+  it('runs on Node 24, where GitHub runs JavaScript actions, the bundle npm run build makes for Node 24', () => {
     const runs = section(yml, 'runs');
-    assert.equal(runs.get('using'), 'node20');
+    assert.equal(runs.get('using'), 'node24');
     assert.equal(runs.get('main'), 'dist/action/index.js');
     const build = readFileSync(path.join(ROOT, 'scripts', 'build.mjs'), 'utf8');
-    assert.match(build, /entryPoints: \{ index: 'action\/src\/main\.ts' \},\s*outdir: 'dist\/action'/);
+    assert.match(
+      build,
+      /entryPoints: \{ index: 'action\/src\/main\.ts' \},\s*outdir: 'dist\/action',\s*platform: 'node',\s*target: 'node24',/,
+    );
+  });
+});
+
+/**
+ * The current major of each action the docs' workflows use, as the actions' own repositories have
+ * them: actions/checkout v7 (tag v7 at 3d3c42e5aac5ba805825da76410c181273ba90b1; its action.yml says
+ * `runs.using: node24`, as since v5.0.0 "Update actions checkout to use node 24"; v4 is node20) and
+ * github/codeql-action v4 (tag v4 at 8aad20d150bbac5944a9f9d289da16a4b0d87c1e;
+ * upload-sarif/action.yml `runs.using: node24`, "[v4+ only] The CodeQL Action now runs on Node.js
+ * v24" in 4.30.7; v3 is node20, deprecated in December 2026). An action on Node 20 no longer runs.
+ */
+const CURRENT_MAJORS: Record<string, string> = {
+  'actions/checkout': 'v7',
+  'github/codeql-action/upload-sarif': 'v4',
+};
+
+describe("the docs' workflows", () => {
+  it('name the current major of every action they use, each on Node 24', () => {
+    const docs = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).map((f) => path.join('docs', f))].filter((f) =>
+      f.endsWith('.md'),
+    );
+    const used = docs.flatMap((f) =>
+      [...readFileSync(path.join(ROOT, f), 'utf8').matchAll(/\buses: ([\w.-]+\/[\w./-]+)@(\S+)/g)].map((m) => ({
+        where: f,
+        action: m[1] ?? '',
+        ref: m[2] ?? '',
+      })),
+    );
+    const others = used.filter((u) => !u.action.startsWith('roundtable-dev/'));
+    assert.deepEqual([...new Set(others.map((u) => u.action))].sort(), Object.keys(CURRENT_MAJORS).sort());
+    for (const u of others) assert.equal(u.ref, CURRENT_MAJORS[u.action], `${u.where}: ${u.action}@${u.ref}`);
   });
 });

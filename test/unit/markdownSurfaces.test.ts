@@ -4,10 +4,13 @@
  * editable digest and the decision record. Each is rendered as a permissive client would — markdown-it
  * with raw HTML on and linkify on (bare URLs, `www.`, fuzzy domains and e-mail addresses) — and
  * no hostile text may come out as a link, an image, an element, or a bidi control decoded from an
- * entity. The room's own renderer (webview) is checked for entities too.
+ * entity. The room's own renderer (webview) is checked for entities too. And as GitHub renders them
+ * (test/fakes/githubMarkdown.ts), with the pull-request comment among them: no model text mentions
+ * a user or a team or references an issue.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { JSDOM } from 'jsdom';
 import MarkdownIt from 'markdown-it';
 import type { ConveneResult } from '@roundtable/client';
 import type { Digest, EventBody, MeetingState } from '@roundtable/protocol';
@@ -21,6 +24,8 @@ import { roundTable } from '../../extension/src/chat/render';
 import { digestReport } from '../../extension/src/conveneReport';
 import { decisionRecord } from '../../extension/src/decisionRecord';
 import { markdownHtml } from '../../webview/src/markdown';
+import { reviewMarkdown } from '../../daemon/src/review/markdown';
+import { githubHtml, githubReferences } from '../fakes/githubMarkdown';
 import { logOf, opened, roundSaid } from '../fakes/given';
 import { panel } from '../fakes/meetings';
 
@@ -191,7 +196,14 @@ describe('model text in every Markdown surface: no link, no HTML, no decoded bid
 
   it('a URL still reads as the URL: the escapes render as nothing', () => {
     const html = md.render(paragraph('see https://evil.example/a.b?c=d@e and www.x.io'));
-    assert.equal(html.replace(/<[^>]+>/g, '').trim(), 'see https://evil.example/a.b?c=d@e and www.x.io');
+    // The zero-width space after `@` (no mention on GitHub) shows as nothing too.
+    assert.equal(
+      html
+        .replace(/<[^>]+>/g, '')
+        .replace(/\u200b/g, '')
+        .trim(),
+      'see https://evil.example/a.b?c=d@e and www.x.io',
+    );
   });
 });
 
@@ -211,5 +223,73 @@ describe("the room's Markdown (webview) lets no entity decode into a bidi contro
 
   it('a zero-width space spelled as an entity inside a marker is dropped as the character would be', () => {
     assert.match(markdownHtml('[STANCE: AG&#8203;REE]'), /\[STANCE: AGREE\]/);
+  });
+});
+
+/** Model text naming people, teams and issues, as a reviewer's claim or a vote's rationale might. */
+const PINGS: Record<string, string> = {
+  'a user': 'Ask @octocat before merging',
+  'a team': 'cc @acme/security-team: this weakens the auth check',
+  'mentions at line starts, in brackets, after punctuation, in a list': '@octocat\n(@hubot) and,@mona\n- @acme/ops',
+  'a mention after a letter (an address) and after an element': 'me@octocat.io and **x**@octocat',
+  'issue references: #n, GH-n, user#n, owner/repo#n': 'Fixes #123, GH-45, jlord#26 and octo-org/octo-repo#6',
+  'a reference at a line start and after a bracket': '#7 again\n(#8) and [#9]',
+};
+
+/** A pull-request comment (`roundtable review --markdown`) whose every field is `text`. */
+function prComment(text: string): string {
+  const lines = { start: 2, end: 2 };
+  const vote = { worker: text, vote: 'accept' as const, confidence: 0.9, rationale: text };
+  const found = { id: 'O1', file: text, lines, severity: 'blocking' as const, claim: text, quote: text, votes: [vote] };
+  const scope = { changed: [], decisions: [], unread: [{ file: text, reason: text }] };
+  return [
+    reviewMarkdown(
+      {
+        exit: 1,
+        findings: [
+          { ...found, decision: text, proposedBy: [text], verdict: 'PROVEN' },
+          { ...found, id: 'O2', defect: text, verdict: 'CONTESTED' },
+        ],
+        scope,
+      },
+      { failOn: 'blocking', minutesPath: text },
+    ),
+    reviewMarkdown({ exit: 3, why: text, findings: [] }, { failOn: text }),
+  ].join('\n');
+}
+
+/** The Markdown surfaces as GitHub would render them (the editable digest as Markdown, not as the review's HTML). */
+const ON_GITHUB: Record<string, (text: string) => string> = {
+  ...SURFACES,
+  'review digest (editable)': (text) => digestMarkdown(stateOf(text)),
+  'pull-request comment and job summary (review --markdown)': prComment,
+};
+
+describe('model text on GitHub: no mention, no issue reference', () => {
+  it('the check sees what GitHub links: a mention, a team, a reference; none inside code or a link', () => {
+    assert.deepEqual(
+      githubReferences('@octocat, @acme/security-team and #12, GH-3, o/r#4').map((r) => `${r.kind} ${r.text}`),
+      ['user @octocat', 'team @acme/security-team', 'issue #12', 'issue GH-3', 'issue o/r#4'],
+    );
+    assert.deepEqual(githubReferences('`@octocat #12`\n\n    @octocat\n\n[@octocat #12](https://x.example)'), []);
+    // Escapes and entities are decoded before GitHub looks: they would not help.
+    assert.equal(githubReferences('\\@octocat &#64;hubot \\#12').length, 3);
+  });
+
+  for (const [what, text] of Object.entries(PINGS)) {
+    it(what, () => {
+      assert.notDeepEqual(githubReferences(text), [], 'the raw text pings no one: the case tests nothing');
+      for (const [surface, build] of Object.entries(ON_GITHUB)) {
+        const markdown = build(text);
+        assert.deepEqual(githubReferences(markdown), [], `${surface}: model text pings\n${markdown}`);
+      }
+    });
+  }
+
+  it('the names and numbers still read as typed: what is added renders as nothing', () => {
+    for (const text of Object.values(PINGS)) {
+      const shown = new JSDOM(githubHtml(paragraph(text))).window.document.body.textContent ?? '';
+      assert.equal(shown.replace(/\u200b/g, '').trim(), text);
+    }
   });
 });

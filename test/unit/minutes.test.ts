@@ -46,7 +46,8 @@ describe('minutes', () => {
     assert.match(md, /- \*\*Terminated by:\*\* `max_rounds`/);
     assert.match(md, /- \*\*Started:\*\* \d{4}-\d\d-\d\dT/);
     assert.match(md, /\| grace \| DISAGREE \|/);
-    assert.match(md, /\*\*Judge notes:\*\*\n\n> @grace: no evidence given/);
+    // The judge addresses a worker as `@name`: made plain, so the minutes on GitHub ping no user of that name.
+    assert.match(md, /\*\*Judge notes:\*\*\n\n> @&#8203;grace: no evidence given/);
     assert.match(md, /Rolling summary/);
     assert.match(md, /\| ada \| AGREE \| AGREE \|/);
     // Both figures, named: spoken against the budget and what the calls billed.
