@@ -1,6 +1,6 @@
 /** Renders the room to a terminal as events arrive: who speaks, stance, round, budget. */
 import type { MeetingEvent, MeetingState } from '@roundtable/protocol';
-import { budgetSpentOf, formatBill, initialState } from '@roundtable/protocol';
+import { budgetSpentOf, formatBill, initialState, plannedRounds, roundLimit } from '@roundtable/protocol';
 import { terminalSafe } from '@roundtable/protocol/terminal';
 import type { RunSummary } from './summary';
 import { contextLines, toolLine } from '@roundtable/protocol/contextMinutes';
@@ -68,7 +68,7 @@ const PRINTERS: { [K in MeetingEvent['type']]?: PrinterOf<K> } = {
     p.line(p.c('1', `Roundtable · ${e.topic}`));
     p.line(`  ${e.participants.map((x) => `${x.name} (${x.role}, ${x.provider}:${x.model})`).join(', ')}`);
     p.line(
-      `  up to ${e.config.maxRounds} rounds · budget ${e.config.tokenBudget.toLocaleString('en-US')} tokens · ${e.config.order} order`,
+      `  up to ${plannedRounds(e.mode, e.config)} rounds · budget ${e.config.tokenBudget.toLocaleString('en-US')} tokens · ${e.config.order} order`,
     );
   },
   tool_called: (e, p) => p.line(`  ${toolLine(e)}`),
@@ -77,7 +77,7 @@ const PRINTERS: { [K in MeetingEvent['type']]?: PrinterOf<K> } = {
   },
   round_started: (e, p) => {
     p.line();
-    p.line(p.c('1', `── Round ${e.round} of ${p.s.config.maxRounds}${e.final ? ' (final)' : ''} · ${p.budget()} ──`));
+    p.line(p.c('1', `── Round ${e.round} of ${roundLimit(p.s)}${e.final ? ' (final)' : ''} · ${p.budget()} ──`));
   },
   message_posted: (e, p) => {
     p.line();

@@ -147,6 +147,8 @@ export class DigestPanel {
       } else if (msg.type === 'digest/ready') {
         this.refresh();
         this.postFiles();
+      } else if (msg.type === 'digest/problem') {
+        this.log.warn(`the review of ${this.meetingId} could not show it: ${msg.message}`);
       } else if (msg.type === 'digest/open') {
         const file = DigestPanel.files.get(this.meetingId)?.[msg.file];
         if (!file)

@@ -6,6 +6,7 @@
  * Cancelling the chat request cuts the meeting; the digest of what was said still comes back.
  */
 import * as vscode from 'vscode';
+import { DEFAULT_CONFIG, plannedRounds } from '@roundtable/protocol';
 import { CONVENE_TOOL_NAME, type ConveneInput } from '@roundtable/protocol/convene';
 import { inline } from '@roundtable/protocol/markdown';
 import { shortTopic } from './meetingStatus';
@@ -19,7 +20,7 @@ export function confirmationText(input: ConveneInput, p: PreparedConvene): vscod
     `**Topic:** ${inline(params.topic)}`,
     `**Mode:** ${params.mode === 'consensus' ? 'consensus vote' : 'roundtable discussion'}${params.options?.length ? ` on ${params.options.map((o) => `“${inline(o)}”`).join(', ')}` : ''}`,
     `**Panel** (${inline(p.source)}): ${inline(p.panel)}`,
-    `**Rounds:** at most ${params.config?.maxRounds ?? 'the default'} · **Budget:** ${(params.config?.tokenBudget ?? 0).toLocaleString('en-US')} tokens`,
+    `**Rounds:** at most ${plannedRounds(params.mode, { ...DEFAULT_CONFIG, ...params.config })} · **Budget:** ${(params.config?.tokenBudget ?? 0).toLocaleString('en-US')} tokens`,
     `**Estimate:** ${p.estimate ? inline(p.estimate) : 'the daemon could not estimate this meeting'}`,
     ...(context.length ? [`**Context:** ${context.map(inline).join(', ')}`] : []),
     '',

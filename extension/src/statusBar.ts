@@ -6,7 +6,7 @@
  * budget and what the calls billed (the whole bill in the tooltip).
  */
 import * as vscode from 'vscode';
-import { billOf, currentRound, formatBill, formatBillShort, terminationLabel } from '@roundtable/protocol';
+import { billOf, formatBill, formatBillShort, roundLabel, terminationLabel } from '@roundtable/protocol';
 import type { DaemonLink, LinkState } from './daemonLink';
 
 export function meetingStatusBar(
@@ -51,7 +51,7 @@ export function meetingStatusBar(
             : 'closed'
         : s.status === 'awaiting_human'
           ? 'needs you'
-          : `round ${currentRound(s)?.round ?? 0} of ${s.config.maxRounds}`;
+          : roundLabel(s);
     status.text = `$(comment-discussion) Roundtable: ${what} · ${formatBillShort(s, bill)}`;
     status.tooltip = `${s.topic}\n${formatBill(s, bill)}\nClick to show the room`;
     status.show();

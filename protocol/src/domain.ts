@@ -200,6 +200,14 @@ export const DEFAULT_CONFIG: MeetingConfig = {
   stopWhenStable: true,
 };
 
+/**
+ * The rounds a meeting plans when it opens: a roundtable up to `maxRounds`; a consensus meeting
+ * (a review too) its first vote and the challenge rounds after it (`maxRounds` does not bound it).
+ */
+export function plannedRounds(mode: MeetingMode, config: Pick<MeetingConfig, 'maxRounds' | 'challengeRounds'>): number {
+  return mode === 'consensus' ? 1 + config.challengeRounds : config.maxRounds;
+}
+
 /** Overrides of the defaults, as a client sends them: unknown settings are refused by name. */
 export const ConfigOverridesSchema = z.strictObject(MeetingConfigSchema.partial().shape, {
   error: (iss) =>

@@ -57,6 +57,7 @@ export const MeetingSummarySchema = z.object({
   status: MeetingStatusSchema,
   /** Current round (0 before the first). */
   round: z.number(),
+  /** The most rounds it runs as it stands (`roundLimit`): a consensus meeting's vote and challenge rounds, not `maxRounds`. */
   maxRounds: z.number(),
   tokensSpoken: z.number(),
   tokenBudget: z.number(),

@@ -99,6 +99,8 @@ export const FROM_WEBVIEW = {
   'room/retry': z.object({ meetingId: meetingIdSchema }),
   /** The digest review panel is ready for its content. */
   'digest/ready': z.object({}),
+  /** The digest review refused or could not render what it was sent: logged by the extension (the panel says so too). */
+  'digest/problem': z.object({ message: text({ max: 2_000 }) }),
   /** Digest review: start the meeting again (it produced no decision to accept). */
   'digest/retry': z.object({}),
   /** Digest review: the human's decision, with the digest text as edited. */

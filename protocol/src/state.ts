@@ -16,7 +16,7 @@ import type {
   StanceCell,
   TerminationReason,
 } from './domain';
-import { DEFAULT_CONFIG } from './domain';
+import { DEFAULT_CONFIG, plannedRounds } from './domain';
 import type { ContextAttached, ToolCalled } from './context';
 import type { MeetingSummary } from './messageSchemas';
 import type { Finding } from './review';
@@ -190,6 +190,20 @@ export function currentRound(s: MeetingState): RoundState | undefined {
   return s.rounds[s.rounds.length - 1];
 }
 
+/**
+ * The most rounds the meeting runs as it stands, for "round 2 of 3": the planned ones
+ * (`plannedRounds`), the round a roundtable's budget announced as its last, and the round running
+ * now once it is final (a round the human asked for after the digest runs past the plan).
+ */
+export function roundLimit(s: MeetingState): number {
+  const r = currentRound(s);
+  if (r?.final) return r.round;
+  const planned = plannedRounds(s.mode, s.config);
+  // Only the roundtable's planner stops at the announced round; a consensus meeting runs its challenge rounds.
+  const limit = s.mode === 'roundtable' && s.finalRound !== undefined ? Math.min(planned, s.finalRound) : planned;
+  return Math.max(limit, r?.round ?? 0);
+}
+
 export function workersOf(s: MeetingState): Participant[] {
   return s.participants.filter((p) => p.role === 'worker');
 }
@@ -263,7 +277,7 @@ export function summaryOf(s: MeetingState): MeetingSummary {
     mode: s.mode,
     status: s.status === 'new' ? 'running' : s.status,
     round: s.rounds[s.rounds.length - 1]?.round ?? 0,
-    maxRounds: s.config.maxRounds,
+    maxRounds: roundLimit(s),
     tokensSpoken: s.spokenTokens,
     tokenBudget: s.config.tokenBudget,
     createdAt: s.openedAt,

@@ -5,8 +5,13 @@
  * Source Control view's title bar; the room shows the findings as they are voted on; when it
  * closes the Problems panel lists the PROVEN finding as an error and the CONTESTED one a step
  * lower (a refuted one not at all), each with its vote; the quick fix opens the decision record;
- * "Clear Review Findings" empties the list. Screenshots (light, dark, high contrast, a narrow
- * sidebar): test/.tmp/e2e-screenshots/review-changes-*.png.
+ * "Clear Review Findings" empties the list. While the reviewers vote, the status bar and the room
+ * count the review's own rounds, the vote then its challenge rounds ("Challenge, round 3 of 3",
+ * never "round 3 of 2" from the roundtable's maxRounds): the fake server holds the ballots of
+ * rounds 1 and 3 until the test has read them. The Review Digest that opens above the Problems
+ * panel shows the findings with their verdicts (not a blank page, not "Loading the meeting…").
+ * Screenshots (light, dark, high contrast, a 250 px sidebar):
+ * test/.tmp/e2e-screenshots/review-changes-*.png.
  * The reviewers answer through a real OpenAI-compatible server on 127.0.0.1 (test/fakes/openaiServer.ts),
  * as test/fakes/reviewers.ts scripts them.
  */
@@ -18,11 +23,12 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
-import { AFTER, BEFORE, PROVEN_CLAIM, RECORD, reviewers } from '../fakes/reviewRoom';
+import { AFTER, BEFORE, PROVEN_CLAIM, RECORD, ballotRound, reviewers } from '../fakes/reviewRoom';
 import {
   CODE_SERVER,
   ROOT,
   VSIX,
+  frameShowing,
   frameWith,
   palette,
   pressOn,
@@ -43,15 +49,44 @@ async function problems(page: Page): Promise<string[]> {
   return page.locator('.markers-panel .monaco-list-row').allInnerTexts();
 }
 
+/** Waits until Roundtable's status bar item says `text` (from its start), and returns what it says. */
+async function statusBarSays(page: Page, text: string): Promise<string> {
+  let shown = '';
+  return until(`the status bar to say "${text}"`, async () => {
+    shown = (await page.locator('.statusbar-item', { hasText: 'Roundtable:' }).allInnerTexts()).join(' | ').trim();
+    return shown.startsWith(`Roundtable: ${text}`) && shown;
+  }).catch((e: Error) => {
+    throw new Error(`${e.message} (it says: ${JSON.stringify(shown)})`);
+  });
+}
+
+/** A promise the test settles: the reviewers' ballots of a round wait on it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((r) => (open = r));
+  return { opened, open };
+}
+
 describe('Review Changes in a real VS Code (code-server)', () => {
   let vs: RunningVsCode;
   let page: Page;
   let fake: FakeOpenAI;
+  // The ballots of the first vote and of the last challenge round wait until the test has read the count.
+  const held = new Map([
+    [1, gate()],
+    [3, gate()],
+  ]);
 
   before(async () => {
     assert.ok(existsSync(CODE_SERVER), 'code-server is installed by test/e2e/setup.sh');
     assert.ok(existsSync(VSIX), 'the extension is packaged by `npm run package`');
-    fake = await startFakeOpenAI(reviewers, { models: ['chair-model', 'model-a', 'model-b', 'model-c'] });
+    fake = await startFakeOpenAI(
+      async (body) => {
+        await held.get(ballotRound(body) ?? 0)?.opened;
+        return reviewers(body);
+      },
+      { models: ['chair-model', 'model-a', 'model-b', 'model-c'] },
+    );
     vs = await startVsCode({
       install: 'vsix',
       settings: {
@@ -83,10 +118,28 @@ describe('Review Changes in a real VS Code (code-server)', () => {
   });
 
   after(async () => {
+    for (const g of held.values()) g.open();
     await vs?.stop();
     await fake?.close();
     console.log(`e2e screenshots: ${SHOTS}`);
   });
+
+  /** The Review Digest once it shows the findings with their verdicts (PROVEN, CONTESTED, REFUTED). */
+  async function reviewDigest() {
+    const digest = await frameShowing(
+      vs,
+      'the Review Digest with the findings',
+      '[data-testid="verdicts"]',
+      (t) =>
+        t.includes(PROVEN_CLAIM) &&
+        /O1: PROVEN/.test(t) &&
+        /O2: CONTESTED/.test(t) &&
+        /O3: REFUTED before the vote/.test(t),
+      60_000,
+    );
+    await digest.$eval('[data-testid="verdicts"]', (e) => e.scrollIntoView({ block: 'center' }));
+    return digest;
+  }
 
   it('runs from the Source Control title bar and shows the findings in the room as they are voted on', async () => {
     await waitForRoundtableCommands(page);
@@ -107,6 +160,24 @@ describe('Review Changes in a real VS Code (code-server)', () => {
     await waitForPick(page, 'Uncommitted changes');
     await page.screenshot({ path: path.join(SHOTS, 'review-changes-pick-light.png') });
     await pressOn(page, 'Uncommitted changes');
+
+    // The ballots are let go whatever the assertions say: a wrong count fails this step, not the review.
+    try {
+      // The first vote: a review's rounds are its vote and two challenge rounds, whatever maxRounds (2) says.
+      assert.match(await statusBarSays(page, 'Vote, round 1 of 3'), /^Roundtable: Vote, round 1 of 3 · /);
+    } finally {
+      held.get(1)?.open();
+    }
+    try {
+      // The last challenge round (the contested finding keeps the review going), in the status bar and the room.
+      assert.match(await statusBarSays(page, 'Challenge, round 3 of 3'), /^Roundtable: Challenge, round 3 of 3 · /);
+      const voting = await frameShowing(vs, 'the room in round 3', '[data-testid="round"]', (t) => /round 3/.test(t));
+      assert.equal((await voting.textContent('[data-testid="round"]'))?.trim(), 'Challenge, round 3 of 3');
+      await voting.$eval('[data-testid="round"]', (e) => e.scrollIntoView({ block: 'center' }));
+      await page.screenshot({ path: path.join(SHOTS, 'review-changes-voting-light.png') });
+    } finally {
+      held.get(3)?.open();
+    }
 
     const room = await until(
       'the room with the review closed',
@@ -172,6 +243,10 @@ describe('Review Changes in a real VS Code (code-server)', () => {
       icons.some((c) => /\b(warning|info)\b/.test(c)),
       `the contested one lower: ${icons.join(' | ')}`,
     );
+    // The Review Digest opened above the panel as the review closed: its findings, never a blank page.
+    const digest = await reviewDigest();
+    assert.equal((await digest.textContent('h2'))?.trim(), 'Review: Review of the uncommitted changes');
+    assert.doesNotMatch((await digest.textContent('#digest')) ?? '', /Loading the meeting/);
     await page.screenshot({ path: path.join(SHOTS, 'review-changes-problems-light.png') });
   });
 
@@ -213,6 +288,13 @@ describe('Review Changes in a real VS Code (code-server)', () => {
       await setTheme(page, kind);
       await page.screenshot({ path: path.join(SHOTS, `review-changes-problems-${kind}.png`) });
     }
+    // The Review Digest's tab, brought back in front of the record the quick fix opened.
+    await page.locator('.tabs-container .tab', { hasText: 'Review Digest' }).first().click();
+    await reviewDigest();
+    for (const kind of ['light', 'dark', 'hc'] as const) {
+      await setTheme(page, kind);
+      await page.screenshot({ path: path.join(SHOTS, `review-changes-digest-${kind}.png`) });
+    }
     await palette(page, 'Roundtable: Show Room');
     const room = await until('the room', () => frameWith(page, '[data-testid="ballots"]'));
     await room.$eval('[data-testid="ballots"]', (e) => e.scrollIntoView());
@@ -221,9 +303,9 @@ describe('Review Changes in a real VS Code (code-server)', () => {
       await page.screenshot({ path: path.join(SHOTS, `review-changes-room-${kind}.png`) });
     }
     await setTheme(page, 'light');
-    const width = await resizeSidebar(page, 260);
+    const width = await resizeSidebar(page, 250);
     await room.$eval('[data-testid="ballots"]', (e) => e.scrollIntoView());
-    assert.ok(width < 320, `the sidebar is narrow (${width}px)`);
+    assert.ok(width <= 260, `the sidebar is narrow (${width}px)`);
     await page.screenshot({ path: path.join(SHOTS, 'review-changes-room-narrow.png') });
   });
 

@@ -106,11 +106,22 @@ function ballotOf(body: ChatBody, me: string): string {
   return JSON.stringify({ votes });
 }
 
+/**
+ * The vote a ballot call is for, as its prompt says it to the model (round 1, then "This is
+ * challenge round 1." for round 2…); undefined for a call that asks for no ballot.
+ */
+export function ballotRound(body: ChatBody): number | undefined {
+  const asked = lastUserMessage(body);
+  // Told apart by the reply format asked for, as a model reads its prompt.
+  if (!asked.includes('{"votes": [')) return undefined;
+  const challenge = /This is challenge round (\d+)\./.exec(asked);
+  return challenge ? Number(challenge[1]) + 1 : 1;
+}
+
 export function reviewers(body: ChatBody): Reply {
   const system = body.messages?.[0]?.content ?? '';
   const me = /^You are (\w+)/.exec(system)?.[1] ?? '';
-  // Told apart by the reply format asked for, as a model reads its prompt.
-  if (lastUserMessage(body).includes('{"votes": [')) return { text: ballotOf(body, me) };
+  if (ballotRound(body) !== undefined) return { text: ballotOf(body, me) };
   if (/a reviewer on a panel/.test(system)) return { text: JSON.stringify({ findings: FINDINGS[me] ?? [] }) };
   return { text: 'The review is done.' };
 }

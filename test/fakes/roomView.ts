@@ -21,7 +21,7 @@ let dom: JSDOM | undefined;
 let frames: FrameRequestCallback[] = [];
 
 /** One jsdom document for the process (lit binds the document it first sees), set up before lit loads. */
-function domOnce(): JSDOM {
+export function domOnce(): JSDOM {
   if (dom) return dom;
   dom = new JSDOM('<!DOCTYPE html><body></body>', { pretendToBeVisual: false });
   const w = dom.window;

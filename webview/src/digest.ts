@@ -105,20 +105,49 @@ function showError(message: string): void {
   if (e) e.textContent = message;
 }
 
+/**
+ * A log the panel refused or could not render: said in the panel (in place of "Loading the
+ * meeting…", which would otherwise stay for ever) and in the extension's log, never dropped.
+ */
+function cannotShow(what: string): void {
+  clearInterval(askAgain); // the same log would be refused again
+  const line = `The review could not show this meeting: ${what}. Close it and open it again from the room; the Roundtable log has the details.`;
+  const shown = document.getElementById('error');
+  if (shown) shown.textContent = line;
+  else
+    root.replaceChildren(
+      Object.assign(document.createElement('p'), { className: 'error', role: 'alert', textContent: line }),
+    );
+  api.postMessage({ type: 'digest/problem', message: what.slice(0, 2_000) });
+}
+
 window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   const checked = checkToWebview(ev.data);
-  if (!checked.ok) return;
+  if (!checked.ok) {
+    // Only the extension posts to the panel; another sender's message (no digest type) is not ours to report.
+    const type = (ev.data as { type?: unknown } | null)?.type;
+    if (typeof type === 'string' && type.startsWith('digest/'))
+      cannotShow(`its ${type.slice(0, 40)} was refused (${checked.error})`);
+    return;
+  }
   // Bidi controls as escapes, zero-width characters out of names and markers: as in the room and minutes.
   const msg = visibleDeep(checked.value);
-  if (msg.type === 'digest/show') {
-    save({ events: msg.events });
-    show();
-  } else if (msg.type === 'digest/files') {
-    const { type: _type, ...files } = msg;
-    save({ files });
-    show();
-  } else if (msg.type === 'digest/error') {
-    showError(msg.message);
+  try {
+    if (msg.type === 'digest/show') {
+      // A log always opens with its meeting: an empty one (history not arrived yet) is asked for again.
+      if (msg.events.length === 0) return;
+      save({ events: msg.events });
+      show();
+    } else if (msg.type === 'digest/files') {
+      const { type: _type, ...files } = msg;
+      save({ files });
+      // The links go with the log: before it comes, "Loading the meeting…" stays (not an empty meeting).
+      if (saved.events.length > 0) show();
+    } else if (msg.type === 'digest/error') {
+      showError(msg.message);
+    }
+  } catch (e) {
+    cannotShow(`rendering it failed (${(e as Error).message})`);
   }
 });
 

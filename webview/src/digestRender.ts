@@ -122,14 +122,14 @@ function consensusSection(doc: Document, s: MeetingState): HTMLElement[] {
       doc,
       'ul',
       { 'data-testid': 'verdicts' },
-      ...v.results.map((r) =>
-        el(
-          doc,
-          'li',
-          {},
-          `${r.option} ${label(r.option)}: ${r.verdict}, weighted acceptance ${Math.round(r.weightedAccept * 100)}%`,
-        ),
-      ),
+      ...v.results.map((r) => {
+        // The verdict first (a finding's label is long); one refuted before the vote had no vote: it says why.
+        const refuted = s.options.find((o) => o.id === r.option)?.finding?.refuted;
+        const why = refuted
+          ? `before the vote (${refuted})`
+          : `(weighted acceptance ${Math.round(r.weightedAccept * 100)}%)`;
+        return el(doc, 'li', {}, `${r.option}: ${r.verdict} ${why} — ${label(r.option)}`);
+      }),
     ),
     el(
       doc,
@@ -220,7 +220,8 @@ export function renderDigestView(doc: Document, s: MeetingState, ctx: ReviewCont
 
   // A digest without a decision is read, not edited: there is nothing to accept it as.
   if (s.digest || decided) root.append(digestSection(doc, s, ctx, Boolean(decided) || noDecision !== undefined));
-  else if (s.status === 'closed') root.append(progress(doc, 'Writing the digest…'));
+  // A review's findings and their verdicts (below) are its report: it waits for no digest.
+  else if (s.status === 'closed' && !s.config.review) root.append(progress(doc, 'Writing the digest…'));
   else if (s.closeRequest) root.append(progress(doc, 'Closing the meeting…'));
   // The record's scope, edited before Accept (a failed meeting has nothing to accept).
   if (s.digest && !decided && !noDecision && s.status !== 'awaiting_human' && s.closed?.reason !== 'error')

@@ -13,6 +13,7 @@ import {
   finalStances,
   formatBill,
   formatCount,
+  roundLabel,
   terminationLabel,
   workersOf,
 } from '@roundtable/protocol';
@@ -112,13 +113,12 @@ function noDecisionBanner(s: MeetingState, ui: RoomUi): TemplateResult | typeof 
 }
 
 function header(s: MeetingState, ui: RoomUi): TemplateResult {
-  const r = currentRound(s);
   return html`<header class="room-header">
     <h2 class="topic" title=${s.topic}>${s.topic}</h2>
     ${demoLine(s)}
     <div class="meta">
       <span class="state state-${phaseOf(s)}" data-testid="state">${phaseLabel(s)}</span>
-      <span class="round" data-testid="round">Round ${r?.round ?? 0} of ${s.config.maxRounds}</span>
+      <span class="round" data-testid="round">${roundLabel(s)}</span>
       <span class="mode">${s.mode}</span>
       ${cutControl(s, ui)}
     </div>

@@ -25,7 +25,15 @@ import type {
   Price,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { DEFAULT_CONFIG, RpcError, billOf, costOf, formatCount, spokenTokensOf } from '@roundtable/protocol';
+import {
+  DEFAULT_CONFIG,
+  RpcError,
+  billOf,
+  costOf,
+  formatCount,
+  plannedRounds,
+  spokenTokensOf,
+} from '@roundtable/protocol';
 import { MemoryStore } from '../store/memoryStore';
 import type { Clock } from './clock';
 import { Meeting } from './engine';
@@ -171,7 +179,7 @@ function budgetStopped(budgeted: MeetingState, full: MeetingState): boolean {
 export async function estimateMeeting(params: StartMeetingParams, o: EstimateOptions = {}): Promise<MeetingEstimate> {
   const config = { ...DEFAULT_CONFIG, ...params.config };
   const meter = new EstimateMeter(o.maxBilled ?? ESTIMATE_MAX_BILLED, o.signal);
-  const rounds = params.mode === 'consensus' ? 1 + config.challengeRounds : config.maxRounds;
+  const rounds = plannedRounds(params.mode, config);
   refuseTooLarge(params, rounds, config.replyMaxTokens, meter.max);
   const count = rememberingCount();
   const prepared = await prepareStart(params);
