@@ -12,13 +12,16 @@ import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
 import { extractJson } from '../../daemon/src/meeting/jsonInReply';
 import { parseDigestReply } from '../../daemon/src/meeting/digestReply';
 import { parseAnswer } from '../../eval/src/questions';
-import { parseFindings } from '../../daemon/src/meeting/reviewReply';
+import { readFindings } from '../../daemon/src/meeting/reviewReply';
 import { LINEAR_RATIO, repeated, workRatio } from '../fakes/linear';
 
 const options = [
   { id: 'O1', label: 'SQLite' },
   { id: 'O2', label: 'Postgres' },
 ];
+
+const ctx = { changed: [{ file: 'a' }, { file: 'src/db.ts' }], decisions: ['0001', 'use-postgres'], root: '/repo' };
+const parseFindings = (t: string) => readFindings(t, ctx);
 
 const CASES: [string, (text: string) => unknown, (size: number) => string][] = [
   ['stance: unclosed [STANCE: openers on one line', parseStance, (n) => repeated('[STANCE:', n)],
