@@ -120,11 +120,13 @@ function uncounted(
   judged: (Finding & { id: string; positions: Set<string> })[],
   bar: readonly Severity[],
 ): string | undefined {
-  const last = [...s.rounds].reverse().find((r) => Object.keys(r.ballots).length > 0);
-  const ballots = Object.entries(last?.ballots ?? {});
-  if (ballots.length > 0 && ballots.every(([, b]) => b.votes.every((v) => v.unread || v.proposed)))
-    return capped(`no ballot could be read (${ballots.map(([w]) => w).join(', ')}): the findings were not voted on`);
   const panel = workersOf(s).map((w) => w.name);
+  const last = [...s.rounds].reverse().find((r) => Object.keys(r.ballots).length > 0);
+  const ballots = Object.values(last?.ballots ?? {});
+  if (ballots.length > 0 && ballots.every((b) => b.votes.every((v) => v.unread || v.proposed))) {
+    const voters = panel.filter((w) => last?.ballots[w]);
+    return capped(`no ballot could be read (${voters.join(', ')}): the findings were not voted on`);
+  }
   const quorum = reviewQuorum(panel.length);
   const short = judged.find((f) => f.refuted === undefined && bar.includes(f.severity) && f.positions.size < quorum);
   if (!short) return undefined;

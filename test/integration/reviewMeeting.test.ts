@@ -18,6 +18,7 @@ import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { eventsOfType, panel, runMeeting } from '../fakes/meetings';
 import { lastUserMessage, startFakeOpenAI, type ChatBody, type FakeOpenAI, type Reply } from '../fakes/openaiServer';
+import { ballotFindings } from '../fakes/reviewers';
 
 const scope: ReviewScope = {
   changed: [
@@ -98,11 +99,9 @@ const FINDINGS: Record<string, string> = {
   }),
 };
 
-const BALLOT_OPTION = /^\| (O\d+): \S+ lines [\d-]+, severity \w+, (?:breaks decision (\S+)|defect: (\S+))/gm;
-
 /** A ballot as a reviewer model writes it: accepts the finding on decision 0003, rejects the others, citing files. */
 function ballotOf(body: ChatBody, me: string): string {
-  const votes = [...lastUserMessage(body).matchAll(BALLOT_OPTION)].map(([, option, decision]) => {
+  const votes = ballotFindings(lastUserMessage(body)).map(({ id: option, decision }) => {
     const holds = decision === '0003' || (decision === undefined && me === 'ada');
     return {
       option,

@@ -255,7 +255,7 @@ function findingOf(raw: unknown, inherited: string | undefined, ctx: ReviewReadC
   const title = textOf(raw.title ?? raw.summary ?? raw.name);
   const body = first(records, CLAIM_KEYS, 2_000);
   const claim = (
-    body && title && !body.includes(title) ? `${title.replace(/^\W*\[?p\d\]?\W*/i, '')}: ${body}` : (body ?? title)
+    body && title && !body.includes(title) ? `${title.replace(/^[\s*_]*\[?\s*p[0-4]\s*\]?[\s*_:-]+/i, '')}: ${body}` : (body ?? title)
   )?.slice(0, 2_000);
   if (!claim) return 'gives no claim';
   const rule = first([raw], RULE_KEYS, 200);
@@ -351,7 +351,7 @@ function listOf(s: JsonSpan, out: Item[]): boolean {
 
 /** "LGTM", "No issues found.", "Looks good to me": a review that says it found nothing, with no list. */
 const CLEAN =
-  /^(?:lgtm|(?:(?:the|this) (?:change|diff|patch|pr) |everything |it )?looks (?:good|fine|correct)(?: to me)?|(?:i )?(?:found )?no (?:issues|findings|problems|defects|violations|concerns|bugs)(?: (?:were |have been )?(?:found|detected|identified|to report))?|nothing to report|no changes? (?:needed|required))$/;
+  /^(?:lgtm|(?:(?:the|this) (?:change|diff|patch|pr) |everything |it )?looks (?:good|fine|correct)(?: to me)?|(?:i )?(?:found )?no (?:issues|findings|problems|defects|violations|concerns|bugs)(?: (?:were |have been )?(?:found|detected|identified|to report))?|(?:i )?(?:didn't|did not|couldn't|could not) find any (?:major |significant )?(?:issues|problems|bugs|findings)|nothing to report|no changes? (?:needed|required))$/;
 /** Words that take a "looks good" back: a review that says LGTM and then names a problem is no clean one. */
 const BUT = /\b(?:but|however|except|although|though|should|must|consider|line \d|bug|breaks?|violat|risk)/i;
 
