@@ -5,10 +5,10 @@
  * read from the prompt, as a model reads them: `ballotFindings`, the one reader of a ballot
  * prompt in the fakes); anything else (the assistant's briefing or digest) a consensus statement.
  *
- * `realReviewer` answers in the shapes real models use (test/fixtures/real-replies/review has the
- * recorded replies each shape copies): nested locations, lists grouped by file, bare lists,
- * absolute and Windows paths, P0–P3 and emoji severities, votes as booleans and out of 10, replies
- * cut by the token cap, and replies that cannot be read at all.
+ * `realReviewers` answers in the shapes real models use: nested locations, absolute paths, P0–P3,
+ * cut replies and clean replies copied from the recorded replies in test/fixtures/real-replies/review;
+ * lists grouped by file, SARIF, Windows paths, emoji severities and votes as booleans and out of
+ * 10 from the issue's account of them (issue 39; no recorded sample was found, see the README).
  */
 import type { Finding } from '@roundtable/protocol';
 import { lastUserMessage, seatOf, type Behaviour, type ChatBody } from './openaiServer';
