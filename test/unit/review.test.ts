@@ -105,7 +105,8 @@ describe('reading findings from a reviewer reply', () => {
 
   it('says a clean review is an empty list, and a reply with no list is no review; findings without file, lines or claim make it partial, saying which', () => {
     assert.deepEqual(findingsIn('Looks good to me.\n```json\n{"findings": []}\n```'), []);
-    assert.equal(findingsIn('Looks good to me, nothing to add.'), undefined);
+    assert.deepEqual(findingsIn('Looks good to me, nothing to add.'), [], 'said clean, with no list');
+    assert.equal(findingsIn('Looks good to me, but the pool is never closed.'), undefined);
     const some = readFindings(
       '{"findings": [{"file": "src/db.ts", "claim": "no lines"}, {"lines": "3", "claim": "no file"}, {"file": "src/db.ts", "lines": "3"}, {"file": "src/db.ts", "lines": "3", "claim": "kept", "severity": "urgent-ish"}]}',
       { changed: scope.changed, decisions: [] },
