@@ -10,7 +10,8 @@ import type { EventBody, Finding, OptionVote, ReviewScope } from '@roundtable/pr
 import { findingLabel, reviewOutcome, reviewQuorum } from '@roundtable/protocol';
 import { severityOf } from '../../daemon/src/meeting/reviewSeverity';
 import { changedFileOf, refutation, reviewOptions } from '../../daemon/src/meeting/reviewFindings';
-import { readFindings, type ReviewReadContext } from '../../daemon/src/meeting/reviewReply';
+import { readFindings } from '../../daemon/src/meeting/reviewReply';
+import type { ReviewReadContext } from '../../daemon/src/meeting/reviewFinding';
 import { parseBallot } from '../../daemon/src/meeting/votes';
 import { ballotReply } from '../../daemon/src/meeting/modes/consensus/replySchemas';
 import { proposalVotes } from '../../daemon/src/meeting/modes/consensus/review';

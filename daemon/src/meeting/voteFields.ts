@@ -6,7 +6,7 @@
  */
 import type { ConsensusOption, Evidence, VoteKind } from '@roundtable/protocol';
 import { isRecord } from '@roundtable/protocol';
-import { locationOf } from './reviewReply';
+import { locationOf } from './reviewFinding';
 
 export type FieldRead<T> = { ok: true; value: T } | { ok: false; reason: string };
 

@@ -17,7 +17,8 @@ import type {
 import { findingLabel, workersOf } from '@roundtable/protocol';
 import type { CallOutcome } from '../../modelCall';
 import { ballotOptions, reviewOptions } from '../../reviewFindings';
-import { readFindings, type FindingsRead, type ReviewReadContext } from '../../reviewReply';
+import { readFindings, type FindingsRead } from '../../reviewReply';
+import type { ReviewReadContext } from '../../reviewFinding';
 import { normalizeStatus } from '../../../decisions/record';
 import type { Step } from '../../steps';
 import type { StepContext } from '../types';
