@@ -200,6 +200,18 @@ describe('ballots as models write them', () => {
     assert.deepEqual(r.votes[0]?.evidence, [{ file: 'src/db.ts', section: 'line 2', status: 'unchecked' }]);
   });
 
+  it('a vote that cites its decision under "decision" is read by its boolean; an unknown vote word is no vote', () => {
+    const r = ok(
+      '{"votes": [{"option": "O1", "decision": "0001", "accept": true, "confidence": 0.8, "reasoning": "r"}]}',
+    );
+    assert.equal(r.votes[0]?.vote, 'accept');
+    const maybe = parseBallot(
+      '{"votes": [{"option": "O1", "vote": "maybe", "accept": true, "confidence": 0.8, "rationale": "r"}]}',
+      options,
+    );
+    assert.equal(maybe.ok, false);
+  });
+
   it('one ballot, one scale: a 9 beside an 85 is 9%, "9/10" is 0.9', () => {
     const r = ok(
       JSON.stringify({

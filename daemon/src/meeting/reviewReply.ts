@@ -113,7 +113,7 @@ const CLEAN =
 /** Words that take a "looks good" back: a review that says LGTM and then names a problem is no clean one. */
 const BUT = /\b(?:but|however|except|although|though|should|must|consider|line \d|bug|breaks?|violat|risk)/i;
 
-export function saysClean(reply: string): boolean {
+function saysClean(reply: string): boolean {
   const plain = reply.replace(/[*_`#>~]/g, '').trim();
   if (plain.length === 0 || plain.length > 300) return false;
   const sentences = plain
@@ -191,7 +191,13 @@ export function readFindings(reply: string, ctx: ReviewReadContext, o: { cut?: b
   }
   const kept = findings.slice(0, MAX_FINDINGS_PER_REVIEWER);
   const why = [
-    ...(cut ? [`it was cut off by the token cap after ${plural(items.length, 'finding')}`] : []),
+    ...(cut
+      ? [
+          o.cut
+            ? `it was cut off by the token cap after ${plural(items.length, 'finding')}`
+            : `it was cut off (its list is never closed) after ${plural(items.length, 'finding')}`,
+        ]
+      : []),
     ...unread.slice(0, 3),
     ...(unread.length > 3 ? [`${unread.length - 3} more could not be read`] : []),
   ];

@@ -55,11 +55,19 @@ const VOTE_WORDS = new Map<string, VoteKind>([
 /** Keys whose boolean is the vote (`"accept": true`, `"valid": false`). */
 const BOOLEAN_VOTES = ['accept', 'accepted', 'agree', 'agrees', 'valid', 'holds', 'upheld', 'confirmed'] as const;
 
-/** The vote as written: `"Yes"`, `"ACCEPT"`, `"false positive"`, `true`, or a boolean under `accept`/`valid`. */
+/**
+ * The vote as written: `"Yes"`, `"ACCEPT"`, `"false positive"`, `true`, or a boolean under
+ * `accept`/`valid`. A `vote` the reader does not know is no vote (never guessed from the other
+ * fields); `verdict`, `decision`, `stance` count only when they hold a vote word (a review's vote
+ * may carry the decision it cites under `decision`).
+ */
 export function voteOf(raw: Record<string, unknown>): VoteKind | undefined {
-  const v = raw.vote ?? raw.verdict ?? raw.decision ?? raw.stance ?? raw.position;
-  if (typeof v === 'boolean') return v ? 'accept' : 'reject';
-  if (typeof v === 'string') return VOTE_WORDS.get(v.trim().toLowerCase().replace(/[_-]/g, ' '));
+  for (const k of ['vote', 'verdict', 'decision', 'stance', 'position']) {
+    const v = raw[k];
+    if (typeof v === 'boolean') return v ? 'accept' : 'reject';
+    const word = typeof v === 'string' ? VOTE_WORDS.get(v.trim().toLowerCase().replace(/[_-]/g, ' ')) : undefined;
+    if (word || (k === 'vote' && v !== undefined)) return word;
+  }
   for (const k of BOOLEAN_VOTES) if (typeof raw[k] === 'boolean') return raw[k] ? 'accept' : 'reject';
   return undefined;
 }
