@@ -68,6 +68,28 @@ const CASES: [string, (text: string) => unknown, (size: number) => string][] = [
     parseFindings,
     (n) => `{"findings": [{"file": "a", "claim": "x", "line": "${repeated(' ', n)}x"}]}`,
   ],
+  [
+    'findings: a long list cut inside a string (the cap)',
+    parseFindings,
+    (n) =>
+      `{"findings": [${repeated('{"file": "a", "lines": "1-2", "claim": "x}"}, ', n)}{"file": "a", "claim": "${repeated('}', n)}`,
+  ],
+  [
+    'findings: grouped by file, many files',
+    parseFindings,
+    (n) => `{${repeated('"src/a.ts": [{"line": 1, "issue": "x"}], ', n)}"b.ts": []}`,
+  ],
+  [
+    'findings: absolute paths ending in a changed file',
+    parseFindings,
+    (n) => `[{"path": "/${repeated('x/', n)}src/db.ts", "line": 1, "message": "x"}]`,
+  ],
+  ['findings: LGTM over and over', parseFindings, (n) => repeated('LGTM, ', n)],
+  [
+    'ballot: votes keyed by number',
+    (t) => parseBallot(t, options),
+    (n) => `{"votes": {${repeated('"1": {"accept": true, "score": 9, "reasoning": "r"}, ', n)}"2": {}}}`,
+  ],
   ['digest: label lines', parseDigestReply, (n) => repeated('CONSENSUS_STATEMENT:\n', n)],
   ['answer: labels alone on their lines', parseAnswer, (n) => repeated('Answer:\n', n)],
   ['answer: question lines after an answer', parseAnswer, (n) => `ANSWER: 4\n${repeated('Question\n', n)}`],
