@@ -48,6 +48,16 @@ export const OptionVoteSchema = z.object({
   uncertainty: z.string().optional(),
   /** A compromise position the worker proposes (seed CONS-020). */
   compromise: z.string().optional(),
+  /**
+   * No vote was read on this option (none given, or it could not be read; `rationale` says
+   * which): recorded as an abstention, and counted as no position toward a review's quorum.
+   */
+  unread: z.literal(true).optional(),
+  /**
+   * A review: the worker proposed this finding and gave no readable vote on it, so its proposal
+   * counts as its accept (evidence: the finding's own lines).
+   */
+  proposed: z.literal(true).optional(),
 });
 export type OptionVote = z.infer<typeof OptionVoteSchema>;
 

@@ -47,7 +47,14 @@ export type Finding = z.infer<typeof FindingSchema>;
 /** What the reviewers are held to: the change's files and hunks, and the decision records in play. */
 export const ReviewScopeSchema = z.object({
   /** Each changed file with the new-side line ranges its hunks cover. */
-  changed: z.array(z.object({ file: text({ max: 1_000 }), ranges: z.array(LineRangeSchema) })),
+  changed: z.array(
+    z.object({
+      file: text({ max: 1_000 }),
+      ranges: z.array(LineRangeSchema),
+      /** The name exactly as the reviewers were shown it, when it differs from `file` (a hostile name made safe). */
+      shown: text({ max: 1_000 }).optional(),
+    }),
+  ),
   /** Every record the rulebook holds, with its status: a finding may cite only an accepted one. */
   decisions: z.array(
     z.object({

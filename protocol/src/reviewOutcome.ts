@@ -8,7 +8,7 @@ import type { Verdict, VoteKind } from './consensus';
 import type { TerminationReason } from './domain';
 import { oneLine } from './markdown';
 import { SEVERITIES, REVIEW_EXIT, type FailOn, type Finding, type ReviewScope, type Severity } from './review';
-import type { MeetingState } from './state';
+import { workersOf, type MeetingState } from './state';
 
 export interface FindingVote {
   worker: string;
@@ -45,12 +45,23 @@ const BAR: Record<FailOn, { severities: readonly Severity[]; contested: boolean 
   contested: { severities: ['blocking', 'major'], contested: true },
 };
 
+/**
+ * The quorum of a panel of `panel` reviewers: more than half of them. A finding at or above the
+ * bar must be counted from at least this many positions (docs/review.md, "Quorum").
+ */
+export function reviewQuorum(panel: number): number {
+  return Math.floor(panel / 2) + 1;
+}
+
 /** The review's findings, its exit code and, for exit 3, why. */
 export function reviewOutcome(state: MeetingState, failOn: FailOn): ReviewOutcome {
   const judged = state.options.flatMap((o) =>
     o.finding ? [{ ...o.finding, ...judgedOption(state, o.id, o.finding) }] : [],
   );
-  const findings = judged.map((f) => ({ ...f, verdict: f.verdict ?? ('INSUFFICIENT_EVIDENCE' as const) }));
+  const findings = judged.map(({ positions: _, ...f }) => ({
+    ...f,
+    verdict: f.verdict ?? ('INSUFFICIENT_EVIDENCE' as const),
+  }));
   findings.sort(
     (a, b) =>
       SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) ||
@@ -59,13 +70,14 @@ export function reviewOutcome(state: MeetingState, failOn: FailOn): ReviewOutcom
       a.id.localeCompare(b.id, undefined, { numeric: true }),
   );
   const scope = state.config.review;
-  const why = couldNotReview(
-    state,
-    judged.some((f) => f.verdict === undefined),
-  );
+  const bar = BAR[failOn];
+  const why =
+    couldNotReview(
+      state,
+      judged.some((f) => f.verdict === undefined),
+    ) ?? uncounted(state, judged, bar.severities);
   const base = { findings, ...(scope ? { scope } : {}) };
   if (why) return { ...base, exit: REVIEW_EXIT.couldNotReview, why };
-  const bar = BAR[failOn];
   const fails = findings.some(
     (f) =>
       bar.severities.includes(f.severity) && (f.verdict === 'PROVEN' || (bar.contested && f.verdict === 'CONTESTED')),
@@ -73,21 +85,57 @@ export function reviewOutcome(state: MeetingState, failOn: FailOn): ReviewOutcom
   return { ...base, exit: fails ? REVIEW_EXIT.failed : REVIEW_EXIT.clean };
 }
 
-/** One option's verdict (REFUTED at once when refuted mechanically) and votes, from the last round that judged it. */
+/**
+ * One option's verdict (REFUTED at once when refuted mechanically) and votes, from the last round
+ * that judged it, and its positions: the reviewers who proposed it or cast a vote on it that was read.
+ */
 function judgedOption(
   s: MeetingState,
   id: string,
   finding: Finding,
-): { id: string; verdict: Verdict | undefined; votes: FindingVote[] } {
-  if (finding.refuted !== undefined) return { id, verdict: 'REFUTED', votes: [] };
+): { id: string; verdict: Verdict | undefined; votes: FindingVote[]; positions: Set<string> } {
+  if (finding.refuted !== undefined) return { id, verdict: 'REFUTED', votes: [], positions: new Set() };
   const round = [...s.rounds].reverse().find((r) => r.verdict?.results.some((x) => x.option === id));
   const verdict = round?.verdict?.results.find((x) => x.option === id)?.verdict;
-  const votes = Object.entries(round?.ballots ?? {}).flatMap(([worker, b]) =>
-    b.votes
-      .filter((v) => v.option === id)
-      .map((v) => ({ worker, vote: v.vote, confidence: v.confidence, rationale: v.rationale })),
+  const cast = Object.entries(round?.ballots ?? {}).flatMap(([worker, b]) =>
+    b.votes.filter((v) => v.option === id).map((v) => ({ worker, v })),
   );
-  return { id, verdict, votes };
+  const votes = cast.map(({ worker, v }) => ({
+    worker,
+    vote: v.vote,
+    confidence: v.confidence,
+    rationale: v.rationale,
+  }));
+  const positions = new Set([...(finding.proposedBy ?? []), ...cast.filter(({ v }) => !v.unread).map((c) => c.worker)]);
+  return { id, verdict, votes, positions };
+}
+
+/**
+ * Why the votes could not be counted, in one line, or undefined when they could: no ballot of
+ * the last vote held a vote that could be read (a proposal's accept is no ballot read), or a
+ * standing finding at or above the bar has fewer positions than the quorum.
+ */
+function uncounted(
+  s: MeetingState,
+  judged: (Finding & { id: string; positions: Set<string> })[],
+  bar: readonly Severity[],
+): string | undefined {
+  const panel = workersOf(s).map((w) => w.name);
+  const last = [...s.rounds].reverse().find((r) => Object.keys(r.ballots).length > 0);
+  const ballots = Object.values(last?.ballots ?? {});
+  if (ballots.length > 0 && ballots.every((b) => b.votes.every((v) => v.unread || v.proposed))) {
+    const voters = panel.filter((w) => last?.ballots[w]);
+    return capped(`no ballot could be read (${voters.join(', ')}): the findings were not voted on`);
+  }
+  const quorum = reviewQuorum(panel.length);
+  const short = judged.find((f) => f.refuted === undefined && bar.includes(f.severity) && f.positions.size < quorum);
+  if (!short) return undefined;
+  const lines =
+    short.lines.start === short.lines.end ? `${short.lines.start}` : `${short.lines.start}-${short.lines.end}`;
+  const silent = panel.filter((w) => !short.positions.has(w));
+  return capped(
+    `${short.id} (${short.severity}, ${short.file}:${lines}) was counted from ${short.positions.size} of ${panel.length} reviewers, below the quorum of ${quorum}: no readable vote from ${silent.join(', ')}`,
+  );
 }
 
 /** Why the review could not be done, in one line, or undefined when it was. */

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { after, before } from 'node:test';
 import { cli, ensureBuilt, type CliResult } from './cli';
 import { startFakeOpenAI, type ChatBody, type FakeOpenAI, type Reply } from './openaiServer';
+import { ballotFindings } from './reviewers';
 import { gitIn } from './workspace';
 
 /** The reviewers' models the loopback server lists. */
@@ -52,11 +53,6 @@ export async function makeReviewRepo(): Promise<ReviewRepo> {
 export const MYSQL_POOL =
   "import mysql from 'mysql2/promise';\nexport const pool = mysql.createPool({ host: 'db', database: 'orders' });\n";
 
-/** Option ids on a review's ballot ("O1: services/… lines 2, severity blocking …"). */
-function ballotIds(text: string): string[] {
-  return [...new Set([...text.matchAll(/^(?:\| )?(O\d+): /gm)].map((m) => m[1] as string))];
-}
-
 const everything = (body: ChatBody) => (body.messages ?? []).map((m) => m.content).join('\n');
 
 /**
@@ -83,7 +79,7 @@ export function reviewResponder(body: ChatBody): Reply {
     });
   }
   if (text.includes('{"votes": [')) {
-    const votes = ballotIds(text).map((option) => ({
+    const votes = ballotFindings(text).map(({ id: option }) => ({
       option,
       vote: 'accept',
       confidence: 0.9,

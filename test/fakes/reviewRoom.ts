@@ -7,6 +7,7 @@
  * counter-evidence (CONTESTED). The forms follow test/integration/reviewMeeting.test.ts.
  */
 import { lastUserMessage, type ChatBody, type Reply } from './openaiServer';
+import { ballotFindings } from './reviewers';
 
 export const RECORD = `---
 status: "accepted"
@@ -80,12 +81,9 @@ const FINDINGS: Record<string, unknown[]> = {
   ],
 };
 
-// As the ballot quotes each finding (daemon/src/meeting/reviewPrompts.ts, quoted with "| " by the envelope).
-const BALLOT_OPTION = /^\| (O\d+): \S+ lines [\d-]+, severity \w+, (?:breaks decision (\S+)|defect: (\S+))/gm;
-
 /** Everyone upholds the finding on 0001 with evidence; on the defect ada alone accepts, and nobody cites counter-evidence. */
 function ballotOf(body: ChatBody, me: string): string {
-  const votes = [...lastUserMessage(body).matchAll(BALLOT_OPTION)].map(([, option, decision]) => {
+  const votes = ballotFindings(lastUserMessage(body)).map(({ id: option, decision }) => {
     const holds = decision === '0001' || (decision === undefined && me === 'ada');
     return {
       option,

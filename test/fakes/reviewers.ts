@@ -1,12 +1,55 @@
 /**
  * Reviewers on the loopback OpenAI-compatible server, as models answer a review meeting: asked
- * for findings (the prompt's `{"findings": [` format), each replies with its own as JSON; asked
- * for a ballot (the `{"votes": [` format), a vote on every
- * finding put to it (the ballot's option ids read from the prompt, as a model reads them), and
- * anything else (the assistant's briefing or digest) a consensus statement.
+ * for findings (the prompt's `{"findings": [` format), each replies with its own; asked for a
+ * ballot (the `{"votes": [` format), a vote on every finding put to it (the ballot's findings
+ * read from the prompt, as a model reads them: `ballotFindings`, the one reader of a ballot
+ * prompt in the fakes); anything else (the assistant's briefing or digest) a consensus statement.
+ *
+ * `realReviewers` answers in the shapes real models use: nested locations, absolute paths, P0–P3,
+ * cut replies and clean replies copied from the recorded replies in test/fixtures/real-replies/review;
+ * lists grouped by file, SARIF, Windows paths, emoji severities and votes as booleans and out of
+ * 10 from the issue's account of them (issue 39; no recorded sample was found, see the README).
  */
 import type { Finding } from '@roundtable/protocol';
 import { lastUserMessage, seatOf, type Behaviour, type ChatBody } from './openaiServer';
+
+/** A finding as the ballot prompt quotes it (daemon/src/meeting/reviewPrompts.ts), or a decision's option. */
+export interface BallotFinding {
+  id: string;
+  /** The option's text up to the next option: for a finding, its head line and `claim:` lines. */
+  label: string;
+  file?: string;
+  lines?: string;
+  severity?: string;
+  decision?: string;
+  defect?: string;
+}
+
+/** `O1: src/db.ts lines 6-7, severity blocking, breaks decision 0001` (or `defect: naming`). */
+const FINDING_HEAD = /^(\S+) lines ([\d-]+), severity (\w+), (?:breaks decision (\S+)|defect: (\S+))/;
+
+/**
+ * The options of a ballot prompt in order, each once: `O1: …` lines quoted in the envelope
+ * (`| O1: src/db.ts lines 1-3, …` then `| claim: …`), as the consensus prompts list them.
+ */
+export function ballotFindings(prompt: string): BallotFinding[] {
+  const out: BallotFinding[] = [];
+  for (const line of prompt.split('\n')) {
+    const body = line.replace(/^\| ?/, '');
+    const head = /^(O\d+): (.*)$/.exec(body);
+    if (head && !out.some((o) => o.id === head[1])) {
+      const [, file, lines, severity, decision, defect] = FINDING_HEAD.exec(head[2] ?? '') ?? [];
+      out.push({
+        id: head[1] ?? '',
+        label: head[2] ?? '',
+        ...(file ? { file, lines, severity } : {}),
+        ...(decision ? { decision } : {}),
+        ...(defect ? { defect } : {}),
+      });
+    } else if (out.length && line.startsWith('|') && !head) out[out.length - 1]!.label += `\n${body}`;
+  }
+  return out;
+}
 
 export interface ReviewerScript {
   /** The findings `me` (the seat's name) proposes. */
@@ -23,21 +66,6 @@ export interface ReviewerScript {
   extra?: Behaviour;
 }
 
-/**
- * The options of a ballot prompt, each with its text up to the next: `O1: …` lines quoted in the
- * envelope (`| O1: src/db.ts lines 1-3, …` then `| claim: …`), as the consensus prompts list them.
- */
-export function ballotOptions(prompt: string): { id: string; label: string }[] {
-  const out: { id: string; label: string }[] = [];
-  for (const line of prompt.split('\n')) {
-    const body = line.replace(/^\| ?/, '');
-    const head = /^([A-Z]\d+): (.*)$/.exec(body);
-    if (head) out.push({ id: head[1] ?? '', label: head[2] ?? '' });
-    else if (out.length && line.startsWith('|')) out[out.length - 1]!.label += `\n${body}`;
-  }
-  return out;
-}
-
 export function reviewerResponder(script: ReviewerScript): (body: ChatBody) => Behaviour {
   return (body) => {
     const { me } = seatOf(body);
@@ -45,7 +73,7 @@ export function reviewerResponder(script: ReviewerScript): (body: ChatBody) => B
     const reply = (text: string): Behaviour => ({ ...script.extra, text });
     // A ballot is what the prompt asks for: a reply in the votes format.
     if (user.includes('{"votes": [')) {
-      const votes = ballotOptions(user).map((o) => {
+      const votes = ballotFindings(user).map((o) => {
         const {
           evidence = [],
           rationale,
@@ -65,5 +93,225 @@ export function reviewerResponder(script: ReviewerScript): (body: ChatBody) => B
     }
     if (user.includes('{"findings": [')) return reply(JSON.stringify({ findings: script.findings(me) }));
     return reply('CONSENSUS_STATEMENT: the panel reviewed the change');
+  };
+}
+
+/** The breach a real-shaped reviewer reports: where it is, and the decision it breaks. */
+export interface Breach {
+  file: string;
+  line: number;
+  decision: string;
+  /** The absolute root of the repository, for the shapes that write absolute paths. */
+  root: string;
+}
+
+/** How a reviewer writes its findings, each copied from recorded replies (see the module comment). */
+export type FindingsShape =
+  | 'ours'
+  | 'ours-clean'
+  | 'codex'
+  | 'grouped'
+  | 'bare-list'
+  | 'windows'
+  | 'diff-side'
+  | 'sarif'
+  | 'answer-tags'
+  | 'comments-beside'
+  | 'p1'
+  | 'cut-then-whole'
+  | 'always-cut'
+  | 'lgtm'
+  | 'bare-empty'
+  | 'no-issues'
+  | 'unreadable-items';
+
+/** How a reviewer writes its ballot. */
+export type VoteShape = 'ours' | 'boolean-out-of-10' | 'unreadable';
+
+const claimOf = (b: Breach) =>
+  `A MySQL pool in the orders service, where decision ${b.decision} says Postgres for every service.`;
+
+/** The findings reply of one shape (`again`: the reviewer was asked once more). */
+function findingsReply(shape: FindingsShape, b: Breach, again: boolean): Behaviour {
+  const claim = claimOf(b);
+  const json = (v: unknown): Behaviour => ({ text: JSON.stringify(v, null, 2) });
+  // Codex's /review format (codex-udemy-017-nested-absolute): nested location, absolute path,
+  // integer priority and a [P0] title, the decision named only in the prose.
+  const codex = (extra: object[] = []) => ({
+    findings: [
+      {
+        title: '[P0] MySQL pool breaks the Postgres decision',
+        body: claim,
+        confidence_score: 0.9,
+        priority: 0,
+        code_location: { absolute_file_path: `${b.root}/${b.file}`, line_range: { start: b.line, end: b.line } },
+      },
+      ...extra,
+    ],
+    overall_correctness: 'patch is incorrect',
+    overall_explanation: 'The change adds a second database engine.',
+    overall_confidence_score: 0.9,
+  });
+  switch (shape) {
+    case 'ours':
+      return json({
+        findings: [
+          { file: b.file, lines: { start: b.line, end: b.line }, severity: 'blocking', decision: b.decision, claim },
+        ],
+      });
+    case 'ours-clean':
+      return json({ findings: [] });
+    case 'codex':
+      return json(codex());
+    case 'grouped':
+      return json({
+        [b.file]: [{ line: b.line, severity: '🔴 Critical', issue: `Breaks ADR-${b.decision}: ${claim}` }],
+      });
+    case 'bare-list':
+      return json([
+        {
+          path: `./${b.file}`,
+          line_start: b.line,
+          line_end: b.line,
+          severity: 'P0',
+          rule_id: `ADR-${b.decision}`,
+          description: claim,
+        },
+      ]);
+    case 'windows':
+      return json({
+        issues: [
+          {
+            filename: b.file.replace(/\//g, '\\'),
+            lines: `L${b.line}`,
+            severity: 'CRITICAL',
+            decision: b.decision,
+            message: claim,
+          },
+        ],
+      });
+    case 'diff-side':
+      return json({
+        comments: [
+          { path: `b/${b.file}`, line: String(b.line), severity: 'error', adr: `ADR-${b.decision}`, body: claim },
+        ],
+      });
+    case 'sarif':
+      return json({
+        runs: [
+          {
+            results: [
+              {
+                ruleId: `decision/${b.decision}`,
+                level: 'error',
+                message: { text: claim },
+                locations: [
+                  {
+                    physicalLocation: {
+                      artifactLocation: { uri: `file://${b.root}/${b.file}` },
+                      region: { startLine: b.line, endLine: b.line },
+                    },
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+    case 'answer-tags':
+      return {
+        text: `<think>The pool on line ${b.line} is MySQL.</think>\n<answer>\n${JSON.stringify({ findings: [{ file: b.file, lines: `${b.line}-${b.line}`, severity: 'blocking', decision: b.decision, claim }] })}\n</answer>`,
+      };
+    case 'comments-beside':
+      return json({
+        findings: [],
+        comments: [{ path: b.file, line: b.line, severity: '🔴', body: `${claim} (ADR ${b.decision})` }],
+      });
+    case 'p1':
+      return json({ findings: [{ file: b.file, line: b.line, priority: 'P1', decision: b.decision, claim }] });
+    case 'cut-then-whole':
+    case 'always-cut': {
+      if (again && shape === 'cut-then-whole') return json(codex());
+      // A second finding the token cap stops in the middle of (codex-udemy-008-cut-by-the-cap).
+      const text = JSON.stringify(
+        codex([
+          {
+            title: '[P2] Close the pool on shutdown',
+            body: 'The pool is never ended, so a redeploy leaks connections'.repeat(3),
+          },
+        ]),
+        null,
+        2,
+      );
+      return { text: text.slice(0, text.indexOf('so a redeploy')), finishReason: 'length' };
+    }
+    case 'lgtm':
+      return { text: 'LGTM' };
+    case 'bare-empty':
+      return { text: '[]' };
+    case 'no-issues':
+      return { text: "Codex Review: Didn't find any major issues. 🎉" };
+    case 'unreadable-items':
+      // A list whose items name neither a file nor a line: nothing in it can be checked.
+      return json({ findings: [{ where: 'the database module', what: claim }] });
+  }
+}
+
+/** The ballot reply of one shape on the findings the prompt lists. */
+function ballotReply(shape: VoteShape, prompt: string, b: Breach): Behaviour {
+  const on = ballotFindings(prompt);
+  if (shape === 'unreadable')
+    return { text: JSON.stringify({ votes: on.map((f) => ({ option: f.label.slice(0, 20), verdict: 'maybe' })) }) };
+  const holds = (f: BallotFinding) => f.file === b.file;
+  if (shape === 'boolean-out-of-10')
+    return {
+      text: JSON.stringify({
+        votes: Object.fromEntries(
+          on.map((f) => [
+            f.id.slice(1),
+            {
+              accept: holds(f),
+              score: 9,
+              reasoning: holds(f)
+                ? `Line ${b.line} creates a MySQL pool; ${b.decision} says Postgres.`
+                : 'Not in this change.',
+              evidence: { path: b.file, line: b.line },
+            },
+          ]),
+        ),
+      }),
+    };
+  return {
+    text: JSON.stringify({
+      votes: on.map((f) => ({
+        option: f.id,
+        vote: holds(f) ? 'accept' : 'reject',
+        confidence: 0.9,
+        rationale: `Line ${b.line} creates a MySQL pool; decision ${b.decision} chose Postgres.`,
+        evidence: [{ file: b.file, section: `lines ${b.line}`, type: 'code' }],
+      })),
+    }),
+  };
+}
+
+/**
+ * A panel of real-shaped reviewers keyed by model: each writes its findings in its own shape and
+ * votes in its own; a reviewer asked once more (its reply could not be read) answers in the same
+ * shape unless the shape says otherwise (`cut-then-whole`).
+ */
+export function realReviewers(
+  breach: Breach,
+  panel: Record<string, { findings: FindingsShape; votes: VoteShape }>,
+): (body: ChatBody) => Behaviour {
+  return (body) => {
+    const seat = panel[body.model ?? ''];
+    const user = lastUserMessage(body);
+    if (!seat) return { text: 'The panel reviewed the change.' };
+    // A ballot, or the ballot asked once more: the ballot prompt is in the conversation.
+    const ballot = (body.messages ?? []).find((m) => m.role === 'user' && m.content.includes('{"votes": ['));
+    if (ballot) return ballotReply(seat.votes, ballot.content, breach);
+    if (user.includes('could not be read as a review')) return findingsReply(seat.findings, breach, true);
+    if (user.includes('{"findings": [')) return findingsReply(seat.findings, breach, false);
+    return { text: 'The panel reviewed the change. [STANCE: AGREE]' };
   };
 }

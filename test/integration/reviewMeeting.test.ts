@@ -18,6 +18,7 @@ import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { countTokens } from '../../daemon/src/providers/tokens';
 import { eventsOfType, panel, runMeeting } from '../fakes/meetings';
 import { lastUserMessage, startFakeOpenAI, type ChatBody, type FakeOpenAI, type Reply } from '../fakes/openaiServer';
+import { ballotFindings } from '../fakes/reviewers';
 
 const scope: ReviewScope = {
   changed: [
@@ -98,11 +99,9 @@ const FINDINGS: Record<string, string> = {
   }),
 };
 
-const BALLOT_OPTION = /^\| (O\d+): \S+ lines [\d-]+, severity \w+, (?:breaks decision (\S+)|defect: (\S+))/gm;
-
 /** A ballot as a reviewer model writes it: accepts the finding on decision 0003, rejects the others, citing files. */
 function ballotOf(body: ChatBody, me: string): string {
-  const votes = [...lastUserMessage(body).matchAll(BALLOT_OPTION)].map(([, option, decision]) => {
+  const votes = ballotFindings(lastUserMessage(body)).map(({ id: option, decision }) => {
     const holds = decision === '0003' || (decision === undefined && me === 'ada');
     return {
       option,
@@ -270,18 +269,27 @@ describe('review meetings against a loopback server', () => {
 
   it('asks a reviewer whose reply holds no findings list once more, then counts it as failed: silence is no clean review', async () => {
     silent.clear();
-    // "LGTM" in prose, with no list: the empty-list failure of llm-council #482 must not read as clean.
-    findingsOf = (me) => (me === 'ada' ? 'LGTM: no issues found in this change.' : '{"findings": []}');
+    // A review in prose, with no list: it names a problem, so it is no clean review, and nothing in it can be checked.
+    findingsOf = (me) =>
+      me === 'ada'
+        ? 'LGTM overall, but the new billing pool in src/db.ts should use Postgres as the records require.'
+        : '{"findings": []}';
     const from = fake.requests.length;
     const { state } = await review();
     const adaAsked = fake.requests
       .slice(from)
       .filter((r) => /^You are ada, a reviewer/.test(r.body.messages?.[0]?.content ?? ''));
     assert.equal(adaAsked.length, 2, 'asked once more');
-    assert.match(lastUserMessage(adaAsked[1]?.body ?? {}), /That reply holds no findings list/);
+    assert.match(
+      lastUserMessage(adaAsked[1]?.body ?? {}),
+      /That reply could not be read as a review: it holds no findings list/,
+    );
     const out = reviewOutcome(state, 'blocking');
     assert.equal(out.exit, 3);
-    assert.equal(out.why, "ada's proposal call failed (error: its reply held no findings list, asked twice)");
+    assert.equal(
+      out.why,
+      "ada's proposal call failed (error: its findings could not be read, asked twice: it holds no findings list)",
+    );
   });
 
   it('closes as failed, exit 3, when no reviewer could review: a panel that is down is no clean review', async () => {

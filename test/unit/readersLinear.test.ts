@@ -12,13 +12,16 @@ import { parseBallot, parseProposals } from '../../daemon/src/meeting/votes';
 import { extractJson } from '../../daemon/src/meeting/jsonInReply';
 import { parseDigestReply } from '../../daemon/src/meeting/digestReply';
 import { parseAnswer } from '../../eval/src/questions';
-import { parseFindings } from '../../daemon/src/meeting/reviewReply';
+import { readFindings } from '../../daemon/src/meeting/reviewReply';
 import { LINEAR_RATIO, repeated, workRatio } from '../fakes/linear';
 
 const options = [
   { id: 'O1', label: 'SQLite' },
   { id: 'O2', label: 'Postgres' },
 ];
+
+const ctx = { changed: [{ file: 'a' }, { file: 'src/db.ts' }], decisions: ['0001', 'use-postgres'], root: '/repo' };
+const parseFindings = (t: string) => readFindings(t, ctx);
 
 const CASES: [string, (text: string) => unknown, (size: number) => string][] = [
   ['stance: unclosed [STANCE: openers on one line', parseStance, (n) => repeated('[STANCE:', n)],
@@ -64,6 +67,28 @@ const CASES: [string, (text: string) => unknown, (size: number) => string][] = [
     'findings: spaces before a line number',
     parseFindings,
     (n) => `{"findings": [{"file": "a", "claim": "x", "line": "${repeated(' ', n)}x"}]}`,
+  ],
+  [
+    'findings: a long list cut inside a string (the cap)',
+    parseFindings,
+    (n) =>
+      `{"findings": [${repeated('{"file": "a", "lines": "1-2", "claim": "x}"}, ', n)}{"file": "a", "claim": "${repeated('}', n)}`,
+  ],
+  [
+    'findings: grouped by file, many files',
+    parseFindings,
+    (n) => `{${repeated('"src/a.ts": [{"line": 1, "issue": "x"}], ', n)}"b.ts": []}`,
+  ],
+  [
+    'findings: absolute paths ending in a changed file',
+    parseFindings,
+    (n) => `[{"path": "/${repeated('x/', n)}src/db.ts", "line": 1, "message": "x"}]`,
+  ],
+  ['findings: LGTM over and over', parseFindings, (n) => repeated('LGTM, ', n)],
+  [
+    'ballot: votes keyed by number',
+    (t) => parseBallot(t, options),
+    (n) => `{"votes": {${repeated('"1": {"accept": true, "score": 9, "reasoning": "r"}, ', n)}"2": {}}}`,
   ],
   ['digest: label lines', parseDigestReply, (n) => repeated('CONSENSUS_STATEMENT:\n', n)],
   ['answer: labels alone on their lines', parseAnswer, (n) => repeated('Answer:\n', n)],

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { Finding, ReviewScope } from '@roundtable/protocol';
 import { findingLabel, initialState } from '@roundtable/protocol';
-import { linesOf, parseFindings } from '../../daemon/src/meeting/reviewReply';
+import { readFindings, type FindingsRead } from '../../daemon/src/meeting/reviewReply';
+import { linesOf } from '../../daemon/src/meeting/reviewFinding';
 import { REVIEW_MAX_FINDINGS, mergeFindings, refutation, reviewOptions } from '../../daemon/src/meeting/reviewFindings';
 import { findingsPrompt } from '../../daemon/src/meeting/reviewPrompts';
 import { ballotPrompt } from '../../daemon/src/meeting/consensusPrompts';
@@ -32,6 +33,12 @@ const scope: ReviewScope = {
   ],
 };
 
+/** The findings a reply holds, whole or in part (undefined: no list at all). */
+const findingsIn = (reply: string): Finding[] | undefined => {
+  const r: FindingsRead = readFindings(reply, { changed: scope.changed, decisions: scope.decisions.map((d) => d.id) });
+  return r.read === 'none' ? undefined : r.findings;
+};
+
 const finding = (over: Partial<Finding> = {}): Finding => ({
   file: 'src/db.ts',
   lines: { start: 12, end: 14 },
@@ -49,7 +56,7 @@ describe('reading findings from a reviewer reply', () => {
       "I've checked src/db.ts. Now let's look at the decisions.\n```json\n" +
       '{"findings": [{"file": "src/db.ts", "lines": {"start": 12, "end": 14}, "severity": "BLOCKING", "decision": "0003",\n' +
       '"claim": "A MySQL pool.\nThe record says Postgres.", "quote": "+ const pool = mysql.createPool()"}]}\n```';
-    const [f] = parseFindings(reply) ?? [];
+    const [f] = findingsIn(reply) ?? [];
     assert.deepEqual(f?.lines, { start: 12, end: 14 });
     assert.equal(f?.severity, 'blocking');
     assert.equal(f?.decision, '0003');
@@ -60,7 +67,7 @@ describe('reading findings from a reviewer reply', () => {
     // sevigo/code-warden internal/core/structured_review.go asks models for {"suggestions": [{file_path,
     // start_line, line_number, severity "Low|Medium|High|Critical", category, comment}]}; liatrio-labs/
     // claude-code-gauntlet#15 (bench/run.py) for {"comments": [{path, line, body}]}.
-    const warden = parseFindings(
+    const warden = findingsIn(
       '{"summary": "ok", "suggestions": [{"file_path": "./src/db.ts", "start_line": 12, "line_number": 14, "severity": "Critical", "category": "Bug", "comment": "Pool never closed."}]}',
     );
     assert.deepEqual(warden, [
@@ -72,7 +79,7 @@ describe('reading findings from a reviewer reply', () => {
         claim: 'Pool never closed.',
       },
     ]);
-    const gauntlet = parseFindings(
+    const gauntlet = findingsIn(
       '{"comments": [{"path": "b/src/api.ts", "line": "31", "body": "Unchecked input.", "severity": "High"}]}',
     );
     assert.deepEqual(gauntlet?.[0]?.lines, { start: 31, end: 31 });
@@ -81,7 +88,7 @@ describe('reading findings from a reviewer reply', () => {
   });
 
   it('reads a bare list of findings (misospace/pr-reviewer-action#449: "Expected JSON object but got list")', () => {
-    const list = parseFindings('[{"file": "src/db.ts", "lines": [12, 14], "severity": "nit", "claim": "Name."}]');
+    const list = findingsIn('[{"file": "src/db.ts", "lines": [12, 14], "severity": "nit", "claim": "Name."}]');
     assert.equal(list?.length, 1);
     assert.equal(list?.[0]?.severity, 'note');
   });
@@ -97,15 +104,19 @@ describe('reading findings from a reviewer reply', () => {
     assert.equal(linesOf(0), undefined);
   });
 
-  it('says a clean review is an empty list, and a reply with no list is no review; findings without file, lines or claim are left out', () => {
-    assert.deepEqual(parseFindings('Looks good to me.\n```json\n{"findings": []}\n```'), []);
-    assert.equal(parseFindings('Looks good to me, nothing to add.'), undefined);
-    const some = parseFindings(
+  it('says a clean review is an empty list, and a reply with no list is no review; findings without file, lines or claim make it partial, saying which', () => {
+    assert.deepEqual(findingsIn('Looks good to me.\n```json\n{"findings": []}\n```'), []);
+    assert.deepEqual(findingsIn('Looks good to me, nothing to add.'), [], 'said clean, with no list');
+    assert.equal(findingsIn('Looks good to me, but the pool is never closed.'), undefined);
+    const some = readFindings(
       '{"findings": [{"file": "src/db.ts", "claim": "no lines"}, {"lines": "3", "claim": "no file"}, {"file": "src/db.ts", "lines": "3"}, {"file": "src/db.ts", "lines": "3", "claim": "kept", "severity": "urgent-ish"}]}',
+      { changed: scope.changed, decisions: [] },
     );
+    assert.equal(some.read, 'partial');
     assert.deepEqual(
-      some?.map((f) => [f.claim, f.severity]),
-      [['kept', 'minor']],
+      some.read === 'partial' && [some.findings.map((f) => [f.claim, f.severity]), some.why],
+      [[['kept', 'blocking']], 'finding 1 gives no line; finding 2 names no file; finding 3 gives no claim'],
+      'a severity on no scale reads blocking, never silently minor',
     );
   });
 });
@@ -203,7 +214,7 @@ describe('the estimate of a review', () => {
       config: { ...initialState().config, review: scope },
     };
     const messages = findingsPrompt(s, { name: 'ada', role: 'worker', provider: 'openai', model: 'm' }, scope);
-    const findings = parseFindings(fillerReply({ maxTokens: 2_000, json: true, messages })) ?? [];
+    const findings = findingsIn(fillerReply({ maxTokens: 2_000, json: true, messages })) ?? [];
     assert.equal(findings.length, REVIEW_MAX_FINDINGS);
     const options = reviewOptions(
       [

@@ -1,4 +1,4 @@
-import { BALLOT_REPLY } from '../../daemon/src/meeting/modes/consensus/replySchemas';
+import { ballotReply } from '../../daemon/src/meeting/modes/consensus/replySchemas';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -29,7 +29,7 @@ async function ask(provider: ScriptedProvider, messages: ReturnType<typeof ballo
     model: 'scripted',
     messages,
     maxTokens: 800,
-    json: BALLOT_REPLY,
+    json: ballotReply(['O1', 'O2']),
     signal: new AbortController().signal,
     meta: { participant: 'ada', role: 'worker', purpose: 'turn', round, topic: 'Which database?' },
   });

@@ -9,9 +9,9 @@ import { isRecord, jsonNestsDeeperThan } from '@roundtable/protocol';
  * Every top-level balanced `{...}` (or `[...]`) in a text with its offset, strings and escapes
  * respected; an opener never closed is returned too, running to the end, for `repairJson`.
  */
-function valuesIn(text: string, open: '{' | '['): { at: number; text: string }[] {
+function valuesIn(text: string, open: '{' | '['): { at: number; text: string; closed: boolean }[] {
   const close = open === '{' ? '}' : ']';
-  const out: { at: number; text: string }[] = [];
+  const out: { at: number; text: string; closed: boolean }[] = [];
   for (let start = text.indexOf(open); start !== -1; start = text.indexOf(open, start + 1)) {
     let depth = 0;
     let inString = false;
@@ -27,7 +27,7 @@ function valuesIn(text: string, open: '{' | '['): { at: number; text: string }[]
       else if (c === open) depth++;
       else if (c === close && --depth === 0) break;
     }
-    out.push({ at: start, text: text.slice(start, i + 1) });
+    out.push({ at: start, text: text.slice(start, i + 1), closed: i < text.length });
     start = i;
   }
   return out;
@@ -201,13 +201,15 @@ function parseLoose(text: string): unknown {
 
 /**
  * The JSON blocks a reply marks as such, in order: ```` ```json ```` fences (an unclosed one runs
- * to the end) and MetaGPT's `[CONTENT]…[/CONTENT]`.
+ * to the end), MetaGPT's `[CONTENT]…[/CONTENT]` and an `<answer>…</answer>` (R1-style replies),
+ * each with the offset just past its end.
  */
-function blocksIn(text: string): { at: number; text: string }[] {
-  const out: { at: number; text: string }[] = [];
+function blocksIn(text: string): { at: number; end: number; text: string }[] {
+  const out: { at: number; end: number; text: string }[] = [];
   const pairs: [string, string, RegExp | undefined][] = [
     ['```', '```', /(?:json|JSON|jsonc)?[^\S\n]*\n?/y],
     ['[CONTENT]', '[/CONTENT]', undefined],
+    ['<answer>', '</answer>', undefined],
   ];
   // Found with indexOf (no lazy pattern retried from every opener): each block runs to its close or the end.
   for (const [open, close, info] of pairs) {
@@ -219,7 +221,7 @@ function blocksIn(text: string): { at: number; text: string }[] {
       }
       const end = text.indexOf(close, from);
       const body = text.slice(from, end === -1 ? text.length : end).trim();
-      if (body) out.push({ at, text: body });
+      if (body) out.push({ at, end: end === -1 ? text.length : end + close.length, text: body });
       if (end === -1) break;
       at = text.indexOf(open, end + close.length);
     }
@@ -237,6 +239,51 @@ export function jsonValuesIn(text: string, open: '{' | '[' = '{'): unknown[] {
     .sort((a, b) => a.at - b.at)
     .map((f) => parsed(f.text))
     .filter((v) => v !== undefined);
+}
+
+/** A JSON value of a reply where it was written: see `jsonSpans`. */
+export interface JsonSpan {
+  at: number;
+  end: number;
+  /** The text of the value as written (for a marked block, its body). */
+  text: string;
+  /** Parsed (mended when loose); undefined when even mending could not read it. */
+  value: unknown;
+  /** Marked as the answer: a fenced block, `[CONTENT]`, `<answer>`, or the whole reply. */
+  marked: boolean;
+  /** False when its brackets are still open at the end of the text: a reply cut off inside it. */
+  closed: boolean;
+}
+
+/**
+ * The outermost JSON values of a reply, in order: marked blocks, the whole text, and the objects
+ * and arrays in prose not inside another value. Values that do not parse are kept (`value`
+ * undefined) so a reader can still take what was complete in a reply cut off by the token cap.
+ */
+export function jsonSpans(text: string): JsonSpan[] {
+  const trimmed = text.trim();
+  const whole = trimmed ? [{ at: 0, end: text.length, text: trimmed, marked: true }] : [];
+  const marked = blocksIn(text).map((b) => ({ ...b, marked: true }));
+  const inProse = [...valuesIn(text, '{'), ...valuesIn(text, '[')].map((v) => ({
+    at: v.at,
+    end: v.at + v.text.length,
+    text: v.text,
+    marked: false,
+  }));
+  const spans = [...whole, ...marked, ...inProse]
+    .filter((s) => /^[{[]/.test(s.text))
+    .sort((a, b) => a.at - b.at || b.end - a.end);
+  // Only the outermost: a value inside a parsed one is part of it (the whole text, when it parses,
+  // holds all). Swept in order of start, longest first, so the check is linear in the spans.
+  const out: JsonSpan[] = [];
+  let covered = -1;
+  for (const s of spans) {
+    if (s.end <= covered) continue;
+    const value = parseLoose(s.text);
+    if (value !== undefined) covered = s.end;
+    out.push({ ...s, value, closed: valuesIn(s.text, s.text[0] as '{' | '[')[0]?.closed ?? false });
+  }
+  return out;
 }
 
 /** The records inside a value that satisfy `want`, a JSON object sent as a string (a tool call's arguments) included. */

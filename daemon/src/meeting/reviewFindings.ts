@@ -18,7 +18,7 @@ export const REVIEW_MAX_FINDINGS = 20;
 const overlaps = (a: LineRange, b: LineRange) => a.start <= b.end && b.start <= a.end;
 
 /** A decision id as cited, for comparison: `ADR-0003`, `0003`, `3`, `0003-postgres.md` all read 3. */
-function decisionKey(id: string): string {
+export function decisionKey(id: string): string {
   const digits = /^\D*?(\d+)/.exec(id.trim());
   return digits ? String(Number(digits[1])) : id.trim().toLowerCase();
 }
@@ -64,6 +64,44 @@ export function mergeFindings(byReviewer: [reviewer: string, findings: Finding[]
     .map((k) => ({ ...k.f, proposedBy: k.by }));
 }
 
+/**
+ * A path as a model wrote it, made repository-relative where that is certain: backslashes as
+ * slashes, a `file://` URI's path, the workspace root taken off an absolute path inside it,
+ * `./` and repeated slashes dropped. Whatever it names, it stays data: never a pattern.
+ */
+export function repoRelative(raw: string, root?: string): string {
+  let p = raw.trim().replace(/\\/g, '/');
+  if (/^file:\/\//i.test(p)) p = p.replace(/^file:\/\/(?:localhost)?/i, '').replace(/^\/([A-Za-z]:\/)/, '$1');
+  p = p.replace(/\/{2,}/g, '/').replace(/\/(?:\.\/)+/g, '/');
+  const base = root?.replace(/\\/g, '/').replace(/\/+$/, '');
+  if (base && p.startsWith(`${base}/`)) p = p.slice(base.length + 1);
+  return p.replace(/^(?:\.\/)+/, '');
+}
+
+const isAbsolute = (p: string) => p.startsWith('/') || /^[A-Za-z]:\//.test(p);
+
+/**
+ * The changed file a finding's path names, matched on the repository-relative form of what the
+ * reviewer wrote against each file's real name and the name it was shown (`shown`): as written,
+ * then without a diff side's `a/` or `b/`, then, for an absolute path outside the workspace (a
+ * root the model made up: it is never shown one), the one changed file it ends with.
+ */
+export function changedFileOf<C extends { file: string; shown?: string }>(
+  written: string,
+  scope: { changed: C[] },
+  root?: string,
+): C | undefined {
+  const p = repoRelative(written, root);
+  const named = (q: string) =>
+    scope.changed.find((c) => c.file === q || (c.shown !== undefined && repoRelative(c.shown) === q));
+  const exact = named(p) ?? (/^[ab]\//.test(p) ? named(p.slice(2)) : undefined);
+  if (exact || !isAbsolute(p)) return exact;
+  const tails = scope.changed.filter(
+    (c) => p.endsWith(`/${c.file}`) || (c.shown !== undefined && p.endsWith(`/${repoRelative(c.shown)}`)),
+  );
+  return tails.length === 1 ? tails[0] : undefined;
+}
+
 const span = (r: LineRange) => (r.start === r.end ? `line ${r.start}` : `lines ${r.start}-${r.end}`);
 
 /**
@@ -71,11 +109,11 @@ const span = (r: LineRange) => (r.start === r.end ? `line ${r.start}` : `lines $
  * not in the change, its lines touch none of that file's hunks, or it cites a decision that is not
  * in the rulebook or not accepted.
  */
-export function refutation(f: Finding, scope: ReviewScope): string | undefined {
-  const changed = scope.changed.find((c) => c.file === f.file);
+export function refutation(f: Finding, scope: ReviewScope, root?: string): string | undefined {
+  const changed = changedFileOf(f.file, scope, root);
   if (!changed) return `${f.file} is not in the change`;
   if (!changed.ranges.some((r) => overlaps(r, f.lines)))
-    return `${span(f.lines)} of ${f.file} ${f.lines.start === f.lines.end ? 'is' : 'are'} not in the change`;
+    return `${span(f.lines)} of ${changed.file} ${f.lines.start === f.lines.end ? 'is' : 'are'} not in the change`;
   if (f.decision === undefined) return undefined;
   const key = decisionKey(f.decision);
   const record = scope.decisions.find((d) => decisionKey(d.id) === key);
@@ -89,9 +127,14 @@ export function refutation(f: Finding, scope: ReviewScope): string | undefined {
  * and as many refuted), standing ones first; a cited decision is written with the rulebook's id.
  * Each option's label is the finding in one line.
  */
-export function reviewOptions(byReviewer: [string, Finding[]][], scope: ReviewScope): ConsensusOption[] {
-  const checked = mergeFindings(byReviewer).map((f) => {
-    const why = refutation(f, scope);
+export function reviewOptions(byReviewer: [string, Finding[]][], scope: ReviewScope, root?: string): ConsensusOption[] {
+  // Each finding on the real name of the file it names, so the same finding written two ways is one.
+  const onFiles = byReviewer.map(([who, list]): [string, Finding[]] => [
+    who,
+    list.map((f) => ({ ...f, file: changedFileOf(f.file, scope, root)?.file ?? repoRelative(f.file, root) })),
+  ]);
+  const checked = mergeFindings(onFiles).map((f) => {
+    const why = refutation(f, scope, root);
     const record = f.decision
       ? scope.decisions.find((d) => decisionKey(d.id) === decisionKey(f.decision ?? ''))
       : undefined;

@@ -100,15 +100,23 @@ export const REVIEW_BALLOT_RULE =
   '"reject" when it does not, "abstain" when you cannot tell. As evidence cite the changed file with its lines ' +
   '(section "lines 12-14") and the decision record you read.';
 
-/** The reviewer's own reply goes back to it (defanged) when it held no findings list, with the format asked again. */
-export function findingsRetryPrompt(first: ChatMessage[], reply: string): ChatMessage[] {
+/**
+ * The reviewer's own reply goes back to it (defanged) when its findings could not all be read,
+ * with what was wrong and the format asked again. A reply cut off by the token cap is asked for
+ * fewer, shorter findings: the same again would be cut again.
+ */
+export function findingsRetryPrompt(first: ChatMessage[], reply: string, why: string): ChatMessage[] {
+  const shorter = /cut off/.test(why)
+    ? ' Keep it short: at most 10 findings, the most severe first, each claim in one sentence, quotes of at most 3 lines.'
+    : '';
   return [
     ...first,
     { role: 'assistant', content: defang(reply.slice(0, 4_000)) },
     {
       role: 'user',
       content:
-        'That reply holds no findings list. Reply again with only the JSON object in the format above: {"findings": [...]}, or {"findings": []} when the change is fine.',
+        `That reply could not be read as a review: ${oneLine(why).slice(0, 500)}.${shorter} ` +
+        'Reply again with only the JSON object in the format above: {"findings": [...]}, every finding with its file, lines and claim, or {"findings": []} when the change is fine.',
     },
   ];
 }

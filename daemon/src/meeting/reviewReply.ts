@@ -1,150 +1,205 @@
 /**
- * A reviewer's findings, read from whatever a model wrote: `{"findings": [...]}` bare, fenced, with
- * prose around it, mended when loose (jsonInReply.ts), or a bare list; each finding read with the
- * names and shapes review bots' models use (`path`/`file_path`, `line`/`start_line`/`"12-14"`/
- * `[12, 14]`, severity `High`/`CRITICAL`, `description`/`comment`/`body`). A finding without a
- * file, a line or a claim cannot be checked against the change and is left out.
+ * A reviewer's findings, read from whatever a model wrote (test/fixtures/real-replies/review has
+ * the recorded replies this reads): our `{"findings": [...]}` bare, fenced, in `<answer>` tags or
+ * with prose around it; a bare list; lists under other names, several side by side (a `comments`
+ * list beside `findings`); findings grouped by file (`{"src/a.ts": [...]}`, `[{file, findings}]`);
+ * locations nested as Codex (`code_location.absolute_file_path` + `line_range`), review bots
+ * (`location: {path, line}`) and SARIF (`physicalLocation.artifactLocation.uri` + `region`) write
+ * them. A reply is a clean review only when it says so: an empty list, or a short "LGTM" / "No
+ * issues found" with no list. What cannot be read is said, never dropped: a finding without a
+ * file, a line or a claim, or a list cut off by the token cap, makes the reply `partial`.
  */
-import type { Finding, LineRange, Severity } from '@roundtable/protocol';
+import type { Finding } from '@roundtable/protocol';
 import { isRecord } from '@roundtable/protocol';
-import { extractJson, jsonValuesIn } from './jsonInReply';
+import { jsonSpans, repairJson, type JsonSpan } from './jsonInReply';
+import { fileNamed, findingOf, hasClaim, isLoneFinding, type ReviewReadContext } from './reviewFinding';
 
 /** More findings than this from one reviewer are not read: a review that lists everything says nothing. */
 export const MAX_FINDINGS_PER_REVIEWER = 30;
 
-const LIST_KEYS = ['findings', 'issues', 'comments', 'suggestions', 'problems', 'reviews'] as const;
+/** A reviewer's reply as read: its whole list (empty = clean), part of one and why, or no list at all. */
+export type FindingsRead =
+  | { read: 'complete'; findings: Finding[] }
+  | { read: 'partial'; findings: Finding[]; why: string }
+  | { read: 'none'; why: string };
 
-/** Severity words as models write them, mapped to ours (case and surrounding spaces ignored). */
-const SEVERITY_WORDS = new Map<string, Severity>([
-  ...['blocking', 'blocker', 'critical', 'error', 'must-fix', 'must fix', 'high-severity'].map(
-    (w) => [w, 'blocking'] as const,
-  ),
-  ...['major', 'high', 'important', 'serious'].map((w) => [w, 'major'] as const),
-  ...['minor', 'medium', 'moderate', 'warning'].map((w) => [w, 'minor'] as const),
-  ...['note', 'nit', 'nitpick', 'info', 'low', 'suggestion', 'style', 'trivial'].map((w) => [w, 'note'] as const),
-]);
+/** Names models give the list of findings (review bots', SARIF's `results`, our own). */
+const LIST_KEYS = [
+  'findings',
+  'issues',
+  'comments',
+  'review_comments',
+  'reviewComments',
+  'suggestions',
+  'problems',
+  'reviews',
+  'violations',
+  'bugs',
+  'defects',
+  'concerns',
+  'vulnerabilities',
+  'results',
+  'files',
+  'runs',
+] as const;
+/** An item that may be a finding: an object, or a string (a finding written as a sentence, unreadable). */
+type Item = { raw: unknown; file?: string };
 
-function severityOf(raw: unknown): Severity {
-  const word = typeof raw === 'string' ? raw.trim().toLowerCase().replace(/_/g, ' ') : '';
-  // A finding without a readable severity is minor: it cannot fail a review at the default bar.
-  return SEVERITY_WORDS.get(word) ?? SEVERITY_WORDS.get(word.split(/[\s:(-]/)[0] ?? '') ?? 'minor';
-}
+/** A path-like key of a list grouped by file (`{"src/a.ts": [...]}`): it has a slash or an extension. */
+const PATHLIKE = /^[^\s{}[\]]{1,1000}$/;
+const looksLikePath = (k: string) => PATHLIKE.test(k) && (k.includes('/') || k.includes('\\') || /\.\w{1,8}$/.test(k));
 
-/** A positive line number as written: 12, "12", "L12", "line 12". */
-function lineNumber(raw: unknown): number | undefined {
-  const n =
-    typeof raw === 'number'
-      ? raw
-      : typeof raw === 'string'
-        ? Number(/^\s*(?:lines?\s*)?L?(\d{1,7})\s*$/i.exec(raw)?.[1])
-        : NaN;
-  return Number.isInteger(n) && n >= 1 ? n : undefined;
-}
-
-function range(a: number | undefined, b: number | undefined): LineRange | undefined {
-  if (a === undefined) return undefined;
-  const end = b ?? a;
-  return { start: Math.min(a, end), end: Math.max(a, end) };
-}
-
-/** Lines as written: `{start, end}`, `"12-14"`, `"L12-L14"`, `"12–14"`, `"12, 14"`, `[12, 14]`, `12`, `"12"`. */
-export function linesOf(raw: unknown): LineRange | undefined {
-  if (Array.isArray(raw)) return range(lineNumber(raw[0]), lineNumber(raw[raw.length - 1]));
-  if (isRecord(raw)) return range(lineNumber(raw.start ?? raw.from), lineNumber(raw.end ?? raw.to));
-  if (typeof raw === 'string') {
-    const m = /^\s*(?:lines?\s*)?L?(\d{1,7})\s*(?:[-–—:]|\.\.|to)\s*L?(\d{1,7})\s*$/i.exec(raw);
-    if (m) return range(lineNumber(m[1]), lineNumber(m[2]));
-    // A list of lines ("12, 14, 15"): the range that covers them.
-    const list = raw.split(',').map(lineNumber);
-    // Folded, not spread: a list of a million numbers would overflow the call stack as arguments.
-    if (list.length > 1 && list.every((n) => n !== undefined))
-      return list.reduce<LineRange>((r, n) => ({ start: Math.min(r.start, n), end: Math.max(r.end, n) }), {
-        start: list[0] as number,
-        end: list[0] as number,
-      });
-  }
-  return range(lineNumber(raw), undefined);
-}
-
-function firstString(r: Record<string, unknown>, keys: readonly string[], max: number): string | undefined {
-  for (const k of keys) {
+/** A group of findings on one file (`{file, findings: [...]}`): no claim of its own, a list of objects. */
+function groupList(r: Record<string, unknown>): unknown[] | undefined {
+  if (hasClaim(r)) return undefined;
+  for (const k of LIST_KEYS) {
     const v = r[k];
-    if (typeof v === 'string' && v.trim()) return v.trim().slice(0, max);
+    if (Array.isArray(v) && v.every(isRecord)) return v;
   }
-  return undefined;
-}
-
-/** The lines of a finding, wherever a model put them (its own fields or a nested `location`). */
-function findingLines(r: Record<string, unknown>): LineRange | undefined {
-  const loc = isRecord(r.location) ? r.location : {};
-  for (const o of [r, loc]) {
-    const whole = linesOf(o.lines ?? o.line_range ?? o.range);
-    if (whole) return whole;
-    // code-warden's shape: `start_line` for a range's first line, `line_number` for its last.
-    const start = lineNumber(o.start ?? o.start_line ?? o.line_start ?? o.startLine ?? o.line ?? o.line_number);
-    const found = range(start, lineNumber(o.end ?? o.end_line ?? o.line_end ?? o.endLine ?? o.line ?? o.line_number));
-    if (found) return found;
-  }
-  return undefined;
-}
-
-/** A path as models write it: `./src/db.ts`, `b/src/db.ts` (the diff's new side), `src\db.ts`. */
-function pathOf(raw: string): string {
-  return raw
-    .replace(/\\/g, '/')
-    .replace(/^(?:\.\/)+/, '')
-    .replace(/^b\//, '');
-}
-
-/** One finding from a model's object, or undefined when it names no file, line or claim. */
-export function findingOf(raw: unknown): Finding | undefined {
-  if (!isRecord(raw)) return undefined;
-  const loc = isRecord(raw.location) ? raw.location : {};
-  const file =
-    firstString(raw, ['file', 'path', 'file_path', 'filePath', 'filename'], 1_000) ??
-    firstString(loc, ['file', 'path', 'file_path'], 1_000);
-  const lines = findingLines(raw);
-  const claim = firstString(
-    raw,
-    ['claim', 'description', 'comment', 'body', 'message', 'issue', 'explanation', 'title'],
-    2_000,
-  );
-  if (!file || !lines || !claim) return undefined;
-  const decision = firstString(raw, ['decision', 'decision_id', 'decisionId', 'adr', 'record', 'rule'], 200);
-  const defect = firstString(raw, ['defect', 'defect_class', 'category', 'class', 'type'], 100)?.toLowerCase();
-  const quote = firstString(raw, ['quote', 'code', 'snippet', 'diff', 'evidence'], 4_000);
-  return {
-    file: pathOf(file),
-    lines,
-    severity: severityOf(raw.severity ?? raw.level ?? raw.priority),
-    ...(decision ? { decision } : {}),
-    ...(defect && !decision ? { defect } : {}),
-    claim,
-    ...(quote ? { quote } : {}),
-  };
-}
-
-function listOf(v: unknown): unknown[] | undefined {
-  if (Array.isArray(v)) return v as unknown[];
-  if (!isRecord(v)) return undefined;
-  for (const k of LIST_KEYS) if (Array.isArray(v[k])) return v[k] as unknown[];
   return undefined;
 }
 
 /**
- * A reviewer's findings: the last object holding a findings list (`findings`, `issues`,
- * `comments`…; a draft or a tool call may come first), else the last bare list of findings.
- * An empty list is a clean review; undefined means the reply holds no findings list at all.
+ * The findings lists in a value, all of them (lists side by side, groups by file, nested wrappers),
+ * into `out`; true when the value holds a findings list at all, an empty one included.
  */
-export function parseFindings(reply: string): Finding[] | undefined {
-  const json = extractJson(reply, (r) => LIST_KEYS.some((k) => Array.isArray(r[k])));
-  const bare = jsonValuesIn(reply, '[')
-    .filter((v): v is unknown[] => Array.isArray(v) && v.some((x) => findingOf(x) !== undefined))
-    .at(-1);
-  const list = listOf(json) ?? bare;
-  if (!list) return undefined;
-  return list
-    .map(findingOf)
-    .filter((f): f is Finding => f !== undefined)
-    .slice(0, MAX_FINDINGS_PER_REVIEWER);
+function collect(v: unknown, file: string | undefined, out: Item[], depth: number): boolean {
+  if (depth > 6) return false;
+  if (Array.isArray(v)) {
+    for (const el of v) {
+      const group = isRecord(el) ? groupList(el) : undefined;
+      if (group && isRecord(el)) collect(group, fileNamed(el) ?? file, out, depth + 1);
+      else out.push({ raw: el, ...(file ? { file } : {}) });
+    }
+    return true;
+  }
+  if (!isRecord(v)) return false;
+  let found = false;
+  const own = fileNamed(v) ?? file;
+  for (const k of LIST_KEYS) {
+    const list = v[k];
+    if (Array.isArray(list)) found = collect(list, own, out, depth + 1) || found;
+    else if (isRecord(list) && (k === 'files' || Object.keys(list).some(looksLikePath)))
+      found = collect(list, own, out, depth + 1) || found;
+  }
+  for (const [k, list] of Object.entries(v))
+    if (looksLikePath(k) && Array.isArray(list) && list.every(isRecord))
+      found = collect(list, k, out, depth + 1) || found;
+  if (found) return true;
+  // A wrapper (`{"review": {"findings": [...]}}`): its values, one level down.
+  for (const inner of Object.values(v)) if (isRecord(inner) && collect(inner, own, out, depth + 1)) return true;
+  return false;
+}
+
+/**
+ * A value as a findings list: an empty array marked as the answer (a bare `[]`), an array or an
+ * object holding finding-like items (see `collect`), or one finding written alone.
+ */
+function listOf(s: JsonSpan, out: Item[]): boolean {
+  if (Array.isArray(s.value) && s.value.length === 0) return s.marked;
+  const items: Item[] = [];
+  if (!collect(s.value, undefined, items, 0)) {
+    if (!isLoneFinding(s.value)) return false;
+    items.push({ raw: s.value });
+  }
+  if (Array.isArray(s.value) && !items.some((i) => isRecord(i.raw))) return false;
+  out.push(...items);
+  return true;
+}
+
+/** "LGTM", "No issues found.", "Looks good to me": a review that says it found nothing, with no list. */
+const CLEAN =
+  /^(?:lgtm|(?:(?:the|this) (?:change|diff|patch|pr) |everything |it )?looks (?:good|fine|correct)(?: to me)?|(?:i )?(?:found )?no (?:issues|findings|problems|defects|violations|concerns|bugs)(?: (?:were |have been )?(?:found|detected|identified|to report))?|(?:i )?(?:didn't|did not|couldn't|could not) find any (?:major |significant )?(?:issues|problems|bugs|findings)|nothing to report|no changes? (?:needed|required))$/;
+/** Words that take a "looks good" back: a review that says LGTM and then names a problem is no clean one. */
+const BUT = /\b(?:but|however|except|although|though|should|must|consider|line \d|bug|breaks?|violat|risk)/i;
+
+function saysClean(reply: string): boolean {
+  const plain = reply.replace(/[*_`#>~]/g, '').trim();
+  if (plain.length === 0 || plain.length > 300) return false;
+  const sentences = plain
+    .split(/[.!:;,\n]+/)
+    .map((x) =>
+      x
+        .trim()
+        .toLowerCase()
+        .replace(/[^\w\s']+$/u, '')
+        .trim(),
+    )
+    .filter(Boolean);
+  const clean = sentences.filter((x) => CLEAN.test(x));
+  return clean.length > 0 && !sentences.some((x) => !CLEAN.test(x) && BUT.test(x));
+}
+
+/**
+ * A reply cut off inside its list: the text up to the last of its final closing brackets that
+ * leaves a readable list (at most 20 tried from the end, each a linear pass).
+ */
+function beforeTheCut(s: JsonSpan, out: Item[]): boolean {
+  let end = s.text.length;
+  for (let tries = 0; tries < 20; tries++) {
+    end = Math.max(s.text.lastIndexOf('}', end - 1), s.text.lastIndexOf(']', end - 1));
+    if (end < 0) return false;
+    const mended = repairJson(s.text.slice(0, end + 1));
+    if (mended === undefined) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(mended) as unknown;
+    } catch {
+      continue;
+    }
+    if (listOf({ ...s, value, marked: false }, out)) return true;
+  }
+  return false;
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/**
+ * A reviewer's reply read: the last value that holds a findings list (a draft may come first),
+ * every finding in it; `partial` when the reply was cut off inside the list (`cut`: the server
+ * said the token cap ended it, or the list's brackets are still open) or an item could not be
+ * read; `none` when it holds no list and does not say the change is clean.
+ */
+export function readFindings(reply: string, ctx: ReviewReadContext, o: { cut?: boolean } = {}): FindingsRead {
+  const spans = jsonSpans(reply);
+  let items: Item[] = [];
+  let chosen: JsonSpan | undefined;
+  for (const s of spans) {
+    const these: Item[] = [];
+    if (s.value !== undefined && s.closed && listOf(s, these)) [items, chosen] = [these, s];
+  }
+  // An open list at the end (a reply cut off by the cap): what was complete before the cut.
+  const last = spans.at(-1);
+  let cut = false;
+  if (last && !last.closed && (!chosen || last.at > chosen.at)) {
+    const these: Item[] = [];
+    if (beforeTheCut(last, these)) [items, chosen, cut] = [these, last, true];
+  }
+  if (!chosen) {
+    if (saysClean(reply)) return { read: 'complete', findings: [] };
+    return {
+      read: 'none',
+      why: o.cut ? 'it was cut off by the token cap before any findings list' : 'it holds no findings list',
+    };
+  }
+  const findings: Finding[] = [];
+  const unread: string[] = [];
+  for (const [i, item] of items.entries()) {
+    const f = findingOf(item.raw, item.file, ctx);
+    if (typeof f === 'string') unread.push(`finding ${i + 1} ${f}`);
+    else findings.push(f);
+  }
+  const kept = findings.slice(0, MAX_FINDINGS_PER_REVIEWER);
+  const why = [
+    ...(cut
+      ? [
+          o.cut
+            ? `it was cut off by the token cap after ${plural(items.length, 'finding')}`
+            : `it was cut off (its list is never closed) after ${plural(items.length, 'finding')}`,
+        ]
+      : []),
+    ...unread.slice(0, 3),
+    ...(unread.length > 3 ? [`${unread.length - 3} more could not be read`] : []),
+  ];
+  return why.length ? { read: 'partial', findings: kept, why: why.join('; ') } : { read: 'complete', findings: kept };
 }

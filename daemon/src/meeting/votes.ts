@@ -1,71 +1,33 @@
 /**
  * Consensus ballots: pulled out of whatever a model wrote (bare JSON, a fenced block, JSON with
- * prose around it, a tool call or a draft before the final ballot, loose JSON mended), read with
- * the synonyms models use for votes, confidences and options, validated strictly otherwise, and
- * turned into an explained error when invalid so the worker can be asked once more.
+ * prose around it, a tool call or a draft before the final ballot, loose JSON mended), each vote
+ * read with the names and scales models use (voteFields.ts). One bad vote costs that vote, not
+ * the ballot: it is recorded as an abstention marked `unread`, with the reason, and the worker is
+ * asked once more; a ballot with no vote that can be read is invalid as a whole.
  */
-import type { ConsensusOption, Evidence, OptionVote, VoteKind } from '@roundtable/protocol';
+import type { ConsensusOption, OptionVote } from '@roundtable/protocol';
 import { UNCERTAINTY_BELOW, isRecord } from '@roundtable/protocol';
 import { extractJson, jsonValuesIn } from './jsonInReply';
-
-export type BallotCheck = { ok: true; votes: OptionVote[] } | { ok: false; reason: string };
-
-const MAX_RATIONALE = 4_000;
-const MAX_EVIDENCE = 20;
+import {
+  ballotScale,
+  confidenceAsWritten,
+  confidenceOf,
+  evidenceOf,
+  optionFor,
+  rationaleOf,
+  voteOf,
+  type FieldRead,
+} from './voteFields';
 
 /**
- * The option a vote names: its id, its label, or both (`"O2: SQLite"`, `"O2 - SQLite"`, `"O2 (SQLite)"`);
- * the id decides.
+ * A ballot as read: `ok` when at least one vote could be read, with every option's vote (those
+ * not read marked `unread`), the votes that could not be read (`problems`, one line each) and the
+ * options no vote was given on (`missing`); else why nothing could be read.
  */
-function optionFor(ref: unknown, options: ConsensusOption[]): ConsensusOption | undefined {
-  if (typeof ref !== 'string') return undefined;
-  const r = ref.trim().toLowerCase();
-  return (
-    options.find((o) => o.id.toLowerCase() === r || o.label.trim().toLowerCase() === r) ??
-    options.find((o) => new RegExp(`^${o.id.toLowerCase().replace(/[^a-z0-9]/g, '\\$&')}\\s*[-:–—.)(]`).test(r))
-  );
-}
+export type BallotCheck =
+  { ok: true; votes: OptionVote[]; problems: string[]; missing: string[] } | { ok: false; reason: string };
 
-const VOTE_WORDS = new Map<string, VoteKind>([
-  ...['accept', 'accepted', 'yes', 'approve', 'approved', 'support', 'for', 'agree'].map((w) => [w, 'accept'] as const),
-  ...['reject', 'rejected', 'no', 'oppose', 'against', 'disagree'].map((w) => [w, 'reject'] as const),
-  ...['abstain', 'neutral', 'skip', 'pass'].map((w) => [w, 'abstain'] as const),
-]);
-
-/** A vote as written (`"Yes"`, `"oppose"`, `"ACCEPT"`) read as accept, reject or abstain. */
-function voteOf(raw: unknown): VoteKind | undefined {
-  return typeof raw === 'string' ? VOTE_WORDS.get(raw.trim().toLowerCase()) : undefined;
-}
-
-/** A confidence as written: 0–1, a whole percentage 2–100 (85 → 0.85), or "80%". */
-function confidenceOf(raw: unknown): number | undefined {
-  const pct = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(raw) : null;
-  const n = pct ? Number(pct[1]) / 100 : raw;
-  if (typeof n !== 'number' || !Number.isFinite(n)) return undefined;
-  if (n >= 0 && n <= 1) return n;
-  return Number.isInteger(n) && n > 1 && n <= 100 ? n / 100 : undefined;
-}
-
-/** Evidence: a list of `{file, section?, type?}`, or of plain paths (`"src/a.ts"` → `{file}`). */
-function checkEvidence(raw: unknown, at: string): { ok: true; value: Evidence[] } | { ok: false; reason: string } {
-  const list = raw ?? [];
-  if (!Array.isArray(list) || list.length > MAX_EVIDENCE) {
-    return { ok: false, reason: `${at}.evidence must be a list of at most ${MAX_EVIDENCE} {file, section, type}` };
-  }
-  const value: Evidence[] = [];
-  for (const [j, item] of list.entries()) {
-    const ev: unknown = typeof item === 'string' ? { file: item } : item;
-    if (!isRecord(ev) || typeof ev.file !== 'string' || ev.file.trim() === '' || ev.file.length > 500) {
-      return { ok: false, reason: `${at}.evidence[${j}] needs a "file"` };
-    }
-    const e: Evidence = { file: ev.file.trim(), status: 'unchecked' };
-    if (typeof ev.section === 'string' && ev.section.trim()) e.section = ev.section.trim().slice(0, 200);
-    if (typeof ev.type === 'string' && ev.type.trim()) e.type = ev.type.trim().slice(0, 40);
-    value.push(e);
-  }
-  return { ok: true, value };
-}
-
+const MAX_RATIONALE = 4_000;
 const MAX_NOTE = 1_000;
 const MAX_ASSUMPTIONS = 10;
 
@@ -75,9 +37,9 @@ type Notes = Pick<OptionVote, 'assumptions' | 'uncertainty' | 'compromise'>;
 function checkNotes(
   raw: Record<string, unknown>,
   at: string,
-  vote: VoteKind,
+  vote: OptionVote['vote'],
   confidence: number,
-): { ok: true; value: Notes } | { ok: false; reason: string } {
+): FieldRead<Notes> {
   const value: Notes = {};
   if (raw.assumptions !== undefined) {
     if (
@@ -104,14 +66,18 @@ function checkNotes(
 }
 
 /**
- * The votes of a ballot however they are listed: `{"votes": [...]}`, or keyed by option
- * (`{"votes": {"O1": {"vote": …}}}`: the key names the option, whatever the value says).
+ * The votes of a ballot however they are listed: `{"votes": [...]}`, keyed by option
+ * (`{"votes": {"O1": {"vote": …}}}` or `{"1": …}`: the key names the option, whatever the value
+ * says), or keyed by option at the top with no `votes` around them.
  */
-function votesOf(json: Record<string, unknown>): unknown[] | undefined {
+function votesOf(json: Record<string, unknown>, options: ConsensusOption[]): unknown[] | undefined {
   const v = json.votes;
+  const keyed = (o: Record<string, unknown>) =>
+    Object.entries(o).map(([option, raw]) => (isRecord(raw) ? { ...raw, option } : { option, vote: raw }));
   if (Array.isArray(v)) return v as unknown[];
-  if (!isRecord(v)) return undefined;
-  return Object.entries(v).map(([option, raw]) => (isRecord(raw) ? { ...raw, option } : { option, vote: raw }));
+  if (isRecord(v)) return keyed(v);
+  const byOption = Object.fromEntries(Object.entries(json).filter(([k]) => optionFor(k, options) !== undefined));
+  return Object.keys(byOption).length > 0 ? keyed(byOption) : undefined;
 }
 
 /** A list that is a ballot's votes written without the object around it: objects naming an option. */
@@ -119,64 +85,84 @@ function isVoteList(v: unknown): v is Record<string, unknown>[] {
   return Array.isArray(v) && v.length > 0 && v.every((x) => isRecord(x) && x.option !== undefined);
 }
 
+/** One vote read, or what is wrong with it in one line. */
+function readVote(raw: unknown, at: string, options: ConsensusOption[], scale: 10 | 100): FieldRead<OptionVote> {
+  if (!isRecord(raw)) return { ok: false, reason: `${at} is not an object` };
+  const ref = raw.option ?? raw.id ?? raw.finding ?? raw.option_id;
+  const option = optionFor(ref, options);
+  if (!option)
+    return {
+      ok: false,
+      reason: `${at}.option ${JSON.stringify(ref) ?? 'nothing'} is not one of ${options.map((o) => o.id).join(', ')}`,
+    };
+  const vote = voteOf(raw);
+  if (!vote)
+    return {
+      ok: false,
+      reason: `${at}.vote must be accept, reject or abstain, got ${JSON.stringify(raw.vote) ?? 'nothing'}`,
+    };
+  const confidence = confidenceOf(raw, scale) ?? (vote === 'abstain' && writtenNothing(raw) ? 0 : undefined);
+  if (confidence === undefined)
+    return { ok: false, reason: `${at}.confidence must be a number from 0.0 to 1.0, got ${confidenceAsWritten(raw)}` };
+  const rationale = rationaleOf(raw);
+  if (vote !== 'abstain' && rationale.length === 0) return { ok: false, reason: `${at}.rationale is missing` };
+  const evidence = evidenceOf(raw, at);
+  if (!evidence.ok) return evidence;
+  const notes = checkNotes(raw, at, vote, confidence);
+  if (!notes.ok) return notes;
+  const value: OptionVote = {
+    option: option.id,
+    vote,
+    confidence,
+    rationale: rationale.slice(0, MAX_RATIONALE),
+    evidence: evidence.value,
+    ...notes.value,
+  };
+  return { ok: true, value };
+}
+
+/** An abstention that wrote no confidence at all (nothing to weigh: 0). */
+const writtenNothing = (raw: Record<string, unknown>) => confidenceAsWritten(raw) === 'nothing';
+
+/** The rationale of an unread vote on an option the worker left out of its ballot. */
+export const NO_VOTE = 'no vote given';
+
+/** An option's vote that was not read: an abstention, marked, with why. */
+export function unreadVote(option: string, why: string): OptionVote {
+  return { option, vote: 'abstain', confidence: 0, rationale: why, evidence: [], unread: true };
+}
+
 /**
- * Validates a ballot against the options. An option the worker did not vote on is recorded as
- * an abstention; anything malformed (unknown option, a vote twice, confidence outside 0–1, a
- * missing rationale, bad evidence) makes the ballot invalid, with the reason.
+ * Checks a ballot against the options, vote by vote. An option voted on twice has neither vote
+ * read (which one did the worker mean?); an option with no vote is an `unread` abstention, "no
+ * vote given". Invalid as a whole only when not one vote could be read.
  */
 export function checkBallot(json: unknown, options: ConsensusOption[]): BallotCheck {
   if (!isRecord(json)) return { ok: false, reason: 'the reply holds no JSON object' };
-  const list = votesOf(json);
+  const list = votesOf(json, options);
   if (!list) return { ok: false, reason: 'the JSON object has no "votes" list' };
-  const byOption = new Map<string, OptionVote>();
-  for (const [i, raw] of list.entries()) {
-    const at = `votes[${i}]`;
-    if (!isRecord(raw)) return { ok: false, reason: `${at} is not an object` };
-    const option = optionFor(raw.option, options);
-    if (!option)
-      return {
-        ok: false,
-        reason: `${at}.option ${JSON.stringify(raw.option)} is not one of ${options.map((o) => o.id).join(', ')}`,
-      };
-    if (byOption.has(option.id)) return { ok: false, reason: `${at} votes on ${option.id} a second time` };
-    const vote = voteOf(raw.vote);
-    if (!vote) {
-      return { ok: false, reason: `${at}.vote must be accept, reject or abstain, got ${JSON.stringify(raw.vote)}` };
+  if (list.length === 0) return { ok: false, reason: 'the "votes" list is empty' };
+  const scale = ballotScale(list);
+  const read = list.map((raw, i) => readVote(raw, `votes[${i}]`, options, scale));
+  const problems: string[] = [];
+  // An option voted on twice has neither vote counted (which one did the worker mean?): null.
+  const byOption = new Map<string, OptionVote | null>();
+  for (const [i, r] of read.entries()) {
+    if (!r.ok) problems.push(r.reason);
+    else if (!byOption.has(r.value.option)) byOption.set(r.value.option, r.value);
+    else {
+      if (byOption.get(r.value.option)) problems.push(`votes[${i}] votes on ${r.value.option} a second time`);
+      byOption.set(r.value.option, null);
     }
-    const confidence = confidenceOf(raw.confidence);
-    if (confidence === undefined) {
-      return {
-        ok: false,
-        reason: `${at}.confidence must be a number from 0.0 to 1.0, got ${JSON.stringify(raw.confidence)}`,
-      };
-    }
-    const rationale = typeof raw.rationale === 'string' ? raw.rationale.trim() : '';
-    if (vote !== 'abstain' && rationale.length === 0) return { ok: false, reason: `${at}.rationale is missing` };
-    const evidence = checkEvidence(raw.evidence, at);
-    if (!evidence.ok) return evidence;
-    const notes = checkNotes(raw, at, vote, confidence);
-    if (!notes.ok) return notes;
-    byOption.set(option.id, {
-      option: option.id,
-      vote: vote,
-      confidence,
-      rationale: rationale.slice(0, MAX_RATIONALE),
-      evidence: evidence.value,
-      ...notes.value,
-    });
   }
-  if (byOption.size === 0) return { ok: false, reason: 'the "votes" list is empty' };
+  const counted = [...byOption.values()].filter((v): v is OptionVote => v !== null);
+  if (counted.length === 0) return { ok: false, reason: problems[0] ?? 'no vote could be read' };
+  const missing = options.filter((o) => !byOption.has(o.id)).map((o) => o.id);
   const votes = options.map(
     (o) =>
-      byOption.get(o.id) ?? {
-        option: o.id,
-        vote: 'abstain' as const,
-        confidence: 0,
-        rationale: 'no vote given',
-        evidence: [],
-      },
+      byOption.get(o.id) ?? unreadVote(o.id, byOption.has(o.id) ? `unreadable vote: voted on ${o.id} twice` : NO_VOTE),
   );
-  return { ok: true, votes };
+  return { ok: true, votes, problems, missing };
 }
 
 /**
@@ -192,15 +178,25 @@ export function parseBallot(reply: string, options: ConsensusOption[]): BallotCh
   return checkBallot(json, options);
 }
 
-/** The ballot of a worker whose answer stayed invalid: abstains on everything, with the reason. */
+/** The ballot of a worker whose answer stayed invalid: every vote unread, with the reason. */
 export function abstainAll(options: ConsensusOption[], reason: string): OptionVote[] {
-  return options.map((o) => ({
-    option: o.id,
-    vote: 'abstain',
-    confidence: 0,
-    rationale: `invalid ballot: ${reason}`,
-    evidence: [],
-  }));
+  return options.map((o) => unreadVote(o.id, `invalid ballot: ${reason}`));
+}
+
+/**
+ * A ballot asked twice: per option, the vote read in the second answer, else the one read in the
+ * first; what neither answer gave stays unread.
+ */
+export function mergeBallots(first: BallotCheck, second: BallotCheck, options: ConsensusOption[]): OptionVote[] {
+  const read = (c: BallotCheck, id: string) => (c.ok ? c.votes.find((v) => v.option === id && !v.unread) : undefined);
+  const last = second.ok ? second : first.ok ? first : undefined;
+  return options.map(
+    (o) =>
+      read(second, o.id) ??
+      read(first, o.id) ??
+      last?.votes.find((v) => v.option === o.id) ??
+      unreadVote(o.id, `invalid ballot: ${second.ok ? NO_VOTE : second.reason}`),
+  );
 }
 
 /** One proposed option: a string, or an object naming it by `label`, `option`, `title` or `text`. */

@@ -3,14 +3,22 @@ import type { ConsensusOption, OptionResult, RoundState, ChatMessage } from '@ro
 import { workersOf } from '@roundtable/protocol';
 import { replyCap } from '../../budget';
 import { ballotPrompt, ballotRetryPrompt, proposalPrompt } from '../../consensusPrompts';
-import { BALLOT_REPLY, FINDINGS_REPLY, PROPOSALS_REPLY } from './replySchemas';
+import { FINDINGS_REPLY, PROPOSALS_REPLY, ballotReply } from './replySchemas';
 import type { ModeStep } from '../../steps';
 import { decide, escalationReasons, findConflicts, optionResult } from '../../verdict';
-import { abstainAll, dedupeOptions, parseBallot, parseProposals } from '../../votes';
+import {
+  NO_VOTE,
+  abstainAll,
+  dedupeOptions,
+  mergeBallots,
+  parseBallot,
+  parseProposals,
+  type BallotCheck,
+} from '../../votes';
 import type { StepContext } from '../types';
 import { contextOptions } from '../../../context/render';
 import { ballotOptions } from '../../reviewFindings';
-import { recordFindings, refutedResults, reviewReasons, setReviewOptions } from './review';
+import { proposalVotes, recordFindings, refutedResults, reviewReasons, setReviewOptions } from './review';
 import { findingsPrompt, findingsRetryPrompt } from '../../reviewPrompts';
 
 export async function performConsensus(step: ModeStep, run: StepContext): Promise<void> {
@@ -52,7 +60,7 @@ async function propose(run: StepContext, name: string, share: number): Promise<v
     });
   const r = await ask(prompt);
   if (run.halted) return;
-  if (scope) return recordFindings(run, name, r, (reply) => ask(findingsRetryPrompt(prompt, reply)));
+  if (scope) return recordFindings(run, name, r, (reply, why) => ask(findingsRetryPrompt(prompt, reply, why)), scope);
   if (!r.ok) await run.failTurn(0, name, r);
   await run.emit({ type: 'options_proposed', worker: name, options: r.ok ? parseProposals(r.result.text) : [] });
 }
@@ -78,13 +86,26 @@ async function setOptions(run: StepContext): Promise<void> {
   await run.emit({ type: 'options_set', options, source: given ? 'user' : 'proposed' });
 }
 
-/** One worker's ballot, asked once more when invalid, evidence checked. */
+/** What sends a ballot back once: nothing read, a vote that could not be read, or (a review) a finding left without a vote. */
+function retryReason(check: BallotCheck, review: boolean): string | undefined {
+  if (!check.ok) return check.reason;
+  const missing = review && check.missing.length ? [`no vote on ${check.missing.join(', ')}`] : [];
+  const all = [...check.problems, ...missing];
+  return all.length ? all.slice(0, 3).join('; ') + (all.length > 3 ? ` (and ${all.length - 3} more)` : '') : undefined;
+}
+
+/**
+ * One worker's ballot, asked once more when a vote could not be read, evidence checked. One bad
+ * vote costs that vote: the votes read in either answer are kept, the rest recorded unread. In a
+ * review, a finding the worker proposed and has no readable vote on counts as its accept.
+ */
 async function ballot(run: StepContext, round: RoundState, name: string, share: number): Promise<void> {
   const s = run.state;
   const me = run.participant(name);
   if (!me) return;
+  const review = s.config.review !== undefined;
   // A review's findings refuted before the vote are not on the ballot.
-  const options = s.config.review ? ballotOptions(s.options) : s.options;
+  const options = review ? ballotOptions(s.options) : s.options;
   const prompt = ballotPrompt(s, me, round, contextOptions(s));
   const ask = (messages: typeof prompt) =>
     run.call({
@@ -94,34 +115,42 @@ async function ballot(run: StepContext, round: RoundState, name: string, share: 
       messages,
       cap: replyCap(s, 'ballot'),
       share,
-      json: BALLOT_REPLY,
+      json: ballotReply(options.map((o) => o.id)),
     });
   let r = await ask(prompt);
   if (run.halted) return;
-  let retried = false;
-  let check = r.ok ? parseBallot(r.result.text, options) : ({ ok: false, reason: r.error } as const);
-  if (!check.ok && r.ok) {
-    retried = true;
-    r = await ask(ballotRetryPrompt(prompt, r.result.text, check.reason));
+  const first: BallotCheck = r.ok ? parseBallot(r.result.text, options) : { ok: false, reason: r.error };
+  let check = first;
+  const again = r.ok ? retryReason(first, review) : undefined;
+  if (again !== undefined && r.ok) {
+    r = await ask(ballotRetryPrompt(prompt, r.result.text, again));
     if (run.halted) return;
     check = r.ok ? parseBallot(r.result.text, options) : { ok: false, reason: r.error };
   }
   if (!r.ok) await run.failTurn(round.round, name, r);
   const spoken = run.fit(r.ok ? r.result.text : '');
   if (!spoken) return run.checkBudget();
-  const votes = check.ok ? check.votes : abstainAll(options, check.reason);
+  const given =
+    again === undefined
+      ? check.ok
+        ? check.votes
+        : abstainAll(options, check.reason)
+      : mergeBallots(first, check, options);
+  const votes = review ? proposalVotes(given, options, name) : given;
   const checker = run.deps.checkEvidence;
   if (checker) {
     for (const v of votes) for (const e of v.evidence) e.status = await checker(e.file);
   }
+  // Invalid: a vote that could not be read (in a review, also a finding left without a vote).
+  const invalid = votes.some((v) => v.unread && (review || v.rationale !== NO_VOTE));
   await run.emit({
     type: 'ballot_recorded',
     round: round.round,
     worker: name,
     votes,
-    valid: check.ok,
-    retried,
-    ...(check.ok ? {} : { invalidReason: check.reason }),
+    valid: !invalid,
+    retried: again !== undefined,
+    ...(invalid ? { invalidReason: retryReason(check, review) ?? again ?? 'a vote could not be read' } : {}),
     ...(r.ok && r.result.fromReasoning ? { fromReasoning: true as const } : {}),
     tokens: spoken.tokens,
   });

@@ -16,35 +16,40 @@ const evidenceItem = {
   additionalProperties: false,
 };
 
-/** A ballot: one vote per option. */
-export const BALLOT_REPLY: JsonReply = {
-  name: 'ballot',
-  schema: {
-    type: 'object',
-    properties: {
-      votes: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            option: { type: 'string', description: 'The option id, e.g. O1' },
-            vote: { type: 'string', enum: ['accept', 'reject', 'abstain'] },
-            confidence: { type: 'number', minimum: 0, maximum: 1 },
-            rationale: { type: 'string' },
-            evidence: { type: 'array', items: evidenceItem },
-            assumptions: { type: 'array', items: { type: 'string' } },
-            uncertainty: { type: 'string' },
-            compromise: { type: 'string' },
+/**
+ * A ballot on these options: one vote per option, the option named by one of their ids (an
+ * enum, so a server with structured output cannot answer with anything else).
+ */
+export function ballotReply(optionIds: string[]): JsonReply {
+  return {
+    name: 'ballot',
+    schema: {
+      type: 'object',
+      properties: {
+        votes: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              option: { type: 'string', enum: optionIds, description: 'The option id, e.g. O1' },
+              vote: { type: 'string', enum: ['accept', 'reject', 'abstain'] },
+              confidence: { type: 'number', minimum: 0, maximum: 1 },
+              rationale: { type: 'string' },
+              evidence: { type: 'array', items: evidenceItem },
+              assumptions: { type: 'array', items: { type: 'string' } },
+              uncertainty: { type: 'string' },
+              compromise: { type: 'string' },
+            },
+            required: ['option', 'vote', 'confidence', 'rationale'],
+            additionalProperties: false,
           },
-          required: ['option', 'vote', 'confidence', 'rationale'],
-          additionalProperties: false,
         },
       },
+      required: ['votes'],
+      additionalProperties: false,
     },
-    required: ['votes'],
-    additionalProperties: false,
-  },
-};
+  };
+}
 
 /** The proposal round: the options a worker puts forward. */
 export const PROPOSALS_REPLY: JsonReply = {

@@ -7,6 +7,7 @@
 import type {
   ConsensusOption,
   Finding,
+  OptionVote,
   MeetingState,
   OptionResult,
   ReviewScope,
@@ -16,39 +17,88 @@ import type {
 import { findingLabel, workersOf } from '@roundtable/protocol';
 import type { CallOutcome } from '../../modelCall';
 import { ballotOptions, reviewOptions } from '../../reviewFindings';
-import { parseFindings } from '../../reviewReply';
+import { readFindings, type FindingsRead } from '../../reviewReply';
+import type { ReviewReadContext } from '../../reviewFinding';
+import { normalizeStatus } from '../../../decisions/record';
 import type { Step } from '../../steps';
 import type { StepContext } from '../types';
 
+/** What a reviewer's reply is read against: the change, the rulebook (accepted records first), the workspace. */
+export function readContext(s: MeetingState, scope: ReviewScope): ReviewReadContext {
+  const accepted = (d: ReviewScope['decisions'][number]) => normalizeStatus(d.status) === 'accepted';
+  return {
+    changed: scope.changed,
+    decisions: [...scope.decisions.filter(accepted), ...scope.decisions.filter((d) => !accepted(d))].map((d) => d.id),
+    ...(s.workspace ? { root: s.workspace } : {}),
+  };
+}
+
+function read(run: StepContext, r: CallOutcome, scope: ReviewScope): FindingsRead | undefined {
+  if (!r.ok) return undefined;
+  return readFindings(r.result.text, readContext(run.state, scope), { cut: r.result.finishReason === 'length' });
+}
+
 /**
- * One reviewer's findings, from its reply to the proposal call. A reply that holds no findings
- * list is asked once more; still none, and the reviewer failed (exit 3): silence is no clean review.
+ * One reviewer's findings, from its reply to the proposal call. A clean review must be said (an
+ * empty list, or "LGTM" with no list). A reply that holds no list, or only part of one (cut off by
+ * the token cap, or findings that name no file, line or claim), is asked once more, saying what
+ * was wrong; still not whole, and the reviewer failed (exit 3). The findings it did write are
+ * proposed either way: a failed reviewer's complete findings still reach the vote.
  */
 export async function recordFindings(
   run: StepContext,
   name: string,
   first: CallOutcome,
-  askAgain: (reply: string) => Promise<CallOutcome>,
+  askAgain: (reply: string, why: string) => Promise<CallOutcome>,
+  scope: ReviewScope,
 ): Promise<void> {
   let r = first;
-  let findings = r.ok ? parseFindings(r.result.text) : undefined;
-  if (r.ok && findings === undefined) {
-    r = await askAgain(r.result.text);
+  let got = read(run, r, scope);
+  const kept: Finding[] = got && got.read !== 'none' ? [...got.findings] : [];
+  if (r.ok && got && got.read !== 'complete') {
+    r = await askAgain(r.result.text, got.why);
     if (run.halted) return;
-    findings = r.ok ? parseFindings(r.result.text) : undefined;
+    got = read(run, r, scope);
+    if (got && got.read !== 'none') kept.push(...got.findings);
   }
   if (!r.ok) await run.failTurn(0, name, r);
-  else if (findings === undefined)
-    await run.failTurn(0, name, { ok: false, reason: 'error', error: 'its reply held no findings list, asked twice' });
-  const list = findings ?? [];
-  await run.emit({ type: 'options_proposed', worker: name, options: list.map(findingLabel), findings: list });
+  else if (got && got.read !== 'complete')
+    await run.failTurn(0, name, {
+      ok: false,
+      reason: 'error',
+      error: `its findings could not be read, asked twice: ${got.why}`,
+    });
+  await run.emit({ type: 'options_proposed', worker: name, options: kept.map(findingLabel), findings: kept });
 }
 
 /** The findings merged and checked, set as the options (none at all is a clean review, not an error). */
 export async function setReviewOptions(run: StepContext, scope: ReviewScope): Promise<void> {
   const s = run.state;
   const byReviewer = workersOf(s).map((w): [string, Finding[]] => [w.name, s.proposedFindings?.[w.name] ?? []]);
-  await run.emit({ type: 'options_set', options: reviewOptions(byReviewer, scope), source: 'proposed' });
+  await run.emit({ type: 'options_set', options: reviewOptions(byReviewer, scope, s.workspace), source: 'proposed' });
+}
+
+/**
+ * A proposal counts as its reviewer's accept: on a finding it proposed and has no readable vote
+ * on, the reviewer accepts at this confidence (weight 0.5, see verdict.ts), the finding's own
+ * lines as evidence. A readable vote, for or against, is the reviewer's word and stands.
+ */
+export const PROPOSAL_CONFIDENCE = 0.8;
+
+export function proposalVotes(votes: OptionVote[], options: ConsensusOption[], reviewer: string): OptionVote[] {
+  return votes.map((v) => {
+    const f = options.find((o) => o.id === v.option)?.finding;
+    if (!v.unread || !f?.proposedBy?.includes(reviewer)) return v;
+    const lines = f.lines.start === f.lines.end ? `line ${f.lines.start}` : `lines ${f.lines.start}-${f.lines.end}`;
+    return {
+      option: v.option,
+      vote: 'accept',
+      confidence: PROPOSAL_CONFIDENCE,
+      rationale: `proposed this finding (its vote: ${v.rationale})`,
+      evidence: [{ file: f.file, section: lines, type: 'code', status: 'unchecked' }],
+      proposed: true,
+    };
+  });
 }
 
 /** A result with no vote counted, with the verdict given. */

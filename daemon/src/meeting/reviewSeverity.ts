@@ -1,0 +1,111 @@
+/**
+ * A finding's severity as models write it, mapped to ours by the scale the word belongs to
+ * (docs/review.md has the table): four-step scales (critical/high/medium/low, P0–P3) map step for
+ * step, three-step ones (error/warning/info) top to top and bottom to bottom, traffic-light emoji
+ * by colour. A word on no scale, or none at all, is read as `blocking`: the gate would rather
+ * have the panel vote on a finding it could not grade than let a proven one pass as minor.
+ */
+import type { Severity } from '@roundtable/protocol';
+
+/** Words by the step of their own scale (case, `_`/`-` and surrounding punctuation ignored). */
+const WORDS = new Map<string, Severity>([
+  ...[
+    'blocking',
+    'blocker',
+    'critical',
+    'crit',
+    'fatal',
+    'severe',
+    'error',
+    'must fix',
+    'must-fix',
+    'high severity',
+    'p0',
+    'sev0',
+    'sev1',
+    'urgent',
+  ].map((w) => [w, 'blocking'] as const),
+  ...['major', 'high', 'important', 'serious', 'warning', 'warn', 'p1', 'sev2'].map((w) => [w, 'major'] as const),
+  ...['minor', 'medium', 'moderate', 'normal', 'p2', 'sev3'].map((w) => [w, 'minor'] as const),
+  ...[
+    'note',
+    'low',
+    'info',
+    'information',
+    'informational',
+    'nit',
+    'nitpick',
+    'suggestion',
+    'style',
+    'trivial',
+    'optional',
+    'hint',
+    'p3',
+    'p4',
+    'sev4',
+  ].map((w) => [w, 'note'] as const),
+]);
+
+/** Traffic-light and alarm emoji as review bots print them (`🔴 Critical`, `🟡`, `🚨`). */
+const EMOJI: [string, Severity][] = [
+  ['🔴', 'blocking'],
+  ['🚨', 'blocking'],
+  ['⛔', 'blocking'],
+  ['❌', 'blocking'],
+  ['🟠', 'major'],
+  ['⚠', 'major'],
+  ['🟡', 'minor'],
+  ['🟢', 'note'],
+  ['🔵', 'note'],
+  ['⚪', 'note'],
+  ['💡', 'note'],
+];
+
+/** `priority` as an integer: Codex's review format numbers P0–P3 (0 most severe). */
+const PRIORITY: readonly Severity[] = ['blocking', 'major', 'minor', 'note'];
+
+export interface SeverityRead {
+  severity: Severity;
+  /** False when the word was on no scale we know, or missing: read as blocking (fail closed). */
+  known: boolean;
+}
+
+/** One written severity: a word (first word decides: `High (security)`), an emoji, `P1`, `[P1]`. */
+function fromWord(raw: string): Severity | undefined {
+  const text = raw.trim().toLowerCase();
+  for (const [e, sev] of EMOJI) if (text.startsWith(e)) return WORDS.get(wordsOf(text)[0] ?? '') ?? sev;
+  const words = wordsOf(text);
+  return WORDS.get(words.slice(0, 2).join(' ')) ?? WORDS.get(words[0] ?? '');
+}
+
+/** The words of a severity as written, without brackets, emoji or punctuation around them. */
+function wordsOf(text: string): string[] {
+  return text
+    .replace(/[_]/g, ' ')
+    .split(/[^a-z0-9-]+/)
+    .map((w) => w.replace(/^-+|-+$/g, ''))
+    .filter(Boolean);
+}
+
+/**
+ * The severity of a finding from its fields: `severity`, `level`, `priority` (a word, `P1`, or
+ * Codex's integer 0–3), `importance`, `impact`, `risk`; else a `[P1]` or emoji tag at the start
+ * of its title or claim. Unknown or missing: blocking, `known: false`.
+ */
+export function severityOf(fields: Record<string, unknown>, heads: (string | undefined)[]): SeverityRead {
+  for (const key of ['severity', 'level', 'priority', 'importance', 'impact', 'risk', 'criticality']) {
+    const v = fields[key];
+    if (key === 'priority' && typeof v === 'number' && Number.isInteger(v) && v >= 0)
+      return { severity: PRIORITY[Math.min(v, 3)] as Severity, known: true };
+    if (typeof v === 'string' && v.trim()) {
+      const sev = fromWord(v);
+      if (sev) return { severity: sev, known: true };
+    }
+  }
+  for (const head of heads) {
+    const tag = head === undefined ? undefined : /^\W{0,4}(?:\[\s*)?(p[0-4]|[^\s\w[\]*]{1,2})/iu.exec(head.trim());
+    const sev = tag?.[1] ? fromWord(tag[1]) : undefined;
+    if (sev) return { severity: sev, known: true };
+  }
+  return { severity: 'blocking', known: false };
+}
