@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { normalizeStatus, parseRecord } from '../../daemon/src/decisions/record';
+import { parseRecord } from '../../daemon/src/decisions/record';
+import { normalizeStatus } from '../../daemon/src/decisions/status';
 
 /** CPU time of `fn` in microseconds, best of three (the least disturbed by a loaded machine). */
 function cpu(fn: () => void): number {
@@ -206,9 +207,11 @@ describe('decision record: what a file can do to the reader', () => {
     const r = parseRecord(
       'x.md',
       '---\nparent: Decisions\n---\n# Use YAML front matter\n\n```markdown\n---\nstatus: accepted\n---\n* Status: accepted\n## Status\n\nAccepted\n```\n',
+      { unstatused: 'ignore' },
     );
-    assert.equal(r.state, 'unknown');
+    assert.equal(r.state, 'unknown', 'no status of its own');
     assert.equal(r.status, undefined);
+    assert.equal(r.unstatused, true);
   });
 
   it("takes no title from a front matter comment, and the front matter's title when there is no heading", () => {
