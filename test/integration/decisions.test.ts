@@ -332,7 +332,7 @@ describe('roundtable decisions (the command)', () => {
     );
     assert.match(
       r.stdout,
-      /^0012  accepted {4}\s+Use Curly Braces to Denote Placeholders\n.*\n {6}no status written: read as accepted\n/m,
+      /^0012 {2}accepted {4}\s+Use Curly Braces to Denote Placeholders\n.*\n {6}no status written: read as accepted\n/m,
     );
     assert.equal(
       r.stderr,
@@ -367,9 +367,9 @@ describe('roundtable decisions (the command)', () => {
       'docs/decisions/0002-other.md': '# ADR-0002: Other\n\n## Status: Accepted\n',
     });
     const r = await cli(['decisions'], { cwd: twins.root });
-    assert.match(r.stdout, /^0001-modular  accepted {4}\s+ADR-0001: Modular$/m);
-    assert.match(r.stdout, /^001-backend  accepted {4}\s+ADR 001: Backend$/m);
-    assert.match(r.stdout, /^0002  accepted {4}\s+ADR-0002: Other$/m, 'a status in its heading');
+    assert.match(r.stdout, /^0001-modular {2}accepted {4}\s+ADR-0001: Modular$/m);
+    assert.match(r.stdout, /^001-backend {2}accepted {4}\s+ADR 001: Backend$/m);
+    assert.match(r.stdout, /^0002 {2}accepted {4}\s+ADR-0002: Other$/m, 'a status in its heading');
     const j = await cli(['decisions', '--json'], { cwd: twins.root });
     assert.deepEqual(
       (JSON.parse(j.stdout) as { records: { id: string; number: number }[] }).records.map((x) => [x.id, x.number]),
