@@ -286,6 +286,20 @@ describe('one record id', () => {
   });
 });
 
+/** Two records numbered 0001 (issue 40: the finding resolved to the other one), one accepted, one rejected. */
+const TWINS: ReviewScope = {
+  changed: [{ file: 'src/db.ts', ranges: [{ start: 1, end: 20 }] }],
+  decisions: [
+    {
+      id: '0001-use-postgres',
+      title: 'Use Postgres',
+      path: 'docs/decisions/0001-use-postgres.md',
+      status: 'accepted',
+    },
+    { id: '0001-use-mongo', title: 'Use Mongo', path: 'docs/decisions/0001-use-mongo.md', status: 'rejected' },
+  ],
+};
+
 describe('a citation names exactly one record', () => {
   const decisions = [
     { id: '0003', path: 'docs/decisions/0003-postgres.md' },
@@ -347,18 +361,7 @@ describe('a citation names exactly one record', () => {
   });
 
   it('so a finding on one of two records numbered 0001 is judged by that record: a rejected twin refutes nothing', () => {
-    const scope: ReviewScope = {
-      changed: [{ file: 'src/db.ts', ranges: [{ start: 1, end: 20 }] }],
-      decisions: [
-        {
-          id: '0001-use-postgres',
-          title: 'Use Postgres',
-          path: 'docs/decisions/0001-use-postgres.md',
-          status: 'accepted',
-        },
-        { id: '0001-use-mongo', title: 'Use Mongo', path: 'docs/decisions/0001-use-mongo.md', status: 'rejected' },
-      ],
-    };
+    const scope = TWINS;
     const f = (decision: string): Finding => ({
       file: 'src/db.ts',
       lines: { start: 3, end: 4 },
@@ -392,7 +395,7 @@ describe('a citation names exactly one record', () => {
 
 describe('search', () => {
   it('meets word forms: plurals, -ing, -ed, a final e, accents', () => {
-    const same = [
+    const same: [string, string][] = [
       ['placeholder', 'Placeholders'],
       ['policy', 'policies'],
       ['index', 'indexes'],
@@ -404,8 +407,7 @@ describe('search', () => {
       ['status', 'statuses'],
       ['process', 'processes'],
     ];
-    for (const [a, b] of same)
-      assert.equal(wordForm(a.toLowerCase()), wordForm((b as string).toLowerCase()), `${a} ~ ${b}`);
+    for (const [a, b] of same) assert.equal(wordForm(a), wordForm(b.toLowerCase()), `${a} ~ ${b}`);
     assert.notEqual(wordForm('postgres'), wordForm('post'));
     const fr = parseRecord('docs/decisions/0001-x.md', '# Décision sur les données\n\n## Status\n\nAccepté\n');
     assert.deepEqual(searchRecords([fr], 'decision donnee'), [fr], 'accents off, plural off');
@@ -446,16 +448,7 @@ describe('a review with records but no rule', () => {
 
 describe('the review report names records by the one id and says what it left out', () => {
   const scope: ReviewScope = {
-    changed: [{ file: 'src/db.ts', ranges: [{ start: 1, end: 20 }] }],
-    decisions: [
-      {
-        id: '0001-use-postgres',
-        title: 'Use Postgres',
-        path: 'docs/decisions/0001-use-postgres.md',
-        status: 'accepted',
-      },
-      { id: '0001-use-mongo', title: 'Use Mongo', path: 'docs/decisions/0001-use-mongo.md', status: 'rejected' },
-    ],
+    ...TWINS,
     skipped: [{ path: 'docs/decisions/0000-modele-adr.md', reason: 'a template (by its name), not a record' }],
     rulebookNote: 'docs/decisions holds 2 decision record(s) but none is a rule (2 <b>proposed</b>)',
   };
