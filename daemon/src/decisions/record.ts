@@ -97,23 +97,14 @@ const FIELD = new RegExp(
   `^\\s{0,3}(?:>\\s*)?(?:[*+-]\\s+)?${EMPH}(${STATUS_NAMES}|${DATE_NAMES}|${DECIDER_NAMES}|scope)${EMPH}\\s*:${EMPH}\\s*(.*)$`,
   'i',
 );
-/** A table row naming a field: `| Status | Accepted |`. */
-const TABLE_FIELD = new RegExp(
-  `^\\s*\\|\\s*${EMPH}(${STATUS_NAMES}|${DATE_NAMES})${EMPH}\\s*\\|\\s*([^|]+?)\\s*\\|`,
-  'i',
-);
 /** A supersession line: `Supersedes [1. …](…)`, `* Superceded by [ADR-0005](…)`, `- Supersedes: […](…)`. */
 const LINK_LINE =
-  /^\s{0,3}(?:[*+-]\s+)?(?:\*\*|__)?(super[sc]edes|super[sc]eded[- ]by)(?:\*\*|__)?\s*:?(?:\*\*|__)?\s*(.+)$/i;
+  /^\s{0,3}(?:[*+-]\s+)?(?:\*\*|__)?(super[sc]edes|super[sc]eded[- ]by)(?:\*\*|__)?\s*(?::\s*)?(?:(?:\*\*|__)\s*)?(.+)$/i;
 /** The same in French, Spanish and Portuguese, when a link or an ADR number follows (not a sentence of prose). */
 const LINK_LINE_OTHER =
-  /^\s{0,3}(?:[*+-]\s+)?(?:\*\*|__)?(remplace|reemplaza(?: a)?|sustituye(?: a)?|substitui)(?:\*\*|__)?\s*:?(?:\*\*|__)?\s*((?:\[|adr[-\s]?\d|\d{3,}).*)$/i;
-const STATUS_HEADING = new RegExp(`^#{1,6}\\s+${EMPH}(?:${STATUS_NAMES})${EMPH}\\s*:?\\s*#*\\s*$`, 'i');
-/** `## Status: Accepted`, `## Statut : Accepté (2026-08-27)`, `## Status — Accepted`. */
-const STATUS_IN_HEADING = new RegExp(
-  `^#{1,6}\\s+${EMPH}(?:${STATUS_NAMES})${EMPH}(?:\\s*[:：]\\s*|\\s+[-–—]\\s+)${EMPH}(.+?)\\s*#*\\s*$`,
-  'i',
-);
+  /^\s{0,3}(?:[*+-]\s+)?(?:\*\*|__)?(remplace|reemplaza(?: a)?|sustituye(?: a)?|substitui)(?:\*\*|__)?\s*(?::\s*)?(?:(?:\*\*|__)\s*)?((?:\[|adr[-\s]?\d|\d{3,}).*)$/i;
+/** A heading's text that starts with a status name: the name, then the rest (`: Accepted`, ``, `:`). */
+const STATUS_HEADING = new RegExp(`^(?:\\*\\*|__)?(?:${STATUS_NAMES})(?![\\p{L}\\p{N}])(.*)$`, 'iu');
 const HEADING = /^#{1,6}\s/;
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const MD_LINK = /\[([^\]\n]{0,300})\]\(([^)\n]{1,500})\)/g;
@@ -192,15 +183,46 @@ interface BodyFields {
   decisionSection: boolean;
 }
 
-/** Fields of one line that is not a heading: a table row, or each `·`-separated part. */
+/** A heading's text without the spaces and `#`s that may close it (no regex: a run of spaces costs its length once). */
+function withoutClosingHashes(text: string): string {
+  const t = text.trimEnd();
+  let end = t.length;
+  while (end > 0 && t[end - 1] === '#') end--;
+  return t.slice(0, end).trimEnd();
+}
+
+/**
+ * What a heading says about the status: a status section (`## Status`, `## Statut :`), the status
+ * itself (`## Status: Accepted`, `## Statut : Accepté (2026-08-27)`, `## Status — Accepted`), or
+ * nothing. Read by slicing, not by a pattern with two runs of optional spaces (quadratic on a long
+ * heading).
+ */
+function statusHeading(line: string): { section: true } | { value: string } | undefined {
+  const text = withoutClosingHashes(line.replace(/^#{1,6}\s+/, ''));
+  const rest = STATUS_HEADING.exec(text)?.[1];
+  if (rest === undefined) return undefined;
+  const r = rest.replace(/^(?:\*\*|__)/, '').trimStart();
+  if (r === '' || r === ':' || r === '：' || r === ':**' || r === ':__') return { section: true };
+  const sep = /^(?:[:：]|[-–—](?=\s))/.exec(r)?.[0];
+  if (!sep) return undefined;
+  const value = r
+    .slice(sep.length)
+    .replace(/^(?:\*\*|__)/, '')
+    .trim();
+  return value ? { value } : { section: true };
+}
+
+/** Fields of one line that is not a heading: a table row (`| Status | Accepted |`), or each `·`-separated part. */
 function lineFields(line: string, out: BodyFields): void {
-  const row = TABLE_FIELD.exec(line);
-  const parts = row ? [] : line.split(/\s+·\s+/);
-  const found: [string, string][] = row ? [[row[1] as string, row[2] as string]] : [];
-  for (const part of parts) {
-    const f = FIELD.exec(part);
-    if (f) found.push([f[1] as string, f[2] as string]);
-  }
+  const found: [string, string][] = [];
+  if (line.trimStart().startsWith('|')) {
+    const cells = line.split('|').map((c) => c.trim().replace(/^(?:\*\*|__)|(?:\*\*|__)$/g, ''));
+    if (cells.length >= 4 && fieldOf(cells[1] as string)) found.push([cells[1] as string, cells[2] as string]);
+  } else
+    for (const part of line.includes('·') ? line.split('·').map((p) => p.trim()) : [line]) {
+      const f = FIELD.exec(part);
+      if (f) found.push([f[1] as string, f[2] as string]);
+    }
   for (const [name, raw] of found) {
     const key = fieldOf(name);
     const value = clean(raw);
@@ -226,10 +248,10 @@ function scanBody(lines: readonly string[], from: number): BodyFields {
     }
     if (HEADING.test(line)) {
       if (inStatus && uncheckedTasks && out.section === undefined) out.section = 'no box checked';
-      inStatus = STATUS_HEADING.test(line);
+      const said = statusHeading(line);
+      inStatus = said !== undefined && 'section' in said;
       uncheckedTasks = false;
-      const inHeading = STATUS_IN_HEADING.exec(line)?.[1];
-      if (inHeading !== undefined && out.section === undefined) out.section = clean(inHeading);
+      if (said && 'value' in said && out.section === undefined) out.section = clean(said.value);
       if (out.title === undefined && /^#\s+\S/.test(line)) out.title = line.replace(/^#\s+/, '').trim();
       if (DECISION_HEADING.test(foldDiacritics(line.toLowerCase()))) out.decisionSection = true;
       continue;
