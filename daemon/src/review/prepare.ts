@@ -131,7 +131,13 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
     changed: change.files.filter((f) => !unreadFiles.has(f.file)).map((f) => ({ file: f.file, ranges: f.ranges })),
     decisions,
     ...(fitted.unread.length ? { unread: fitted.unread } : {}),
-    ...(book.ok && book.skipped.length ? { skipped: book.skipped.slice(0, MAX_SKIPPED_LISTED) } : {}),
+    ...(book.ok && book.skipped.length
+      ? {
+          skipped: book.skipped
+            .slice(0, MAX_SKIPPED_LISTED)
+            .map((k) => ({ path: k.path.slice(0, 1_000), reason: k.reason })),
+        }
+      : {}),
     ...(rulebookNote ? { rulebookNote } : {}),
   };
   const refused = [...(book.ok ? book.refused : book.missing ? [] : [{ path: folder, reason: book.reason }])];

@@ -40,7 +40,8 @@ export function noRuleLine(
   const fix = bare
     ? 'review with --unstatused accepted (VS Code: roundtable.decisions.unstatused), or mark the records in force "Status: accepted"'
     : 'mark the records in force "Status: accepted"';
-  return `${folder} holds ${records.length} decision record(s) but none is a rule (${why}): ${fix}`;
+  // The scope holds one line of at most 1,000 characters: a folder's name is cut, never the fix.
+  return `${folder.slice(0, 200)} holds ${records.length} decision record(s) but none is a rule (${why}): ${fix}`;
 }
 
 /**
