@@ -104,7 +104,7 @@ const LINK_LINE =
 const LINK_LINE_OTHER =
   /^\s{0,3}(?:[*+-]\s+)?(?:\*\*|__)?(remplace|reemplaza(?: a)?|sustituye(?: a)?|substitui)(?:\*\*|__)?\s*(?::\s*)?(?:(?:\*\*|__)\s*)?((?:\[|adr[-\s]?\d|\d{3,}).*)$/i;
 /** A heading's text that starts with a status name: the name, then the rest (`: Accepted`, ``, `:`). */
-const STATUS_HEADING = new RegExp(`^(?:\\*\\*|__)?(?:${STATUS_NAMES})(?![\\p{L}\\p{N}])(.*)$`, 'iu');
+const STATUS_HEADING = new RegExp(`^(?:\\*\\*|__|\\*|_)?(?:${STATUS_NAMES})(?![\\p{L}\\p{N}])(.*)$`, 'iu');
 const HEADING = /^#{1,6}\s/;
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const MD_LINK = /\[([^\]\n]{0,300})\]\(([^)\n]{1,500})\)/g;
@@ -201,13 +201,13 @@ function statusHeading(line: string): { section: true } | { value: string } | un
   const text = withoutClosingHashes(line.replace(/^#{1,6}\s+/, ''));
   const rest = STATUS_HEADING.exec(text)?.[1];
   if (rest === undefined) return undefined;
-  const r = rest.replace(/^(?:\*\*|__)/, '').trimStart();
-  if (r === '' || r === ':' || r === '：' || r === ':**' || r === ':__') return { section: true };
+  const r = rest.replace(/^(?:\*\*|__|\*|_)/, '').trimStart();
+  if (/^[:：]?(?:\*\*|__|\*|_)?$/.test(r)) return { section: true };
   const sep = /^(?:[:：]|[-–—](?=\s))/.exec(r)?.[0];
   if (!sep) return undefined;
   const value = r
     .slice(sep.length)
-    .replace(/^(?:\*\*|__)/, '')
+    .replace(/^(?:\*\*|__|\*|_)/, '')
     .trim();
   return value ? { value } : { section: true };
 }
