@@ -34,6 +34,8 @@ describe('the status, wherever a record writes it', () => {
       ['bold bullet', '# X\n\n- **Status:** Deprecated\n', ['deprecated', 'Deprecated']],
       ['blockquote', '# X\n\n> Status: Aceito\n> Data: 2026-05-01\n', ['accepted', 'Aceito']],
       ['heading', '# 00108 X\n\nDate: 2026-09-01\n\n## Status: Accepted\n\n## Context\n', ['accepted', 'Accepted']],
+      ['heading in bold', '# X\n\n## **Status:** Accepted\n', ['accepted', 'Accepted']],
+      ['section in italics', '# X\n\n### *Status*\n\nRejected\n', ['rejected', 'Rejected']],
       [
         'heading, French',
         '# X\n\n## Statut : Accepté (2026-08-27)\n## Contexte :\n',
