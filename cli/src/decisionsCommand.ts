@@ -3,24 +3,41 @@
  * what superseded what), and "which decisions govern this file". Every record is read through the
  * workspace gate, as for a meeting's briefing; everything printed is terminal-safe.
  */
-import { DECISION_STATUSES, UNSAFE_CHARS, type DecisionStatus } from '@roundtable/protocol';
+import {
+  DECISION_STATUSES,
+  DEFAULT_UNSTATUSED,
+  UNSAFE_CHARS,
+  UnstatusedSchema,
+  type DecisionStatus,
+  type Unstatused,
+} from '@roundtable/protocol';
 import { DEFAULT_DECISIONS_FOLDER } from '../../daemon/src/context/cliFlags';
-import { readRulebook, selectRecords, workspaceRelative, type Shown } from '../../daemon/src/decisions/listing';
+import {
+  readRulebook,
+  selectRecords,
+  unstatusedOf,
+  workspaceRelative,
+  type Shown,
+} from '../../daemon/src/decisions/listing';
 import { currentOf, type Rulebook } from '../../daemon/src/decisions/rulebook';
 import { UsageError, parseCli } from '@roundtable/client/usage';
 import type { RunIO } from './follow';
 import { terminalSafe } from '@roundtable/protocol/terminal';
 
-export const DECISIONS_USAGE = `Usage: roundtable decisions [WORDS...] [--status STATUS] [--file PATH] [--dir DIR] [--json]
+export const DECISIONS_USAGE = `Usage: roundtable decisions [WORDS...] [--status STATUS] [--file PATH] [--dir DIR] [--unstatused HOW] [--json]
 
-  Lists the decision records (MADR, with or without front matter, and Nygard's format) with their
-  number, title, status, date, scope and what superseded what.
-  WORDS          only the records that share words with these, best match first (title words count thrice)
+  Lists the decision records (MADR, with or without front matter, Nygard's format, log4brains; in
+  English, French, German, Spanish or Portuguese) with their id, title, status, date, scope and what
+  superseded what.
+  WORDS          only the records that share words with these (plurals and other word forms too),
+                 those whose title matches first
   --status S     only records with this status (or several, comma-separated): accepted, proposed,
                  rejected, deprecated, superseded, unknown
   --file PATH    the decisions that govern PATH: records whose scope globs cover it (accepted ones
                  govern; others are shown as not in force)
   --dir DIR      the decisions folder (default docs/decisions, as roundtable.decisionsFolder)
+  --unstatused HOW
+                 records that write no status: accepted (default: rules, as MADR allows) or ignore
   --json         one JSON object (version 1, described in docs/cli.md)`;
 
 /** Notes printed on stderr at most; the rest are counted (all of them are in --json). */
@@ -43,14 +60,24 @@ function parseStatuses(v: string | undefined): Set<DecisionStatus> | undefined {
   return new Set(asked as DecisionStatus[]);
 }
 
+/** `--unstatused`: how records with no status are read (a usage error, one line, for anything else). */
+export function unstatusedFlag(v: string | undefined): Unstatused | undefined {
+  if (v === undefined) return undefined;
+  const r = UnstatusedSchema.safeParse(v.trim().toLowerCase());
+  if (!r.success) throw new UsageError(`--unstatused must be accepted or ignore, got "${v}"`);
+  return r.data;
+}
+
 function recordJson(s: Shown, book: Rulebook, file: string | undefined): Record<string, unknown> {
   const r = s.record;
   return {
+    id: s.id,
     path: r.path,
     number: r.number ?? null,
     title: r.title,
     status: r.state,
     statusText: r.status ?? null,
+    unstatused: r.unstatused === true,
     date: r.date ?? null,
     deciders: r.deciders,
     scope: r.scope,
@@ -61,10 +88,13 @@ function recordJson(s: Shown, book: Rulebook, file: string | undefined): Record<
   };
 }
 
-function recordLines(s: Shown, book: Rulebook): string[] {
+function recordLines(s: Shown, book: Rulebook, readAs: Unstatused): string[] {
   const r = s.record;
-  const num = r.number === undefined ? '    ' : String(r.number).padStart(4, '0');
-  const lines = [`${num}  ${r.state.padEnd(10)}  ${(r.date ?? '').padEnd(10)}  ${r.title}`, `      ${r.path}`];
+  const lines = [
+    `${s.id.padEnd(4)}  ${r.state.padEnd(10)}  ${(r.date ?? '').padEnd(10)}  ${r.title}`,
+    `      ${r.path}`,
+  ];
+  if (r.unstatused) lines.push(`      no status written: ${readAs === 'accepted' ? 'read as accepted' : 'not a rule'}`);
   if (s.glob !== undefined)
     lines.push(
       r.state === 'accepted'
@@ -79,6 +109,12 @@ function recordLines(s: Shown, book: Rulebook): string[] {
     lines.push(`      superseded by ${r.supersededBy.join(', ')}${chain}`);
   }
   return lines;
+}
+
+/** `, 18 with no status (read as accepted)` for the heading, when there are any. */
+function unstatusedCount(u: { count: number; readAs: Unstatused }): string {
+  if (u.count === 0) return '';
+  return `, ${u.count} with no status (${u.readAs === 'accepted' ? 'read as accepted' : 'not rules'}: --unstatused)`;
 }
 
 /** What the listing was narrowed by, for its heading and its "none" line. */
@@ -96,6 +132,7 @@ export async function decisionsCommand(argv: string[], io: RunIO, workspace = pr
       status: { type: 'string' },
       file: { type: 'string' },
       dir: { type: 'string' },
+      unstatused: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -111,8 +148,10 @@ export async function decisionsCommand(argv: string[], io: RunIO, workspace = pr
   const file = parsed.values.file === undefined ? undefined : workspaceRelative(workspace, parsed.values.file);
   if (parsed.values.file !== undefined && file === undefined)
     throw new UsageError(`--file ${parsed.values.file} is not a file inside the workspace (${workspace})`);
-  const read = await readRulebook(workspace, folder);
+  const readAs = unstatusedFlag(parsed.values.unstatused) ?? DEFAULT_UNSTATUSED;
+  const read = await readRulebook(workspace, folder, readAs);
   if (!read.ok) throw new UsageError(read.reason);
+  const unstatused = unstatusedOf(read, readAs);
   const shown = selectRecords(read, { words, ...(statuses ? { statuses } : {}), ...(file ? { file } : {}) });
   if (parsed.values.json) {
     io.stdout.write(
@@ -124,6 +163,8 @@ export async function decisionsCommand(argv: string[], io: RunIO, workspace = pr
         records: shown.map((s) => recordJson(s, read, file)),
         refused: read.refused,
         notes: read.notes,
+        skipped: read.skipped,
+        unstatused,
       })}\n`,
     );
     return 0;
@@ -144,14 +185,18 @@ export async function decisionsCommand(argv: string[], io: RunIO, workspace = pr
         ? `Decisions in ${folder} whose scope covers ${file}${what ? ` (${what})` : ''}:`
         : what
           ? `${shown.length} of ${read.records.length} decision records in ${folder} ${what}:`
-          : `${shown.length} decision records in ${folder}:`,
+          : `${shown.length} decision records in ${folder}${unstatusedCount(unstatused)}:`,
     );
     for (const s of shown) {
       out('');
-      for (const l of recordLines(s, read)) out(l);
+      for (const l of recordLines(s, read, readAs)) out(l);
     }
   }
-  const notes = [...read.refused.map((r) => `${r.path} ${r.reason}: not read`), ...read.notes];
+  const notes = [
+    ...read.refused.map((r) => `${r.path} ${r.reason}: not read`),
+    ...read.skipped.map((k) => `${k.path}: ${k.reason}`),
+    ...read.notes,
+  ];
   for (const n of notes.slice(0, MAX_NOTES_SHOWN)) io.stderr.write(`note: ${terminalSafe(n)}\n`);
   if (notes.length > MAX_NOTES_SHOWN)
     io.stderr.write(`note: … and ${notes.length - MAX_NOTES_SHOWN} more (all of them are in --json)\n`);

@@ -5,7 +5,7 @@
  * REVIEW_EXIT: 0 clean, 1 failed, 2 bad usage, 3 could not review (one line why). An
  * infrastructure failure (no model, a server down, the budget spent) is never exit 1.
  */
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FailOn, MeetingConfig, StartMeetingParams } from '@roundtable/protocol';
 import { FailOnSchema, GIT_REF_PATTERN, REVIEW_EXIT, RpcError, checkStartParams } from '@roundtable/protocol';
@@ -19,6 +19,7 @@ import { choosePanel, parseModelsFlag } from '../../daemon/src/providers/panelCh
 import { RoomPrinter } from './printer';
 import { terminalSafe } from '@roundtable/protocol/terminal';
 import { daemonCore, runDirCore, runMeeting, type RunIO } from './follow';
+import { unstatusedFlag } from './decisionsCommand';
 import { positiveInt, preflight } from './runCommand';
 import { pullRequestChange } from './reviewEnv';
 import { finishReview, type ReviewOutputs } from './reviewOutput';
@@ -34,6 +35,7 @@ export const REVIEW_USAGE = `Usage: roundtable review [options]
   --markdown FILE         write the report as Markdown (a pull-request comment)
   --json                  print the report (version 1) as one JSON object instead of the findings
   --decisions DIR         folder of the decision records (default docs/decisions)
+  --unstatused HOW        records with no status: accepted (default, they are rules) | ignore
   --participants FILE     panel JSON (default: a panel built from the server's models)
   --base-url URL          OpenAI-compatible server (default $ROUNDTABLE_BASE_URL or https://api.openai.com/v1)
   --model NAME            model for every reviewer (default: chosen from the server's model list)
@@ -59,6 +61,7 @@ const REVIEW_OPTIONS = {
   markdown: { type: 'string' },
   json: { type: 'boolean' },
   decisions: { type: 'string' },
+  unstatused: { type: 'string' },
   participants: { type: 'string' },
   'base-url': { type: 'string' },
   model: { type: 'string' },
@@ -98,7 +101,10 @@ function decisionsIn(workspace: string, dir: string): string {
   const rel = path.relative(workspace, path.resolve(dir)).split(path.sep).join('/') || '.';
   if (rel === '..' || rel.startsWith('../') || path.isAbsolute(rel))
     throw new UsageError(`--decisions must be a folder inside the repository ${workspace}, got "${dir}"`);
-  if (!existsSync(path.join(workspace, rel))) throw new UsageError(`--decisions: there is no folder ${dir}`);
+  const st = statSync(path.join(workspace, rel), { throwIfNoEntry: false });
+  if (!st) throw new UsageError(`--decisions: there is no folder ${dir}`);
+  if (!st.isDirectory())
+    throw new UsageError(`--decisions ${dir} is not a folder: give the folder that holds the decision records`);
   return rel;
 }
 
@@ -142,6 +148,7 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
   checkedBaseUrl(env, values['base-url']);
   const workspace = await repositoryRoot(process.cwd());
   const decisionsFolder = values.decisions === undefined ? undefined : decisionsIn(workspace, values.decisions);
+  const unstatused = unstatusedFlag(values.unstatused);
   const choice = await choosePanel({
     provider: 'auto',
     env,
@@ -164,6 +171,7 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
       ...(change.base ? { base: change.base } : {}),
       ...(change.worktree ? { worktree: true } : {}),
       ...(decisionsFolder ? { decisionsFolder } : {}),
+      ...(unstatused ? { unstatused } : {}),
     },
   });
   if (!checked.ok) throw new UsageError(checked.error);

@@ -134,6 +134,7 @@ export async function finishReview(
     printFindings(outcome, io.stdout);
     if (minutesPath) io.stdout.write(`Minutes: ${terminalSafe(minutesPath)}\n`);
   }
+  if (outcome.scope?.rulebookNote) io.stderr.write(`roundtable: ${terminalSafe(outcome.scope.rulebookNote)}\n`);
   if (outcome.exit === REVIEW_EXIT.couldNotReview)
     io.stderr.write(`roundtable: could not review: ${terminalSafe(outcome.why ?? 'the review did not finish')}\n`);
   return outcome.exit;

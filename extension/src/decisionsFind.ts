@@ -21,7 +21,8 @@ function relativeFile(uri: vscode.Uri | undefined): string | undefined {
 async function searchDecisions(tree: DecisionsTree, view: vscode.TreeView<unknown>): Promise<void> {
   const words = await vscode.window.showInputBox({
     title: 'Search Decisions',
-    prompt: 'Words the records share (as `roundtable decisions WORDS`); empty shows them all',
+    prompt:
+      'Words the records share, any form of them (as `roundtable decisions WORDS`); title matches first; empty shows them all',
     value: tree.searchText(),
     placeHolder: 'postgres database',
   });
@@ -90,6 +91,7 @@ export function registerDecisions(
   disposables.push(
     { dispose: () => void watcher?.dispose() },
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('roundtable.decisions.unstatused')) tree.refreshSoon();
       if (!e.affectsConfiguration('roundtable.decisionsFolder')) return;
       watch();
       tree.refreshSoon();

@@ -9,7 +9,7 @@ import type { DecisionEntry, DecisionStatus } from '@roundtable/protocol';
 import { inline } from '@roundtable/protocol/markdown';
 import { coalesced } from './coalesce';
 import type { DaemonLink } from './daemonLink';
-import { decisionsFolder, workspaceRoot } from './workspaceFolders';
+import { decisionsFolder, decisionsUnstatused, workspaceRoot } from './workspaceFolders';
 
 /** Groups in the order a person looks for them; the last three are no longer in force and start collapsed. */
 const GROUPS: { status: DecisionStatus; label: string; icon: string; collapsed: boolean }[] = [
@@ -27,11 +27,15 @@ export type DecisionsNode =
 /** `0005 · 2026-11-27`: what a narrow sidebar keeps when it cuts the end off. */
 export const descriptionOf = (e: DecisionEntry): string => [e.id, e.date].filter(Boolean).join(' · ');
 
+/** The status as the record writes it, or what its missing status was read as (`roundtable.decisions.unstatused`). */
+const statusLine = (e: DecisionEntry): string =>
+  e.unstatused ? `no status written (read as ${e.status})` : (e.statusText ?? e.status);
+
 /** The hover: status, path, scope and what superseded what, through the escaping Markdown builder. */
 export function tooltipOf(e: DecisionEntry): vscode.MarkdownString {
   const lines = [
     `**${inline(e.title)}**`,
-    inline(`${e.id} · ${e.statusText ?? e.status}${e.date ? ` · ${e.date}` : ''} · ${e.path}`),
+    inline(`${e.id} · ${statusLine(e)}${e.date ? ` · ${e.date}` : ''} · ${e.path}`),
     inline(e.scope.length > 0 ? `Scope: ${e.scope.join(', ')}` : 'Scope: none (applies by relevance only)'),
     ...(e.supersedes.length > 0 ? [inline(`Supersedes ${e.supersedes.join(', ')}`)] : []),
     ...(e.supersededBy.length > 0 ? [inline(`Superseded by ${e.supersededBy.join(', ')}`)] : []),
@@ -81,6 +85,7 @@ export class DecisionsTree implements vscode.TreeDataProvider<DecisionsNode>, vs
     const { records, total } = await this.link.request('decisions/list', {
       workspace: root.fsPath,
       folder: decisionsFolder(),
+      unstatused: decisionsUnstatused(),
       ...(extra.file ? { file: extra.file } : { query: this.query }),
     });
     if (!extra.file) this.total = total;

@@ -11,7 +11,7 @@ import { reviewOutcome } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
 import { withDecisions } from './discuss';
 import { currentBranch, defaultBranch, otherBranches } from './gitBase';
-import { workspaceRoot } from './workspaceFolders';
+import { decisionsUnstatused, workspaceRoot } from './workspaceFolders';
 import { findingDiagnostics, shownClaim } from './reviewFindings';
 import { ReviewDiagnostics } from './reviewDiagnostics';
 import { meetingConfig, meetingParams, settingsAndPanel, startAndFollow } from './startFlow';
@@ -86,7 +86,11 @@ async function reviewChanges(
     throw new Error(
       'The scripted demo cannot review a change: point Roundtable at a model server, or sign in to Copilot.',
     );
-  const review: ReviewRequest = { ...target.request, decisionsFolder: withDecisions(undefined).decisionsFolder };
+  const review: ReviewRequest = {
+    ...target.request,
+    decisionsFolder: withDecisions(undefined).decisionsFolder,
+    unstatused: decisionsUnstatused(),
+  };
   const params = meetingParams({
     topic: target.topic,
     mode: 'consensus',

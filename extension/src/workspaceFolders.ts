@@ -4,6 +4,7 @@
  * into an untrusted workspace, and the refusal of a folder a symbolic link carries out of it.
  */
 import * as vscode from 'vscode';
+import { DEFAULT_UNSTATUSED, UnstatusedSchema, type Unstatused } from '@roundtable/protocol';
 import { outputRefusal } from '@roundtable/client/outputDir';
 
 export function workspaceRoot(): vscode.Uri | undefined {
@@ -23,6 +24,12 @@ export function minutesDir(): vscode.Uri | undefined {
 /** The decisions folder in the workspace (`roundtable.decisionsFolder`, workspace-relative). */
 export function decisionsFolder(): string {
   return folderSetting('decisionsFolder', 'docs/decisions');
+}
+
+/** How records with no status are read (`roundtable.decisions.unstatused`): rules (`accepted`) or not (`ignore`). */
+export function decisionsUnstatused(): Unstatused {
+  const v = UnstatusedSchema.safeParse(vscode.workspace.getConfiguration('roundtable').get('decisions.unstatused'));
+  return v.success ? v.data : DEFAULT_UNSTATUSED;
 }
 
 /** Asks before writing into an untrusted workspace. */

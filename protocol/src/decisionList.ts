@@ -15,14 +15,33 @@ export const DecisionStatusSchema = z.enum(
 export type DecisionStatus = z.infer<typeof DecisionStatusSchema>;
 export const DECISION_STATUSES: readonly DecisionStatus[] = DecisionStatusSchema.options;
 
+/**
+ * How a record with no status at all (MADR makes the status optional) is read: `accepted`, a rule
+ * (the default: a record the team merged into its decisions folder without a status is how MADR's
+ * own repository and JabRef keep the decisions in force), or `ignore`, not a rule. A status that is
+ * written but not recognised is never read as accepted.
+ */
+export const UnstatusedSchema = z.enum(['accepted', 'ignore'], { error: 'must be accepted or ignore' });
+export type Unstatused = z.infer<typeof UnstatusedSchema>;
+export const DEFAULT_UNSTATUSED: Unstatused = 'accepted';
+
+/** A file in the decisions folder that was not read as a record, and why (`a template`, `a README`). */
+export const SkippedFileSchema = z.object({ path: z.string(), reason: z.string() });
+export type SkippedFile = z.infer<typeof SkippedFileSchema>;
+
 /** One record as listed. */
 export const DecisionEntrySchema = z.object({
-  /** The record's number as written in its file name (`0005`), else its file name without `.md`. */
+  /**
+   * The record's id, the same in every surface: its number as its file name writes it (`0005`,
+   * `001`), else its file name without `.md`; the file name also when two records share a number.
+   */
   id: z.string(),
   title: z.string(),
   status: DecisionStatusSchema,
   /** The status as written (one line). */
   statusText: z.string().optional(),
+  /** No status is written in the record: `status` is what `unstatused` made of it. */
+  unstatused: z.boolean().optional(),
   date: z.string().optional(),
   /** Workspace-relative, `/`-separated. */
   path: z.string(),
@@ -47,6 +66,8 @@ export const DecisionsListParamsShape = {
   file: text({ min: 1, max: 1_000 }).optional(),
   /** The decisions folder, relative to the workspace (default `docs/decisions`). */
   folder: text({ min: 1, max: 1_000 }).optional(),
+  /** How records with no status are read (default `accepted`). */
+  unstatused: UnstatusedSchema.optional(),
 };
 
 export const DecisionsListResultSchema = z.object({
@@ -58,5 +79,9 @@ export const DecisionsListResultSchema = z.object({
   refused: z.array(z.object({ path: z.string(), reason: z.string() })),
   /** What could not be read as written, one line each. */
   notes: z.array(z.string()),
+  /** Files in the folder that are not records (templates, READMEs, indexes…), each with why. */
+  skipped: z.array(SkippedFileSchema).optional(),
+  /** Records with no status, and how they were read. */
+  unstatused: z.object({ count: z.number(), readAs: UnstatusedSchema }).optional(),
 });
 export type DecisionsListResult = z.infer<typeof DecisionsListResultSchema>;

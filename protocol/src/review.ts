@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import { GIT_REF_PATTERN } from './context';
+import { UnstatusedSchema } from './decisionList';
 import { text } from './schema';
 
 export const SeveritySchema = z.enum(['blocking', 'major', 'minor', 'note']);
@@ -67,6 +68,10 @@ export const ReviewScopeSchema = z.object({
   ),
   /** Files of the change the review could not read (budget, gate), said in the report. */
   unread: z.array(z.object({ file: text({ max: 1_000 }), reason: text({ max: 300 }) })).optional(),
+  /** Files in the decisions folder that are not records (templates, READMEs…), each with why. */
+  skipped: z.array(z.object({ path: text({ max: 1_000 }), reason: text({ max: 300 }) })).optional(),
+  /** One line when the folder holds records but none of them is a rule: why, and the fix. */
+  rulebookNote: text({ max: 1_000 }).optional(),
 });
 export type ReviewScope = z.infer<typeof ReviewScopeSchema>;
 
@@ -81,6 +86,8 @@ export const ReviewRequestSchema = z.object({
   worktree: z.boolean().optional(),
   /** Folder of the decision records, relative to the workspace (default: found as `roundtable decisions` finds it). */
   decisionsFolder: text({ max: 1_000 }).optional(),
+  /** How records with no status are read: `accepted` (default, rules) or `ignore`. */
+  unstatused: UnstatusedSchema.optional(),
 });
 export type ReviewRequest = z.infer<typeof ReviewRequestSchema>;
 

@@ -3,6 +3,7 @@
  * schema so a field added there reaches VS Code's settings editor too. `npm run gen:settings`
  * writes it into package.json; a unit test fails when package.json is out of date.
  */
+import { DEFAULT_UNSTATUSED, UnstatusedSchema, type Unstatused } from './decisionList';
 import { MeetingConfigSchema, ParticipantSchema } from './domain';
 import * as z from 'zod';
 
@@ -36,5 +37,26 @@ export function toolsSettingSchema(): Record<string, unknown> {
       'where the provider supports tool calls (OpenAI-compatible servers and VS Code language models). Paths outside the workspace, git-ignored ' +
       'and secret-looking files are refused; every call is logged, counted into the budget and listed in the minutes. ' +
       "What a tool reads is sent to that model's provider.",
+  };
+}
+
+/**
+ * `roundtable.decisions.unstatused`, generated from `UnstatusedSchema`: how records with no status
+ * are read in the Decisions view and in reviews, `accepted` unless the person says otherwise.
+ */
+export function unstatusedSettingSchema(): Record<string, unknown> {
+  const descriptions: Record<Unstatused, string> = {
+    accepted:
+      'A record that writes no status is in force: a rule a review holds changes to (MADR makes the status optional).',
+    ignore: 'A record that writes no status is not a rule.',
+  };
+  return {
+    type: 'string',
+    enum: [...UnstatusedSchema.options],
+    enumDescriptions: UnstatusedSchema.options.map((o) => descriptions[o]),
+    default: DEFAULT_UNSTATUSED,
+    markdownDescription:
+      'How decision records with no status are read, in the Decisions view and in reviews (as `roundtable decisions --unstatused`). ' +
+      'A status that is written but not recognised is never read as accepted.',
   };
 }

@@ -1,9 +1,11 @@
+/** Text with its accents taken off (`é` → `e`, `ü` → `u`, `ﬁ` → `fi`): how words in several languages are compared. */
+export function foldDiacritics(text: string): string {
+  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+}
+
 /** File-name slug of a topic: lowercase ASCII words joined by `-`, at most 60 characters. */
 export function slugify(text: string, fallback = 'meeting'): string {
-  const slug = text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
+  const slug = foldDiacritics(text.toLowerCase())
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 60)

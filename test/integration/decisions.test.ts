@@ -52,33 +52,6 @@ const REDIS = '# Cache sessions in Redis\n\n* Status: accepted\n* Date: 2024-06-
 const GRAPHQL =
   '# 5. Expose a GraphQL API\n\nDate: 2024-07-01\n\n## Status\n\nRejected\n\n## Context\n\nREST is enough.\n';
 
-describe('rulebook: real records from public repositories', () => {
-  it('reads every fixture format, resolves what superseded what both ways, and says which link names no record', async () => {
-    const { root } = await repo({});
-    await cp(FIXTURES, path.join(root, 'docs', 'decisions'), { recursive: true });
-    const book = await load(root);
-    assert.equal(book.records.length, 10, 'the README is not a record');
-    const first = byName(book, '0001-first-record.md');
-    const second = byName(book, '0002-second-record.md');
-    assert.deepEqual([first.state, second.state], ['superseded', 'accepted']);
-    assert.deepEqual(first.supersededBy, [second.path]);
-    assert.deepEqual(second.supersedes, [first.path]);
-    const influx = byName(book, '0003-push-metrics-via-influxdb.md');
-    assert.equal(influx.state, 'superseded');
-    assert.deepEqual(influx.supersededBy, [byName(book, '0019-push-metrics-via-thanos.md').path]);
-    // Hugo's `{{< ref "0003-external-user-management.md" >}}` link resolves to the file it names.
-    assert.deepEqual(byName(book, '0001-introduce-accounts-service.md').supersededBy, [
-      byName(book, '0003-external-user-management.md').path,
-    ]);
-    assert.equal(byName(book, '0001-introduce-accounts-service.md').title, '1. Introduce an accounts service');
-    assert.equal(byName(book, 'ADR015-aws-iam-authentication.md').state, 'superseded');
-    assert.match(book.notes.join('\n'), /ADR015-aws-iam-authentication\.md: "superseded by ADR023" names no record/);
-    // MADR 3's template comments in the front matter are no title; MADR's fenced example no status.
-    assert.equal(byName(book, '0001-record-architecture-decisions.md').title, 'Use Markdown Any Decision Records V3');
-    assert.equal(byName(book, '0013-use-yaml-front-matter-for-meta-data.md').state, 'unknown');
-  });
-});
-
 describe('rulebook: supersession and scope', () => {
   it('makes a record superseded when an accepted record says it supersedes it, not when a proposal does', async () => {
     const { root } = await repo({
@@ -287,7 +260,7 @@ describe('roundtable decisions (the command)', () => {
   it('lists every record with number, status, date, title, path, scope and what superseded what', async () => {
     const r = await cli(['decisions'], { cwd: root });
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stderr, '');
+    assert.equal(r.stderr, 'note: docs/decisions/README.md: a README, not a record\n', 'what was left out, and why');
     assert.equal(
       r.stdout,
       [
@@ -336,6 +309,78 @@ describe('roundtable decisions (the command)', () => {
     ]);
   });
 
+  it('finds word forms ("session" finds "sessions", "caching" finds "cache"), a title match before a body match', async () => {
+    const r = await cli(['decisions', 'session', '--json'], { cwd: root });
+    const titles = (JSON.parse(r.stdout) as { records: { title: string }[] }).records.map((x) => x.title);
+    assert.deepEqual(titles, ['Cache sessions in Memcached', 'Cache sessions in Redis']);
+    const caching = await cli(['decisions', 'caching', 'redis', '--json'], { cwd: root });
+    // Redis is in one title and only in the other's body (its superseded-by link).
+    assert.deepEqual(
+      (JSON.parse(caching.stdout) as { records: { title: string }[] }).records.map((x) => x.title),
+      ['Cache sessions in Redis', 'Cache sessions in Memcached'],
+    );
+  });
+
+  it("reads a team's folder as it is kept: MADR's records with no status counted and read as accepted (or not, with --unstatused ignore), its template and index listed as skipped", async () => {
+    const madr = await repo({});
+    await cp(path.join(FIXTURES, 'madr4'), path.join(madr.root, 'docs', 'decisions'), { recursive: true });
+    const r = await cli(['decisions'], { cwd: madr.root });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /^5 decision records in docs\/decisions, 4 with no status \(read as accepted: --unstatused\):\n/,
+    );
+    assert.match(
+      r.stdout,
+      /^0012 {2}accepted {4}\s+Use Curly Braces to Denote Placeholders\n.*\n {6}no status written: read as accepted\n/m,
+    );
+    assert.equal(
+      r.stderr,
+      [
+        'note: docs/decisions/adr-template.md: a template (by its name), not a record',
+        'note: docs/decisions/index.md: an index of the records, not a record',
+        '',
+      ].join('\n'),
+    );
+    const ignored = await cli(['decisions', '--unstatused', 'ignore', '--json'], { cwd: madr.root });
+    const j = JSON.parse(ignored.stdout) as {
+      records: { id: string; status: string; unstatused: boolean }[];
+      unstatused: unknown;
+    };
+    assert.deepEqual(
+      j.records.map((x) => [x.id, x.status, x.unstatused]),
+      [
+        ['0000', 'unknown', true],
+        ['0003', 'proposed', false],
+        ['0008', 'unknown', true],
+        ['0012', 'unknown', true],
+        ['0013', 'unknown', true],
+      ],
+    );
+    assert.deepEqual(j.unstatused, { count: 4, readAs: 'ignore' });
+  });
+
+  it('gives two records with one number their file names as ids, in the listing and the JSON', async () => {
+    const twins = await repo({
+      'docs/decisions/001-backend.md': '# ADR 001: Backend\n\n**Status:** ACCEPTED\n',
+      'docs/decisions/0001-modular.md': '# ADR-0001: Modular\n\n## Status\n\nAkzeptiert\n',
+      'docs/decisions/0002-other.md': '# ADR-0002: Other\n\n## Status: Accepted\n',
+    });
+    const r = await cli(['decisions'], { cwd: twins.root });
+    assert.match(r.stdout, /^0001-modular {2}accepted {4}\s+ADR-0001: Modular$/m);
+    assert.match(r.stdout, /^001-backend {2}accepted {4}\s+ADR 001: Backend$/m);
+    assert.match(r.stdout, /^0002 {2}accepted {4}\s+ADR-0002: Other$/m, 'a status in its heading');
+    const j = await cli(['decisions', '--json'], { cwd: twins.root });
+    assert.deepEqual(
+      (JSON.parse(j.stdout) as { records: { id: string; number: number }[] }).records.map((x) => [x.id, x.number]),
+      [
+        ['0001-modular', 1],
+        ['001-backend', 1],
+        ['0002', 2],
+      ],
+    );
+  });
+
   it('answers --file with the records whose scope covers it, marking one not in force', async () => {
     const r = await cli(['decisions', '--file', 'services/api/cache/session.ts'], { cwd: root });
     assert.equal(r.code, 0, r.stderr);
@@ -356,15 +401,27 @@ describe('roundtable decisions (the command)', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.trim().split('\n').length, 1);
     const j = JSON.parse(r.stdout) as Record<string, unknown> & { records: Record<string, unknown>[] };
-    assert.deepEqual(Object.keys(j), ['version', 'folder', 'file', 'total', 'records', 'refused', 'notes']);
+    assert.deepEqual(Object.keys(j), [
+      'version',
+      'folder',
+      'file',
+      'total',
+      'records',
+      'refused',
+      'notes',
+      'skipped',
+      'unstatused',
+    ]);
     assert.deepEqual([j.version, j.folder, j.file, j.total], [1, 'docs/decisions', 'services/api/cache/x.ts', 5]);
     assert.deepEqual(j.records, [
       {
+        id: '0003',
         path: 'docs/decisions/0003-memcached.md',
         number: 3,
         title: 'Cache sessions in Memcached',
         status: 'superseded',
         statusText: 'superseded by [ADR-0004](0004-cache-in-redis.md)',
+        unstatused: false,
         date: '2023-01-01',
         deciders: [],
         scope: ['services/api/cache/**'],
@@ -375,12 +432,17 @@ describe('roundtable decisions (the command)', () => {
         matchedScope: 'services/api/cache/**',
       },
     ]);
+    assert.deepEqual(j.skipped, [{ path: 'docs/decisions/README.md', reason: 'a README, not a record' }]);
+    assert.deepEqual(j.unstatused, { count: 0, readAs: 'accepted' });
   });
 
   it('says "no decision records in docs/decisions" and exits 0 when there are none, or no folder', async () => {
     const empty = await repo({ 'docs/decisions/README.md': '# Decisions\n' });
     const r = await cli(['decisions'], { cwd: empty.root });
-    assert.deepEqual([r.code, r.stdout, r.stderr], [0, 'no decision records in docs/decisions\n', '']);
+    assert.deepEqual(
+      [r.code, r.stdout, r.stderr],
+      [0, 'no decision records in docs/decisions\n', 'note: docs/decisions/README.md: a README, not a record\n'],
+    );
     const bare = await repo({ 'src/a.ts': 'x\n' });
     const none = await cli(['decisions'], { cwd: bare.root });
     assert.deepEqual([none.code, none.stdout], [0, 'no decision records in docs/decisions\n']);
@@ -392,6 +454,8 @@ describe('roundtable decisions (the command)', () => {
       records: [],
       refused: [],
       notes: [],
+      skipped: [],
+      unstatused: { count: 0, readAs: 'accepted' },
     });
   });
 
@@ -402,9 +466,9 @@ describe('roundtable decisions (the command)', () => {
     assert.equal(own.code, 0);
     assert.match(
       own.stdout,
-      /^Usage: roundtable decisions \[WORDS\.\.\.\] \[--status STATUS\] \[--file PATH\] \[--dir DIR\] \[--json\]\n/,
+      /^Usage: roundtable decisions \[WORDS\.\.\.\] \[--status STATUS\] \[--file PATH\] \[--dir DIR\] \[--unstatused HOW\] \[--json\]\n/,
     );
-    for (const flag of ['--status', '--file', '--dir', '--json'])
+    for (const flag of ['--status', '--file', '--dir', '--unstatused', '--json'])
       assert.match(own.stdout, new RegExp(`^ {2}${flag} `, 'm'));
   });
 
@@ -423,6 +487,7 @@ describe('roundtable decisions (the command)', () => {
         ['--dir', 'docs/decisions/0001-postgres.md'],
         /^roundtable: the decisions folder docs\/decisions\/0001-postgres\.md is not a folder\n$/,
       ],
+      [['--unstatused', 'rules'], /^roundtable: --unstatused must be accepted or ignore, got "rules"\n$/],
       [['--bogus'], /^roundtable: Unknown option '--bogus'.*\n$/],
       [['--json', '--json'], /^roundtable: --json is given twice: give it once\n$/],
     ];

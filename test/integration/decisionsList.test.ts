@@ -77,11 +77,14 @@ describe('decisions/list through a real daemon', () => {
     ensureBuilt();
     const printed = await cli(['decisions', '--json'], { cwd: root });
     assert.equal(printed.code, 0, printed.stderr);
-    const json = JSON.parse(printed.stdout) as { records: { path: string; status: string; scope: string[] }[] };
+    const json = JSON.parse(printed.stdout) as {
+      records: { id: string; path: string; status: string; scope: string[] }[];
+    };
     const r = await list();
+    // One id in both: the view shows what the JSON prints and what a review cites.
     assert.deepEqual(
-      r.records.map((e) => [e.path, e.status, e.scope]),
-      json.records.map((e) => [e.path, e.status, e.scope]),
+      r.records.map((e) => [e.id, e.path, e.status, e.scope]),
+      json.records.map((e) => [e.id, e.path, e.status, e.scope]),
     );
   });
 
@@ -110,6 +113,8 @@ describe('decisions/list through a real daemon', () => {
       records: [],
       refused: [],
       notes: [],
+      skipped: [],
+      unstatused: { count: 0, readAs: 'accepted' },
     });
     for (const [params, message] of [
       [{ file: '../outside.md' }, /^file \.\.\/outside\.md is not inside the workspace$/],

@@ -75,6 +75,46 @@ describe('roundtable review against a loopback model server', () => {
     );
   });
 
+  it('holds a change to records that write no status, as MADR allows (its own repository, JabRef): the breach fails by default; with --unstatused ignore there is no rule, and one line says why and what to do', async () => {
+    const r = await s.repo();
+    // The team's rules, on main: the record without its status, a README and a template beside it.
+    r.git('checkout', '-q', 'main');
+    const text = await readFile(path.join(r.root, POSTGRES_RECORD), 'utf8');
+    await r.write(POSTGRES_RECORD, text.replace('status: accepted\n', ''));
+    await r.write('docs/decisions/README.md', '# Decisions\n\nOne file per decision.\n');
+    await r.write('docs/decisions/adr-template.md', '---\nstatus: "{proposed | accepted}"\n---\n\n# {short title}\n');
+    r.git('add', '.');
+    r.git('commit', '-qm', 'records as MADR writes them');
+    r.git('checkout', '-qB', 'feature', 'main');
+    await r.write('services/orders/db.ts', MYSQL_POOL);
+    r.git('add', '.');
+    r.git('commit', '-qm', 'orders: a MySQL pool');
+    const [held, ignored] = await Promise.all([
+      s.review(r, ['--json']),
+      s.review(r, ['--json', '--unstatused', 'ignore']),
+    ]);
+    assert.equal(held.code, 1, held.stderr);
+    const report = JSON.parse(held.stdout) as {
+      findings: { decision?: string; verdict: string }[];
+      scope: { decisions: { id: string; status: string }[]; skipped?: { path: string; reason: string }[] };
+    };
+    assert.deepEqual(
+      report.findings.filter((f) => f.verdict === 'PROVEN').map((f) => f.decision),
+      ['0001'],
+    );
+    assert.deepEqual(report.scope.skipped, [
+      { path: 'docs/decisions/README.md', reason: 'a README, not a record' },
+      { path: 'docs/decisions/adr-template.md', reason: 'a template (by its name), not a record' },
+    ]);
+    assert.equal(ignored.code, 0, ignored.stderr);
+    assert.match(
+      ignored.stderr,
+      /^roundtable: docs\/decisions holds 2 decision record\(s\) but none is a rule \(1 with no status \(decisions\.unstatused is ignore\), 1 superseded\): review with --unstatused accepted \(VS Code: roundtable\.decisions\.unstatused\), or mark the records in force "Status: accepted"$/m,
+    );
+    const quiet = JSON.parse(ignored.stdout) as { scope: { rulebookNote?: string } };
+    assert.match(quiet.scope.rulebookNote ?? '', /but none is a rule/);
+  });
+
   it('passes a change that breaks no decision (exit 0), and says so', async () => {
     const r = await s.repo();
     await r.write(
@@ -95,6 +135,10 @@ describe('roundtable review against a loopback model server', () => {
       ['--base', 'main', '--worktree'],
       ['--nope'],
       ['--decisions', path.dirname(r.root)],
+      // A record, not its folder: reviewing with no rules at all would pass anything.
+      ['--decisions', POSTGRES_RECORD],
+      ['--decisions', 'docs/no-such-folder'],
+      ['--unstatused', 'sometimes'],
     ];
     // In parallel: each is its own process, and none reaches the server.
     const [help, ...results] = await Promise.all([cli(['--help']), ...bad.map((args) => s.review(r, args))]);
@@ -104,6 +148,11 @@ describe('roundtable review against a loopback model server', () => {
       assert.equal(res.code, 2, `${bad[i]?.join(' ')}: ${res.stderr}`);
       assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
     });
+    assert.equal(
+      results[5]?.stderr,
+      `roundtable: --decisions ${POSTGRES_RECORD} is not a folder: give the folder that holds the decision records\n`,
+    );
+    assert.equal(results[7]?.stderr, 'roundtable: --unstatused must be accepted or ignore, got "sometimes"\n');
     const res = await s.review(r, ['--base', 'no-such-branch']);
     assert.equal(res.code, 2, res.stderr);
     assert.match(res.stderr, /^roundtable: review: the base "no-such-branch" is not a commit in this repository\n$/);

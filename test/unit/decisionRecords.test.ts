@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { normalizeStatus, parseRecord } from '../../daemon/src/decisions/record';
+import { parseRecord } from '../../daemon/src/decisions/record';
+import { readRecord } from '../../daemon/src/decisions/recordRule';
+import { normalizeStatus } from '../../daemon/src/decisions/status';
 
 /** CPU time of `fn` in microseconds, best of three (the least disturbed by a loaded machine). */
 function cpu(fn: () => void): number {
@@ -206,9 +208,11 @@ describe('decision record: what a file can do to the reader', () => {
     const r = parseRecord(
       'x.md',
       '---\nparent: Decisions\n---\n# Use YAML front matter\n\n```markdown\n---\nstatus: accepted\n---\n* Status: accepted\n## Status\n\nAccepted\n```\n',
+      { unstatused: 'ignore' },
     );
-    assert.equal(r.state, 'unknown');
+    assert.equal(r.state, 'unknown', 'no status of its own');
     assert.equal(r.status, undefined);
+    assert.equal(r.unstatused, true);
   });
 
   it("takes no title from a front matter comment, and the front matter's title when there is no heading", () => {
@@ -254,6 +258,31 @@ describe('decision record: linear in its size, whatever it holds', () => {
       const small = make(128 * 1024);
       const big = make(1024 * 1024);
       const ratio = cpu(() => parseRecord('x.md', big)) / cpu(() => parseRecord('x.md', small));
+      assert.ok(ratio < 24, `ratio ${ratio.toFixed(1)}`);
+    });
+});
+
+describe('decision record: linear in the length of a line, whatever it holds', () => {
+  // Lines are cut at 4,000 characters, so a pattern that backtracks on one line costs the square
+  // (or cube) of 4,000 on each: 64 lines of 4,000 must cost about 8 times 64 lines of 500, not 64.
+  const lineOf = (head: string, fill: string, n: number) => `${head}${fill.repeat((n - head.length) / fill.length)}y`;
+  const shapes: [string, string, string][] = [
+    ['a status heading, then spaces', '## Status: x', ' '],
+    ['a status heading and closing hashes', '## Status', '#'],
+    ['a table row of empty cells', '| Status ', '| '],
+    ['fields split by middle dots', 'Status: x', ' · '],
+    ['a French supersession line, then spaces', 'remplace', ' '],
+    ['a field name, then spaces and no colon', '**Status**', ' '],
+    ['an unchecked box, then spaces', '- [ ]', ' '],
+  ];
+  for (const [name, head, fill] of shapes)
+    it(`${name}: a 4,000-character line costs about 8 times a 500-character one`, () => {
+      const text = (n: number) => `# T\n\n${`${lineOf(head, fill, n)}\n`.repeat(64)}`;
+      const short = text(512);
+      const long = text(4096);
+      const ratio =
+        cpu(() => readRecord('docs/decisions/0001-x.md', long)) /
+        cpu(() => readRecord('docs/decisions/0001-x.md', short));
       assert.ok(ratio < 24, `ratio ${ratio.toFixed(1)}`);
     });
 });

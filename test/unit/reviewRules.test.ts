@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseRecord } from '../../daemon/src/decisions/record';
-import { chooseRules, recordIds } from '../../daemon/src/review/rules';
+import { recordIds } from '../../daemon/src/decisions/ids';
+import { chooseRules } from '../../daemon/src/review/rules';
 import { hunkRanges } from '../../daemon/src/review/change';
 
 const record = (file: string, status: string, title: string, body = '', scope?: string) =>

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { MeetingConfigSchema, participantSettingSchema, toolsSettingSchema } from '@roundtable/protocol';
+import {
+  MeetingConfigSchema,
+  participantSettingSchema,
+  toolsSettingSchema,
+  unstatusedSettingSchema,
+} from '@roundtable/protocol';
 import { stopWhenStableConfig, toolsConfig } from '../../extension/src/toolsSetting';
 
 const properties = (
@@ -14,6 +19,12 @@ const properties = (
 describe('settings schema', () => {
   it("package.json's roundtable.participants items are generated from the Participant schema (run npm run gen:settings)", () => {
     assert.deepEqual(properties['roundtable.participants']?.items, participantSettingSchema());
+  });
+
+  it('roundtable.decisions.unstatused is generated from the Unstatused schema: accepted or ignore, accepted by default (run npm run gen:settings)', () => {
+    const setting = properties['roundtable.decisions.unstatused'] as Record<string, unknown> | undefined;
+    assert.deepEqual(setting, unstatusedSettingSchema());
+    assert.deepEqual([setting?.enum, setting?.default], [['accepted', 'ignore'], 'accepted']);
   });
 
   it('roundtable.tools is generated from MeetingConfig.tools: a checkbox, off by default (run npm run gen:settings)', () => {

@@ -25,6 +25,8 @@ export interface FrontMatter {
   end: number;
   /** An opening `---` never closed: nothing of the record is read as a field (its keys would swallow the body). */
   unclosed: boolean;
+  /** A front matter there but not read (never closed, or too long): its status is unknown, not absent. */
+  unread: boolean;
   notes: string[];
 }
 
@@ -121,7 +123,7 @@ function listOf(items: string[], key: string, notes: string[]): string[] {
 export function readFrontMatter(lines: readonly string[]): FrontMatter {
   const notes: string[] = [];
   const fields = new Map<string, FrontValue>();
-  if (lines[0]?.trim() !== '---') return { fields, end: -1, unclosed: false, notes };
+  if (lines[0]?.trim() !== '---') return { fields, end: -1, unclosed: false, unread: false, notes };
   let end = -1;
   let chars = 0;
   for (let i = 1; i < lines.length; i++) {
@@ -134,13 +136,13 @@ export function readFrontMatter(lines: readonly string[]): FrontMatter {
   }
   if (end < 0) {
     notes.push('front matter is never closed: none of its fields is read');
-    return { fields, end: -1, unclosed: true, notes };
+    return { fields, end: -1, unclosed: true, unread: true, notes };
   }
   if (end > MAX_FRONT_LINES || chars > MAX_FRONT_CHARS) {
     notes.push(
       `front matter is longer than ${MAX_FRONT_LINES} lines or ${MAX_FRONT_CHARS} characters: none of its fields is read`,
     );
-    return { fields, end, unclosed: false, notes };
+    return { fields, end, unclosed: false, unread: true, notes };
   }
   let listKey: string | undefined;
   for (let i = 1; i < end; i++) {
@@ -154,7 +156,8 @@ export function readFrontMatter(lines: readonly string[]): FrontMatter {
       continue;
     }
     listKey = undefined;
-    const kv = /^([A-Za-z][\w-]{0,63})\s*:(?:\s+(.*))?$/.exec(line);
+    // Keys in any script (`statut`, `décideurs`), a space before the colon as French writes it.
+    const kv = /^(\p{L}[\p{L}\p{N}_-]{0,63})\s*:(?:\s+(.*))?$/u.exec(line);
     if (!kv) continue;
     const key = (kv[1] as string).toLowerCase();
     if (fields.has(key)) continue;
@@ -170,7 +173,7 @@ export function readFrontMatter(lines: readonly string[]): FrontMatter {
       if (v !== undefined) fields.set(key, v);
     }
   }
-  return { fields, end, unclosed: false, notes };
+  return { fields, end, unclosed: false, unread: false, notes };
 }
 
 /** A field as one string (a list joined with `, `), or undefined when missing or empty. */

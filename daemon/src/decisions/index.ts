@@ -1,9 +1,10 @@
 /**
  * Earlier decisions: the records in the decisions folder (MADR, with or without front matter,
  * and Nygard's format; read by the rulebook loader) ranked by the words they share with a topic,
- * and the ones that overlap attached to the meeting as evidence, at most `MAX_RELEVANT`.
+ * and the ones that overlap attached to the meeting as evidence, at most `MAX_RELEVANT`; and a
+ * person's search of them (`roundtable decisions WORDS`, the Decisions view).
  */
-import type { ContextItem, ContextRefusal } from '@roundtable/protocol';
+import { foldDiacritics, type ContextItem, type ContextRefusal } from '@roundtable/protocol';
 import { truncateToTokens } from '../providers/tokens';
 import type { WorkspaceGate } from '../gate';
 import type { DecisionRecord } from './record';
@@ -19,20 +20,53 @@ const STOP = new Set(
   ),
 );
 
-/** The words of `text` that carry meaning: lower-cased, at least `minLength` letters, no stop words. */
+/**
+ * A word's form for matching: its plural (`placeholders`, `policies`, `indexes`) and its common
+ * suffixes (`-ing`, `-ed`, a final `-e`) taken off, so "placeholder" finds "Placeholders" and
+ * "cache" finds "caching" and "cached". Light by design (no dictionary): the same word forms meet;
+ * a word never grows.
+ */
+export function wordForm(word: string): string {
+  let w = word;
+  if (w.length <= 3) return w;
+  if (w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
+  else if (/(?:ch|sh|x|z|ss)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  const suffix = /(?:ing|ed)$/.exec(w);
+  if (suffix && w.length - suffix[0].length >= 3) {
+    w = w.slice(0, -suffix[0].length);
+    // mapped -> mapp -> map; but "all", "class", "buzz" keep their double letter.
+    if (/([^aeioulsz])\1$/.test(w)) w = w.slice(0, -1);
+  }
+  if (w.endsWith('e') && w.length >= 4) w = w.slice(0, -1);
+  return w;
+}
+
+/** The words of `text` that carry meaning, as word forms: lower-cased, accents off, at least `minLength` letters, no stop words. */
 export function keywords(text: string, minLength = 4): Set<string> {
-  return new Set(
-    text
-      .toLowerCase()
-      .split(/[^a-z0-9]+/)
-      .filter((w) => w.length >= minLength && !STOP.has(w)),
-  );
+  const out = new Set<string>();
+  for (const w of foldDiacritics(text.toLowerCase()).split(/[^\p{L}\p{N}]+/u))
+    if (w.length >= minLength && !STOP.has(w)) out.add(wordForm(w));
+  return out;
+}
+
+/** How many of the wanted words a record's title holds, and how many its body holds. */
+function matches(r: DecisionRecord, want: ReadonlySet<string>, minLength: number): { title: number; body: number } {
+  const inTitle = keywords(r.title, minLength);
+  const inBody = keywords(r.text, minLength);
+  let title = 0;
+  let body = 0;
+  for (const w of want) {
+    if (inTitle.has(w)) title++;
+    if (inBody.has(w)) body++;
+  }
+  return { title, body };
 }
 
 /**
- * Records ranked by keyword overlap with the topic (a title word counts thrice), best first.
- * `minLength`: the shortest word that counts (a person searching for "sql" means it; a topic's
- * short words are noise).
+ * Records ranked by keyword overlap with the topic (a title word counts thrice), best first: the
+ * relevance a meeting is briefed by and a review picks unscoped rules by. `minLength`: the
+ * shortest word that counts (a topic's short words are noise).
  */
 export function rankRecords(
   records: DecisionRecord[],
@@ -43,15 +77,26 @@ export function rankRecords(
   const want = keywords(topic, minLength);
   return records
     .map((r) => {
-      const inTitle = keywords(r.title, minLength);
-      const inBody = keywords(r.text, minLength);
-      let score = 0;
-      for (const w of want) score += (inTitle.has(w) ? 3 : 0) + (inBody.has(w) ? 1 : 0);
-      return { r, score };
+      const m = matches(r, want, minLength);
+      return { r, score: 3 * m.title + m.body };
     })
     .filter((x) => x.score > 0)
     .sort((a, b) => b.score - a.score || (a.r.path < b.r.path ? -1 : 1))
     .slice(0, max)
+    .map((x) => x.r);
+}
+
+/**
+ * A person's search: the records that share a word form with `words` (words of two letters count:
+ * "sql" is meant), every record whose title matches before any matched only in its body, then by
+ * how many words matched; records keep their given order otherwise.
+ */
+export function searchRecords(records: readonly DecisionRecord[], words: string): DecisionRecord[] {
+  const want = keywords(words, 2);
+  return records
+    .map((r, i) => ({ r, i, ...matches(r, want, 2) }))
+    .filter((x) => x.title + x.body > 0)
+    .sort((a, b) => Number(b.title > 0) - Number(a.title > 0) || b.title - a.title || b.body - a.body || a.i - b.i)
     .map((x) => x.r);
 }
 

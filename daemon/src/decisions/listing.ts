@@ -5,15 +5,24 @@
  * over the one rulebook loader.
  */
 import * as path from 'node:path';
-import type { DecisionEntry, DecisionStatus, DecisionsListResult } from '@roundtable/protocol';
+import {
+  DEFAULT_UNSTATUSED,
+  type DecisionEntry,
+  type DecisionStatus,
+  type DecisionsListResult,
+  type Unstatused,
+} from '@roundtable/protocol';
 import { DEFAULT_DECISIONS_FOLDER } from '../context/cliFlags';
 import { workspaceGate } from '../gate';
-import { rankRecords } from './index';
+import { recordIds } from './ids';
+import { searchRecords } from './index';
 import type { DecisionRecord } from './record';
 import { currentOf, governingDecisions, loadDecisions, type Rulebook } from './rulebook';
 
 export interface Shown {
   record: DecisionRecord;
+  /** The record's one id (./ids.ts). */
+  id: string;
   /** With a file: the scope glob that covers it. */
   glob?: string;
 }
@@ -35,40 +44,39 @@ export function workspaceRelative(workspace: string, file: string): string | und
 const byNumber = (a: DecisionRecord, b: DecisionRecord): number =>
   (a.number ?? Infinity) - (b.number ?? Infinity) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
-/** The records to show, in order: governing a file, matching words, with a status. */
+/** The records to show, in order: governing a file, matching words (title matches first), with a status. */
 export function selectRecords(book: Rulebook, opts: Narrowing): Shown[] {
-  let shown: Shown[] = opts.file
+  const ids = recordIds(book.records);
+  const listed = opts.file
     ? governingDecisions(book.records, opts.file)
-    : book.records.map((record) => ({ record }));
+    : book.records.map((record) => ({ record, glob: undefined }));
+  let shown: Shown[] = listed
+    .sort((a, b) => byNumber(a.record, b.record))
+    .map((l) => ({ record: l.record, id: ids.get(l.record) ?? l.record.path, ...(l.glob ? { glob: l.glob } : {}) }));
   if (opts.words.trim() !== '') {
-    // A person searching for "sql" means it: words of two letters count.
-    const order = rankRecords(
+    const byRecord = new Map(shown.map((s) => [s.record, s]));
+    shown = searchRecords(
       shown.map((s) => s.record),
       opts.words,
-      Infinity,
-      2,
-    );
-    shown = order.map((r) => shown.find((s) => s.record === r) as Shown);
-  } else shown = [...shown].sort((a, b) => byNumber(a.record, b.record));
+    ).map((r) => byRecord.get(r) as Shown);
+  }
   return opts.statuses ? shown.filter((s) => opts.statuses?.has(s.record.state)) : shown;
 }
 
-/** A record's id: its number as its file name writes it (`0005`), else the file name without `.md`. */
-export function recordId(r: DecisionRecord): string {
-  const base = path.posix.basename(r.path).replace(/\.md$/i, '');
-  const digits = /^(?:adr[-_ ]?)?(\d{1,6})(?=[-_. ]|$)/i.exec(base)?.[1];
-  if (digits) return digits;
-  return r.number !== undefined ? String(r.number).padStart(4, '0') : base;
+/** How many records carry no status, and how they were read. */
+export function unstatusedOf(book: Rulebook, readAs: Unstatused): { count: number; readAs: Unstatused } {
+  return { count: book.records.filter((r) => r.unstatused).length, readAs };
 }
 
 export function entryOf(s: Shown, book: Rulebook): DecisionEntry {
   const r = s.record;
   const current = currentOf(r, book.records);
   return {
-    id: recordId(r),
+    id: s.id,
     title: r.title,
     status: r.state,
     ...(r.status !== undefined ? { statusText: r.status } : {}),
+    ...(r.unstatused ? { unstatused: true } : {}),
     ...(r.date !== undefined ? { date: r.date } : {}),
     path: r.path,
     scope: r.scope,
@@ -83,10 +91,11 @@ export function entryOf(s: Shown, book: Rulebook): DecisionEntry {
 export async function readRulebook(
   workspace: string,
   folder = DEFAULT_DECISIONS_FOLDER,
+  unstatused: Unstatused = DEFAULT_UNSTATUSED,
 ): Promise<Rulebook | { ok: false; reason: string }> {
-  const book = await loadDecisions({ gate: workspaceGate(workspace), folder });
+  const book = await loadDecisions({ gate: workspaceGate(workspace), folder, unstatused });
   if (!book.ok && !book.missing) return { ok: false, reason: `the decisions folder ${folder} ${book.reason}` };
-  return book.ok ? book : { ok: true, folder, records: [], refused: [], notes: [] };
+  return book.ok ? book : { ok: true, folder, records: [], refused: [], skipped: [], notes: [] };
 }
 
 /** `decisions/list`: the records of the workspace's decisions folder, narrowed as asked. */
@@ -96,12 +105,14 @@ export async function listDecisions(p: {
   status?: DecisionStatus[];
   file?: string;
   folder?: string;
+  unstatused?: Unstatused;
 }): Promise<{ ok: true; result: DecisionsListResult } | { ok: false; reason: string }> {
   const file = p.file === undefined ? undefined : workspaceRelative(p.workspace, p.file);
   if (p.file !== undefined && file === undefined)
     return { ok: false, reason: `file ${p.file.slice(0, 200)} is not inside the workspace` };
   const folder = p.folder?.trim() || DEFAULT_DECISIONS_FOLDER;
-  const book = await readRulebook(p.workspace, folder);
+  const readAs = p.unstatused ?? DEFAULT_UNSTATUSED;
+  const book = await readRulebook(p.workspace, folder, readAs);
   if (!book.ok) return book;
   const shown = selectRecords(book, {
     words: p.query ?? '',
@@ -116,6 +127,8 @@ export async function listDecisions(p: {
       records: shown.map((s) => entryOf(s, book)),
       refused: book.refused,
       notes: book.notes,
+      skipped: book.skipped,
+      unstatused: unstatusedOf(book, readAs),
     },
   };
 }

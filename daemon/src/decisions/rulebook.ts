@@ -11,19 +11,17 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { isGlob } from '@roundtable/protocol';
+import { isGlob, type SkippedFile, type Unstatused } from '@roundtable/protocol';
 import type { Refusal, WorkspaceGate } from '../gate';
 import { IGNORED } from '../gate/git';
 import { globMatcher } from '../gate/glob';
-import { parseRecord, type DecisionRecord, type RecordLink } from './record';
+import type { DecisionRecord, RecordLink } from './record';
+import { readRecord, skippedByName } from './recordRule';
 
 /** Most record files read from the folder. */
 export const MAX_RECORDS = 500;
 /** Most characters of records read in all (a folder of huge records stops here). */
 export const MAX_TOTAL_CHARS = 32_000_000;
-
-/** Files in a decisions folder that are not records: its index, readme and the MADR/adr-tools templates. */
-const NOT_A_RECORD = /(^|\/)(README|index|(adr-)?template([-_.][\w.-]*)?)\.md$|(^|\/)templates\//i;
 
 export interface Rulebook {
   ok: true;
@@ -32,6 +30,8 @@ export interface Rulebook {
   records: DecisionRecord[];
   /** Files the gate would not let through, each with its reason. */
   refused: Refusal[];
+  /** Files that are not records (./recordRule.ts), each with why. */
+  skipped: SkippedFile[];
   /** What was left out or could not be read as written, one line each. */
   notes: string[];
 }
@@ -47,8 +47,12 @@ async function symlinkedRecords(dirReal: string, folderRel: string): Promise<str
     .map((e) => (folderRel ? `${folderRel}/${e.name}` : e.name));
 }
 
-/** Reads and parses every record in `folder` (workspace-relative) through the gate. */
-export async function loadDecisions(opts: { gate: WorkspaceGate; folder: string }): Promise<RulebookRead> {
+/** Reads and parses every record in `folder` (workspace-relative) through the gate; `unstatused` as ./record.ts reads it. */
+export async function loadDecisions(opts: {
+  gate: WorkspaceGate;
+  folder: string;
+  unstatused?: Unstatused;
+}): Promise<RulebookRead> {
   const { gate, folder } = opts;
   const where = await gate.locate(folder);
   if ('reason' in where) return { ok: false, folder, missing: where.reason === 'does not exist', reason: where.reason };
@@ -60,12 +64,17 @@ export async function loadDecisions(opts: { gate: WorkspaceGate; folder: string 
   const refused = files.refused.filter((r) => r.reason !== IGNORED);
   const links = await symlinkedRecords(where.real, where.rel);
   const records: DecisionRecord[] = [];
+  const skipped: SkippedFile[] = [];
   let chars = 0;
   for (const [f, screened] of [
     ...files.passed.map((f) => [f, true] as const),
     ...links.map((f) => [f, false] as const),
   ]) {
-    if (NOT_A_RECORD.test(f)) continue;
+    const byName = skippedByName(f, where.rel);
+    if (byName) {
+      skipped.push({ path: f, reason: byName });
+      continue;
+    }
     if (records.length >= MAX_RECORDS) {
       notes.push(`more than ${MAX_RECORDS} records: the rest were not read`);
       break;
@@ -82,13 +91,21 @@ export async function loadDecisions(opts: { gate: WorkspaceGate; folder: string 
       break;
     }
     chars += r.text.length;
-    const rec = parseRecord(r.rel, r.text);
+    const read = readRecord(r.rel, r.text, {
+      folder: where.rel,
+      ...(opts.unstatused ? { unstatused: opts.unstatused } : {}),
+    });
+    if (!read.ok) {
+      skipped.push({ path: r.rel, reason: read.reason });
+      continue;
+    }
+    const rec = read.record;
     notes.push(...rec.notes.map((n) => `${rec.path}: ${n}`));
     records.push({ ...rec, sha256: r.sha256, redacted: r.redacted });
   }
   records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   notes.push(...linkSupersession(records, folder));
-  return { ok: true, folder, records, refused, notes };
+  return { ok: true, folder, records, refused, skipped, notes };
 }
 
 const add = (list: string[], p: string): void => {

@@ -5,7 +5,8 @@
  */
 import type { ConsensusOption, Finding, LineRange, ReviewScope } from '@roundtable/protocol';
 import { SEVERITIES, findingLabel } from '@roundtable/protocol';
-import { normalizeStatus } from '../decisions/record';
+import { resolveCitation } from '../decisions/ids';
+import { normalizeStatus } from '../decisions/status';
 
 /**
  * Findings put to the vote at most (maxOptions is for a decision's options, 5 by default): a
@@ -17,9 +18,13 @@ export const REVIEW_MAX_FINDINGS = 20;
 
 const overlaps = (a: LineRange, b: LineRange) => a.start <= b.end && b.start <= a.end;
 
-/** A decision id as cited, for comparison: `ADR-0003`, `0003`, `3`, `0003-postgres.md` all read 3. */
+/**
+ * A decision id as cited, for comparison: `ADR-0003`, `0003`, `3` all read 3; anything more (a
+ * record's file name, the id of one of two records sharing a number) is compared whole.
+ * `reviewOptions` writes each citation as the rulebook's id first (`resolveCitation`).
+ */
 export function decisionKey(id: string): string {
-  const digits = /^\D*?(\d+)/.exec(id.trim());
+  const digits = /^\D*?0*(\d+)$/.exec(id.trim());
   return digits ? String(Number(digits[1])) : id.trim().toLowerCase();
 }
 
@@ -115,9 +120,11 @@ export function refutation(f: Finding, scope: ReviewScope, root?: string): strin
   if (!changed.ranges.some((r) => overlaps(r, f.lines)))
     return `${span(f.lines)} of ${changed.file} ${f.lines.start === f.lines.end ? 'is' : 'are'} not in the change`;
   if (f.decision === undefined) return undefined;
-  const key = decisionKey(f.decision);
-  const record = scope.decisions.find((d) => decisionKey(d.id) === key);
-  if (!record) return `cites ${f.decision}, which is not in the rulebook`;
+  const cited = resolveCitation(f.decision, scope.decisions);
+  if (!cited.ok && cited.why === 'ambiguous')
+    return `cites ${f.decision}, which ${cited.candidates.map((d) => d.id).join(' and ')} share: a finding cites one record by its id`;
+  if (!cited.ok) return `cites ${f.decision}, which is not in the rulebook`;
+  const record = cited.decision;
   const status = normalizeStatus(record.status);
   return status === 'accepted' ? undefined : `cites ${record.id}, which is ${status}`;
 }
@@ -128,17 +135,19 @@ export function refutation(f: Finding, scope: ReviewScope, root?: string): strin
  * Each option's label is the finding in one line.
  */
 export function reviewOptions(byReviewer: [string, Finding[]][], scope: ReviewScope, root?: string): ConsensusOption[] {
-  // Each finding on the real name of the file it names, so the same finding written two ways is one.
-  const onFiles = byReviewer.map(([who, list]): [string, Finding[]] => [
-    who,
-    list.map((f) => ({ ...f, file: changedFileOf(f.file, scope, root)?.file ?? repoRelative(f.file, root) })),
-  ]);
-  const checked = mergeFindings(onFiles).map((f) => {
+  // Each finding on the real name of the file it names, so the same finding written two ways is
+  // one; each citation as the rulebook's id, so two records sharing a number stay apart.
+  const asRead = (f: Finding): Finding => {
+    const cited = f.decision === undefined ? undefined : resolveCitation(f.decision, scope.decisions);
+    return {
+      ...f,
+      file: changedFileOf(f.file, scope, root)?.file ?? repoRelative(f.file, root),
+      ...(cited?.ok ? { decision: cited.decision.id } : {}),
+    };
+  };
+  const checked = mergeFindings(byReviewer.map(([who, list]) => [who, list.map(asRead)])).map((f) => {
     const why = refutation(f, scope, root);
-    const record = f.decision
-      ? scope.decisions.find((d) => decisionKey(d.id) === decisionKey(f.decision ?? ''))
-      : undefined;
-    return { ...f, ...(record ? { decision: record.id } : {}), ...(why ? { refuted: why } : {}) };
+    return { ...f, ...(why ? { refuted: why } : {}) };
   });
   const standing = checked.filter((f) => f.refuted === undefined).slice(0, REVIEW_MAX_FINDINGS);
   const refuted = checked.filter((f) => f.refuted !== undefined).slice(0, REVIEW_MAX_FINDINGS);

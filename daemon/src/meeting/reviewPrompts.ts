@@ -9,7 +9,7 @@ import { defang, oneLine, wrapPost } from '../providers/envelope';
 import { EVIDENCE_RULE, assistantName, personaOf, stableHead } from './promptParts';
 import type { PromptOptions } from '../context/render';
 import { ballotOptions } from './reviewFindings';
-import { normalizeStatus } from '../decisions/record';
+import { normalizeStatus } from '../decisions/status';
 
 const SEVERITY_RULE =
   'Severities: "blocking" = the change breaks an accepted decision, or has a serious defect (data loss, a security hole, a crash); ' +

@@ -63,6 +63,8 @@ export function reviewMarkdown(outcome: ReviewOutcome, opts: { failOn: string; m
       : `**${verdict}** (fails on: ${inline(opts.failOn)})`,
     '',
   );
+  // Records but no rule: the review held the change to nothing, and the reader must know why.
+  if (outcome.scope?.rulebookNote) out.push(`**Rulebook:** ${inline(outcome.scope.rulebookNote)}`, '');
   out.push('| Verdict | Findings |', '| --- | --- |');
   for (const v of ['PROVEN', 'CONTESTED'] as const)
     out.push(`| ${v} | ${shown.filter((f) => f.verdict === v).length} |`);
@@ -77,6 +79,12 @@ export function reviewMarkdown(outcome: ReviewOutcome, opts: { failOn: string; m
     for (const u of unread) out.push(`- ${codeSpan(u.file)}: ${inline(u.reason)}`);
     out.push('');
   }
+  const skipped = outcome.scope?.skipped ?? [];
+  if (skipped.length)
+    out.push(
+      `Not read as decision records: ${skipped.map((k) => `${codeSpan(k.path)} (${inline(k.reason)})`).join(', ')}.`,
+      '',
+    );
   if (opts.minutesPath) out.push(`Minutes: ${codeSpan(opts.minutesPath)}`, '');
   return `${out.join('\n').trimEnd()}\n`;
 }

@@ -6,7 +6,7 @@
  * kept back is the scope's `unread`, said in the report.
  */
 import type { ContextAttached, ContextItem, ReviewScope, StartMeetingParams } from '@roundtable/protocol';
-import { DEFAULT_CONTEXT_MAX_TOKENS, RpcError } from '@roundtable/protocol';
+import { DEFAULT_CONTEXT_MAX_TOKENS, DEFAULT_UNSTATUSED, RpcError } from '@roundtable/protocol';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import { RECORD_MAX_TOKENS } from '../decisions/index';
 import { loadDecisions } from '../decisions/rulebook';
@@ -15,7 +15,10 @@ import { DEFAULT_DECISIONS_FOLDER } from '../context/cliFlags';
 import { contextRoot } from '../context/attach';
 import { workspaceGate } from '../gate';
 import { ChangeError, collectChange, type Change } from './change';
-import { chooseRules } from './rules';
+import { chooseRules, noRuleLine } from './rules';
+
+/** Files of the decisions folder listed as not records in a review's scope at most (the rest are in `roundtable decisions --json`). */
+const MAX_SKIPPED_LISTED = 100;
 
 /** The end of the one line a review of an empty change answers (the CLI exits 0 on it: nothing to fail). */
 export const NOTHING_TO_REVIEW = 'is empty: nothing to review';
@@ -107,8 +110,10 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
   if (change.files.length === 0 && change.refused.length === 0)
     throw new ChangeError(`review: ${change.label} ${NOTHING_TO_REVIEW}`);
   const folder = req.decisionsFolder ?? DEFAULT_DECISIONS_FOLDER;
-  const book = await loadDecisions({ gate, folder });
+  const unstatused = req.unstatused ?? DEFAULT_UNSTATUSED;
+  const book = await loadDecisions({ gate, folder, unstatused });
   const records = book.ok ? book.records : [];
+  const rulebookNote = noRuleLine(records, folder, unstatused);
   const diffText = change.files.map((f) => f.diff.text).join('');
   const { rules, decisions, ids } = chooseRules(
     records,
@@ -126,6 +131,14 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
     changed: change.files.filter((f) => !unreadFiles.has(f.file)).map((f) => ({ file: f.file, ranges: f.ranges })),
     decisions,
     ...(fitted.unread.length ? { unread: fitted.unread } : {}),
+    ...(book.ok && book.skipped.length
+      ? {
+          skipped: book.skipped
+            .slice(0, MAX_SKIPPED_LISTED)
+            .map((k) => ({ path: k.path.slice(0, 1_000), reason: k.reason })),
+        }
+      : {}),
+    ...(rulebookNote ? { rulebookNote } : {}),
   };
   const refused = [...(book.ok ? book.refused : book.missing ? [] : [{ path: folder, reason: book.reason }])];
   const left = rules.length - fitted.items.filter((i) => i.kind === 'decision').length;

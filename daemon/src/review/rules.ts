@@ -5,8 +5,8 @@
  * accepted record whose `scope:` covers a changed path always applies; the others are ranked by the
  * words they share with the diff (the keyword relevance meetings are briefed with), up to a cap.
  */
-import * as path from 'node:path';
-import type { ReviewScope } from '@roundtable/protocol';
+import type { ReviewScope, Unstatused } from '@roundtable/protocol';
+import { recordIds } from '../decisions/ids';
 import type { DecisionRecord } from '../decisions/record';
 import { governingDecisions } from '../decisions/rulebook';
 import { rankRecords } from '../decisions/index';
@@ -15,21 +15,33 @@ import { rankRecords } from '../decisions/index';
 export const MAX_RANKED_RULES = 5;
 
 /**
- * A record's id as findings cite it: its number, four digits as MADR and adr-tools write it
- * ("0003"); the file name without `.md` when it has none or shares its number with another.
+ * One line when `records` hold no rule at all (none accepted): how many there are, why none counts,
+ * and the fix. Undefined when there are no records or at least one rule.
  */
-export function recordIds(records: readonly DecisionRecord[]): Map<DecisionRecord, string> {
-  const counts = new Map<number, number>();
-  for (const r of records) if (r.number !== undefined) counts.set(r.number, (counts.get(r.number) ?? 0) + 1);
-  const ids = new Map<DecisionRecord, string>();
-  for (const r of records)
-    ids.set(
-      r,
-      r.number !== undefined && counts.get(r.number) === 1
-        ? String(r.number).padStart(4, '0')
-        : path.posix.basename(r.path).replace(/\.md$/i, ''),
-    );
-  return ids;
+export function noRuleLine(
+  records: readonly DecisionRecord[],
+  folder: string,
+  unstatused: Unstatused,
+): string | undefined {
+  if (records.length === 0 || records.some((r) => r.state === 'accepted')) return undefined;
+  const count = (what: (r: DecisionRecord) => boolean): number => records.filter(what).length;
+  const bare = count((r) => r.unstatused === true && r.state === 'unknown');
+  const unread = count((r) => !r.unstatused && r.state === 'unknown');
+  const why = [
+    bare ? `${bare} with no status (decisions.unstatused is ${unstatused})` : '',
+    unread ? `${unread} with a status Roundtable does not read` : '',
+    ...(['proposed', 'superseded', 'deprecated', 'rejected'] as const).map((s) => {
+      const n = count((r) => r.state === s);
+      return n ? `${n} ${s}` : '';
+    }),
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const fix = bare
+    ? 'review with --unstatused accepted (VS Code: roundtable.decisions.unstatused), or mark the records in force "Status: accepted"'
+    : 'mark the records in force "Status: accepted"';
+  // The scope holds one line of at most 1,000 characters: a folder's name is cut, never the fix.
+  return `${folder.slice(0, 200)} holds ${records.length} decision record(s) but none is a rule (${why}): ${fix}`;
 }
 
 /**

@@ -19,7 +19,7 @@ import type { CallOutcome } from '../../modelCall';
 import { ballotOptions, reviewOptions } from '../../reviewFindings';
 import { readFindings, type FindingsRead } from '../../reviewReply';
 import type { ReviewReadContext } from '../../reviewFinding';
-import { normalizeStatus } from '../../../decisions/record';
+import { normalizeStatus } from '../../../decisions/status';
 import type { Step } from '../../steps';
 import type { StepContext } from '../types';
 
