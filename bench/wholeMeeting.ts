@@ -101,7 +101,7 @@ const WORDS =
   );
 
 /** About `tokens` tokens (the server counts one per four characters) of deterministic prose. */
-function prose(seed: number, tokens: number): string {
+export function prose(seed: number, tokens: number): string {
   const out: string[] = [];
   for (let i = 0; out.join(' ').length < tokens * 4; i++) out.push(WORDS[(seed * 7 + i * 3) % WORDS.length] as string);
   return out.join(' ');
