@@ -37,7 +37,7 @@ import { WORKER_ANTI_CONFORMITY } from '../daemon/src/meeting/antiConformity';
 import { OpenAIProvider } from '../daemon/src/providers/openai';
 import { MemoryStore } from '../daemon/src/store/memoryStore';
 import { lastUserMessage, startFakeOpenAI, type ChatBody, type RecordedRequest } from '../test/fakes/openaiServer';
-import { PRICES, benchPanel, moneyOf, prose, type Money } from './wholeMeeting';
+import { PRICES, benchPanel, callsPerModel, moneyOf, prose, type Money } from './wholeMeeting';
 import { HOSTED } from './serverModel';
 
 const TOPIC = 'Should we adopt a monorepo for our services?';
@@ -50,11 +50,9 @@ function stanceOf(worker: number): string {
 
 /** The fake models: each worker's n-th call is its round n; the judge corrects nobody. */
 function responder(): (body: ChatBody) => { text: string; delayMs: number } {
-  const calls = new Map<string, number>();
+  const nth = callsPerModel();
   return (body) => {
-    const model = body.model ?? '?';
-    const n = (calls.get(model) ?? 0) + 1;
-    calls.set(model, n);
+    const { model, n } = nth(body);
     const reply = (text: string) => ({ text, delayMs: 20 });
     const w = /^w(\d+)$/.exec(model);
     if (w) {

@@ -107,16 +107,25 @@ export function prose(seed: number, tokens: number): string {
   return out.join(' ');
 }
 
-/**
- * The fake models. Workers and the judge answer in call order: their n-th call is round n. On a
- * server with a latency model the server takes its own time, streamed in pieces of 16 tokens.
- */
-function responder(server: ServerModel): (body: ChatBody) => { text: string; delayMs?: number; chunkSize?: number } {
+/** Counts each model's calls from 1 as the server receives them: a worker's n-th call is its round n. */
+export function callsPerModel(): (body: ChatBody) => { model: string; n: number } {
   const calls = new Map<string, number>();
   return (body) => {
     const model = body.model ?? '?';
     const n = (calls.get(model) ?? 0) + 1;
     calls.set(model, n);
+    return { model, n };
+  };
+}
+
+/**
+ * The fake models. Workers and the judge answer in call order: their n-th call is round n. On a
+ * server with a latency model the server takes its own time, streamed in pieces of 16 tokens.
+ */
+function responder(server: ServerModel): (body: ChatBody) => { text: string; delayMs?: number; chunkSize?: number } {
+  const nth = callsPerModel();
+  return (body) => {
+    const { model, n } = nth(body);
     const reply = (text: string) => (server.latency ? { text, chunkSize: 64 } : { text, delayMs: LATENCY_MS });
     const w = /^w(\d+)$/.exec(model);
     if (w) {
