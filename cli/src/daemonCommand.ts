@@ -1,7 +1,12 @@
 /** `roundtable daemon`: runs the long-lived local daemon in the foreground until SIGTERM/SIGINT. */
 
 import { defaultDataDir } from '@roundtable/client';
-import { DaemonAlreadyRunning, MAX_ENDPOINT_CONCURRENCY, startDaemon } from '../../daemon/src/daemon/daemon';
+import {
+  DaemonAlreadyRunning,
+  MAX_ENDPOINT_CONCURRENCY,
+  endpointCeiling,
+  startDaemon,
+} from '../../daemon/src/daemon/daemon';
 import { UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
 
 export const DAEMON_USAGE = `Usage: roundtable daemon [--data-dir DIR] [--port N] [--idle-exit-ms MS] [--endpoint-concurrency N]
@@ -44,14 +49,12 @@ export async function daemonCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--idle-exit-ms must be a whole number of milliseconds (0 = never), got "${idle}"`);
   }
   const idleExitMs = Number(idle);
-  const concurrency = values['endpoint-concurrency'];
-  if (
-    concurrency !== undefined &&
-    (!/^\d{1,4}$/.test(concurrency) || Number(concurrency) < 1 || Number(concurrency) > MAX_ENDPOINT_CONCURRENCY)
-  ) {
-    throw new UsageError(
-      `--endpoint-concurrency must be a whole number from 1 to ${MAX_ENDPOINT_CONCURRENCY}, got "${concurrency}"`,
-    );
+  // The flag, else the environment's setting: a bad one is a usage error before anything starts.
+  let concurrency: number;
+  try {
+    concurrency = endpointCeiling(process.env, values['endpoint-concurrency']);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
   }
   // The handlers go in before start-up: a SIGTERM that arrives while the daemon resumes meetings
   // (it already says "listening") must still stop it cleanly, not kill it with its lock held.
@@ -65,7 +68,7 @@ export async function daemonCommand(argv: string[]): Promise<number> {
       dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir()),
       port,
       ...(idleExitMs > 0 ? { idleExitMs } : {}),
-      ...(concurrency !== undefined ? { endpointConcurrency: Number(concurrency) } : {}),
+      ...(Number.isFinite(concurrency) ? { endpointConcurrency: concurrency } : {}),
     });
   } catch (e) {
     if (e instanceof DaemonAlreadyRunning) throw new UsageError(e.message);

@@ -4,7 +4,8 @@
  * - a six-worker meeting runs the six turns of a round at once (the limit is the largest round);
  * - a server that reports fewer slots (llama.cpp's `/props` `total_slots`) gets no more than that;
  * - a meeting sharing the endpoint with a meeting whose six workers' model hangs finishes while
- *   the hanging calls are still open: its share never waits for them.
+ *   the hanging calls are still open: its share never waits for them;
+ * - a `/props` figure that is no whole number of slots is not believed.
  * No timing is asserted: a held call is released by the arrival it waits for, never by a clock.
  */
 import assert from 'node:assert/strict';
@@ -12,7 +13,15 @@ import { afterEach, describe, it } from 'node:test';
 import type { Participant, StartMeetingParams } from '@roundtable/protocol';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
 import { Follower, tempDataDir } from '../fakes/daemon';
-import { seatOf, startFakeOpenAI, type ChatBody, type FakeOpenAI, type RecordedRequest } from '../fakes/openaiServer';
+import { readServerSlots } from '@roundtable/client/models';
+import {
+  closedPort,
+  seatOf,
+  startFakeOpenAI,
+  type ChatBody,
+  type FakeOpenAI,
+  type RecordedRequest,
+} from '../fakes/openaiServer';
 
 const SIX = ['ada', 'grace', 'linus', 'ken', 'barbara', 'edsger'];
 
@@ -186,5 +195,34 @@ describe('calls at once per endpoint through the daemon', () => {
       'the healthy meeting closed while every hanging call was still open',
     );
     await host.conn.rpc.request('meeting/cut', { meetingId: hog.meetingId });
+  });
+});
+
+describe("a server's reported slots are checked where they enter", () => {
+  it('believes only a whole number of slots from 1 to 4,096 in an answer that is an object', async () => {
+    const answers: [unknown, number | undefined][] = [
+      [{ total_slots: 3 }, 3],
+      [{ total_slots: 1e9 }, undefined],
+      [{ total_slots: -1 }, undefined],
+      [{ total_slots: 0 }, undefined],
+      [{ total_slots: 2.5 }, undefined],
+      [{ total_slots: '4' }, undefined],
+      [{ default_generation_settings: { n_ctx: 4096 } }, undefined],
+      [[{ total_slots: 4 }], undefined],
+      [JSON.parse(`${'['.repeat(100)}${']'.repeat(100)}`) as unknown, undefined],
+    ];
+    for (const [props, slots] of answers) {
+      const server = await startFakeOpenAI(() => 'ok', { props });
+      try {
+        assert.equal(await readServerSlots(server.baseURL), slots, JSON.stringify(props).slice(0, 60));
+      } finally {
+        await server.close();
+      }
+    }
+    // A server without /props (a 404), and one that is down.
+    const plain = await startFakeOpenAI(() => 'ok');
+    assert.equal(await readServerSlots(plain.baseURL), undefined);
+    await plain.close();
+    assert.equal(await readServerSlots(`http://127.0.0.1:${await closedPort()}/v1`), undefined);
   });
 });

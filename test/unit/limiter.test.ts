@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KeyedLimiter } from '../../daemon/src/daemon/limiter';
+import { endpointCeiling } from '../../daemon/src/daemon/daemon';
+import { DAEMON_USAGE } from '../../cli/src/daemonCommand';
 
 const tick = () => new Promise((r) => setTimeout(r, 2));
 
@@ -120,5 +122,22 @@ describe('the limit of an endpoint and its fair share', () => {
     for (const c of [...a, ...b]) c.end();
     await Promise.all(runs);
     assert.deepEqual([limiter.inFlight('e'), limiter.waiting('e')], [0, 0]);
+  });
+});
+
+describe('the setting', () => {
+  it('is a whole number from 1 to 1,000, refused in one line otherwise, and said in `roundtable daemon --help`', () => {
+    assert.equal(endpointCeiling({}), Infinity);
+    assert.equal(endpointCeiling({ ROUNDTABLE_ENDPOINT_CONCURRENCY: ' 6 ' }), 6);
+    assert.equal(endpointCeiling({ ROUNDTABLE_ENDPOINT_CONCURRENCY: '9' }, 2), 2, 'the option wins');
+    for (const bad of ['0', '-1', '2.5', 'four', '1e3', '1001', '99999']) {
+      assert.throws(
+        () => endpointCeiling({ ROUNDTABLE_ENDPOINT_CONCURRENCY: bad }),
+        /^Error: ROUNDTABLE_ENDPOINT_CONCURRENCY must be a whole number from 1 to 1000 \(got "[^\n]*"\); leave it unset/,
+      );
+    }
+    assert.match(DAEMON_USAGE, /--endpoint-concurrency N/);
+    assert.match(DAEMON_USAGE, /largest round of the meetings on it/);
+    assert.match(DAEMON_USAGE, /total_slots/);
   });
 });

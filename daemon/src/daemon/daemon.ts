@@ -151,8 +151,8 @@ export const MAX_ENDPOINT_CONCURRENCY = 1_000;
  * ROUNDTABLE_ENDPOINT_CONCURRENCY, else none (Infinity). A value that is no whole number from 1 to
  * `MAX_ENDPOINT_CONCURRENCY` is refused in one line before anything starts.
  */
-export function endpointCeiling(env: NodeJS.ProcessEnv, option?: number): number {
-  const raw = option !== undefined ? String(option) : env.ROUNDTABLE_ENDPOINT_CONCURRENCY?.trim();
+export function endpointCeiling(env: NodeJS.ProcessEnv, option?: number | string): number {
+  const raw = option !== undefined ? String(option).trim() : env.ROUNDTABLE_ENDPOINT_CONCURRENCY?.trim();
   if (raw === undefined || raw === '') return Infinity;
   const n = Number(raw);
   if (!/^\d{1,4}$/.test(raw) || n < 1 || n > MAX_ENDPOINT_CONCURRENCY) {
