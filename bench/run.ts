@@ -16,6 +16,7 @@ import { ROOM_BEFORE, ROOM_WALK_BEFORE, benchRoom, benchRoomWalk } from './room'
 import { benchText } from './text';
 import { benchWallTime, LOCAL } from './wallTime';
 import { benchWholeMeeting } from './wholeMeeting';
+import { benchPeer, type Side } from './peer';
 
 function table(rows: Record<string, unknown>[]): string {
   if (rows.length === 0) return '(no rows)';
@@ -113,6 +114,73 @@ async function main(): Promise<void> {
     };
   }
 
+  if (want('peer') || want('meeting')) {
+    const rows = await benchPeer();
+    console.log(
+      "0c. Against a peer: AutoGen 0.7.5's RoundRobinGroupChat of the same five workers (its requests replayed from its source),",
+    );
+    console.log(
+      '   one loopback server with a prefix cache, every reply ~120 tokens, stances that never agree or move, a judge that corrects',
+    );
+    console.log(
+      "   nobody. AutoGen's rules in each agent's system message ('system') or in the task ('task'). Money from the server's records.",
+    );
+    const side = (name: string, rounds: number, s: Side) => ({
+      maxRounds: rounds,
+      side: name,
+      rounds: s.terminatedBy ? `${s.rounds} (${s.terminatedBy})` : '',
+      calls: s.calls + (s.unbilled > 0 ? ` (${s.unbilled} unbilled)` : ''),
+      prompt: k(s.money.promptTokens),
+      cached: k(s.money.cachedTokens),
+      completion: k(s.money.completionTokens),
+      gpt5: usd(s.money.usd['gpt-5']),
+      claude: usd(s.money.usd.claude),
+    });
+    console.log(
+      table(
+        rows.flatMap((r) => [
+          side('ours', r.maxRounds, r.ours),
+          ...Object.entries(r.ours.byKind).map(([kind, v]) =>
+            side(`  ${kind}`, r.maxRounds, {
+              ...r.ours,
+              terminatedBy: undefined,
+              calls: v.calls,
+              unbilled: 0,
+              money: v.money,
+            }),
+          ),
+          side('autogen (system)', r.maxRounds, r.autogen.system),
+          side('autogen (task)', r.maxRounds, r.autogen.task),
+        ]),
+      ),
+    );
+    for (const r of rows) {
+      const o = r.autogenOverOurs;
+      console.log(
+        `   autogen/ours money at ${r.maxRounds} rounds: gpt-5 ${o.system['gpt-5']} (system) / ${o.task['gpt-5']} (task), ` +
+          `claude ${o.system.claude} / ${o.task.claude} (target >= 1.0 at 3 and at 10)`,
+      );
+    }
+    const three = rows.find((r) => r.maxRounds === 3);
+    const total = three?.ours.money.usd['gpt-5'] ?? 1;
+    console.log(
+      `   our prompt parts at 3 rounds (money at gpt-5 prices, share of the whole bill; output is ${pct(((three?.ours.money.completionTokens ?? 0) * 8) / 1e6 / total)}):`,
+    );
+    console.log(
+      table(
+        (three?.parts ?? []).map((p) => ({
+          part: p.part,
+          tokens: k(p.tokens),
+          fresh: k(p.fresh),
+          gpt5: usd(p.usd),
+          share: pct(p.usd / total),
+        })),
+      ),
+    );
+    console.log();
+    results.peer = rows;
+  }
+
   if (want('wall')) {
     const w = await benchWallTime();
     console.log(
@@ -144,7 +212,8 @@ async function main(): Promise<void> {
       `   load average when done: ${load} on ${machine.cpus} CPUs (the server runs in this process: its CPU time counts as overhead)`,
     );
     console.log(
-      "   prefill pairs are ours / naive; '3, 4/endpoint': through the daemon's default limit of 4 calls per endpoint (ROUNDTABLE_ENDPOINT_CONCURRENCY)\n",
+      "   prefill pairs are ours / naive; '3, 4/endpoint': through the daemon's limiter held to 4 calls per endpoint (ROUNDTABLE_ENDPOINT_CONCURRENCY=4;\n" +
+        '   by default an endpoint takes the largest round at once, as the rows above)\n',
     );
     results.wallTime = w;
   }

@@ -14,7 +14,7 @@ import { Meeting } from '../daemon/src/meeting/engine';
 import { OpenAIProvider } from '../daemon/src/providers/openai';
 import { MemoryStore } from '../daemon/src/store/memoryStore';
 import { lastUserMessage, startFakeOpenAI, type ChatBody, type RecordedRequest } from '../test/fakes/openaiServer';
-import { PRICES, benchPanel, moneyOf, type Money } from './wholeMeeting';
+import { PRICES, benchPanel, callsPerModel, moneyOf, type Money } from './wholeMeeting';
 import { HOSTED } from './serverModel';
 
 const TOPIC = 'Should we adopt a monorepo for our services?';
@@ -27,12 +27,10 @@ function stanceOf(worker: number, round: number): string {
 }
 
 function responder(): (body: ChatBody) => { text: string; delayMs: number } {
-  const calls = new Map<string, number>();
+  const nth = callsPerModel();
   const filler = (n: number) => 'path scoped tests keep releases apart while builds get faster '.repeat(n).trim();
   return (body) => {
-    const model = body.model ?? '?';
-    const n = (calls.get(model) ?? 0) + 1;
-    calls.set(model, n);
+    const { model, n } = nth(body);
     const reply = (text: string) => ({ text, delayMs: 20 });
     const w = /^w(\d+)$/.exec(model);
     if (w) return reply(`Round ${n}, ${model}: ${filler(10)}.\n[STANCE: ${stanceOf(Number(w[1]), n)}]`);

@@ -75,9 +75,12 @@ export async function benchWallTime(lengths = [2, 3, 5, 10, 20]): Promise<{ rows
   await runOurs(1, LOCAL_SERVER);
   const ours: Awaited<ReturnType<typeof runOurs>>[] = [];
   for (const rounds of lengths) ours.push(await runOurs(rounds, LOCAL_SERVER));
-  // The daemon queues calls to one endpoint past ROUNDTABLE_ENDPOINT_CONCURRENCY (default 4).
+  // Through the daemon's limiter with a ceiling of 4 calls per endpoint (ROUNDTABLE_ENDPOINT_CONCURRENCY=4,
+  // the default before the limit became the largest round): five workers wait a turn every round.
   const limiter = new KeyedLimiter(() => 4);
-  const limited = await runOurs(3, LOCAL_SERVER, { schedule: (_p, call) => limiter.run('local', call) });
+  const limited = await runOurs(3, LOCAL_SERVER, {
+    schedule: (_p, call, signal) => limiter.run('local', call, signal, { owner: 'bench', demand: 5 }),
+  });
   const untimed = { cache: LOCAL_SERVER.cache };
   const naive = await Promise.all(ours.map((o, i) => runNaive(lengths[i] ?? 0, o.requests, untimed)));
   const naive3 = naive[lengths.indexOf(3)] ?? (await runNaive(3, limited.requests, untimed));

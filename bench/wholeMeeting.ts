@@ -101,10 +101,21 @@ const WORDS =
   );
 
 /** About `tokens` tokens (the server counts one per four characters) of deterministic prose. */
-function prose(seed: number, tokens: number): string {
+export function prose(seed: number, tokens: number): string {
   const out: string[] = [];
   for (let i = 0; out.join(' ').length < tokens * 4; i++) out.push(WORDS[(seed * 7 + i * 3) % WORDS.length] as string);
   return out.join(' ');
+}
+
+/** Counts each model's calls from 1 as the server receives them: a worker's n-th call is its round n. */
+export function callsPerModel(): (body: ChatBody) => { model: string; n: number } {
+  const calls = new Map<string, number>();
+  return (body) => {
+    const model = body.model ?? '?';
+    const n = (calls.get(model) ?? 0) + 1;
+    calls.set(model, n);
+    return { model, n };
+  };
 }
 
 /**
@@ -112,11 +123,9 @@ function prose(seed: number, tokens: number): string {
  * server with a latency model the server takes its own time, streamed in pieces of 16 tokens.
  */
 function responder(server: ServerModel): (body: ChatBody) => { text: string; delayMs?: number; chunkSize?: number } {
-  const calls = new Map<string, number>();
+  const nth = callsPerModel();
   return (body) => {
-    const model = body.model ?? '?';
-    const n = (calls.get(model) ?? 0) + 1;
-    calls.set(model, n);
+    const { model, n } = nth(body);
     const reply = (text: string) => (server.latency ? { text, chunkSize: 64 } : { text, delayMs: LATENCY_MS });
     const w = /^w(\d+)$/.exec(model);
     if (w) {

@@ -1,15 +1,28 @@
 /** `roundtable daemon`: runs the long-lived local daemon in the foreground until SIGTERM/SIGINT. */
 
 import { defaultDataDir } from '@roundtable/client';
-import { DaemonAlreadyRunning, startDaemon } from '../../daemon/src/daemon/daemon';
+import {
+  DaemonAlreadyRunning,
+  MAX_ENDPOINT_CONCURRENCY,
+  endpointCeiling,
+  startDaemon,
+} from '../../daemon/src/daemon/daemon';
 import { UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
 
-export const DAEMON_USAGE = `Usage: roundtable daemon [--data-dir DIR] [--port N] [--idle-exit-ms MS]
+export const DAEMON_USAGE = `Usage: roundtable daemon [--data-dir DIR] [--port N] [--idle-exit-ms MS] [--endpoint-concurrency N]
 
   --data-dir DIR   where meetings, the token and daemon.json live (default $ROUNDTABLE_HOME or ~/.roundtable)
   --port N         port on 127.0.0.1 (default 0: any free port, written to <data-dir>/daemon.json)
   --idle-exit-ms MS  stop after MS milliseconds with no client connected and no meeting running
-                   (default 0: keep running until SIGTERM/SIGINT)`;
+                   (default 0: keep running until SIGTERM/SIGINT)
+  --endpoint-concurrency N
+                   most model calls one OpenAI-compatible endpoint takes at once, 1 to ${MAX_ENDPOINT_CONCURRENCY}
+                   (default $ROUNDTABLE_ENDPOINT_CONCURRENCY, else no ceiling). By default an endpoint
+                   takes as many calls at once as the largest round of the meetings on it (every
+                   worker of a round in parallel), fewer only when its server reports fewer slots
+                   (llama.cpp's /props total_slots). Meetings on one endpoint share its slots fairly:
+                   a meeting below its share never waits for another's calls, so a hanging model
+                   slows only its own meeting.`;
 
 export async function daemonCommand(argv: string[]): Promise<number> {
   const { values } = parseCli({
@@ -19,6 +32,7 @@ export async function daemonCommand(argv: string[]): Promise<number> {
       'data-dir': { type: 'string' },
       port: { type: 'string' },
       'idle-exit-ms': { type: 'string' },
+      'endpoint-concurrency': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -35,6 +49,13 @@ export async function daemonCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--idle-exit-ms must be a whole number of milliseconds (0 = never), got "${idle}"`);
   }
   const idleExitMs = Number(idle);
+  // The flag, else the environment's setting: a bad one is a usage error before anything starts.
+  let concurrency: number;
+  try {
+    concurrency = endpointCeiling(process.env, values['endpoint-concurrency']);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   // The handlers go in before start-up: a SIGTERM that arrives while the daemon resumes meetings
   // (it already says "listening") must still stop it cleanly, not kill it with its lock held.
   let signalled: string | undefined;
@@ -47,6 +68,7 @@ export async function daemonCommand(argv: string[]): Promise<number> {
       dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir()),
       port,
       ...(idleExitMs > 0 ? { idleExitMs } : {}),
+      ...(Number.isFinite(concurrency) ? { endpointConcurrency: concurrency } : {}),
     });
   } catch (e) {
     if (e instanceof DaemonAlreadyRunning) throw new UsageError(e.message);

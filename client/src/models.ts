@@ -198,3 +198,45 @@ export function parseModelInfo(m: unknown): ModelInfo | undefined {
   if (ctx !== undefined) info.contextLength = ctx;
   return info;
 }
+
+/** Most bytes of a `/props` answer read (llama.cpp's carries the chat template: tens of KB). */
+export const PROPS_MAX_BYTES = 1024 * 1024;
+
+/** Most slots believed; above it the figure is ignored. */
+export const MAX_SERVER_SLOTS = 4_096;
+
+/**
+ * How many requests the server behind `baseUrl` runs at once, where it says: llama.cpp's
+ * `GET /props` (at the server's root, beside `/v1`) answers `total_slots`, "the total number of
+ * slots for process requests (defined by `--parallel` option)" (ggml-org/llama.cpp
+ * tools/server/README.md at 00dc8057ab28c9cb4c79a6dd6dfce07fe779f63b). Undefined for any other
+ * answer (a 404 from a server without it, a body that is no object, a figure that is no whole
+ * number from 1 to `MAX_SERVER_SLOTS`), never an error.
+ */
+export async function readServerSlots(
+  baseUrl: string,
+  o: { apiKey?: string; timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<number | undefined> {
+  const root = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const signals = [AbortSignal.timeout(o.timeoutMs ?? 2_000), ...(o.signal ? [o.signal] : [])];
+  try {
+    const res = await fetch(`${root}/props`, {
+      headers: o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {},
+      signal: AbortSignal.any(signals),
+    });
+    if (!res.ok) {
+      await res.body?.cancel().catch(() => undefined);
+      return undefined;
+    }
+    const text = await readCapped(res, PROPS_MAX_BYTES);
+    if (text === undefined || jsonNestsDeeperThan(text, MAX_NESTING)) return undefined;
+    const body: unknown = JSON.parse(text);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+    const slots = (body as { total_slots?: unknown }).total_slots;
+    return typeof slots === 'number' && Number.isSafeInteger(slots) && slots >= 1 && slots <= MAX_SERVER_SLOTS
+      ? slots
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

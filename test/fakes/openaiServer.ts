@@ -117,7 +117,7 @@ export type Personality =
 /** The request body of a chat completion, as the client sent it. */
 export interface ChatBody {
   model?: string;
-  messages?: { role: string; content: string; tool_call_id?: string; tool_calls?: unknown[] }[];
+  messages?: { role: string; content: string; name?: string; tool_call_id?: string; tool_calls?: unknown[] }[];
   /** Function definitions the client offered. */
   tools?: { function: { name: string } }[];
   stream?: boolean;
@@ -179,6 +179,12 @@ export interface FakeOpenAIOptions {
   /** Behave like this real server (refusals, ignored parameters, where thinking goes). */
   personality?: Personality;
   /**
+   * Answer llama.cpp's `GET /props` (at the server's root, beside `/v1`) with this body, as
+   * llama-server does (`total_slots`: its `--parallel`; ggml-org/llama.cpp tools/server/README.md
+   * at 00dc8057ab28c9cb4c79a6dd6dfce07fe779f63b); without it `/props` is a 404, as on other servers.
+   */
+  props?: unknown;
+  /**
    * Keep a prefix cache as real servers do (see `PrefixCache`): each completion's prompt tokens
    * are counted on `serializePrompt` (one token per four characters, or by `tokens`) and the longest common prefix
    * with ANY earlier prompt is reported as `prompt_tokens_details.cached_tokens`. Off by default.
@@ -224,7 +230,7 @@ export function latencyOf(
 
 /** A server's tokenizer: prompt tokens of a request, tokens of a text, a text cut to a count. */
 export interface TokenCounter {
-  prompt(messages: { role: 'system' | 'user' | 'assistant'; content: string }[]): number;
+  prompt(messages: { role: 'system' | 'user' | 'assistant'; content: string; name?: string }[]): number;
   text(text: string): number;
   truncate(text: string, tokens: number): string;
 }
@@ -234,7 +240,10 @@ const RAW = 'fake-raw-usage-7f3a';
 
 /** One token per four characters. */
 const APPROX: TokenCounter = {
-  prompt: (messages) => approxTokens(serializePrompt(messages)),
+  // A message's `name` (group chats send one per speaker) is billed as its tokens plus one
+  // (OpenAI's cookbook, "How to count tokens with tiktoken": tokens_per_name = 1).
+  prompt: (messages) =>
+    approxTokens(serializePrompt(messages)) + messages.reduce((n, m) => n + (m.name ? 1 + approxTokens(m.name) : 0), 0),
   text: (text) => approxTokens(text),
   truncate: (text, tokens) =>
     Array.from(text)
@@ -311,6 +320,7 @@ function messagesOf(body: ChatBody): Parameters<TokenCounter['prompt']>[0] {
   return (body.messages ?? []).map((m) => ({
     role: m.role as 'system' | 'user' | 'assistant',
     content: typeof m.content === 'string' ? m.content : '',
+    ...(typeof m.name === 'string' ? { name: m.name } : {}),
   }));
 }
 
@@ -726,6 +736,10 @@ export async function startFakeOpenAI(
         ...options.modelInfo?.[m],
       }));
       sendJSON(res, 200, { object: 'list', data });
+      return;
+    }
+    if (method === 'GET' && route === '/props' && options.props !== undefined) {
+      sendJSON(res, 200, options.props);
       return;
     }
     if (method === 'POST' && route === '/v1/chat/completions') {

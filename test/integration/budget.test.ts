@@ -153,7 +153,9 @@ describe('a billed budget is a ceiling on tokens, not on money', () => {
           script: { replies: {} },
           provider: new OpenAIProvider({ baseURL: server.baseURL }),
           participants: seats(['ada', 'grace', 'linus']),
-          config: { tokenBudget: 12_000, budgetBasis: 'billed', order: 'parallel', maxRounds: 20 },
+          // 10,000: the cut falls past 80% (12,000 did before the judge's rules left the system
+          // message every call is sent; with the smaller prompts its cut fell at 71%).
+          config: { tokenBudget: 10_000, budgetBasis: 'billed', order: 'parallel', maxRounds: 20 },
         });
       } finally {
         await server.close();
@@ -167,10 +169,10 @@ describe('a billed budget is a ceiling on tokens, not on money', () => {
     assert.equal(cached.state.rounds.length, plain.state.rounds.length, 'cached tokens bought extra rounds');
     assert.equal(bill(cached.state).calls, bill(plain.state).calls);
     // The ceiling was reached on tokens the cache served: without them the room was far from it.
-    const spent = Number(/^(\d+) of 12000 tokens billed/.exec(cached.state.closed?.detail ?? '')?.[1]);
-    assert.ok(spent >= 0.8 * 12_000, cached.state.closed?.detail);
+    const spent = Number(/^(\d+) of 10000 tokens billed/.exec(cached.state.closed?.detail ?? '')?.[1]);
+    assert.ok(spent >= 0.8 * 10_000, cached.state.closed?.detail);
     assert.ok(
-      spent - bill(cached.state).cachedTokens < 0.5 * 12_000,
+      spent - bill(cached.state).cachedTokens < 0.5 * 10_000,
       `${spent} billed, ${bill(cached.state).cachedTokens} cached`,
     );
     assert.equal(bill(plain.state).cachedTokens, 0);

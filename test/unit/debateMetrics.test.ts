@@ -174,7 +174,8 @@ describe('round 1 is independent, and the prompts resist conformity', () => {
     const by = (n: string) => state.participants.find((p) => p.name === n) as Participant;
     const round = state.rounds[0];
     assert.ok(round);
-    const judge = judgePrompt(state, by('jude'), round)[0]?.content ?? '';
+    // The judge's rules are in its seat (the last message), not in the system every worker is sent.
+    const judge = judgePrompt(state, by('jude'), round).at(-1)?.content ?? '';
     for (const rule of JUDGE_ANTI_CONFORMITY) assert.ok(judge.includes(rule), rule);
     assert.match(judge, /Protect dissent/);
     assert.match(judge, /deadlocked, name a third worker/);

@@ -10,6 +10,7 @@ import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import type { ChatRequest } from '../../daemon/src/providers/types';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { startFakeOpenAI } from '../fakes/openaiServer';
+import { JUDGE_ANTI_CONFORMITY } from '../../daemon/src/meeting/antiConformity';
 import { panel, runMeeting, turns } from '../fakes/meetings';
 
 /** The serialized prompt as a prefix cache sees it (system first, role by role). */
@@ -111,6 +112,45 @@ describe('roundtable prompts for prefix caches', () => {
       if (folded.has(i + 1)) continue;
       assert.ok(text(ada[i]).startsWith(text(ada[i - 1])), `ada: round ${i + 1} extends round ${i}`);
     }
+  });
+
+  it("shows the workers a judge's review only when it corrects someone or ends the meeting; the log keeps every word", async () => {
+    // The judge's first review corrects grace; its second only says "continue", at length.
+    const { provider, state } = await runMeeting({
+      config: { maxRounds: 4, stopWhenStable: false },
+      participants: panel(['ada', 'grace', 'linus']),
+      script: {
+        replies: {
+          ada: turns(4, 'AGREE', 'ADA-POINT'),
+          grace: turns(4, 'DISAGREE', 'GRACE-POINT'),
+          linus: turns(4, 'NEUTRAL', 'LINUS-POINT'),
+          jude: [
+            '@grace: CORRECTION-1 cite a source — give one',
+            'The round was on topic and everyone engaged; CONTINUE-NOTE, nothing to correct, carry on as before.',
+            'CLEAN',
+          ],
+        },
+      },
+    });
+    assert.equal(state.rounds[1]?.judge?.text.includes('CONTINUE-NOTE'), true, 'the review is in the log');
+    for (const name of ['ada', 'grace', 'linus', 'jude']) {
+      const last = provider.requests.filter((r) => r.meta.participant === name).at(-1);
+      const shown = last?.messages.map((m) => m.content).join('\n') ?? '';
+      assert.match(shown, /CORRECTION-1/, `${name} is shown the correction`);
+      assert.doesNotMatch(shown, /CONTINUE-NOTE/, `${name} is not shown a review that corrects nobody`);
+    }
+  });
+
+  it("keeps the judge's rules out of the system message every worker pays for: they are in the judge's seat", async () => {
+    const { provider } = await meeting();
+    const turn = provider.turnsOf('ada')[0];
+    const review = provider.requests.find((r) => r.meta.purpose === 'judge');
+    for (const rule of JUDGE_ANTI_CONFORMITY) {
+      assert.ok(!(turn?.messages ?? []).some((m) => m.content.includes(rule)), `a worker is not sent: ${rule}`);
+      assert.ok(review?.messages.at(-1)?.content.includes(rule), `the judge's seat says: ${rule}`);
+    }
+    // The system message is still one for every seat.
+    assert.equal(review?.messages[0]?.content, turn?.messages[0]?.content);
   });
 
   it('asks the judge for a one-word clean verdict', async () => {

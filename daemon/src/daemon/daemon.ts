@@ -114,6 +114,8 @@ export interface DaemonHandle {
   token: string;
   dataDir: string;
   manager: MeetingManager;
+  /** The calls each model endpoint has under way and waiting (tests read it). */
+  limiter: KeyedLimiter;
   server: RunningServer;
   /** Graceful stop: in-flight work is flushed to disk first. */
   stop(): Promise<void>;
@@ -134,6 +136,32 @@ export interface DaemonOptions {
   idleClock?: Clock;
   /** How long a new connection has to complete the handshake (default: the server's, 10 s). */
   handshakeMs?: number;
+  /**
+   * Most calls one endpoint takes at once (`roundtable daemon --endpoint-concurrency`; default
+   * ROUNDTABLE_ENDPOINT_CONCURRENCY, else none: each endpoint takes its largest round at once).
+   */
+  endpointConcurrency?: number;
+}
+
+/** Most calls at once the setting may ask of one endpoint. */
+export const MAX_ENDPOINT_CONCURRENCY = 1_000;
+
+/**
+ * The daemon's ceiling on calls at once per endpoint: the option, else
+ * ROUNDTABLE_ENDPOINT_CONCURRENCY, else none (Infinity). A value that is no whole number from 1 to
+ * `MAX_ENDPOINT_CONCURRENCY` is refused in one line before anything starts.
+ */
+export function endpointCeiling(env: NodeJS.ProcessEnv, option?: number | string): number {
+  const raw = option !== undefined ? String(option).trim() : env.ROUNDTABLE_ENDPOINT_CONCURRENCY?.trim();
+  if (raw === undefined || raw === '') return Infinity;
+  const n = Number(raw);
+  if (!/^\d{1,4}$/.test(raw) || n < 1 || n > MAX_ENDPOINT_CONCURRENCY) {
+    const from = option !== undefined ? '--endpoint-concurrency' : 'ROUNDTABLE_ENDPOINT_CONCURRENCY';
+    throw new Error(
+      `${from} must be a whole number from 1 to ${MAX_ENDPOINT_CONCURRENCY} (got ${JSON.stringify(raw.slice(0, 40))}); leave it unset to let each endpoint take a whole round at once`,
+    );
+  }
+  return n;
 }
 
 /** The provider lookup of the manager; with `wrap`, every provider built is wrapped once. */
@@ -163,9 +191,8 @@ function newManager(
   opts: DaemonOptions,
   log: (line: string) => void,
   token: string,
+  limiter: KeyedLimiter,
 ): MeetingManager {
-  const perEndpoint = Number(env.ROUNDTABLE_ENDPOINT_CONCURRENCY ?? 4);
-  const limiter = new KeyedLimiter((key) => (key.startsWith('openai@') ? perEndpoint : 0));
   return new MeetingManager({
     store,
     clock: systemClock,
@@ -246,6 +273,8 @@ function watchIdle(r: Running, ms: number, clock: Clock, stop: () => Promise<voi
 
 export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const env = opts.env ?? process.env;
+  // A bad setting is refused before the data dir is touched.
+  endpointCeiling(env, opts.endpointConcurrency);
   const dataDir = path.resolve(opts.dataDir ?? defaultDataDir(env));
   const log =
     opts.log ?? ((line: string) => process.stderr.write(`[roundtable ${new Date().toISOString()}] ${line}\n`));
@@ -264,7 +293,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     store = await SqliteStore.open(path.join(dataDir, 'store'), { log });
     const lmBridge = new VscodeLmBridge(log);
     const token = randomBytes(32).toString('hex');
-    manager = newManager(store, env, lmBridge, opts, log, token);
+    // VS Code's models are scheduled by the window; OpenAI-compatible endpoints by the limiter.
+    const ceiling = endpointCeiling(env, opts.endpointConcurrency);
+    const limiter = new KeyedLimiter((key) => (key.startsWith('openai@') ? ceiling : 0));
+    manager = newManager(store, env, lmBridge, opts, log, token, limiter);
     await writeFileAtomic(path.join(dataDir, 'token'), `${token}\n`, 0o600);
     const idle: Running['idle'] = {};
     let idleExited: () => void = () => undefined;
@@ -288,7 +320,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     if (opts.idleExitMs !== undefined && opts.idleExitMs > 0) {
       watchIdle(running, opts.idleExitMs, opts.idleClock ?? systemClock, stop, idleExited);
     }
-    return { port: server.port, token, dataDir, manager, server, stop, idleExit };
+    return { port: server.port, token, dataDir, manager, limiter, server, stop, idleExit };
   } catch (e) {
     // A failed start-up leaves no half-daemon behind (no listener, no daemon.json) and writes no
     // snapshot: a snapshot now could promote the very copy that failed and delete journals.

@@ -26,7 +26,7 @@ import { evidenceChecker } from '../meeting/evidence';
 import { contextRoot } from '../context/attach';
 import { knownSecrets } from '../meeting/keyRedaction';
 import { reviewOf } from '../review/prepare';
-import type { KeyedLimiter } from './limiter';
+import { meetingSchedule, type KeyedLimiter } from './limiter';
 
 export interface ManagerOptions {
   store: EventStore;
@@ -86,6 +86,7 @@ export class MeetingManager {
   }
 
   private depsFor(
+    meeting: { id: string; participants: readonly Participant[] },
     seats: AttachedSeats,
     lookup: (p: Participant) => ChatProvider,
     workspace: string | undefined,
@@ -105,12 +106,7 @@ export class MeetingManager {
       onDelta: (d: MessageDelta) => {
         for (const fn of this.deltaListeners) fn(d);
       },
-      ...(limiter
-        ? {
-            schedule: <T>(p: Participant, call: () => Promise<T>, signal?: AbortSignal): Promise<T> =>
-              p.provider === 'attached' ? call() : limiter.run(lookup(p).id, call, signal),
-          }
-        : {}),
+      ...(limiter ? { schedule: meetingSchedule(limiter, meeting.id, meeting.participants, lookup) } : {}),
     };
   }
 
@@ -135,7 +131,13 @@ export class MeetingManager {
       throw new RpcError('bad_request', (e as Error).message);
     }
     const review = prepared === undefined ? await reviewOf(logged) : undefined;
-    const deps = this.depsFor(seats, lookup, logged.workspace, apiKey);
+    const deps = this.depsFor(
+      { id: meetingId, participants: (review?.params ?? logged).participants },
+      seats,
+      lookup,
+      logged.workspace,
+      apiKey,
+    );
     const meeting = await Meeting.open(deps, meetingId, review?.params ?? logged, review?.context ?? prepared);
     const live: Live = { meeting, seats, deps };
     this.live.set(meetingId, live);
@@ -230,7 +232,13 @@ export class MeetingManager {
     const opened = events[0];
     const config = opened?.type === 'meeting_opened' ? opened.providers : undefined;
     const workspace = opened?.type === 'meeting_opened' ? opened.workspace : undefined;
-    const deps = this.depsFor(seats, this.opts.providers(config, undefined), workspace);
+    const participants = opened?.type === 'meeting_opened' ? opened.participants : [];
+    const deps = this.depsFor(
+      { id: meetingId, participants },
+      seats,
+      this.opts.providers(config, undefined),
+      workspace,
+    );
     const meeting = await Meeting.resume(deps, meetingId);
     const live: Live = { meeting, seats, deps };
     this.live.set(meetingId, live);

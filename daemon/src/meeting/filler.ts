@@ -2,7 +2,8 @@
  * The filler: a model that uses its whole allowance and never settles, for the estimate to play
  * the real engine on. Every reply is as long as the call's `max_tokens`; a worker's turn never
  * agrees and never settles (NEUTRAL in odd rounds, DISAGREE in even ones, so no stop when stable),
- * a judge finds nothing converged, a consensus ballot abstains on every
+ * a judge corrects a worker every round (so its notes are in every later prompt) and never
+ * converges, a consensus ballot abstains on every
  * option, a reviewer reports as many findings as a review votes on, so the meeting runs to its last round or its budget: the upper figure. What the reply
  * says is decided only from what a server sees (the cap, the JSON shape asked, the prompt), so a
  * test server that answers with `fillerReply` plays the same meeting as the estimate.
@@ -116,6 +117,10 @@ export function fillerReply(o: { maxTokens: number; json: boolean; messages: rea
       o.maxTokens,
     );
   }
+  // A judge's review names the round's workers: it corrects the first (a review that corrects
+  // nobody is in no later prompt, which would make the estimate low).
+  const reviewed = /^Review round \d+ \(workers: ([A-Za-z][\w-]*)/m.exec(o.messages.at(-1)?.content ?? '')?.[1];
+  if (reviewed) return `@${reviewed}: ${filler(o.maxTokens - countTokens(`@${reviewed}: `))}`;
   const stance = stanceFor(o.messages);
   let tokens = stanceTokens.get(stance);
   if (tokens === undefined) stanceTokens.set(stance, (tokens = countTokens(stance)));

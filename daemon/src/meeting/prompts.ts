@@ -59,9 +59,15 @@ function judgeName(s: MeetingState): string {
   return s.participants.find((p) => p.role === 'judge')?.name ?? 'judge';
 }
 
+/**
+ * The judge's notes as the room's next prompts show them: only a review that asks something of a
+ * worker (a correction) or ends the meeting (CONVERGED). A review with neither is a clean round
+ * however many words it took, and the seed's judge "stays silent when the round is clean": its
+ * text is in the log and the minutes, not in every later prompt of the meeting.
+ */
 function judgeText(s: MeetingState, r: RoundState): string {
   const j = r.judge;
-  if (!j?.text) return '';
+  if (!j?.text || (j.corrections.length === 0 && j.converged === undefined)) return '';
   return wrapPost({
     from: judgeName(s),
     kind: 'peer',
@@ -80,15 +86,13 @@ function contributionsOf(r: RoundState): PostedMessage[] {
  */
 function roomRules(s: MeetingState): string {
   return [
-    'This is a structured roundtable discussion between AI agents. Workers argue the topic over rounds; ' +
-      'a judging seat reviews each round; an assistant opens the meeting, keeps the summary and writes the closing record. ' +
-      'The transcript so far comes first; your seat and your task come last.',
+    'A structured roundtable of AI agents: workers argue the topic over rounds, a judging seat reviews each round, ' +
+      'an assistant opens and closes the meeting. The transcript comes first; your seat and task come last.',
     EVIDENCE_RULE,
     `Workers: argue from evidence and answer the others' strongest point, in about ${s.config.replyMaxTokens} tokens or less. ` +
       `End with one stance marker on its own line: ${stanceMarker('AGREE')} if you support the position the room converges on, ` +
       `${stanceMarker('DISAGREE')} if you oppose it, or ${stanceMarker('NEUTRAL')}. Nothing to add: reply [PASS] and sit out the remaining rounds. ` +
       WORKER_ANTI_CONFORMITY,
-    `Judging seat: ${JUDGE_ANTI_CONFORMITY.join(' ')}`,
   ].join('\n');
 }
 
@@ -108,7 +112,8 @@ function roundBlock(s: MeetingState, r: RoundState, upTo: 'contributions' | 'all
   const posts = contributionsOf(r).map(wrap);
   const parts = [`Round ${r.round}:\n${posts.join('\n\n') || '(nobody spoke)'}`];
   if (upTo === 'all') {
-    if (r.judge?.text) parts.push(`Judge's feedback on round ${r.round}:\n${judgeText(s, r)}`);
+    const notes = judgeText(s, r);
+    if (notes) parts.push(`Judge's feedback on round ${r.round}:\n${notes}`);
     if (r.humanPosts.length > 0) {
       parts.push(`From the human running the meeting:\n${r.humanPosts.map(wrap).join('\n\n')}`);
     }
@@ -149,7 +154,7 @@ function rounds(s: MeetingState, through: number, current?: RoundState): string[
   for (const r of s.rounds) {
     if (r.round <= covered || r.round > through) continue;
     // A round nobody spoke in (a consensus ballot round, a round cut short) adds nothing.
-    if (contributionsOf(r).length === 0 && !r.judge?.text && r.humanPosts.length === 0) continue;
+    if (contributionsOf(r).length === 0 && !judgeText(s, r) && r.humanPosts.length === 0) continue;
     parts.push(roundBlock(s, r));
   }
   if (current && current.round > covered) parts.push(roundBlock(s, current, 'contributions'));
@@ -228,14 +233,17 @@ export function workerPrompt(
 }
 
 /**
- * The judge reviews one round: the shared transcript (its own earlier notes included, so it can
- * tell a worker repeating itself or ignoring a correction) with this round's contributions.
+ * The judge reviews one round: the shared transcript (its own earlier corrections included, so it
+ * can tell a worker repeating itself or ignoring a correction) with this round's contributions.
  */
 export function judgePrompt(s: MeetingState, me: Participant, round: RoundState, o: PromptOptions = {}): ChatMessage[] {
   return withTranscript(
     s,
     transcript(s, o, round.round - 1, round),
-    seat(me, 'the judge of a structured roundtable: you never argue a position yourself', [
+    // The judge's own rules are in its seat, not in the system message every worker pays for
+    // (they say it never argues a position).
+    seat(me, 'the judge of a structured roundtable', [
+      JUDGE_ANTI_CONFORMITY.join(' '),
       `Review round ${round.round} (workers: ${round.speakers.join(', ')}). Reply in exactly one form: ` +
         'CLEAN alone if the round needs no correction; or one line per worker to correct, ' +
         '"@name: <the problem> — <what is needed>" (off-topic, unsupported claim, ignoring a point, repeating itself); ' +

@@ -4,6 +4,7 @@
  * sends each server the parameters it accepts.
  */
 import * as client from '@roundtable/client/models';
+import { untilAborted } from './openaiErrors';
 import { noteServerModels } from './serverProfile';
 
 const note = (baseUrl: string) => (infos: client.ModelInfo[]) => noteServerModels(baseUrl, infos);
@@ -18,4 +19,22 @@ export function probeLocalServers(
   o: { timeoutMs?: number; servers?: readonly { name: string; baseUrl: string }[] } = {},
 ): Promise<{ name: string; baseUrl: string; models: string[] }[]> {
   return client.probeLocalServers({ ...o, onInfos: note });
+}
+
+/** Each server's answer to `readServerSlots`, asked once per server for the daemon's life. */
+const slotsAsked = new Map<string, Promise<number | undefined>>();
+
+/**
+ * How many requests the server runs at once, where it says (llama.cpp's `/props`): asked once per
+ * server for the daemon's life, before its first call; never fails, never waits past `signal`.
+ */
+export function serverSlots(
+  baseUrl: string,
+  apiKey: string | undefined,
+  signal?: AbortSignal,
+): Promise<number | undefined> {
+  const key = baseUrl.trim().replace(/\/+$/, '');
+  let asked = slotsAsked.get(key);
+  if (!asked) slotsAsked.set(key, (asked = client.readServerSlots(key, apiKey ? { apiKey } : {})));
+  return signal ? untilAborted(asked, signal).catch(() => undefined) : asked;
 }

@@ -16,7 +16,7 @@ import { ProviderError, type Asked, type ChatProvider, type ChatRequest, type Ch
 import { ToolCallCollector, echoed } from './toolCalls';
 import type { FinishReason } from './reply';
 import { ReplyReader } from './replyReader';
-import { listModels } from './models';
+import { listModels, serverSlots } from './models';
 import { StreamGuard, holdToCap } from './openaiStream';
 import { checkUsage, openAiReported, tokenCeiling, usageNote, type Reported } from './usage';
 import {
@@ -317,6 +317,11 @@ export class OpenAIProvider implements ChatProvider {
   async contextWindow(model: string, signal: AbortSignal): Promise<number | undefined> {
     await this.discover(signal).catch(() => undefined);
     return modelInfo(this.baseURL, model)?.contextLength;
+  }
+
+  /** The slots the server reports (llama.cpp's `/props`), asked once per server; never fails. */
+  serverSlots(signal?: AbortSignal): Promise<number | undefined> {
+    return serverSlots(this.baseURL, this.apiKey !== DEFAULT_KEY ? this.apiKey : undefined, signal);
   }
 
   /** Asks the server's model list once per server (see `discover`), never failing the call. */

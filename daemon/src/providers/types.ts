@@ -75,6 +75,8 @@ export interface ChatProvider {
   resumeFrom?(participant: Participant, state: MeetingState): void;
   /** The model's context window in tokens, where the server says (vLLM's `max_model_len`); undefined otherwise. */
   contextWindow?(model: string, signal: AbortSignal): Promise<number | undefined>;
+  /** How many requests the server runs at once, where it says (llama.cpp's `total_slots`); undefined otherwise. */
+  serverSlots?(signal?: AbortSignal): Promise<number | undefined>;
 }
 
 /** A failure a user can act on, with the reason in plain words. */
