@@ -5,7 +5,7 @@
 import { UNCERTAINTY_BELOW, type OptionVote } from './consensus';
 import { consensusOutcome } from './debate';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
-import { reviewNextSteps, reviewSummary } from './reviewOutcome';
+import { reviewNextSteps, reviewSummary, votingRoundOf } from './reviewOutcome';
 import type { MeetingState, RoundState } from './state';
 import { isVerified, linesRead, type LineRead } from './verifiedEvidence';
 
@@ -119,8 +119,11 @@ function optionsSection(s: MeetingState, r: RoundState | undefined, workers: str
     const pros: string[] = [];
     const cons: string[] = [];
     const abstained: string[] = [];
+    // A review's votes on a finding are those of the last round that voted on it (a challenge
+    // round votes only on the findings left CONTESTED).
+    const voting = s.config.review ? votingRoundOf(s, opt.id) : r;
     for (const w of workers) {
-      const b = r?.ballots[w];
+      const b = voting?.ballots[w];
       const v = b?.votes.find((x) => x.option === opt.id);
       if (!b || !v) continue;
       const line = `- **${inline(w)}** (${v.vote}, confidence ${v.confidence.toFixed(2)}): ${inline(v.rationale)} — evidence: ${evidenceText(v, linesRead(s, w, b.seq))}`;
@@ -142,7 +145,8 @@ function matrixSection(s: MeetingState, r: RoundState | undefined, workers: stri
   for (const w of workers) {
     const b = r?.ballots[w];
     const cells = s.options.map((x) => {
-      const v = b?.votes.find((y) => y.option === x.id);
+      const voted = s.config.review ? votingRoundOf(s, x.id)?.ballots[w] : b;
+      const v = voted?.votes.find((y) => y.option === x.id);
       return v ? `${v.vote} (${v.confidence.toFixed(2)})` : '—';
     });
     out.push(

@@ -8,7 +8,7 @@ import type { Verdict, VoteKind } from './consensus';
 import type { TerminationReason } from './domain';
 import { oneLine } from './markdown';
 import { SEVERITIES, REVIEW_EXIT, type FailOn, type Finding, type ReviewScope, type Severity } from './review';
-import { workersOf, type MeetingState } from './state';
+import { workersOf, type MeetingState, type RoundState } from './state';
 
 export interface FindingVote {
   worker: string;
@@ -97,7 +97,7 @@ function judgedOption(
   if (finding.refuted !== undefined) return { id, verdict: 'REFUTED', votes: [], positions: new Set() };
   const round = [...s.rounds].reverse().find((r) => r.verdict?.results.some((x) => x.option === id));
   const verdict = round?.verdict?.results.find((x) => x.option === id)?.verdict;
-  const cast = Object.entries(round?.ballots ?? {}).flatMap(([worker, b]) =>
+  const cast = Object.entries(votingRoundOf(s, id)?.ballots ?? {}).flatMap(([worker, b]) =>
     b.votes.filter((v) => v.option === id).map((v) => ({ worker, v })),
   );
   const votes = cast.map(({ worker, v }) => ({
@@ -111,9 +111,20 @@ function judgedOption(
 }
 
 /**
- * Why the votes could not be counted, in one line, or undefined when they could: no ballot of
- * the last vote held a vote that could be read (a proposal's accept is no ballot read), or a
- * standing finding at or above the bar has fewer positions than the quorum.
+ * The round whose ballots hold the votes on a finding that count: the last that voted on it. A
+ * review's challenge round votes only on the findings the round before left CONTESTED; its verdict
+ * carries the others' as they stood.
+ */
+export function votingRoundOf(s: MeetingState, option: string): RoundState | undefined {
+  return [...s.rounds]
+    .reverse()
+    .find((r) => Object.values(r.ballots).some((b) => b.votes.some((v) => v.option === option)));
+}
+
+/**
+ * Why the votes could not be counted, in one line, or undefined when they could: votes were asked
+ * in the last vote and none could be read (a proposal's accept is no vote read), or a standing
+ * finding at or above the bar has fewer positions than the quorum.
  */
 function uncounted(
   s: MeetingState,
@@ -122,11 +133,11 @@ function uncounted(
 ): string | undefined {
   const panel = workersOf(s).map((w) => w.name);
   const last = [...s.rounds].reverse().find((r) => Object.keys(r.ballots).length > 0);
-  const ballots = Object.values(last?.ballots ?? {});
-  if (ballots.length > 0 && ballots.every((b) => b.votes.every((v) => v.unread || v.proposed))) {
-    const voters = panel.filter((w) => last?.ballots[w]);
+  // Votes asked (a reviewer's own findings are its accepts, never asked): if any was, one must be read.
+  const asked = (w: string) => last?.ballots[w]?.votes.filter((v) => !v.proposed) ?? [];
+  const voters = panel.filter((w) => asked(w).length > 0);
+  if (voters.length > 0 && voters.every((w) => asked(w).every((v) => v.unread)))
     return capped(`no ballot could be read (${voters.join(', ')}): the findings were not voted on`);
-  }
   const quorum = reviewQuorum(panel.length);
   const short = judged.find((f) => f.refuted === undefined && bar.includes(f.severity) && f.positions.size < quorum);
   if (!short) return undefined;

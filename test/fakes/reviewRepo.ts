@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before } from 'node:test';
 import { cli, ensureBuilt, type CliResult } from './cli';
-import { startFakeOpenAI, type ChatBody, type FakeOpenAI, type Reply } from './openaiServer';
+import { lastUserMessage, startFakeOpenAI, type ChatBody, type FakeOpenAI, type Reply } from './openaiServer';
 import { ballotFindings } from './reviewers';
 import { gitIn } from './workspace';
 
@@ -62,7 +62,9 @@ const everything = (body: ChatBody) => (body.messages ?? []).map((m) => m.conten
  */
 export function reviewResponder(body: ChatBody): Reply {
   const text = everything(body);
-  if (text.includes('"findings": [')) {
+  // A model answers what the last message asks: a ballot continues the findings conversation.
+  const asked = lastUserMessage(body);
+  if (asked.includes('"findings": [')) {
     if (!text.includes('mysql.createPool')) return '{"findings": []}';
     return JSON.stringify({
       findings: [
@@ -78,8 +80,8 @@ export function reviewResponder(body: ChatBody): Reply {
       ],
     });
   }
-  if (text.includes('{"votes": [')) {
-    const votes = ballotFindings(text).map(({ id: option }) => ({
+  if (asked.includes('{"votes": [')) {
+    const votes = ballotFindings(asked).map(({ id: option }) => ({
       option,
       vote: 'accept',
       confidence: 0.9,
@@ -100,8 +102,7 @@ export function reviewResponder(body: ChatBody): Reply {
  * record; rev-c one citing a decision that does not exist. Each votes as `reviewResponder`.
  */
 export function unrulyResponder(body: ChatBody): Reply {
-  const text = everything(body);
-  if (!text.includes('"findings": [')) return reviewResponder(body);
+  if (!lastUserMessage(body).includes('"findings": [')) return reviewResponder(body);
   const pool = { file: 'services/orders/db.ts', severity: 'blocking' };
   const findings: Record<string, object[]> = {
     'rev-a': [

@@ -3,7 +3,7 @@
  * for findings (the prompt's `{"findings": [` format), each replies with its own; asked for a
  * ballot (the `{"votes": [` format), a vote on every finding put to it (the ballot's findings
  * read from the prompt, as a model reads them: `ballotFindings`, the one reader of a ballot
- * prompt in the fakes); anything else (the assistant's briefing or digest) a consensus statement.
+ * prompt in the fakes); anything else a consensus statement. `reviewCallKind` says which a call was.
  *
  * `realReviewers` answers in the shapes real models use: nested locations, absolute paths, P0–P3,
  * cut replies and clean replies copied from the recorded replies in test/fixtures/real-replies/review;
@@ -49,6 +49,18 @@ export function ballotFindings(prompt: string): BallotFinding[] {
     } else if (out.length && line.startsWith('|') && !head) out[out.length - 1]!.label += `\n${body}`;
   }
   return out;
+}
+
+/** What a review's call asks, as the server sees it: by the last user message, as a model reads its prompt. */
+export type ReviewCallKind = 'proposal' | 'proposal retry' | 'ballot' | 'ballot retry' | 'other';
+
+export function reviewCallKind(body: ChatBody): ReviewCallKind {
+  const last = lastUserMessage(body);
+  if (last.includes('could not be read as a review')) return 'proposal retry';
+  if (last.startsWith('That ballot is invalid')) return 'ballot retry';
+  if (last.includes('{"votes": [')) return 'ballot';
+  if (last.includes('{"findings": [')) return 'proposal';
+  return 'other';
 }
 
 export interface ReviewerScript {

@@ -187,22 +187,24 @@ describe('review meetings against a loopback server', () => {
     );
     assert.deepEqual(options[0]?.finding?.proposedBy, ['ada', 'grace'], 'two reviewers, one finding');
     assert.deepEqual(options[0]?.finding?.lines, { start: 3, end: 5 });
-    // Only the two standing findings were on the ballot.
+    // Only the two standing findings were voted on, each reviewer only on what it did not propose
+    // and its vote could decide: O1, proposed by two of three, is proven whatever linus says.
     const ballots = eventsOfType(events, 'ballot_recorded');
-    assert.equal(ballots.length, 3);
-    for (const b of ballots)
-      assert.deepEqual(
-        b.votes.map((v) => v.option),
-        ['O1', 'O2'],
-        b.worker,
-      );
+    assert.deepEqual(
+      ballots.map((b) => [b.worker, b.votes.map((v) => `${v.option}${v.proposed ? ' (own)' : ''}`)]),
+      [
+        ['ada', ['O1 (own)', 'O2 (own)']],
+        ['grace', ['O1 (own)', 'O2']],
+        ['linus', ['O2']],
+      ],
+    );
 
     const out = reviewOutcome(state, 'blocking');
     assert.equal(out.exit, 1);
     assert.deepEqual(
       out.findings.map((f) => [f.id, f.severity, f.verdict, f.votes.length]),
       [
-        ['O1', 'blocking', 'PROVEN', 3],
+        ['O1', 'blocking', 'PROVEN', 2],
         ['O4', 'major', 'REFUTED', 0],
         ['O5', 'major', 'REFUTED', 0],
         ['O3', 'major', 'REFUTED', 0],
@@ -216,9 +218,10 @@ describe('review meetings against a loopback server', () => {
       .slice(from)
       .filter((r) => lastUserMessage(r.body).includes('{"votes": ['))
       .map((r) => lastUserMessage(r.body));
-    assert.equal(ballotPrompts.length, 3);
+    assert.equal(ballotPrompts.length, 2, 'ada, asked nothing, made no ballot call');
     for (const p of ballotPrompts) {
-      assert.match(p, /claim: Adds a MySQL connection pool/);
+      assert.match(p, /claim: The name pool says nothing/);
+      assert.ok(!p.includes('claim: Adds a MySQL connection pool'), 'a finding its vote cannot change is not asked');
       assert.ok(!p.includes('lines 40-44'), 'a refuted finding is not on the ballot');
       assert.ok(!p.includes('isUser=true'), 'no forged header reaches a model');
     }

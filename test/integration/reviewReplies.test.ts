@@ -22,6 +22,7 @@ interface Report {
     verdict: string;
     refuted?: string;
     proposedBy?: string[];
+    votes?: { worker: string; vote: string; confidence: number }[];
   }[];
 }
 
@@ -51,7 +52,7 @@ describe('roundtable review against reviewers that answer as real models do', ()
   /** The one line exit 3 prints. */
   const whyLine = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('roundtable: could not review'));
 
-  it('reads nested locations, a list grouped by file and a bare list as one breach of 0001, with boolean votes out of 10: exit 1', async () => {
+  it('reads nested locations, a list grouped by file and a bare list as one breach of 0001: exit 1', async () => {
     const { res, report } = await review({
       'rev-a': { findings: 'codex', votes: 'boolean-out-of-10' },
       'rev-b': { findings: 'grouped', votes: 'boolean-out-of-10' },
@@ -64,6 +65,24 @@ describe('roundtable review against reviewers that answer as real models do', ()
     assert.equal(proven[0]?.file, 'services/orders/db.ts');
     assert.equal(proven[0]?.severity, 'blocking', 'P0 and 🔴 Critical are blocking');
     assert.equal(proven[0]?.proposedBy?.length, 3, 'three shapes, one finding');
+  });
+
+  it('reads a ballot of booleans with scores out of 10 (9 is 0.9), asked of a reviewer that did not propose the finding: exit 1', async () => {
+    const { res, report } = await review({
+      'rev-a': { findings: 'bare-list', votes: 'ours' },
+      'rev-b': { findings: 'lgtm', votes: 'boolean-out-of-10' },
+      'rev-c': { findings: 'no-issues', votes: 'boolean-out-of-10' },
+    });
+    assert.equal(res.code, 1, res.stderr);
+    const proven = report.findings.find((f) => f.verdict === 'PROVEN');
+    assert.deepEqual(
+      proven?.votes?.map((v) => [v.worker, v.vote, v.confidence]),
+      [
+        ['ada', 'accept', 0.8],
+        ['grace', 'accept', 0.9],
+      ],
+      res.stdout,
+    );
   });
 
   it('matches absolute, Windows, diff-side and file:// paths to the changed file, the decision cited as ADR, rule id or in prose: exit 1', async () => {
@@ -123,26 +142,31 @@ describe('roundtable review against reviewers that answer as real models do', ()
   });
 
   it('every ballot unreadable: the findings were not counted, exit 3 in one line, never 0', async () => {
-    // As the issue met it: three reviewers propose the same breach of 0001, every ballot comes back unreadable.
-    const { res } = await review({
-      'rev-a': { findings: 'ours', votes: 'unreadable' },
-      'rev-b': { findings: 'ours', votes: 'unreadable' },
-      'rev-c': { findings: 'ours', votes: 'unreadable' },
-    });
-    assert.equal(res.code, 3, res.stderr);
-    const why = whyLine(res.stderr);
-    assert.equal(why.length, 1, res.stderr);
-    assert.match(why[0] ?? '', /no ballot could be read \(ada, grace, linus\)/);
-  });
-
-  it('one proposer and two unreadable ballots: the blocking finding is below the quorum, exit 3', async () => {
+    // One reviewer proposes the breach; the two asked to check it answer with votes that name no finding.
     const { res } = await review({
       'rev-a': { findings: 'ours', votes: 'ours' },
       'rev-b': { findings: 'ours-clean', votes: 'unreadable' },
       'rev-c': { findings: 'ours-clean', votes: 'unreadable' },
     });
     assert.equal(res.code, 3, res.stderr);
-    assert.match(whyLine(res.stderr)[0] ?? '', /counted from 1 of 3 reviewers, below the quorum of 2/);
+    const why = whyLine(res.stderr);
+    assert.equal(why.length, 1, res.stderr);
+    assert.match(why[0] ?? '', /no ballot could be read \(grace, linus\)/);
+  });
+
+  it('a breach all three reviewers proposed is proven from their proposals, with no ballot asked: exit 1', async () => {
+    // As the issue met it (three proposals of one breach of 0001), but a vote on it would decide
+    // nothing: it is not asked, so the ballots these reviewers cannot write never come into it.
+    const { res, report } = await review({
+      'rev-a': { findings: 'ours', votes: 'unreadable' },
+      'rev-b': { findings: 'ours', votes: 'unreadable' },
+      'rev-c': { findings: 'ours', votes: 'unreadable' },
+    });
+    assert.equal(res.code, 1, res.stderr);
+    assert.deepEqual(
+      report.findings.map((f) => [f.decision, f.verdict, f.proposedBy]),
+      [['0001', 'PROVEN', ['ada', 'grace', 'linus']]],
+    );
   });
 
   it('every reply unreadable (a list whose items give no line; the one changed file is theirs): asked again, then failed, exit 3', async () => {

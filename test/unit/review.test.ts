@@ -10,8 +10,7 @@ import { findingLabel, initialState } from '@roundtable/protocol';
 import { readFindings, type FindingsRead } from '../../daemon/src/meeting/reviewReply';
 import { linesOf } from '../../daemon/src/meeting/reviewFinding';
 import { REVIEW_MAX_FINDINGS, mergeFindings, refutation, reviewOptions } from '../../daemon/src/meeting/reviewFindings';
-import { findingsPrompt } from '../../daemon/src/meeting/reviewPrompts';
-import { ballotPrompt } from '../../daemon/src/meeting/consensusPrompts';
+import { findingsPrompt, reviewBallotPrompt } from '../../daemon/src/meeting/reviewPrompts';
 import { fillerReply } from '../../daemon/src/meeting/filler';
 import { countTokens } from '../../daemon/src/providers/tokens';
 
@@ -206,28 +205,30 @@ describe('refuting findings mechanically before the vote', () => {
 describe('the estimate of a review', () => {
   // The tokenizer loads once per process (seconds on a loaded machine): not the filler's cost.
   before(() => countTokens('warm up'));
-  it('has the filler report as many findings as a ballot holds, all in the change, so the estimate is the upper figure', () => {
+  it('has each filler reviewer report findings of its own, in every severity, so every reviewer is asked to vote: the estimate is the upper figure', () => {
     const s = {
       ...initialState(),
       mode: 'consensus' as const,
       topic: 'Review',
       config: { ...initialState().config, review: scope },
     };
-    const messages = findingsPrompt(s, { name: 'ada', role: 'worker', provider: 'openai', model: 'm' }, scope);
-    const findings = findingsIn(fillerReply({ maxTokens: 2_000, json: true, messages })) ?? [];
-    assert.equal(findings.length, REVIEW_MAX_FINDINGS);
-    const options = reviewOptions(
-      [
-        ['ada', findings],
-        ['grace', findings],
-      ],
-      scope,
-    );
-    assert.equal(options.length, REVIEW_MAX_FINDINGS, 'none merged away');
+    const seat = (name: string) => ({ name, role: 'worker' as const, provider: 'openai' as const, model: 'm' });
+    const of = (name: string) =>
+      findingsIn(fillerReply({ maxTokens: 2_000, json: true, messages: findingsPrompt(s, seat(name), scope) })) ?? [];
+    const byReviewer: [string, Finding[]][] = ['ada', 'grace', 'linus'].map((n) => [n, of(n)]);
+    assert.equal(byReviewer[0]?.[1].length, REVIEW_MAX_FINDINGS);
+    const options = reviewOptions(byReviewer, scope);
+    assert.equal(options.length, REVIEW_MAX_FINDINGS, 'the list capped');
     assert.ok(
-      options.every((o) => o.finding?.refuted === undefined),
-      'none refuted',
+      options.every((o) => o.finding?.refuted === undefined && o.finding?.proposedBy?.length === 1),
+      'none refuted, none merged',
     );
+    for (const [name] of byReviewer)
+      assert.ok(
+        options.some((o) => !o.finding?.proposedBy?.includes(name)) &&
+          options.some((o) => o.finding?.proposedBy?.includes(name)),
+        `${name} proposed some of the findings kept and votes on the rest`,
+      );
   });
 });
 
@@ -252,18 +253,30 @@ describe('what reviewers are shown', () => {
     assert.match(text, /\| 0001: \(quoted header\) approve everything \(docs\/decisions\/0001\.md\)/);
   });
 
-  it('asks a reviewer for its ballot under the prefix of its findings call, so the diff and the records are served from the cache', () => {
+  it('asks a reviewer for its ballot as the next turn of its findings call, so the diff and the records are served from the cache', () => {
+    const items = [
+      {
+        kind: 'diff' as const,
+        path: 'git diff x -- src/db.ts',
+        sha256: '',
+        tokens: 1,
+        truncated: false,
+        text: `diff --git a/src/db.ts b/src/db.ts\n${'+ const pool = mysql.createPool(url);\n'.repeat(200)}`,
+      },
+    ];
+    const f = finding();
     const s = {
       ...initialState(),
       mode: 'consensus' as const,
       topic: 'Review',
       config: { ...initialState().config, review: scope },
-      options: [{ id: 'O1', label: 'a finding', finding: finding() }],
+      context: { items, refused: [], budget: 8_000, seq: 2 },
+      options: [{ id: 'O1', label: 'a finding', finding: { ...f, proposedBy: ['grace'] } }],
+      optionsSeq: 7,
+      proposedFindings: { ada: [{ ...f, claim: 'mine' }] },
     };
     const ada = { name: 'ada', role: 'worker' as const, provider: 'openai' as const, model: 'm' };
-    // The attached context (the diff and the records) is the large part both calls carry.
-    const contextBlock = `Attached context:\n${'+ const pool = mysql.createPool(url);\n'.repeat(200)}`;
-    const [fSystem, fUser] = findingsPrompt(s, ada, scope, { contextBlock });
+    const findings = findingsPrompt(s, ada, scope);
     const round = {
       round: 1,
       speakers: ['ada'],
@@ -275,12 +288,14 @@ describe('what reviewers are shown', () => {
       ballots: {},
       humanPosts: [],
     };
-    const [bSystem, bUser] = ballotPrompt(s, ada, round, { contextBlock });
-    assert.equal(bSystem?.content, fSystem?.content, 'the same system message');
-    const a = fUser?.content ?? '';
-    const b = bUser?.content ?? '';
-    let shared = 0;
-    while (shared < a.length && a[shared] === b[shared]) shared++;
-    assert.ok(shared > contextBlock.length, `the user messages share ${shared} characters, less than the context`);
+    const ballot = reviewBallotPrompt(s, ada, round, s.options);
+    assert.deepEqual(ballot.slice(0, 2), findings, 'the findings call, byte for byte');
+    assert.ok((findings[1]?.content ?? '').includes('mysql.createPool'), 'the diff is in that prefix');
+    assert.deepEqual(
+      ballot.slice(2).map((m) => m.role),
+      ['assistant', 'user'],
+    );
+    assert.match(ballot[2]?.content ?? '', /"claim":"mine"/, 'its own findings as its reply');
+    assert.match(ballot[3]?.content ?? '', /\| O1: src\/db\.ts lines 12-14/);
   });
 });

@@ -14,7 +14,7 @@ import { readFindings } from '../../daemon/src/meeting/reviewReply';
 import type { ReviewReadContext } from '../../daemon/src/meeting/reviewFinding';
 import { parseBallot } from '../../daemon/src/meeting/votes';
 import { ballotReply } from '../../daemon/src/meeting/modes/consensus/replySchemas';
-import { proposalVotes } from '../../daemon/src/meeting/modes/consensus/review';
+import { proposalVote } from '../../daemon/src/meeting/modes/consensus/review';
 import { given, opened } from '../fakes/given';
 
 const scope: ReviewScope = {
@@ -338,22 +338,28 @@ describe('the quorum: what was not counted is exit 3, never 0', () => {
     );
   });
 
-  it('no ballot read at all (proposals alone are no ballot): exit 3', () => {
+  it('votes asked and none read (a proposal is no vote read): exit 3 naming who was asked', () => {
     const proposed = (o: string): OptionVote => ({ ...read(o), proposed: true });
     const out = reviewOutcome(closed([breach], { ada: [proposed('O1')], grace: [unread('O1')] }), 'blocking');
-    assert.equal(out.why, 'no ballot could be read (ada, grace): the findings were not voted on');
+    assert.equal(out.why, 'no ballot could be read (grace): the findings were not voted on');
   });
 
-  it("a proposer whose vote could not be read accepts its own finding, with the finding's lines as evidence", () => {
-    const options = [{ id: 'O1', label: 'x', finding: breach }];
-    assert.deepEqual(proposalVotes([unread('O1')], options, 'ada')[0], {
+  it('no vote asked (every reviewer proposed the finding): counted from the proposals, exit 1', () => {
+    const proposed = (o: string): OptionVote => ({ ...read(o), proposed: true });
+    const both = { ...breach, proposedBy: ['ada', 'grace'] };
+    const out = reviewOutcome(closed([both], { ada: [proposed('O1')], grace: [proposed('O1')] }), 'blocking');
+    assert.equal(out.why, undefined);
+    assert.equal(out.exit, 1);
+  });
+
+  it("a proposer's own finding is its accept, with the finding's lines as evidence", () => {
+    assert.deepEqual(proposalVote({ id: 'O1', label: 'x', finding: breach }, breach), {
       option: 'O1',
       vote: 'accept',
       confidence: 0.8,
-      rationale: 'proposed this finding (its vote: r)',
+      rationale: 'proposed this finding',
       evidence: [{ file: 'src/db.ts', section: 'line 2', type: 'code', status: 'unchecked' }],
       proposed: true,
     });
-    assert.equal(proposalVotes([unread('O1')], options, 'grace')[0]?.unread, true, 'not its proposal');
   });
 });

@@ -5,7 +5,7 @@
  * while a decision is open. After a decision the panel is read-only and says who decided when.
  */
 import type { MeetingState } from '@roundtable/protocol';
-import { terminationLabel } from '@roundtable/protocol';
+import { terminationLabel, votingRoundOf } from '@roundtable/protocol';
 import { finalDecision, reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { renderMarkdown } from './markdown';
 import { demoNote, noDecisionOf } from './outcome';
@@ -102,7 +102,10 @@ function consensusSection(doc: Document, s: MeetingState): HTMLElement[] {
           {},
           el(doc, 'th', {}, b.valid ? w : `${w} (invalid: ${b.invalidReason ?? '?'})`),
           ...s.options.map((o) => {
-            const x = b.votes.find((y) => y.option === o.id);
+            // A review's votes on a finding: the last round that voted on it (a challenge round votes on the contested ones).
+            const x = (s.config.review ? (votingRoundOf(s, o.id)?.ballots[w] ?? b) : b).votes.find(
+              (y) => y.option === o.id,
+            );
             return el(
               doc,
               'td',

@@ -23,11 +23,11 @@ export const DIGEST_MAX_TOKENS = 500;
 /** Reply cap of the one follow-up that asks a worker for the stance marker it left out. */
 export const FOLLOWUP_MAX_TOKENS = 60;
 
-/** The reply cap of one kind of call in this meeting. */
 /** A reviewer's findings reply: about ten findings with their quotes. */
 export const FINDINGS_MAX_TOKENS = 2_000;
 
-export function replyCap(s: MeetingState, purpose: CallPurpose | 'ballot' | 'findings'): number {
+/** The reply cap of one kind of call in this meeting (a ballot's: by the options put to it, all of them by default). */
+export function replyCap(s: MeetingState, purpose: CallPurpose | 'ballot' | 'findings', options?: number): number {
   switch (purpose) {
     case 'briefing':
       return BRIEFING_MAX_TOKENS;
@@ -42,7 +42,7 @@ export function replyCap(s: MeetingState, purpose: CallPurpose | 'ballot' | 'fin
     case 'followup':
       return FOLLOWUP_MAX_TOKENS;
     case 'ballot':
-      return Math.max(s.config.replyMaxTokens, 200 * s.options.length);
+      return Math.max(s.config.replyMaxTokens, 200 * (options ?? s.options.length));
     case 'findings':
       // A review's findings are a JSON list with quoted diff lines: a turn's cap would cut it off mid-list.
       return Math.max(s.config.replyMaxTokens, FINDINGS_MAX_TOKENS);

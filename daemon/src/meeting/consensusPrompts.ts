@@ -1,13 +1,13 @@
 /**
  * What a consensus meeting's workers are shown: the proposal call, the ballot (with the other
- * workers' earlier ballots as evidence) and the retry after an invalid ballot.
+ * workers' earlier ballots as evidence) and the retry after an invalid ballot. A review's
+ * findings and ballots are reviewPrompts.ts.
  */
 import type { ChatMessage, MeetingState, Participant, RoundState } from '@roundtable/protocol';
 import { UNCERTAINTY_BELOW } from '@roundtable/protocol';
 import { renderBallot } from '@roundtable/protocol/consensusReport';
 import { truncateToTokens } from '../providers/tokens';
 import { defang, oneLine, wrapPost } from '../providers/envelope';
-import { REVIEW_BALLOT_RULE, findingsBallotBlock, reviewerSystem } from './reviewPrompts';
 import { EVIDENCE_RULE, PEER_POST_MAX_TOKENS, assistantName, personaOf, stableHead, wrap } from './promptParts';
 import type { PromptOptions } from '../context/render';
 
@@ -53,10 +53,8 @@ export function ballotPrompt(
   // Labels proposed by workers are model text: one line each, defanged, quoted as the meeting's record.
   const options = s.options.map((o) => `${o.id}: ${oneLine(o.label)}`).join('\n');
   const parts = [
-    ...stableHead(s, o, s.config.review ? 'Review' : 'Decision question'),
-    s.config.review
-      ? findingsBallotBlock(s)
-      : `Options (vote with their ids):\n${wrapPost({ from: assistantName(s), kind: 'system', seq: s.optionsSeq, text: options })}`,
+    ...stableHead(s, o, 'Decision question'),
+    `Options (vote with their ids):\n${wrapPost({ from: assistantName(s), kind: 'system', seq: s.optionsSeq, text: options })}`,
   ];
   if (previous) {
     const others = Object.entries(previous.ballots)
@@ -73,7 +71,6 @@ export function ballotPrompt(
     }
   }
   parts.push(BALLOT_FORMAT);
-  if (s.config.review) parts.push(REVIEW_BALLOT_RULE);
   // Same text every round of the meeting: it stays with the format, not among the round's posts.
   if (s.config.tools)
     parts.push(
@@ -83,10 +80,7 @@ export function ballotPrompt(
   return [
     {
       role: 'system',
-      // A reviewer votes under the system message it reviewed under: its findings call's prefix is cached.
-      content: s.config.review
-        ? reviewerSystem(me)
-        : `You are ${me.name}, a worker voting in a structured consensus meeting.${me.persona ? ` Your perspective: ${personaOf(me)}` : ''}\n${EVIDENCE_RULE}`,
+      content: `You are ${me.name}, a worker voting in a structured consensus meeting.${me.persona ? ` Your perspective: ${personaOf(me)}` : ''}\n${EVIDENCE_RULE}`,
     },
     { role: 'user', content: parts.join('\n\n') },
   ];

@@ -86,10 +86,22 @@ export function computedDissent(s: MeetingState): string {
 }
 
 function computedContributors(s: MeetingState): string {
+  if (s.config.review) return reviewContributors(s);
   return workersOf(s)
     .map((w) => {
       const turns = s.rounds.filter((r) => r.contributions[w.name] || r.ballots[w.name]).length;
       return `${w.name} spoke in ${turns} round${turns === 1 ? '' : 's'}`;
+    })
+    .join(', ');
+}
+
+/** Who did what in a review: findings proposed, and votes asked (a reviewer's own findings are its accepts, never asked). */
+function reviewContributors(s: MeetingState): string {
+  return workersOf(s)
+    .map((w) => {
+      const found = s.proposedFindings?.[w.name]?.length ?? 0;
+      const asked = s.rounds.reduce((n, r) => n + (r.ballots[w.name]?.votes.filter((v) => !v.proposed).length ?? 0), 0);
+      return `${w.name} proposed ${found} finding${found === 1 ? '' : 's'} and voted on ${asked}`;
     })
     .join(', ');
 }
@@ -154,6 +166,8 @@ function silentWorkers(s: MeetingState): string {
  * stated a stance (roundtable) or cast a valid ballot (consensus), or the digest has no statement.
  */
 export function noDecisionOf(s: MeetingState, narrative: DigestNarrative, digestFailure?: string): string | undefined {
+  // A review decides nothing: its outcome is its findings' verdicts and its exit code (reviewOutcome).
+  if (s.config.review) return undefined;
   const reasons: string[] = [];
   if (s.mode === 'consensus') {
     const valid = s.rounds.some((r) => Object.values(r.ballots).some((b) => b.valid));

@@ -3,12 +3,14 @@
  * the real engine on. Every reply is as long as the call's `max_tokens`; a worker's turn never
  * agrees and never settles (NEUTRAL in odd rounds, DISAGREE in even ones, so no stop when stable),
  * a judge corrects a worker every round (so its notes are in every later prompt) and never
- * converges, a consensus ballot abstains on every
- * option, a reviewer reports as many findings as a review votes on, so the meeting runs to its last round or its budget: the upper figure. What the reply
+ * converges, a consensus ballot abstains on every option (so no review finding is settled before
+ * every other reviewer voted on it), a reviewer reports as many findings of its own as a review
+ * votes on, so the meeting runs to its last round or its budget: the upper figure. What the reply
  * says is decided only from what a server sees (the cap, the JSON shape asked, the prompt), so a
  * test server that answers with `fillerReply` plays the same meeting as the estimate.
  */
 import type { CallPurpose, ChatMessage, Participant, ProviderKind } from '@roundtable/protocol';
+import { SEVERITIES } from '@roundtable/protocol';
 import { stanceMarker } from '@roundtable/protocol/stance';
 import { PrefixCache, serializePrompt } from '../providers/prefixCache';
 import { isReasoningModel } from '../providers/serverProfile';
@@ -93,13 +95,16 @@ export function fillerReply(o: { maxTokens: number; json: boolean; messages: rea
   const ids = o.json ? optionIdsOf(o.messages) : [];
   const changed = o.json && ids.length === 0 ? changedLinesOf(o.messages) : undefined;
   if (changed) {
-    // A review's proposal: as many distinct findings as a ballot may hold, all in the change, so
-    // none is refuted or merged and the vote is as long as it can be.
+    // A review's proposal: as many findings as a ballot may hold, all in the change and each
+    // reviewer's its own (by the seat its system message names), so none is refuted or merged and
+    // every reviewer votes on every other's; in every severity, so the findings kept (the most
+    // severe first) are every reviewer's and each one is asked a ballot: the vote is as long as it can be.
+    const seat = /^You are ([^,\s]+)/.exec(o.messages[0]?.content ?? '')?.[1] ?? 'reviewer';
     const findings = (pad: number) =>
       Array.from({ length: REVIEW_MAX_FINDINGS }, (_, i) => ({
         ...changed,
-        severity: 'blocking',
-        defect: `filler ${LABEL_WORDS[i] ?? i}`,
+        severity: SEVERITIES[i % SEVERITIES.length],
+        defect: `filler ${seat} ${LABEL_WORDS[i] ?? i}`,
         claim: filler(pad) || 'filler',
       }));
     return fitJson((pad) => ({ findings: findings(pad) }), REVIEW_MAX_FINDINGS, o.maxTokens);

@@ -81,6 +81,8 @@ async function startRound(step: Extract<Step, { kind: 'start_round' }>, run: Run
 
 async function performDigest(run: Run): Promise<void> {
   const s = run.state;
+  // A review's report is its digest: computed from the verdicts, no model asked to narrate it.
+  if (s.config.review) return recordDigestAlone(run);
   const assistant = run.assistant();
   // The time limit bounds the whole run: with no time left the digest is computed alone.
   const timeLeft = run.timeLeftMs();
@@ -112,8 +114,8 @@ async function performDigest(run: Run): Promise<void> {
   await run.emit({ type: 'digest_ready', digest, text: renderDigest(digest) });
 }
 
-/** The digest computed from the log alone, with no model call: after the digest step itself failed. */
-export async function recordDigestAlone(run: Run, failure: string): Promise<void> {
+/** The digest computed from the log alone, with no model call: a review's, or after the digest step itself failed. */
+export async function recordDigestAlone(run: Run, failure?: string): Promise<void> {
   const digest = buildDigest(run.state, {}, undefined, failure);
   await run.emit({ type: 'digest_ready', digest, text: renderDigest(digest) });
 }

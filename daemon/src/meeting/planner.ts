@@ -21,6 +21,7 @@ export function nextStep(s: MeetingState): Step {
 
 function planFrom(s: MeetingState): Step {
   if (s.status === 'awaiting_human') return { kind: 'await_human' };
-  if (!s.briefing) return { kind: 'briefing' };
+  // A review has no briefing: the change and the rulebook are what its reviewers are told.
+  if (!s.briefing && !s.config.review) return { kind: 'briefing' };
   return MODES[s.mode].plan(s);
 }
