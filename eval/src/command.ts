@@ -15,6 +15,7 @@ import { correctCounts } from './summary';
 import { UsageError, parseCli } from '@roundtable/client/usage';
 import { DEFAULT_BASE_URL, apiKeyOf, checkedBaseUrl } from '@roundtable/client/config';
 import { terminalSafe } from '@roundtable/protocol/terminal';
+import { REVIEW_EVAL_USAGE, reviewEvalCommand } from './review/command';
 
 export const EVAL_USAGE = `Usage: roundtable eval --models M1,M2,M3 [options]
 
@@ -46,7 +47,9 @@ After the table: what the debate changed; the effective independent votes of the
 n / (1 + (n-1)·rho) with rho the mean pairwise correlation of the seats' errors (95% bootstrap
 interval); per roundtable seat, answers the debate turned right -> wrong and wrong -> right (95%
 Wilson intervals); and which system to use on this set (the most accurate, the cheaper of a tie)
-with the others' tokens as a multiple of its own. Progress goes to stderr, the report to stdout.`;
+with the others' tokens as a multiple of its own. Progress goes to stderr, the report to stdout.
+
+${REVIEW_EVAL_USAGE}`;
 
 export interface EvalIO {
   stdout: NodeJS.WritableStream;
@@ -146,6 +149,8 @@ export function parseEvalArgs(argv: string[], env: NodeJS.ProcessEnv): EvalOptio
 }
 
 export async function evalCommand(argv: string[], io: EvalIO): Promise<number> {
+  // Reviews are their own eval: a set of changes, not of questions.
+  if (argv.some((a) => a === '--review' || a.startsWith('--review='))) return reviewEvalCommand(argv, io);
   const o = parseEvalArgs(argv, io.env);
   if (o === 'help') {
     io.stdout.write(`${EVAL_USAGE}\n`);

@@ -18,7 +18,7 @@ export const REVIEW_MAX_FINDINGS = 20;
 const overlaps = (a: LineRange, b: LineRange) => a.start <= b.end && b.start <= a.end;
 
 /** A decision id as cited, for comparison: `ADR-0003`, `0003`, `3`, `0003-postgres.md` all read 3. */
-function decisionKey(id: string): string {
+export function decisionKey(id: string): string {
   const digits = /^\D*?(\d+)/.exec(id.trim());
   return digits ? String(Number(digits[1])) : id.trim().toLowerCase();
 }
