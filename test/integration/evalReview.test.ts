@@ -221,7 +221,7 @@ describe('roundtable eval --review', () => {
       );
       assert.deepEqual([s.exitAgreement.count, s.exitAgreement.of], [w.gateRight, 6], `${s.name}: gate right`);
       const ci = s.ci95.precision!;
-      assert.ok(ci[0] <= s.precision! && s.precision! <= ci[1], `${s.name}: the interval holds the figure`);
+      assert.ok(ci[0] <= s.precision && s.precision <= ci[1], `${s.name}: the interval holds the figure`);
     }
     const by = Object.fromEntries(json.systems.map((s) => [s.name, s]));
     // Noisy's decoys and the third copies of the labels: the union reads every review, duplicates and all.
