@@ -110,18 +110,22 @@ export function checkCase(c: ReviewCase): ReviewCase {
   return c;
 }
 
-/** Every regular file under `dir`, path → text (`/`-separated, relative to dir); a link is refused. */
-function readTree(dir: string, caseId: string): Record<string, string> {
+/** Every regular file under `<case>/<part>`, path → text (`/`-separated, relative to it); a link is refused. */
+function readTree(caseDir: string, part: 'base' | 'change', caseId: string): Record<string, string> {
+  const dir = path.join(caseDir, part);
   const out: Record<string, string> = {};
   const walk = (rel: string) => {
     for (const name of readdirSync(path.join(dir, rel)).sort()) {
       const r = rel ? `${rel}/${name}` : name;
       const st = lstatSync(path.join(dir, r));
-      if (st.isSymbolicLink()) throw new CaseError(`review case ${caseId}: ${r} is a symbolic link: copy the file in`);
+      if (st.isSymbolicLink())
+        throw new CaseError(`review case ${caseId}: ${part}/${r} is a symbolic link: copy the file in`);
       if (st.isDirectory()) walk(r);
       else if (st.isFile()) {
         if (st.size > MAX_FILE_BYTES)
-          throw new CaseError(`review case ${caseId}: ${r} is over ${MAX_FILE_BYTES / 1024} KiB: keep a case small`);
+          throw new CaseError(
+            `review case ${caseId}: ${part}/${r} is over ${MAX_FILE_BYTES / 1024} KiB: keep a case small`,
+          );
         out[r] = readFileSync(path.join(dir, r), 'utf8');
       }
     }
@@ -175,8 +179,8 @@ export function loadCaseFolder(dir: string): ReviewCase {
   return checkCase({
     id,
     title: json.title.slice(0, 300),
-    base: readTree(path.join(dir, 'base'), id),
-    change: readTree(path.join(dir, 'change'), id),
+    base: readTree(dir, 'base', id),
+    change: readTree(dir, 'change', id),
     deleted: stringList(json.deleted, 'deleted', id),
     labels: json.labels.map((l, i) => labelOf(l, id, i)),
     ...(typeof json.note === 'string' ? { note: json.note.slice(0, 2000) } : {}),
