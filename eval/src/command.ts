@@ -16,6 +16,7 @@ import { UsageError, parseCli } from '@roundtable/client/usage';
 import { DEFAULT_BASE_URL, apiKeyOf, checkedBaseUrl } from '@roundtable/client/config';
 import { terminalSafe } from '@roundtable/protocol/terminal';
 import { REVIEW_EVAL_USAGE, reviewEvalCommand } from './review/command';
+import { progressWriter, stoppedRun } from './progress';
 
 export const EVAL_USAGE = `Usage: roundtable eval --models M1,M2,M3 [options]
 
@@ -169,7 +170,7 @@ export async function evalCommand(argv: string[], io: EvalIO): Promise<number> {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  let resumed: number | undefined;
+  const progress = progressWriter(io, checkpoint, 'questions already answered');
   const run = runEval({
     setup: {
       provider: new OpenAIProvider({ baseURL: o.baseURL, ...(o.apiKey ? { apiKey: o.apiKey } : {}) }),
@@ -186,23 +187,15 @@ export async function evalCommand(argv: string[], io: EvalIO): Promise<number> {
     checkpoint,
     resume: o.resume,
     onProgress: (done, total, records) => {
-      if (resumed === undefined) {
-        resumed = done;
-        if (done > 0) io.stderr.write(`resuming: ${done} of ${total} questions already answered in ${checkpoint}\n`);
-      }
       const s = Object.entries(correctCounts(records))
         .map(([name, correct]) => `${name} ${correct}`)
         .join(' · ');
-      const line = terminalSafe(`eval ${done}/${total} · correct so far: ${s}`);
-      io.stderr.write(io.stderrTTY ? `\r\x1b[K${line}${done === total ? '\n' : ''}` : `${line}\n`);
+      progress(done, total, `eval ${done}/${total} · correct so far: ${s}`);
     },
   });
   // A failed call (server gone, model missing) stops the run; what was answered stays in the checkpoint.
   const { results } = await run.catch((e: unknown) => {
-    throw new Error(
-      `${(e as Error).message} — the answered questions are kept in ${checkpoint}: fix it and rerun with --resume`,
-      { cause: e },
-    );
+    throw stoppedRun(e, 'the answered questions', checkpoint);
   });
   writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
   io.stdout.write(`${terminalSafe(renderTable(results))}\n\nResults: ${terminalSafe(o.out)}\n`);

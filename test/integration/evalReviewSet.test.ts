@@ -175,6 +175,7 @@ describe('a review case a team writes', () => {
     );
     await refused('pastend', { title: 't', labels: [{ file: 'src/a.ts', lines: '9', decision: '1' }] }, /past the end/);
     await refused('escape', { title: 't', labels: [], deleted: ['../../etc/passwd'] }, /leaves the repository/);
+    await refused('nested', { title: 't', labels: [] }, /names \.git/, { 'base/sub/.git/config': '[core]\n' });
     await refused('empty', { title: 't', labels: [] }, /change is empty/, { 'change/src/a.ts': 'a\n' });
     const root = await write('linked', { title: 't', labels: [] });
     await symlink('/etc/hostname', path.join(root, 'base', 'host.txt'));

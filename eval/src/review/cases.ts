@@ -55,11 +55,13 @@ export class CaseError extends Error {
   override name = 'CaseError';
 }
 
-/** A repository-relative path a case may hold: `/`-separated, no `..`, not absolute, not in `.git`. */
+/**
+ * A repository-relative path a case may hold: `/`-separated, no `..`, not absolute, and no `.git`
+ * anywhere (a nested repository's config could name a program for git to run).
+ */
 export function safeCasePath(p: string): boolean {
   if (!p || p.length > 500 || p.includes('\\') || p.includes('\0') || p.startsWith('/')) return false;
-  const parts = p.split('/');
-  return parts.every((s) => s !== '' && s !== '.' && s !== '..') && parts[0] !== '.git';
+  return p.split('/').every((s) => s !== '' && s !== '.' && s !== '..' && s.toLowerCase() !== '.git');
 }
 
 /** `"12"`, `"12-14"` or `{"start": 12, "end": 14}` as a line range, or undefined. */
@@ -85,7 +87,8 @@ export function checkCase(c: ReviewCase): ReviewCase {
   const bad = (what: string) => new CaseError(`review case ${c.id}: ${what}`);
   if (!ID.test(c.id)) throw bad('its id must be letters, digits, ".", "_" or "-" (at most 100)');
   const all = [...Object.keys(c.base), ...Object.keys(c.change), ...c.deleted];
-  for (const p of all) if (!safeCasePath(p)) throw bad(`the path "${p.slice(0, 200)}" leaves the repository`);
+  for (const p of all)
+    if (!safeCasePath(p)) throw bad(`the path "${p.slice(0, 200)}" leaves the repository or names .git`);
   if (Object.keys(c.base).length + Object.keys(c.change).length > MAX_FILES_PER_CASE)
     throw bad(`it holds more than ${MAX_FILES_PER_CASE} files: keep a case small`);
   let bytes = 0;

@@ -24,6 +24,7 @@ import { renderReviewReport } from './report';
 import type { ReviewSetup } from './run';
 import { SCRIPTED_REVIEWERS, ScriptedReviewers, scriptedParticipants, scriptsFor } from './scripted';
 import { f1SoFar } from './summary';
+import { progressWriter, stoppedRun } from '../progress';
 import { systemNames } from './systems';
 
 export const REVIEW_EVAL_USAGE = `Usage: roundtable eval --review SET --models M1,M2,M3 [options]
@@ -211,27 +212,19 @@ export async function reviewEvalCommand(argv: string[], io: ReviewEvalIO): Promi
   }
   const seats = o.setup.participants.filter((p) => p.role === 'worker').map((p) => p.name);
   const names = systemNames(seats);
-  let resumed: number | undefined;
+  const progress = progressWriter(io, checkpoint, 'cases already reviewed');
   const run = runReviewEval({
     ...o,
     checkpoint,
     onProgress: (done, total, results) => {
-      if (resumed === undefined) {
-        resumed = done;
-        if (done > 0) io.stderr.write(`resuming: ${done} of ${total} cases already reviewed in ${checkpoint}\n`);
-      }
       const f1 = Object.entries(f1SoFar(names, results))
         .map(([name, v]) => `${name} ${v === undefined ? '–' : v.toFixed(2)}`)
         .join(' · ');
-      const line = terminalSafe(`eval review ${done}/${total} · F1 so far: ${f1}`);
-      io.stderr.write(io.stderrTTY ? `\r\x1b[K${line}${done === total ? '\n' : ''}` : `${line}\n`);
+      progress(done, total, `eval review ${done}/${total} · F1 so far: ${f1}`);
     },
   });
   const { results } = await run.catch((e: unknown) => {
-    throw new Error(
-      `${(e as Error).message} — the reviewed cases are kept in ${checkpoint}: fix it and rerun with --resume`,
-      { cause: e },
-    );
+    throw stoppedRun(e, 'the reviewed cases', checkpoint);
   });
   writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
   io.stdout.write(`${terminalSafe(renderReviewReport(results))}\n\nResults: ${terminalSafe(o.out)}\n`);

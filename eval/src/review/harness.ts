@@ -3,10 +3,10 @@
  * a JSONL checkpoint so an interrupted run resumes without reviewing it again; on resume each case
  * is scored again from its log, under the same tamper checks as the question sets' checkpoints.
  */
-import { closeSync, existsSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, writeSync } from 'node:fs';
 import type { FailOn, Prices } from '@roundtable/protocol';
 import { fold, workersOf } from '@roundtable/protocol';
-import { openCheckpoint, refuseLink } from '../harness';
+import { checkpointEntries, openCheckpoint } from '../harness';
 import type { ReviewCase } from './cases';
 import { eventsOfLine, sameReviewKey, scoreCase, type CaseResult, type ReviewRunKey } from './record';
 import { reviewCase, reviewCore, type ReviewSetup } from './run';
@@ -30,32 +30,19 @@ export function readReviewCheckpoint(
   scoring: ReviewScoring,
 ): Map<string, CaseResult> {
   const done = new Map<string, CaseResult>();
-  refuseLink(file);
-  if (!existsSync(file)) return done;
   const byId = new Map(cases.map((c) => [c.id, c]));
-  const lines = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim());
-  lines.forEach((line, i) => {
-    let v: { key?: ReviewRunKey; id?: unknown };
-    try {
-      v = JSON.parse(line) as typeof v;
-    } catch {
-      // A line cut short by a crash is the case that was being written: it is reviewed again.
-      if (i === lines.length - 1) return;
-      throw new Error(`${file}:${i + 1} is not JSON: delete the checkpoint or run without --resume`);
-    }
-    if (i === 0) {
-      if (!v || typeof v !== 'object' || !v.key || !sameReviewKey(v.key, key))
-        throw new Error(
-          `the checkpoint ${file} belongs to another run (set, its files or labels, models or provider differ): run without --resume to start over`,
-        );
-      return;
-    }
-    const c = typeof v?.id === 'string' ? byId.get(v.id) : undefined;
-    const kept = c ? eventsOfLine(v, c, setup.participants) : undefined;
-    if (c && kept) done.set(c.id, scoreCase(c, kept, setup.participants, scoring.failOn, scoring.prices));
-  });
+  const differs = 'set, its files or labels, models or provider';
+  checkpointEntries<ReviewRunKey>(
+    file,
+    (k) => sameReviewKey(k, key),
+    differs,
+    (v) => {
+      const id = (v as { id?: unknown } | null)?.id;
+      const c = typeof id === 'string' ? byId.get(id) : undefined;
+      const kept = c ? eventsOfLine(v, c, setup.participants) : undefined;
+      if (c && kept) done.set(c.id, scoreCase(c, kept, setup.participants, scoring.failOn, scoring.prices));
+    },
+  );
   return done;
 }
 

@@ -30,6 +30,10 @@ const CUTOFF_BASE = code(
   'export const CUTOFF_HOUR_UTC = 15;',
 );
 
+/** The cut-off with a rule that reads the hour with `read` (`getHours`, `getUTCHours`). */
+const cutoff = (read: string) =>
+  `${CUTOFF_BASE}\nexport function shipsToday(paidAt: Date): boolean {\n  return paidAt.${read}() < CUTOFF_HOUR_UTC;\n}\n`;
+
 export const RULES_CASES: ReviewCase[] = [
   defineCase({
     id: 'err-throw-in-domain',
@@ -162,14 +166,7 @@ export const RULES_CASES: ReviewCase[] = [
     records: ['time'],
     base: { 'src/shipping/cutoff.ts': CUTOFF_BASE },
     change: {
-      'src/shipping/cutoff.ts': code(
-        '/** Orders paid before 15:00 UTC ship the same day. */',
-        'export const CUTOFF_HOUR_UTC = 15;',
-        '',
-        'export function shipsToday(paidAt: Date): boolean {',
-        '  return paidAt.getHours() < CUTOFF_HOUR_UTC;',
-        '}',
-      ),
+      'src/shipping/cutoff.ts': cutoff('getHours'),
     },
     breaks: [{ file: 'src/shipping/cutoff.ts', at: '  return paidAt.getHours() < CUTOFF_HOUR_UTC;', record: 'time' }],
   }),
@@ -193,14 +190,7 @@ export const RULES_CASES: ReviewCase[] = [
     records: ['time'],
     base: { 'src/shipping/cutoff.ts': CUTOFF_BASE },
     change: {
-      'src/shipping/cutoff.ts': code(
-        '/** Orders paid before 15:00 UTC ship the same day. */',
-        'export const CUTOFF_HOUR_UTC = 15;',
-        '',
-        'export function shipsToday(paidAt: Date): boolean {',
-        '  return paidAt.getUTCHours() < CUTOFF_HOUR_UTC;',
-        '}',
-      ),
+      'src/shipping/cutoff.ts': cutoff('getUTCHours'),
     },
   }),
 ];
