@@ -4,11 +4,11 @@
  * the best of them, and the roundtable; then the panel's effective votes, each seat's flips, and
  * which system to use.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { OpenAIProvider, probeOpenAIServer } from '../../daemon/src/providers/openai';
+import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { arithmeticSet, loadJsonlSet, type Question } from './questions';
-import { checkpointPathFor, readCheckpoint, refuseLink, runEval } from './harness';
+import { readCheckpoint, runEval } from './harness';
 import { setHashOf, type RunKey } from './record';
 import { renderTable } from './report';
 import { correctCounts } from './summary';
@@ -17,6 +17,7 @@ import { DEFAULT_BASE_URL, apiKeyOf, checkedBaseUrl } from '@roundtable/client/c
 import { terminalSafe } from '@roundtable/protocol/terminal';
 import { REVIEW_EVAL_USAGE, reviewEvalCommand } from './review/command';
 import { progressWriter, stoppedRun } from './progress';
+import { checkpointFor, probeServer } from './runStart';
 
 export const EVAL_USAGE = `Usage: roundtable eval --models M1,M2,M3 [options]
 
@@ -157,19 +158,8 @@ export async function evalCommand(argv: string[], io: EvalIO): Promise<number> {
     io.stdout.write(`${EVAL_USAGE}\n`);
     return 0;
   }
-  try {
-    await probeOpenAIServer(o.baseURL, o.apiKey);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  mkdirSync(path.dirname(o.out), { recursive: true });
-  const checkpoint = checkpointPathFor(o.out);
-  try {
-    if (o.resume) readCheckpoint(checkpoint, o.key, o.questions);
-    else refuseLink(checkpoint);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  await probeServer(o.baseURL, o.apiKey);
+  const checkpoint = checkpointFor(o.out, o.resume ? (file) => readCheckpoint(file, o.key, o.questions) : undefined);
   const progress = progressWriter(io, checkpoint, 'questions already answered');
   const run = runEval({
     setup: {

@@ -29,7 +29,7 @@ const finding = (over: Partial<Finding> = {}): Finding => ({
 
 describe('a finding hits a label', () => {
   it('on the same file, overlapping lines and the same decision, however the id is written', () => {
-    for (const decision of ['0006', 'ADR-0006', '6', '0006-money-in-integer-cents.md', 'adr 6'])
+    for (const decision of ['0006', 'ADR-0006', '6', 'docs/decisions/0006-money-in-integer-cents.md', 'adr 6'])
       assert.ok(hits(finding({ decision }), label), decision);
     assert.ok(hits(finding({ file: './src/orders/total.ts' }), label), 'a leading ./');
   });

@@ -4,7 +4,7 @@
  * majority proposed and the full review, with precision, recall, F1, the clean controls flagged,
  * how often the gate was right, and what each cost; then which to use.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FailOn, MeetingConfig, Prices } from '@roundtable/protocol';
 import { FailOnSchema } from '@roundtable/protocol';
@@ -12,8 +12,7 @@ import { terminalSafe } from '@roundtable/protocol/terminal';
 import { UsageError, parseCli } from '@roundtable/client/usage';
 import { DEFAULT_BASE_URL, apiKeyOf, checkedBaseUrl } from '@roundtable/client/config';
 import { loadPrices } from '@roundtable/client/prices';
-import { OpenAIProvider, probeOpenAIServer } from '../../../daemon/src/providers/openai';
-import { checkpointPathFor, refuseLink } from '../harness';
+import { OpenAIProvider } from '../../../daemon/src/providers/openai';
 import { roundtablePanel, seatName } from '../systems';
 import { BUILTIN_CASES, BUILTIN_SET_NAME } from './builtin/index';
 import { CaseError, caseSetHash, loadCaseSet, type ReviewCase } from './cases';
@@ -25,6 +24,7 @@ import type { ReviewSetup } from './run';
 import { SCRIPTED_REVIEWERS, ScriptedReviewers, scriptedParticipants, scriptsFor } from './scripted';
 import { f1SoFar } from './summary';
 import { progressWriter, stoppedRun } from '../progress';
+import { checkpointFor, probeServer } from '../runStart';
 import { systemNames } from './systems';
 
 export const REVIEW_EVAL_USAGE = `Usage: roundtable eval --review SET --models M1,M2,M3 [options]
@@ -195,21 +195,11 @@ export async function reviewEvalCommand(argv: string[], io: ReviewEvalIO): Promi
     io.stdout.write(`${terminalSafe(formatReviewEstimate(o.key.set, o.key.models, e))}\n`);
     return 0;
   }
-  if (o.key.provider === 'openai') {
-    try {
-      await probeOpenAIServer(o.baseURL, o.apiKey);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-  }
-  mkdirSync(path.dirname(o.out), { recursive: true });
-  const checkpoint = checkpointPathFor(o.out);
-  try {
-    if (o.resume) readReviewCheckpoint(checkpoint, o.key, o.cases, o.setup, o);
-    else refuseLink(checkpoint);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  if (o.key.provider === 'openai') await probeServer(o.baseURL, o.apiKey);
+  const checkpoint = checkpointFor(
+    o.out,
+    o.resume ? (file) => readReviewCheckpoint(file, o.key, o.cases, o.setup, o) : undefined,
+  );
   const seats = o.setup.participants.filter((p) => p.role === 'worker').map((p) => p.name);
   const names = systemNames(seats);
   const progress = progressWriter(io, checkpoint, 'cases already reviewed');
