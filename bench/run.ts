@@ -347,7 +347,10 @@ async function main(): Promise<void> {
     console.log(
       `   ours/naive: money ${ratios.join(', ')}; billed tokens ${r.tokenRatio}; calls ${r.ours.calls}/${r.naive.calls}`,
     );
-    console.log(`   our calls: ${purposes.join(', ')}; our exit ${r.ours.exit ?? '?'}\n`);
+    console.log(`   our calls: ${purposes.join(', ')}; our exit ${r.ours.exit ?? '?'}`);
+    console.log(
+      `   our billed tokens: ${k(r.ours.billedTokens ?? 0)} (the review eval's bill, from the meeting's log: the server counted the same)\n`,
+    );
     results.review = r;
   }
 

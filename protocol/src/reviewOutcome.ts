@@ -78,11 +78,19 @@ export function reviewOutcome(state: MeetingState, failOn: FailOn): ReviewOutcom
     ) ?? uncounted(state, judged, bar.severities);
   const base = { findings, ...(scope ? { scope } : {}) };
   if (why) return { ...base, exit: REVIEW_EXIT.couldNotReview, why };
-  const fails = findings.some(
+  return { ...base, exit: failsTheBar(findings, failOn) ? REVIEW_EXIT.failed : REVIEW_EXIT.clean };
+}
+
+/** Whether these findings fail a review at `failOn` (exit 1): one definition for the review and its eval. */
+export function failsTheBar(
+  findings: readonly Pick<ReviewedFinding, 'severity' | 'verdict'>[],
+  failOn: FailOn,
+): boolean {
+  const bar = BAR[failOn];
+  return findings.some(
     (f) =>
       bar.severities.includes(f.severity) && (f.verdict === 'PROVEN' || (bar.contested && f.verdict === 'CONTESTED')),
   );
-  return { ...base, exit: fails ? REVIEW_EXIT.failed : REVIEW_EXIT.clean };
 }
 
 /**

@@ -130,22 +130,28 @@ export function refutation(f: Finding, scope: ReviewScope, root?: string): strin
 }
 
 /**
+ * A finding as the review reads it before merging: on the real name of the file it names (so the
+ * same finding written two ways is one) and citing the rulebook's id of its record (so two records
+ * sharing a number stay apart). The review eval reads the lone reviewers' findings so too.
+ */
+export function findingAsRead(f: Finding, scope: ReviewScope, root?: string): Finding {
+  const cited = f.decision === undefined ? undefined : resolveCitation(f.decision, scope.decisions);
+  return {
+    ...f,
+    file: changedFileOf(f.file, scope, root)?.file ?? repoRelative(f.file, root),
+    ...(cited?.ok ? { decision: cited.decision.id } : {}),
+  };
+}
+
+/**
  * The options of a review: the findings merged, checked, and capped (REVIEW_MAX_FINDINGS standing
  * and as many refuted), standing ones first; a cited decision is written with the rulebook's id.
  * Each option's label is the finding in one line.
  */
 export function reviewOptions(byReviewer: [string, Finding[]][], scope: ReviewScope, root?: string): ConsensusOption[] {
-  // Each finding on the real name of the file it names, so the same finding written two ways is
-  // one; each citation as the rulebook's id, so two records sharing a number stay apart.
-  const asRead = (f: Finding): Finding => {
-    const cited = f.decision === undefined ? undefined : resolveCitation(f.decision, scope.decisions);
-    return {
-      ...f,
-      file: changedFileOf(f.file, scope, root)?.file ?? repoRelative(f.file, root),
-      ...(cited?.ok ? { decision: cited.decision.id } : {}),
-    };
-  };
-  const checked = mergeFindings(byReviewer.map(([who, list]) => [who, list.map(asRead)])).map((f) => {
+  const checked = mergeFindings(
+    byReviewer.map(([who, list]) => [who, list.map((f) => findingAsRead(f, scope, root))]),
+  ).map((f) => {
     const why = refutation(f, scope, root);
     return { ...f, ...(why ? { refuted: why } : {}) };
   });
