@@ -66,6 +66,10 @@ export function mergeFindings(byReviewer: [reviewer: string, findings: Finding[]
 
 const span = (r: LineRange) => (r.start === r.end ? `line ${r.start}` : `lines ${r.start}-${r.end}`);
 
+/** True when `file` names a changed file the review did not read (by its name or as it is shown). */
+const unreadIn = (scope: ReviewScope, file: string): boolean =>
+  (scope.unread ?? []).some((u) => u.file === file || u.shown === file);
+
 /**
  * Why a finding is refuted before any vote, in one line, or undefined when it stands: its file is
  * not in the change, its lines touch none of that file's hunks, or it cites a decision that is not
@@ -73,7 +77,8 @@ const span = (r: LineRange) => (r.start === r.end ? `line ${r.start}` : `lines $
  */
 export function refutation(f: Finding, scope: ReviewScope): string | undefined {
   const changed = scope.changed.find((c) => c.file === f.file);
-  if (!changed) return `${f.file} is not in the change`;
+  // A file the review did not read is in the change all the same: the finding stands for the vote.
+  if (!changed) return unreadIn(scope, f.file) ? undefined : `${f.file} is not in the change`;
   if (!changed.ranges.some((r) => overlaps(r, f.lines)))
     return `${span(f.lines)} of ${f.file} ${f.lines.start === f.lines.end ? 'is' : 'are'} not in the change`;
   if (f.decision === undefined) return undefined;

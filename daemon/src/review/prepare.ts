@@ -6,15 +6,15 @@
  * kept back is the scope's `unread`, said in the report.
  */
 import type { ContextAttached, ContextItem, ReviewScope, StartMeetingParams } from '@roundtable/protocol';
-import { DEFAULT_CONTEXT_MAX_TOKENS, RpcError } from '@roundtable/protocol';
+import { DEFAULT_CONTEXT_MAX_TOKENS, RpcError, shownPath } from '@roundtable/protocol';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import { RECORD_MAX_TOKENS } from '../decisions/index';
-import { loadDecisions } from '../decisions/rulebook';
+import { governingDecisions, loadDecisions } from '../decisions/rulebook';
 import type { DecisionRecord } from '../decisions/record';
 import { DEFAULT_DECISIONS_FOLDER } from '../context/cliFlags';
 import { contextRoot } from '../context/attach';
 import { workspaceGate } from '../gate';
-import { ChangeError, collectChange, type Change } from './change';
+import { ChangeError, collectChange, type Change, type ChangedFile } from './change';
 import { chooseRules } from './rules';
 
 /** The end of the one line a review of an empty change answers (the CLI exits 0 on it: nothing to fail). */
@@ -52,17 +52,31 @@ function recordItem(r: DecisionRecord, id: string): Omit<ContextItem, 'tokens' |
   };
 }
 
+type Unread = NonNullable<ReviewScope['unread']>[number];
+
+/** Fewer tokens than any file's diff takes (its header alone is more): a budget this low is spent. */
+const SPENT = 20;
+
+/** A changed file not read, with the name reviewers would have been shown and the decisions that govern it. */
+function unreadEntry(file: string, reason: string, governedBy: string[]): Unread {
+  const shown = shownPath(file);
+  return { file, ...(shown ? { shown } : {}), reason, ...(governedBy.length ? { governedBy } : {}) };
+}
+
 /**
  * The records first (the rulebook must be seen whole to be applied), then each file's diff whole
- * while the budget lasts: a file that does not fit is not cut but left unread, with the reason.
+ * while the budget lasts, files an accepted decision governs (`governs`: their ids) before the
+ * others, so thirty changed docs cannot push the governed source file out. A file that does not
+ * fit is not cut but left unread, with the reason; the diffs are shown in the change's order.
  */
 function fitReview(
   records: Omit<ContextItem, 'tokens' | 'truncated'>[],
   change: Change,
   budget: number,
-): { items: ContextItem[]; unread: NonNullable<ReviewScope['unread']> } {
+  governs: (file: string) => string[],
+): { items: ContextItem[]; unread: Unread[] } {
   const items: ContextItem[] = [];
-  const unread: NonNullable<ReviewScope['unread']> = change.refused.map((r) => ({ file: r.path, reason: r.reason }));
+  const unread = change.refused.map((r) => unreadEntry(r.path, r.reason, governs(r.path)));
   let left = budget;
   for (const r of records) {
     const tokens = countTokens(r.text);
@@ -70,26 +84,36 @@ function fitReview(
     items.push({ ...r, tokens, truncated: false });
     left -= tokens;
   }
-  for (const f of change.files) {
-    const tokens = countTokens(f.diff.text);
-    if (tokens > left) {
-      unread.push({
-        file: f.file,
-        reason: `its diff (${tokens} tokens) did not fit the ${budget}-token review budget`,
-      });
+  const governed = new Map(change.files.map((f) => [f, governs(f.file)]));
+  const byPriority = [
+    ...change.files.filter((f) => governed.get(f)?.length),
+    ...change.files.filter((f) => !governed.get(f)?.length),
+  ];
+  const fits = new Map<ChangedFile, number>();
+  for (const f of byPriority) {
+    const why = left < SPENT ? `the ${budget}-token review budget was spent before it` : undefined;
+    const tokens = why ? 0 : countTokens(f.diff.text);
+    if (why || tokens > left) {
+      const reason = why ?? `its diff (${tokens} tokens) did not fit the ${budget}-token review budget`;
+      unread.push(unreadEntry(f.file, reason, governed.get(f) ?? []));
       continue;
     }
+    fits.set(f, tokens);
+    left -= tokens;
+  }
+  for (const f of change.files) {
+    const tokens = fits.get(f);
+    if (tokens === undefined) continue;
     const redacted = f.diff.redacted;
     items.push({
       kind: 'diff',
-      path: `git diff ${change.against.slice(0, 12)} -- ${f.file}`,
+      path: `git diff ${change.against.slice(0, 12)} -- ${shownPath(f.file) ?? f.file}`,
       sha256: f.diff.sha256,
       text: f.diff.text,
       tokens,
       truncated: false,
       ...(redacted.length ? { redacted } : {}),
     });
-    left -= tokens;
   }
   return { items, unread };
 }
@@ -116,16 +140,24 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
     diffText,
   );
   const budget = params.config?.contextMaxTokens ?? DEFAULT_CONTEXT_MAX_TOKENS;
+  const accepted = records.filter((r) => r.state === 'accepted');
   const fitted = fitReview(
     rules.map((r) => recordItem(r, ids.get(r) ?? r.path)),
     change,
     budget,
+    (file) => governingDecisions(accepted, file).map((g) => ids.get(g.record) ?? g.record.path),
   );
   const unreadFiles = new Set(fitted.unread.map((u) => u.file));
   const review: ReviewScope = {
-    changed: change.files.filter((f) => !unreadFiles.has(f.file)).map((f) => ({ file: f.file, ranges: f.ranges })),
+    changed: change.files
+      .filter((f) => !unreadFiles.has(f.file))
+      .map((f) => {
+        const shown = shownPath(f.file);
+        return { file: f.file, ...(shown ? { shown } : {}), ranges: f.ranges };
+      }),
     decisions,
     ...(fitted.unread.length ? { unread: fitted.unread } : {}),
+    ...(req.allowUnread ? { unreadAllowed: true } : {}),
   };
   const refused = [...(book.ok ? book.refused : book.missing ? [] : [{ path: folder, reason: book.reason }])];
   const left = rules.length - fitted.items.filter((i) => i.kind === 'decision').length;
