@@ -125,7 +125,7 @@ export function unreadGoverned(scope: ReviewScope | undefined): string | undefin
   // The line is cut at 300 characters: the first few names are all it can show.
   const named = governed
     .slice(0, 10)
-    .map((u) => `${pathForPeople(u.file)} (${u.reason}; decision ${(u.governedBy ?? []).join(', ')})`);
+    .map((u) => `${pathForPeople(u.file)} (decision ${(u.governedBy ?? []).join(', ')}: ${u.reason})`);
   return capped(
     `${governed.length} changed file(s) under an accepted decision were not read (--allow-unread passes without them): ${named.join(', ')}`,
   );

@@ -28,14 +28,14 @@ const FILES: Record<string, string> = {
 
 export interface ReviewRepo {
   root: string;
-  write(rel: string, text: string): Promise<void>;
+  write(rel: string, text: string | Uint8Array): Promise<void>;
   git(...args: string[]): string;
 }
 
 /** `main` with the records and a service, checked out on a new `feature` branch. */
 export async function makeReviewRepo(): Promise<ReviewRepo> {
   const root = path.join(await mkdtemp(path.join(tmpdir(), 'rt-review-')), 'repo');
-  const write = async (rel: string, text: string) => {
+  const write = async (rel: string, text: string | Uint8Array) => {
     await mkdir(path.dirname(path.join(root, rel)), { recursive: true });
     await writeFile(path.join(root, rel), text);
   };
