@@ -8,13 +8,11 @@
  * every report names the invisible characters.
  */
 import assert from 'node:assert/strict';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { cli, ensureBuilt } from '../fakes/cli';
-import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
-import { startFakeOpenAI, type ChatBody, type FakeOpenAI, type Reply } from '../fakes/openaiServer';
-import { MYSQL_POOL, POSTGRES_RECORD, REVIEW_MODELS, makeReviewRepo, type ReviewRepo } from '../fakes/reviewRepo';
+import { describe, it } from 'node:test';
+import type { ChatBody, Reply } from '../fakes/openaiServer';
+import { MYSQL_POOL, POSTGRES_RECORD, makeReviewRepo, reviewDaemonSuite, type ReviewRepo } from '../fakes/reviewRepo';
 
 /** The file with the pool, named with a zero-width space; the others hold the other characters. */
 const POOL_FILE = 'services/orders/db\u200b.ts';
@@ -71,30 +69,11 @@ interface Report {
 }
 
 describe('a change whose file names hold newlines, CR, U+2028, zero-width and bidi characters', () => {
-  let fake: FakeOpenAI;
-  let daemon: DaemonProcess;
-  let r: ReviewRepo;
-  before(async () => {
-    ensureBuilt();
-    fake = await startFakeOpenAI(copyingResponder, { models: REVIEW_MODELS });
-    daemon = await spawnDaemonProcess(await tempDataDir());
-    r = await oddChange();
-  });
-  after(async () => {
-    await daemon.stop();
-    await fake.close();
-    await rm(path.dirname(r.root), { recursive: true, force: true });
-    await rm(daemon.dataDir, { recursive: true, force: true });
-  });
-  const review = (args: string[]) =>
-    cli(['review', '--base-url', fake.baseURL, '--models', REVIEW_MODELS.join(','), ...args], {
-      cwd: r.root,
-      env: { ROUNDTABLE_HOME: path.join(r.root, '..', 'home') },
-    });
+  const s = reviewDaemonSuite(copyingResponder, oddChange);
 
   it('--no-daemon: reviewed, exit 1 by its finding, each name read exactly and shown escaped, the characters named', async () => {
-    const md = path.join(r.root, '..', 'review.md');
-    const res = await review(['--no-daemon', '--json', '--markdown', md]);
+    const md = path.join(s.repo().root, '..', 'review.md');
+    const res = await s.review(['--json', '--markdown', md], { daemon: false });
     assert.equal(res.code, 1, res.stderr);
     const report = JSON.parse(res.stdout) as Report;
     assert.deepEqual(
@@ -112,17 +91,16 @@ describe('a change whose file names hold newlines, CR, U+2028, zero-width and bi
   });
 
   it('through a running daemon: the same exit 1 and the names on the terminal, and the daemon serves the next review', async () => {
-    const args = ['--data-dir', daemon.dataDir];
-    const res = await review(args);
+    const res = await s.review([]);
     assert.equal(res.code, 1, res.stderr);
     assert.match(res.stdout, /running in the daemon/);
     assert.match(
       res.stdout,
       /^PROVEN blocking services\/orders\/db\\u200b\.ts:2 \(holds U\+200B ZERO WIDTH SPACE\) — breaks decision 0001: /m,
     );
-    const next = await review([...args, '--json']);
+    const next = await s.review(['--json']);
     assert.equal(next.code, 1, next.stderr);
     assert.match(next.stderr, /running in the daemon/);
-    assert.equal(daemon.proc.exitCode, null, daemon.output());
+    assert.equal(s.daemon().proc.exitCode, null, s.daemon().output());
   });
 });

@@ -2,8 +2,9 @@
  * A review's start (`meeting/start` with `review`): the daemon, never the client, reads the change
  * through the workspace gate, picks the decision records, sets `config.review` (the scope the
  * engine checks findings against) and builds the context every reviewer sees: the records that
- * apply, then the diff file by file while the context budget lasts. What did not fit or the gate
- * kept back is the scope's `unread`, said in the report.
+ * apply, then the diff file by file while the context budget lasts (governed files first). What did
+ * not fit or the gate kept back is the scope's `unread`, said in the report; one an accepted
+ * decision governs keeps a review that found nothing from passing (`unreadGoverned`).
  */
 import type { ContextAttached, ContextItem, ReviewScope, StartMeetingParams } from '@roundtable/protocol';
 import { DEFAULT_CONTEXT_MAX_TOKENS, RpcError, shownPath } from '@roundtable/protocol';
