@@ -85,6 +85,11 @@ export function shownPath(file: string): string | undefined {
   });
 }
 
+/** The name as it looks: without the characters that show as nothing or as something else. */
+export function withoutInvisible(file: string): string {
+  return file.replace(INVISIBLE_ALL, '');
+}
+
 /** The characters a name holds that show as nothing or as something else, each named once, in order. */
 export function invisibleNames(file: string): string[] {
   const seen = new Set<number>();

@@ -56,6 +56,11 @@ describe('gate: names that never leave the machine', () => {
     ['.env.production.bak', /an environment file/],
     ['credentials.json', /a credentials file/],
     ['service-account-prod.json', /a credentials file/],
+    // Names that look like one of these: invisible characters do not make a secret file ordinary.
+    ['.e\u200bnv', /an environment file/],
+    ['id_rsa\u00ad', /a private key/],
+    ['.s\u200dsh/config', /ssh configuration/],
+    ['.g\u202eit/config', /inside \.git/],
   ];
   for (const [rel, why] of refused)
     it(`refuses ${rel} by its name`, () => {
