@@ -283,6 +283,7 @@ export async function readDiff(
     timeoutMs: DIFF_TIMEOUT_MS,
     onData: (chunk) => splitter.feed(chunk),
   });
+  if (r.timedOut) return { error: `did not finish in ${DIFF_TIMEOUT_MS / 1000} s` };
   if (r.code !== 0) return { error: 'failed: is this a git repository and does the ref exist?' };
   return { files: splitter.finish() };
 }

@@ -37,28 +37,32 @@ export function git(
 
 /**
  * git with its output read as it comes (`onData` per chunk), for output that grows with the
- * repository: nothing of it is buffered here. `code` 128 when git could not run, or was killed
- * after `timeoutMs`.
+ * repository: nothing of it is buffered here. `code` 128 when git could not run; `timedOut` when
+ * it was killed after `timeoutMs`.
  */
 export function gitStream(
   root: string,
   args: string[],
   opts: { extra?: string[]; timeoutMs: number; onData: (chunk: Buffer) => void },
-): Promise<{ code: number }> {
+): Promise<{ code: number; timedOut: boolean }> {
   return new Promise((resolve) => {
     const child = spawn('git', [...SAFE, ...(opts.extra ?? []), ...args], {
       cwd: root,
       env: gitEnv(),
       stdio: ['ignore', 'pipe', 'ignore'],
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs);
     child.stdout.on('data', opts.onData);
     let settled = false;
     const done = (code: number) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ code });
+      resolve({ code, timedOut });
     };
     child.on('error', () => done(128));
     child.on('close', (code) => done(code ?? 128));
