@@ -278,12 +278,22 @@ export async function readDiff(
   opts: { extra: string[]; maxBytes: number },
 ): Promise<{ error: string } | { files: FileDiff[] }> {
   const splitter = new DiffSplitter(opts.maxBytes);
+  // Read as a stream event: a throw here would be uncaught and take the daemon down, so it is kept.
+  let broken: unknown;
   const r = await gitStream(root, ['diff', ...FLAGS, ...what, '--', '.'], {
     extra: [...SHAPE, ...opts.extra],
     timeoutMs: DIFF_TIMEOUT_MS,
-    onData: (chunk) => splitter.feed(chunk),
+    onData: (chunk) => {
+      if (broken !== undefined) return;
+      try {
+        splitter.feed(chunk);
+      } catch (e) {
+        broken = e;
+      }
+    },
   });
   if (r.timedOut) return { error: `did not finish in ${DIFF_TIMEOUT_MS / 1000} s` };
   if (r.code !== 0) return { error: 'failed: is this a git repository and does the ref exist?' };
+  if (broken !== undefined) return { error: "could not be read: git's output was not a diff" };
   return { files: splitter.finish() };
 }
