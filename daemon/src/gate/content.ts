@@ -62,12 +62,27 @@ function entropy(s: string): number {
 }
 
 /**
+ * Letters alone that read as random, not as words or an identifier (`max_completion_tokens`,
+ * `getPasswordFromVault`): a run of 20 or more letters (`sk-live-` and the like before it), both
+ * cases, and capitals side by side more than once, which camelCase and prose never have (a random
+ * 32-letter key has about eight such pairs).
+ */
+function lettersLookRandom(v: string): boolean {
+  if (!/^[A-Za-z._-]+$/.test(v)) return false;
+  return v
+    .split(/[._-]/)
+    .some((run) => run.length >= 20 && /[a-z]/.test(run) && (run.match(/[A-Z](?=[A-Z])/g)?.length ?? 0) >= 2);
+}
+
+/**
  * A value that reads as a random secret, not as code or prose: long, mixed letters and digits, high
  * entropy. `quoted`: a string literal assigned to a key, token or password name is a value, never a
- * reference to code, so letters alone suffice (a 32-letter API key holds no digit one time in 250).
+ * reference to code, so random-looking letters alone suffice (a 32-letter API key holds no digit one
+ * time in 250).
  */
 export function looksRandom(v: string, quoted = false): boolean {
-  if (v.length < 16 || (!quoted && !/[0-9]/.test(v)) || !/[A-Za-z]/.test(v)) return false;
+  if (quoted && !/[0-9]/.test(v)) return lettersLookRandom(v) && entropy(v) >= 3.3;
+  if (v.length < 16 || !/[0-9]/.test(v) || !/[A-Za-z]/.test(v)) return false;
   if (/^(https?:|\/|\.\.?\/)/.test(v) || /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+$/.test(v)) return false;
   return entropy(v) >= 3.3;
 }
