@@ -107,8 +107,13 @@ export function changedFileOf<C extends { file: string; shown?: string }>(
   return tails.length === 1 ? tails[0] : undefined;
 }
 
+/** The file of the change a finding's path names among those the review could not read. */
+const unreadFileOf = (written: string, scope: ReviewScope, root?: string) =>
+  changedFileOf(written, { changed: scope.unread ?? [] }, root);
+
 const span = (r: LineRange) => (r.start === r.end ? `line ${r.start}` : `lines ${r.start}-${r.end}`);
 
+/** True when `file` names a changed file the review did not read (by its name or as it is shown). */
 /**
  * Why a finding is refuted before any vote, in one line, or undefined when it stands: its file is
  * not in the change, its lines touch none of that file's hunks, or it cites a decision that is not
@@ -116,7 +121,8 @@ const span = (r: LineRange) => (r.start === r.end ? `line ${r.start}` : `lines $
  */
 export function refutation(f: Finding, scope: ReviewScope, root?: string): string | undefined {
   const changed = changedFileOf(f.file, scope, root);
-  if (!changed) return `${f.file} is not in the change`;
+  // A file the review did not read is in the change all the same: the finding stands for the vote.
+  if (!changed) return unreadFileOf(f.file, scope, root) ? undefined : `${f.file} is not in the change`;
   if (!changed.ranges.some((r) => overlaps(r, f.lines)))
     return `${span(f.lines)} of ${changed.file} ${f.lines.start === f.lines.end ? 'is' : 'are'} not in the change`;
   if (f.decision === undefined) return undefined;
@@ -138,7 +144,7 @@ export function findingAsRead(f: Finding, scope: ReviewScope, root?: string): Fi
   const cited = f.decision === undefined ? undefined : resolveCitation(f.decision, scope.decisions);
   return {
     ...f,
-    file: changedFileOf(f.file, scope, root)?.file ?? repoRelative(f.file, root),
+    file: (changedFileOf(f.file, scope, root) ?? unreadFileOf(f.file, scope, root))?.file ?? repoRelative(f.file, root),
     ...(cited?.ok ? { decision: cited.decision.id } : {}),
   };
 }

@@ -5,6 +5,7 @@
  * are defanged and quoted in the envelope, never instructions.
  */
 import type { Finding, MeetingState, Participant, ReviewScope, ChatMessage } from '@roundtable/protocol';
+import { shownPath } from '@roundtable/protocol';
 import { defang, oneLine, wrapPost } from '../providers/envelope';
 import { EVIDENCE_RULE, assistantName, personaOf, stableHead } from './promptParts';
 import type { PromptOptions } from '../context/render';
@@ -33,7 +34,7 @@ function rulebookBlock(s: MeetingState, scope: ReviewScope): string {
   const files = scope.changed
     .map(
       (c) =>
-        `${oneLine(c.file)}: lines ${c.ranges.map((r) => (r.start === r.end ? r.start : `${r.start}-${r.end}`)).join(', ')}`,
+        `${oneLine(c.shown ?? c.file)}: lines ${c.ranges.map((r) => (r.start === r.end ? r.start : `${r.start}-${r.end}`)).join(', ')}`,
     )
     .join('\n');
   const quoted = (text: string) => wrapPost({ from: assistantName(s), kind: 'system', seq: s.optionsSeq, text });
@@ -78,7 +79,7 @@ export function findingsPrompt(
 function findingText(id: string, f: Finding): string {
   const lines = f.lines.start === f.lines.end ? `${f.lines.start}` : `${f.lines.start}-${f.lines.end}`;
   return [
-    `${id}: ${f.file} lines ${lines}, severity ${f.severity}, ${f.decision ? `breaks decision ${f.decision}` : `defect: ${f.defect ?? 'unclassified'}`}`,
+    `${id}: ${shownPath(f.file) ?? f.file} lines ${lines}, severity ${f.severity}, ${f.decision ? `breaks decision ${f.decision}` : `defect: ${f.defect ?? 'unclassified'}`}`,
     `claim: ${oneLine(f.claim)}`,
     ...(f.quote ? [`quoted lines:\n${f.quote}`] : []),
     ...(f.proposedBy?.length ? [`proposed by: ${f.proposedBy.join(', ')}`] : []),
