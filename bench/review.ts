@@ -13,19 +13,22 @@
  * The reviewers answer as models do: all three report the MySQL pool against decision 0001 (in
  * their own words), two the missing await, one the float money (decision 0003), one cites wrong
  * lines and one a superseded decision. Money by the price tables of wholeMeeting.ts (`PRICES`).
+ * Our billed tokens are counted by the eval's one bill of a review (eval/src/review/bill.ts), from
+ * the meeting's log, and checked against what the server itself counted.
  */
-import type { Finding, Participant, ChatMessage } from '@roundtable/protocol';
+import type { Finding, MeetingEvent, Participant, ChatMessage } from '@roundtable/protocol';
 import { reviewOutcome } from '@roundtable/protocol/reviewOutcome';
 import { connectDaemon, convene } from '@roundtable/client';
 import { OpenAIProvider } from '../daemon/src/providers/openai';
 import { chatCalls, startFakeOpenAI, type FakeOpenAI } from '../test/fakes/openaiServer';
 import { reviewerResponder, type ReviewerScript } from '../test/fakes/reviewers';
+import { callsOf, reviewBills } from '../eval/src/review/bill';
 import { withDaemon } from './daemon';
 import { DECISIONS, reviewRepo, type ReviewRepo } from './reviewChange';
 import { CACHE } from './serverModel';
 import { PRICES, moneyOf, type Money } from './wholeMeeting';
 
-const REVIEWERS = [
+export const REVIEWERS = [
   { name: 'ada', model: 'llama3.1:8b' },
   { name: 'grace', model: 'qwen2.5:7b' },
   { name: 'linus', model: 'mistral:7b' },
@@ -86,7 +89,7 @@ const FINDINGS: Record<string, Proposed[]> = {
   ],
 };
 
-const SCRIPT: ReviewerScript = {
+export const SCRIPT: ReviewerScript = {
   findings: (me) => FINDINGS[me] ?? [],
   vote: (me, label) => {
     if (/mysql/i.test(label)) return { vote: 'accept', confidence: 0.9, evidence: ['src/orders/db/mysqlPool.ts'] };
@@ -100,7 +103,7 @@ const SCRIPT: ReviewerScript = {
   },
 };
 
-const server = (): Promise<FakeOpenAI> =>
+export const reviewServer = (): Promise<FakeOpenAI> =>
   startFakeOpenAI(reviewerResponder(SCRIPT), {
     models: REVIEWERS.map((r) => r.model),
     prefixCache: CACHE,
@@ -115,17 +118,22 @@ export interface ReviewSide {
   exit?: number;
   /** Ours: calls by who made them and what for, from the meeting's usage records. */
   byPurpose?: Record<string, number>;
+  /** Ours: prompt + completion tokens of every call, by the eval's bill of a review (the meeting's log). */
+  billedTokens?: number;
 }
 
-async function runOurs(repo: ReviewRepo): Promise<ReviewSide> {
-  const fake = await server();
+/** The panel of our side: the assistant on the first reviewer's model, as the automatic panel choice does. */
+export const PANEL: Participant[] = [
+  { name: 'sam', role: 'assistant', provider: 'openai', model: REVIEWERS[0]!.model },
+  ...REVIEWERS.map((r) => ({ ...r, role: 'worker' as const, provider: 'openai' as const })),
+];
+
+export const TOPIC = 'Review this change against the accepted decision records';
+
+export async function runOurs(repo: ReviewRepo): Promise<ReviewSide> {
+  const fake = await reviewServer();
   try {
-    const participants: Participant[] = [
-      // The assistant runs on the first reviewer's model, as the automatic panel choice does.
-      { name: 'sam', role: 'assistant', provider: 'openai', model: REVIEWERS[0]!.model },
-      ...REVIEWERS.map((r) => ({ ...r, role: 'worker' as const, provider: 'openai' as const })),
-    ];
-    const byPurpose: Record<string, number> = {};
+    const events: MeetingEvent[] = [];
     const state = await withDaemon(async (d) => {
       // The daemon runs in this process: on a loaded machine its first handshake waits for modules to load.
       const conn = await connectDaemon(d.port, d.token, { handshakeTimeoutMs: 120_000 });
@@ -133,32 +141,37 @@ async function runOurs(repo: ReviewRepo): Promise<ReviewSide> {
         const r = await convene(
           conn.meetings,
           {
-            topic: 'Review this change against the accepted decision records',
+            topic: TOPIC,
             mode: 'consensus',
-            participants,
+            participants: PANEL,
             providers: { baseURL: fake.baseURL },
             workspace: repo.root,
             review: { base: 'main' },
           },
-          {
-            onEvent: (e) => {
-              if (e.type !== 'usage_recorded') return;
-              // A worker's round-0 call is its proposal, a later one its ballot.
-              const what = e.role === 'worker' ? (e.round === 0 ? 'proposal' : 'ballot') : e.purpose;
-              const key = `${e.role} ${what}`;
-              byPurpose[key] = (byPurpose[key] ?? 0) + 1;
-            },
-          },
+          { onEvent: (e) => events.push(e) },
         );
         return r.state;
       } finally {
         await conn.close();
       }
     });
+    const byPurpose: Record<string, number> = {};
+    for (const c of callsOf(events)) {
+      // A worker's round-0 call is its proposal, a later one its ballot.
+      const key = `${c.role} ${c.role === 'worker' ? (c.round === 0 ? 'proposal' : 'ballot') : c.purpose}`;
+      byPurpose[key] = (byPurpose[key] ?? 0) + 1;
+    }
     const outcome = reviewOutcome(state, 'blocking');
     const findings: Record<string, number> = {};
     for (const f of outcome.findings) findings[f.verdict] = (findings[f.verdict] ?? 0) + 1;
-    return { calls: chatCalls(fake), money: moneyOf(fake.requests, () => 0), findings, exit: outcome.exit, byPurpose };
+    const money = moneyOf(fake.requests, () => 0);
+    const billedTokens = reviewBills(events, PANEL).review.billedTokens;
+    // One bill: the meeting's log and the server's own records must say the same.
+    if (billedTokens !== money.promptTokens + money.completionTokens)
+      throw new Error(
+        `the review's log bills ${billedTokens} tokens, the server counted ${money.promptTokens + money.completionTokens}`,
+      );
+    return { calls: chatCalls(fake), money, findings, exit: outcome.exit, byPurpose, billedTokens };
   } finally {
     await fake.close();
   }
@@ -166,7 +179,7 @@ async function runOurs(repo: ReviewRepo): Promise<ReviewSide> {
 
 /** Each model alone on the whole change, one call each, in turn; the reports concatenated. */
 async function runNaive(repo: ReviewRepo): Promise<ReviewSide> {
-  const fake = await server();
+  const fake = await reviewServer();
   try {
     const provider = new OpenAIProvider({ baseURL: fake.baseURL });
     const records = Object.entries(DECISIONS)
@@ -229,6 +242,6 @@ export async function benchReview(): Promise<ReviewBench> {
     costRatio: Object.fromEntries(
       PRICES.map((p) => [p.name, +((ours.money.usd[p.name] ?? 0) / (naive.money.usd[p.name] || 1)).toFixed(2)]),
     ),
-    tokenRatio: +(billed(ours.money) / Math.max(1, billed(naive.money))).toFixed(2),
+    tokenRatio: +((ours.billedTokens ?? billed(ours.money)) / Math.max(1, billed(naive.money))).toFixed(2),
   };
 }

@@ -39,7 +39,7 @@ export const DECISIONS: Record<string, string> = {
     '# 5. Expose a GraphQL API\n\nDate: 2024-07-01\n\n## Status\n\nRejected\n\n## Context\n\nREST is enough for three clients.\n',
 };
 
-const BASE_FILES: Record<string, string> = {
+export const BASE_FILES: Record<string, string> = {
   'src/orders/db/pool.ts':
     "import { Pool } from 'pg';\n\nexport const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });\n",
   'src/orders/result.ts':
@@ -79,7 +79,7 @@ const testCase = (i: number) => [
 ];
 
 /** The change: new files and edits, about 300 lines in all. */
-const CHANGE: Record<string, string> = {
+export const CHANGE: Record<string, string> = {
   'src/orders/db/mysqlPool.ts': [
     "import mysql from 'mysql2/promise';",
     '',

@@ -12,6 +12,7 @@ import { benchEstimate } from './estimate';
 import { benchStore } from './store';
 import { benchStopRules, stopRulesRows } from './stopRules';
 import { benchReview } from './review';
+import { benchReviewScale } from './reviewScale';
 import { ROOM_BEFORE, ROOM_WALK_BEFORE, benchRoom, benchRoomWalk } from './room';
 import { benchText } from './text';
 import { benchWallTime, LOCAL } from './wallTime';
@@ -347,8 +348,43 @@ async function main(): Promise<void> {
     console.log(
       `   ours/naive: money ${ratios.join(', ')}; billed tokens ${r.tokenRatio}; calls ${r.ours.calls}/${r.naive.calls}`,
     );
-    console.log(`   our calls: ${purposes.join(', ')}; our exit ${r.ours.exit ?? '?'}\n`);
+    console.log(`   our calls: ${purposes.join(', ')}; our exit ${r.ours.exit ?? '?'}`);
+    console.log(
+      `   our billed tokens: ${k(r.ours.billedTokens ?? 0)} (the review eval's bill, from the meeting's log: the server counted the same)\n`,
+    );
     results.review = r;
+  }
+
+  if (want('review-scale')) {
+    const r = await benchReviewScale();
+    console.log(
+      '11. Review at scale: a branch of N changed files (small sources, a few named with a newline, CR, zero-width space, bidi',
+    );
+    console.log(
+      "   override); the least of 3 runs. read: the daemon's reading of the change (one git diff, the gate, secret scanning, the",
+    );
+    console.log(
+      '   budget) in a process of its own; cli: the whole `roundtable review --no-daemon --allow-unread` against loopback',
+    );
+    console.log('   reviewers that find nothing. Per file: above the 1-file row.');
+    console.log(
+      table(
+        r.rows.map((x) => ({
+          files: k(x.files),
+          readMs: x.readMs ?? '?',
+          readMsPerFile: x.readMsPerFile ?? '-',
+          readMbPer1000Files: x.readMbPer1000 ?? '-',
+          cliExit: x.exit ?? 'killed',
+          cliWallS: x.cliWallS,
+          cliPeakMB: x.cliPeakMB ?? '?',
+          cliMsPerFile: x.cliMsPerFile ?? '-',
+        })),
+      ),
+    );
+    console.log(
+      `   read time per added file, 1,000 → 3,000 files over 100 → 1,000: ${r.growth ?? '?'} (linear = 1, quadratic ≈ 3.6)\n`,
+    );
+    results.reviewScale = r;
   }
 
   if (want('room')) {

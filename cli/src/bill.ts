@@ -3,18 +3,17 @@
  * `tokens.billed` and `cost` in `--json`, and `--estimate` (what the meeting is expected to cost,
  * printed before anything starts).
  */
-import { readFileSync } from 'node:fs';
 import type {
   EstimateLine,
   MeetingConfig,
   MeetingEstimate,
   MeetingState,
-  Prices,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { PricesSchema, RpcError, billOf, formatCount, formatUsd, voteAloneLine } from '@roundtable/protocol';
+import { RpcError, billOf, formatCount, formatUsd, voteAloneLine } from '@roundtable/protocol';
 import { estimateMeeting } from '../../daemon/src/meeting/estimate';
 import { UsageError } from '@roundtable/client/usage';
+import { loadPrices } from '@roundtable/client/prices';
 
 export const BILL_USAGE = `  --prices FILE           JSON: model → {"input": $, "output": $, "cachedInput"?: $} per million tokens (money in the bill)
   --budget-basis BASIS    spoken (default: what is said in the room) | billed (prompt + completion of every call)
@@ -26,33 +25,6 @@ export const BILL_OPTIONS = {
   'budget-basis': { type: 'string' },
   estimate: { type: 'boolean' },
 } as const;
-
-/** Reads and checks a prices file; anything wrong is one line saying what to fix. */
-export function loadPrices(file: string): Prices {
-  let raw: string;
-  try {
-    raw = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new UsageError(
-      `--prices: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'}): give a JSON file`,
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    throw new UsageError(`--prices: ${file} is not valid JSON: give {"<model>": {"input": 2.5, "output": 10}}`);
-  }
-  const r = PricesSchema.safeParse(json);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const where = issue?.path.length ? issue.path.join('.') : 'the file';
-    throw new UsageError(
-      `--prices: ${file}: ${where}: ${issue?.message ?? 'invalid'} (expected {"<model>": {"input": $, "output": $, "cachedInput"?: $}} in US dollars per million tokens)`,
-    );
-  }
-  return r.data;
-}
 
 /** The config fields the billing flags set (prices, budget basis). */
 export function billingConfig(values: { prices?: string; 'budget-basis'?: string }): Partial<MeetingConfig> {

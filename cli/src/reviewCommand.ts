@@ -31,6 +31,8 @@ export const REVIEW_USAGE = `Usage: roundtable review [options]
                           master; in GitHub Actions, the pull request's base)
   --worktree              review only the work tree against HEAD (uncommitted changes)
   --fail-on BAR           blocking (default) | major | contested: the lowest bar that fails the review
+  --allow-unread          pass without the changed files the review could not read (said in every
+                          report); by default an unread file under an accepted decision is exit 3
   --sarif FILE            write the upheld and contested findings as SARIF 2.1.0 (GitHub code scanning)
   --markdown FILE         write the report as Markdown (a pull-request comment)
   --json                  print the report (version 1) as one JSON object instead of the findings
@@ -50,13 +52,15 @@ ${BILL_USAGE}
   -h, --help              show this help
 
 Exit codes: 0 no finding at or above the bar upheld; 1 at least one; 2 bad usage; 3 the review could
-not be done (no model, rate limits, budget spent before a verdict, a reviewer down), with one line why.
+not be done (no model, rate limits, budget spent before a verdict, a reviewer down, a changed file under
+an accepted decision not read), with one line why.
 The API key is read from ROUNDTABLE_API_KEY or OPENAI_API_KEY; it is never written anywhere.`;
 
 const REVIEW_OPTIONS = {
   base: { type: 'string' },
   worktree: { type: 'boolean' },
   'fail-on': { type: 'string' },
+  'allow-unread': { type: 'boolean' },
   sarif: { type: 'string' },
   markdown: { type: 'string' },
   json: { type: 'boolean' },
@@ -172,6 +176,7 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
       ...(change.worktree ? { worktree: true } : {}),
       ...(decisionsFolder ? { decisionsFolder } : {}),
       ...(unstatused ? { unstatused } : {}),
+      ...(values['allow-unread'] ? { allowUnread: true } : {}),
     },
   });
   if (!checked.ok) throw new UsageError(checked.error);

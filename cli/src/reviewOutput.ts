@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FailOn, MeetingEvent, MeetingState, ReviewOutcome, ReviewScope } from '@roundtable/protocol';
-import { REVIEW_EXIT, reviewOutcome } from '@roundtable/protocol';
+import { REVIEW_EXIT, invisibleNote, pathForPeople, reviewOutcome, shownPath } from '@roundtable/protocol';
 import { reviewMarkdown } from '../../daemon/src/review/markdown';
 import { fingerprintOf, reportedFindings, reviewSarif, ruleIdOf } from '../../daemon/src/review/sarif';
 import { summarize, type RunSummary } from './summary';
@@ -83,7 +83,7 @@ function printFindings(outcome: ReviewOutcome, out: NodeJS.WritableStream): void
     const accept = f.votes.filter((v) => v.vote === 'accept').length;
     out.write(
       terminalSafe(
-        `${f.verdict} ${f.severity} ${f.file}:${lines} — ${what}: ${f.claim} (${accept}/${f.votes.length} accept)`,
+        `${f.verdict} ${f.severity} ${shownPath(f.file) ?? f.file}:${lines}${invisibleNote(f.file)} — ${what}: ${f.claim} (${accept}/${f.votes.length} accept)`,
       ).replace(/\s*\n\s*/g, ' ') + '\n',
     );
   }
@@ -94,7 +94,23 @@ function printFindings(outcome: ReviewOutcome, out: NodeJS.WritableStream): void
       : outcome.exit === REVIEW_EXIT.clean
         ? 'passed'
         : 'could not be done';
-  out.write(`review ${verdict}: ${shown.length} finding(s) upheld or contested, ${refuted} refuted\n`);
+  const unread = printUnread(outcome, out);
+  out.write(`review ${verdict}: ${shown.length} finding(s) upheld or contested, ${refuted} refuted${unread}\n`);
+}
+
+/** Most unread files named on the terminal (the JSON, Markdown and SARIF reports list them all). */
+const MAX_UNREAD_PRINTED = 20;
+
+/** The changed files the review did not read, one line each; the verdict line's note on them. */
+function printUnread(outcome: ReviewOutcome, out: NodeJS.WritableStream): string {
+  const unread = outcome.scope?.unread ?? [];
+  for (const u of unread.slice(0, MAX_UNREAD_PRINTED)) {
+    const governed = u.governedBy?.length ? ` (under decision ${u.governedBy.join(', ')})` : '';
+    out.write(`${terminalSafe(`not read: ${pathForPeople(u.file)} — ${u.reason}${governed}`).replace(/\s+/g, ' ')}\n`);
+  }
+  if (unread.length > MAX_UNREAD_PRINTED) out.write(`not read: and ${unread.length - MAX_UNREAD_PRINTED} more\n`);
+  if (unread.length === 0) return '';
+  return `, ${unread.length} file(s) not read${outcome.scope?.unreadAllowed ? ' (passed without them: --allow-unread)' : ''}`;
 }
 
 async function writeOutput(file: string, text: string): Promise<void> {

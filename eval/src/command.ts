@@ -4,17 +4,20 @@
  * the best of them, and the roundtable; then the panel's effective votes, each seat's flips, and
  * which system to use.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { OpenAIProvider, probeOpenAIServer } from '../../daemon/src/providers/openai';
+import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { arithmeticSet, loadJsonlSet, type Question } from './questions';
-import { checkpointPathFor, readCheckpoint, refuseLink, runEval } from './harness';
+import { readCheckpoint, runEval } from './harness';
 import { setHashOf, type RunKey } from './record';
 import { renderTable } from './report';
 import { correctCounts } from './summary';
 import { UsageError, parseCli } from '@roundtable/client/usage';
 import { DEFAULT_BASE_URL, apiKeyOf, checkedBaseUrl } from '@roundtable/client/config';
 import { terminalSafe } from '@roundtable/protocol/terminal';
+import { REVIEW_EVAL_USAGE, reviewEvalCommand } from './review/command';
+import { progressWriter, stoppedRun } from './progress';
+import { checkpointFor, probeServer } from './runStart';
 
 export const EVAL_USAGE = `Usage: roundtable eval --models M1,M2,M3 [options]
 
@@ -46,7 +49,9 @@ After the table: what the debate changed; the effective independent votes of the
 n / (1 + (n-1)·rho) with rho the mean pairwise correlation of the seats' errors (95% bootstrap
 interval); per roundtable seat, answers the debate turned right -> wrong and wrong -> right (95%
 Wilson intervals); and which system to use on this set (the most accurate, the cheaper of a tie)
-with the others' tokens as a multiple of its own. Progress goes to stderr, the report to stdout.`;
+with the others' tokens as a multiple of its own. Progress goes to stderr, the report to stdout.
+
+${REVIEW_EVAL_USAGE}`;
 
 export interface EvalIO {
   stdout: NodeJS.WritableStream;
@@ -146,25 +151,16 @@ export function parseEvalArgs(argv: string[], env: NodeJS.ProcessEnv): EvalOptio
 }
 
 export async function evalCommand(argv: string[], io: EvalIO): Promise<number> {
+  // Reviews are their own eval: a set of changes, not of questions.
+  if (argv.some((a) => a === '--review' || a.startsWith('--review='))) return reviewEvalCommand(argv, io);
   const o = parseEvalArgs(argv, io.env);
   if (o === 'help') {
     io.stdout.write(`${EVAL_USAGE}\n`);
     return 0;
   }
-  try {
-    await probeOpenAIServer(o.baseURL, o.apiKey);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  mkdirSync(path.dirname(o.out), { recursive: true });
-  const checkpoint = checkpointPathFor(o.out);
-  try {
-    if (o.resume) readCheckpoint(checkpoint, o.key, o.questions);
-    else refuseLink(checkpoint);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  let resumed: number | undefined;
+  await probeServer(o.baseURL, o.apiKey);
+  const checkpoint = checkpointFor(o.out, o.resume ? (file) => readCheckpoint(file, o.key, o.questions) : undefined);
+  const progress = progressWriter(io, checkpoint, 'questions already answered');
   const run = runEval({
     setup: {
       provider: new OpenAIProvider({ baseURL: o.baseURL, ...(o.apiKey ? { apiKey: o.apiKey } : {}) }),
@@ -181,23 +177,15 @@ export async function evalCommand(argv: string[], io: EvalIO): Promise<number> {
     checkpoint,
     resume: o.resume,
     onProgress: (done, total, records) => {
-      if (resumed === undefined) {
-        resumed = done;
-        if (done > 0) io.stderr.write(`resuming: ${done} of ${total} questions already answered in ${checkpoint}\n`);
-      }
       const s = Object.entries(correctCounts(records))
         .map(([name, correct]) => `${name} ${correct}`)
         .join(' · ');
-      const line = terminalSafe(`eval ${done}/${total} · correct so far: ${s}`);
-      io.stderr.write(io.stderrTTY ? `\r\x1b[K${line}${done === total ? '\n' : ''}` : `${line}\n`);
+      progress(done, total, `eval ${done}/${total} · correct so far: ${s}`);
     },
   });
   // A failed call (server gone, model missing) stops the run; what was answered stays in the checkpoint.
   const { results } = await run.catch((e: unknown) => {
-    throw new Error(
-      `${(e as Error).message} — the answered questions are kept in ${checkpoint}: fix it and rerun with --resume`,
-      { cause: e },
-    );
+    throw stoppedRun(e, 'the answered questions', checkpoint);
   });
   writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
   io.stdout.write(`${terminalSafe(renderTable(results))}\n\nResults: ${terminalSafe(o.out)}\n`);

@@ -30,7 +30,7 @@ export function refuseLink(file: string): void {
 }
 
 /** Opens the checkpoint to write, refusing a symbolic link even if one appears after the check. */
-function openCheckpoint(file: string, truncate: boolean): number {
+export function openCheckpoint(file: string, truncate: boolean): number {
   refuseLink(file);
   const flags =
     constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (truncate ? constants.O_TRUNC : constants.O_APPEND);
@@ -43,37 +43,55 @@ function openCheckpoint(file: string, truncate: boolean): number {
 }
 
 /**
+ * The lines of a checkpoint after its key, each parsed, for the run whose key `sameRun` accepts (an
+ * error line, naming `differs`, when the key is another run's). Nothing when there is no file yet.
+ * A last line cut short by a crash is dropped: what it held is done again.
+ */
+export function checkpointEntries<K>(
+  file: string,
+  sameRun: (key: K) => boolean,
+  differs: string,
+  onEntry: (v: unknown) => void,
+): void {
+  refuseLink(file);
+  if (!existsSync(file)) return;
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
+  lines.forEach((line, i) => {
+    let v: { key?: K } | null;
+    try {
+      v = JSON.parse(line) as typeof v;
+    } catch {
+      if (i === lines.length - 1) return;
+      throw new Error(`${file}:${i + 1} is not JSON: delete the checkpoint or run without --resume`);
+    }
+    if (i > 0) return onEntry(v);
+    if (!v || typeof v !== 'object' || !v.key || !sameRun(v.key))
+      throw new Error(
+        `the checkpoint ${file} belongs to another run (${differs} differ): run without --resume to start over`,
+      );
+  });
+}
+
+/**
  * Records of a checkpoint written for the same run (same set — questions and answers —, seed,
  * models, rounds), each scored again from its replies; an error line when it belongs to another run.
  */
 export function readCheckpoint(file: string, key: RunKey, questions: Question[] = []): Map<string, QuestionRecord> {
   const done = new Map<string, QuestionRecord>();
-  refuseLink(file);
-  if (!existsSync(file)) return done;
   const byId = new Map(questions.map((q) => [q.id, q]));
-  const lines = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim());
-  lines.forEach((line, i) => {
-    let v: { key?: RunKey } & Partial<QuestionRecord>;
-    try {
-      v = JSON.parse(line) as typeof v;
-    } catch {
-      // A line cut short by a crash is the question that was being written: it is asked again.
-      if (i === lines.length - 1) return;
-      throw new Error(`${file}:${i + 1} is not JSON: delete the checkpoint or run without --resume`);
-    }
-    if (i === 0) {
-      if (!v || typeof v !== 'object' || !v.key || !sameKey(v.key, key))
-        throw new Error(
-          `the checkpoint ${file} belongs to another run (set, its answers, seed, models or rounds differ): run without --resume to start over`,
-        );
-      return;
-    }
-    const q = typeof v?.id === 'string' ? byId.get(v.id) : undefined;
-    const r = q ? rescore(v, q, key.models.length, key.rounds) : undefined;
-    if (r) done.set(r.id, r);
-  });
+  checkpointEntries<RunKey>(
+    file,
+    (k) => sameKey(k, key),
+    'set, its answers, seed, models or rounds',
+    (v) => {
+      const id = (v as Partial<QuestionRecord> | null)?.id;
+      const q = typeof id === 'string' ? byId.get(id) : undefined;
+      const r = q ? rescore(v, q, key.models.length, key.rounds) : undefined;
+      if (r) done.set(r.id, r);
+    },
+  );
   return done;
 }
 

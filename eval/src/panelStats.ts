@@ -89,7 +89,8 @@ function meanPhi(bits: boolean[][], counts: number[], seats: number): { rho?: nu
   return pairs ? { rho: sum / pairs, pairs } : { pairs };
 }
 
-function quantile(sorted: number[], q: number): number {
+/** The `q` quantile of sorted values, linearly interpolated (the percentile bootstrap's ends). */
+export function quantile(sorted: number[], q: number): number {
   const at = (sorted.length - 1) * q;
   const lo = Math.floor(at);
   const hi = Math.ceil(at);
@@ -163,7 +164,8 @@ export interface SeatFlips {
   wrongToRight: FlipRate;
 }
 
-function rate(count: number, of: number): FlipRate {
+/** `count` of `of`, as a share with its 95% Wilson interval. */
+export function rate(count: number, of: number): FlipRate {
   return { count, of, rate: of ? count / of : 0, ci95: wilson95(count, of) };
 }
 

@@ -12,6 +12,7 @@ export * from './evolve';
 export * from './rpc';
 export * from './calls';
 export * from './text';
+export * from './pathText';
 export * from './names';
 export * from './messageIds';
 export * from './settings';

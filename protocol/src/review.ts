@@ -45,15 +45,22 @@ export const FindingSchema = z.object({
 });
 export type Finding = z.infer<typeof FindingSchema>;
 
+/** Longest path a changed file may have (Linux's PATH_MAX), and its shown form (every character escaped, `\u{e0001}`). */
+const PATH_MAX = 4_096;
+const SHOWN_MAX = PATH_MAX * 10;
+
 /** What the reviewers are held to: the change's files and hunks, and the decision records in play. */
 export const ReviewScopeSchema = z.object({
-  /** Each changed file with the new-side line ranges its hunks cover. */
+  /**
+   * Each changed file the reviewers read, with the new-side line ranges its hunks cover. `shown`:
+   * the name as the reviewers were shown it, when it holds characters that show as nothing or as
+   * something else (`services/db\u200b.ts`, see pathText.ts); a finding may name the file either way.
+   */
   changed: z.array(
     z.object({
-      file: text({ max: 1_000 }),
+      file: text({ max: PATH_MAX }),
+      shown: text({ max: SHOWN_MAX }).optional(),
       ranges: z.array(LineRangeSchema),
-      /** The name exactly as the reviewers were shown it, when it differs from `file` (a hostile name made safe). */
-      shown: text({ max: 1_000 }).optional(),
     }),
   ),
   /** Every record the rulebook holds, with its status: a finding may cite only an accepted one. */
@@ -66,8 +73,23 @@ export const ReviewScopeSchema = z.object({
       status: text({ max: 40 }),
     }),
   ),
-  /** Files of the change the review could not read (budget, gate), said in the report. */
-  unread: z.array(z.object({ file: text({ max: 1_000 }), reason: text({ max: 300 }) })).optional(),
+  /**
+   * Files of the change the review could not read (budget, gate, binary), said in the report.
+   * `governedBy`: the accepted decisions whose `scope:` covers the file; one such file unread makes
+   * the review incomplete (exit 3) unless `unreadAllowed`.
+   */
+  unread: z
+    .array(
+      z.object({
+        file: text({ max: PATH_MAX }),
+        shown: text({ max: SHOWN_MAX }).optional(),
+        reason: text({ max: 300 }),
+        governedBy: z.array(text({ max: 200 })).optional(),
+      }),
+    )
+    .optional(),
+  /** The review was asked to pass without its unread files (`--allow-unread`): they are said, not failed on. */
+  unreadAllowed: z.boolean().optional(),
   /** Files in the decisions folder that are not records (templates, READMEs…), each with why. */
   skipped: z.array(z.object({ path: text({ max: 1_000 }), reason: text({ max: 300 }) })).optional(),
   /** One line when the folder holds records but none of them is a rule: why, and the fix. */
@@ -88,6 +110,8 @@ export const ReviewRequestSchema = z.object({
   decisionsFolder: text({ max: 1_000 }).optional(),
   /** How records with no status are read: `accepted` (default, rules) or `ignore`. */
   unstatused: UnstatusedSchema.optional(),
+  /** Pass without the changed files the review could not read, saying so (`--allow-unread`); by default a governed one is exit 3. */
+  allowUnread: z.boolean().optional(),
 });
 export type ReviewRequest = z.infer<typeof ReviewRequestSchema>;
 

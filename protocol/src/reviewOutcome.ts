@@ -7,6 +7,7 @@
 import type { Verdict, VoteKind } from './consensus';
 import type { TerminationReason } from './domain';
 import { oneLine } from './markdown';
+import { pathForPeople } from './pathText';
 import { SEVERITIES, REVIEW_EXIT, type FailOn, type Finding, type ReviewScope, type Severity } from './review';
 import { workersOf, type MeetingState, type RoundState } from './state';
 
@@ -78,11 +79,22 @@ export function reviewOutcome(state: MeetingState, failOn: FailOn): ReviewOutcom
     ) ?? uncounted(state, judged, bar.severities);
   const base = { findings, ...(scope ? { scope } : {}) };
   if (why) return { ...base, exit: REVIEW_EXIT.couldNotReview, why };
-  const fails = findings.some(
+  if (failsTheBar(findings, failOn)) return { ...base, exit: REVIEW_EXIT.failed };
+  // A review that found nothing passes only when it read every file a decision governs.
+  const unread = unreadGoverned(scope);
+  return unread ? { ...base, exit: REVIEW_EXIT.couldNotReview, why: unread } : { ...base, exit: REVIEW_EXIT.clean };
+}
+
+/** Whether these findings fail a review at `failOn` (exit 1): one definition for the review and its eval. */
+export function failsTheBar(
+  findings: readonly Pick<ReviewedFinding, 'severity' | 'verdict'>[],
+  failOn: FailOn,
+): boolean {
+  const bar = BAR[failOn];
+  return findings.some(
     (f) =>
       bar.severities.includes(f.severity) && (f.verdict === 'PROVEN' || (bar.contested && f.verdict === 'CONTESTED')),
   );
-  return { ...base, exit: fails ? REVIEW_EXIT.failed : REVIEW_EXIT.clean };
 }
 
 /**
@@ -167,6 +179,23 @@ function couldNotReview(s: MeetingState, unjudged: boolean): string | undefined 
     return capped(`${ended} before every finding had a verdict`);
   }
   return undefined;
+}
+
+/**
+ * Unread is not clean: why the review is incomplete when a changed file an accepted decision
+ * governs was not read (the budget, the gate, a binary file), naming the files; undefined when
+ * every governed file was read, or the review was asked to pass without them (`unreadAllowed`).
+ */
+export function unreadGoverned(scope: ReviewScope | undefined): string | undefined {
+  const governed = (scope?.unread ?? []).filter((u) => u.governedBy?.length);
+  if (governed.length === 0 || scope?.unreadAllowed) return undefined;
+  // The line is cut at 300 characters: the first few names are all it can show.
+  const named = governed
+    .slice(0, 10)
+    .map((u) => `${pathForPeople(u.file)} (decision ${(u.governedBy ?? []).join(', ')}: ${u.reason})`);
+  return capped(
+    `${governed.length} changed file(s) under an accepted decision were not read (--allow-unread passes without them): ${named.join(', ')}`,
+  );
 }
 
 /** Model or server text on one line (controls dropped), at most 300 characters. */

@@ -9,7 +9,15 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before } from 'node:test';
 import { cli, ensureBuilt, type CliResult } from './cli';
-import { lastUserMessage, startFakeOpenAI, type ChatBody, type FakeOpenAI, type Reply } from './openaiServer';
+import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from './daemon';
+import {
+  lastUserMessage,
+  startFakeOpenAI,
+  type ChatBody,
+  type FakeOpenAI,
+  type Reply,
+  type Responder,
+} from './openaiServer';
 import { ballotFindings } from './reviewers';
 import { gitIn } from './workspace';
 
@@ -29,14 +37,14 @@ const FILES: Record<string, string> = {
 
 export interface ReviewRepo {
   root: string;
-  write(rel: string, text: string): Promise<void>;
+  write(rel: string, text: string | Uint8Array): Promise<void>;
   git(...args: string[]): string;
 }
 
 /** `main` with the records and a service, checked out on a new `feature` branch. */
 export async function makeReviewRepo(): Promise<ReviewRepo> {
   const root = path.join(await mkdtemp(path.join(tmpdir(), 'rt-review-')), 'repo');
-  const write = async (rel: string, text: string) => {
+  const write = async (rel: string, text: string | Uint8Array) => {
     await mkdir(path.dirname(path.join(root, rel)), { recursive: true });
     await writeFile(path.join(root, rel), text);
   };
@@ -165,5 +173,53 @@ export function reviewSuite(): {
         .requests.slice(from)
         .map((q) => JSON.stringify(q.body))
         .join('\n'),
+  };
+}
+
+/**
+ * A suite's loopback server answering as `responder`, a daemon process, and one repository made by
+ * `makeRepo`, all stopped and removed after the suite. `review` runs the real CLI in the repository:
+ * through the daemon, or in-process with `{ daemon: false }` (its own home, no daemon found).
+ */
+export function reviewDaemonSuite(
+  responder: Responder,
+  makeRepo: () => Promise<ReviewRepo> = makeReviewRepo,
+): {
+  fake: () => FakeOpenAI;
+  daemon: () => DaemonProcess;
+  repo: () => ReviewRepo;
+  review: (args: string[], opts?: { daemon?: boolean }) => Promise<CliResult>;
+} {
+  let fake: FakeOpenAI | undefined;
+  let daemon: DaemonProcess | undefined;
+  let repo: ReviewRepo | undefined;
+  before(async () => {
+    ensureBuilt();
+    fake = await startFakeOpenAI(responder, { models: REVIEW_MODELS });
+    daemon = await spawnDaemonProcess(await tempDataDir());
+    repo = await makeRepo();
+  });
+  after(async () => {
+    await daemon?.stop();
+    await fake?.close();
+    if (repo) await rm(path.dirname(repo.root), { recursive: true, force: true });
+    if (daemon) await rm(daemon.dataDir, { recursive: true, force: true });
+  });
+  const started = <T>(x: T | undefined): T => {
+    if (x === undefined) throw new Error('the server, daemon and repository start in the suite’s before hook');
+    return x;
+  };
+  return {
+    fake: () => started(fake),
+    daemon: () => started(daemon),
+    repo: () => started(repo),
+    review: (args, opts = {}) => {
+      const root = started(repo).root;
+      const where = opts.daemon === false ? ['--no-daemon'] : ['--data-dir', started(daemon).dataDir];
+      return cli(
+        ['review', ...where, '--base-url', started(fake).baseURL, '--models', REVIEW_MODELS.join(','), ...args],
+        { cwd: root, env: { ROUNDTABLE_HOME: path.join(root, '..', 'home') } },
+      );
+    },
   };
 }

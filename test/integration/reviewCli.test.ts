@@ -5,21 +5,12 @@
  * model or a server down exit 3, one line each; through a running daemon the same.
  */
 import assert from 'node:assert/strict';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { cli, ensureBuilt } from '../fakes/cli';
-import { spawnDaemonProcess, tempDataDir, type DaemonProcess } from '../fakes/daemon';
-import { closedPort, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
-import {
-  MYSQL_POOL,
-  POSTGRES_RECORD,
-  REVIEW_MODELS as MODELS,
-  makeReviewRepo,
-  reviewResponder,
-  reviewSuite,
-  type ReviewRepo,
-} from '../fakes/reviewRepo';
+import { describe, it } from 'node:test';
+import { cli } from '../fakes/cli';
+import { closedPort } from '../fakes/openaiServer';
+import { MYSQL_POOL, POSTGRES_RECORD, reviewDaemonSuite, reviewResponder, reviewSuite } from '../fakes/reviewRepo';
 
 describe('roundtable review against a loopback model server', () => {
   const s = reviewSuite();
@@ -179,25 +170,8 @@ describe('roundtable review against a loopback model server', () => {
 });
 
 describe('roundtable review through a running daemon', () => {
-  let fake: FakeOpenAI;
-  let daemon: DaemonProcess;
-  let r: ReviewRepo;
-  before(async () => {
-    ensureBuilt();
-    fake = await startFakeOpenAI(reviewResponder, { models: MODELS });
-    daemon = await spawnDaemonProcess(await tempDataDir());
-    r = await makeReviewRepo();
-  });
-  after(async () => {
-    await daemon.stop();
-    await fake.close();
-    await rm(path.dirname(r.root), { recursive: true, force: true });
-    await rm(daemon.dataDir, { recursive: true, force: true });
-  });
-  const review = (args: string[]) =>
-    cli(['review', '--data-dir', daemon.dataDir, '--base-url', fake.baseURL, '--models', MODELS.join(','), ...args], {
-      cwd: r.root,
-    });
+  const d = reviewDaemonSuite(reviewResponder);
+  const review = (args: string[]) => d.review(args);
 
   it('the daemon reads the change and runs the review: the same exit 1 with the decision, an empty change 0, a bad base 2', async () => {
     const empty = await review(['--worktree']);
@@ -206,6 +180,7 @@ describe('roundtable review through a running daemon', () => {
     const bad = await review(['--base', 'nope']);
     assert.equal(bad.code, 2, bad.stderr);
     assert.match(bad.stderr, /^roundtable: review: the base "nope" is not a commit in this repository\n$/);
+    const r = d.repo();
     await r.write('services/orders/db.ts', MYSQL_POOL);
     r.git('add', '.');
     r.git('commit', '-qm', 'orders: a MySQL pool');

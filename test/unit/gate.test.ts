@@ -56,6 +56,11 @@ describe('gate: names that never leave the machine', () => {
     ['.env.production.bak', /an environment file/],
     ['credentials.json', /a credentials file/],
     ['service-account-prod.json', /a credentials file/],
+    // Names that look like one of these: invisible characters do not make a secret file ordinary.
+    ['.e\u200bnv', /an environment file/],
+    ['id_rsa\u00ad', /a private key/],
+    ['.s\u200dsh/config', /ssh configuration/],
+    ['.g\u202eit/config', /inside \.git/],
   ];
   for (const [rel, why] of refused)
     it(`refuses ${rel} by its name`, () => {
@@ -122,6 +127,15 @@ describe('gate: secrets in content', () => {
     assert.ok(!/Xk9qLm2Rt7vB4nP8sW3z|9fQ2mZx7Lr4Tb8Kw1Vn6Yc3D/.test(r.text));
   });
 
+  it('redacts a quoted key of letters only (no digit in it, as one random 32-letter key in 250)', async () => {
+    const r = await screenContent('const API_KEY = "sk-live-pixGXpaDZxSRZAoRXmrbWWnMDhektrQV";\n');
+    assert.deepEqual(r, {
+      ok: true,
+      text: 'const API_KEY = "[redacted by Roundtable: token-assignment]";\n',
+      redacted: [{ line: 1, rule: 'token-assignment' }],
+    });
+  });
+
   it('redacts what secretlint finds (a GitHub token, an npm token) with its rule name', async () => {
     const r = await screenContent(`const gh = "${ghp}";\n//registry.npmjs.org/:_authToken=npm_${'Ab3'.repeat(12)}\n`);
     assert.ok(r.ok);
@@ -144,6 +158,8 @@ describe('gate: secrets in content', () => {
       'const password = opts.password ?? readPassword(file);',
       'headers.authorization = `Bearer ${token}`;',
       "const secret = 'changeme';",
+      "p.tokenParam = 'max_completion_tokens';",
+      "const passwordSource = 'getPasswordFromVaultOrEnvironment';",
       'npm_config_dangerously_allow_all_scripts=true npm install',
       'const sha = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";',
       '',

@@ -295,7 +295,11 @@ describe('what reviewers are shown', () => {
       ballot.slice(2).map((m) => m.role),
       ['assistant', 'user'],
     );
-    assert.match(ballot[2]?.content ?? '', /"claim":"mine"/, 'its own findings as its reply');
+    assert.deepEqual(
+      JSON.parse(ballot[2]?.content ?? '{}'),
+      { findings: [{ file: 'src/db.ts', lines: { start: 12, end: 14 }, severity: 'blocking', decision: '0003' }] },
+      'its own findings as its reply',
+    );
     assert.match(ballot[3]?.content ?? '', /\| O1: src\/db\.ts lines 12-14/);
   });
 });

@@ -135,6 +135,42 @@ describe('review SARIF', () => {
     assert.equal(run.results[0]?.properties.confidence, 0.8);
   });
 
+  it('still validates with a finding on a name that holds invisible characters and unread files allowed, and says both', () => {
+    const odd = 'services/orders/db\u200b\n.ts';
+    const log = reviewSarif(
+      {
+        findings: [finding({ file: odd })],
+        exit: 0,
+        scope: {
+          ...scope,
+          unread: [
+            {
+              file: 'services/orders/new\u202e.bin',
+              shown: 'services/orders/new\\u202e.bin',
+              reason: 'is a binary file; left out of the git diff',
+              governedBy: ['0001'],
+            },
+          ],
+          unreadAllowed: true,
+        },
+      },
+      { recordUri },
+    );
+    const validate = validator();
+    assert.equal(validate(log), true, JSON.stringify(validate.errors, null, 2));
+    const run = (log as Sarif & { runs: { properties: { unreadAllowed: boolean; unread: unknown[] } }[] }).runs[0]!;
+    assert.equal(
+      run.results[0]?.locations[0]?.physicalLocation.artifactLocation.uri,
+      'services/orders/db%E2%80%8B%0A.ts',
+    );
+    assert.match(
+      (run.results[0] as unknown as { message: { text: string } }).message.text,
+      /The file's name holds U\+200B ZERO WIDTH SPACE, U\+000A LINE FEED\.$/,
+    );
+    assert.equal(run.properties.unreadAllowed, true);
+    assert.equal(run.properties.unread.length, 1);
+  });
+
   it('the schema check can fail: a result without its message is refused', () => {
     const log = reviewSarif(outcome([finding({})]), { recordUri }) as Sarif;
     delete (log.runs[0]!.results[0] as { message?: unknown }).message;

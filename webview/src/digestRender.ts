@@ -76,12 +76,15 @@ function digestSection(doc: Document, s: MeetingState, ctx: ReviewContext, readO
   return el(doc, 'section', { class: 'digest-review' }, head, rendered, area);
 }
 
-function consensusSection(doc: Document, s: MeetingState): HTMLElement[] {
-  const last = [...s.rounds].reverse().find((r) => r.verdict);
-  if (s.mode !== 'consensus' || !last?.verdict) return [];
-  const v = last.verdict;
-  const label = (id: string) => s.options.find((o) => o.id === id)?.label ?? id;
-  const matrix = el(
+/** Who voted what on each option: a row per worker of the last round, a column per option. */
+function votingMatrix(doc: Document, s: MeetingState, last: MeetingState['rounds'][number]): HTMLElement {
+  const cell = (w: string, id: string) => {
+    // A review's votes on a finding: the last round that voted on it (a challenge round votes on the contested ones).
+    const b = (s.config.review ? votingRoundOf(s, id) : last)?.ballots[w] ?? last.ballots[w];
+    const x = b?.votes.find((y) => y.option === id);
+    return el(doc, 'td', { class: `vote-${x?.vote ?? 'none'}` }, x ? `${x.vote} (${x.confidence.toFixed(2)})` : '—');
+  };
+  return el(
     doc,
     'table',
     { class: 'matrix', 'data-testid': 'matrix' },
@@ -101,22 +104,19 @@ function consensusSection(doc: Document, s: MeetingState): HTMLElement[] {
           'tr',
           {},
           el(doc, 'th', {}, b.valid ? w : `${w} (invalid: ${b.invalidReason ?? '?'})`),
-          ...s.options.map((o) => {
-            // A review's votes on a finding: the last round that voted on it (a challenge round votes on the contested ones).
-            const x = (s.config.review ? (votingRoundOf(s, o.id)?.ballots[w] ?? b) : b).votes.find(
-              (y) => y.option === o.id,
-            );
-            return el(
-              doc,
-              'td',
-              { class: `vote-${x?.vote ?? 'none'}` },
-              x ? `${x.vote} (${x.confidence.toFixed(2)})` : '—',
-            );
-          }),
+          ...s.options.map((o) => cell(w, o.id)),
         ),
       ),
     ),
   );
+}
+
+function consensusSection(doc: Document, s: MeetingState): HTMLElement[] {
+  const last = [...s.rounds].reverse().find((r) => r.verdict);
+  if (s.mode !== 'consensus' || !last?.verdict) return [];
+  const v = last.verdict;
+  const label = (id: string) => s.options.find((o) => o.id === id)?.label ?? id;
+  const matrix = votingMatrix(doc, s, last);
   return [
     el(doc, 'h3', {}, 'Voting matrix'),
     el(doc, 'div', { class: 'matrix-scroll' }, matrix),

@@ -3,12 +3,14 @@
  * hostile repository could name a program there), and git-ignored paths decided per path when
  * the batch cannot be answered (fail closed).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 /** Settings that stop a repository's config from running a program while the gate reads it. */
 const SAFE = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.pager=cat'];
+
+const gitEnv = (): NodeJS.ProcessEnv => ({ ...process.env, GIT_OPTIONAL_LOCKS: '0' });
 
 export function git(
   root: string,
@@ -20,7 +22,7 @@ export function git(
     const child = execFile(
       'git',
       [...SAFE, ...extra, ...args],
-      { cwd: root, maxBuffer: 8_000_000, timeout: 20_000, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } },
+      { cwd: root, maxBuffer: 8_000_000, timeout: 20_000, env: gitEnv() },
       (err, stdout) => {
         const code = err ? (typeof err.code === 'number' ? err.code : 128) : 0;
         resolve({ code, stdout: String(stdout) });
@@ -30,6 +32,40 @@ export function git(
     // which must not crash the process (the exit code already says what happened).
     child.stdin?.on('error', () => undefined);
     if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+/**
+ * git with its output read as it comes (`onData` per chunk), for output that grows with the
+ * repository: nothing of it is buffered here. `code` 128 when git could not run; `timedOut` when
+ * it was killed after `timeoutMs`.
+ */
+export function gitStream(
+  root: string,
+  args: string[],
+  opts: { extra?: string[]; timeoutMs: number; onData: (chunk: Buffer) => void },
+): Promise<{ code: number; timedOut: boolean }> {
+  return new Promise((resolve) => {
+    const child = spawn('git', [...SAFE, ...(opts.extra ?? []), ...args], {
+      cwd: root,
+      env: gitEnv(),
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs);
+    child.stdout.on('data', opts.onData);
+    let settled = false;
+    const done = (code: number) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ code, timedOut });
+    };
+    child.on('error', () => done(128));
+    child.on('close', (code) => done(code ?? 128));
   });
 }
 

@@ -21,7 +21,8 @@ import * as path from 'node:path';
 import type { Evidence } from '@roundtable/protocol';
 import { leavesFolder } from '@roundtable/client/outputDir';
 import { screenContent, type Redaction } from './content';
-import { filterOverrides, git, ignoredPaths, repository } from './git';
+import { readDiff } from './diff';
+import { filterOverrides, ignoredPaths, repository } from './git';
 import { gitconfigHoldsCredentials, refusedByName } from './names';
 import type { GlobMatcher } from './glob';
 import { walkFiles } from './walk';
@@ -50,6 +51,13 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 /** True when `rel` (a path relative to the workspace) climbs out of it: `..` or `../x`, not `..hidden`. */
 
 const slash = (p: string): string => p.split(path.sep).join('/');
+
+/** Newlines in a text: the lines a diff adds before the next one starts. */
+function lineCount(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
 
 /** True when the bytes look binary: a NUL in the first 8 KiB (git's own heuristic). */
 function looksBinary(bytes: Buffer): boolean {
@@ -147,7 +155,7 @@ export class WorkspaceGate {
   private async pass(rel: string, text: string): Promise<GateRead> {
     if (gitconfigHoldsCredentials(rel, text))
       return { ok: false, path: rel, reason: 'is a git config that holds credentials' };
-    const s = await screenContent(text, rel);
+    const s = await screenContent(text);
     if (!s.ok) return { ok: false, path: rel, reason: s.reason };
     return { ok: true, rel, text: s.text, sha256: sha256(s.text), redacted: s.redacted };
   }
@@ -169,9 +177,10 @@ export class WorkspaceGate {
   }
 
   /**
-   * The git diff (`what`: `--staged`, a ref, or nothing for the unstaged changes), file by file
-   * through the gate: a file the gate refuses is left out with its reason, the others are screened
-   * for secrets and joined. `error` when git could not diff at all.
+   * The git diff (`what`: `--staged`, a ref, or nothing for the unstaged changes) in one git
+   * process, then file by file through the gate: a file the gate refuses (its name, git-ignored,
+   * binary, too large, a private key) is left out with its reason, the others are screened for
+   * secrets and joined. `error` when git could not diff at all.
    */
   async diff(
     what: string[],
@@ -180,36 +189,31 @@ export class WorkspaceGate {
   > {
     const realRoot = await this.realRoot();
     // Nothing of the repository's own config may run a program: no external diff, textconv or filter.
-    const flags = ['--no-color', '--no-ext-diff', '--no-textconv', '--no-renames'];
-    const noFilters = await filterOverrides(realRoot);
-    const names = await git(
-      realRoot,
-      ['diff', ...flags, '--name-only', '-z', ...what, '--', '.'],
-      undefined,
-      noFilters,
-    );
-    if (names.code !== 0) return { error: 'failed: is this a git repository and does the ref exist?' };
-    const files = names.stdout.split('\0').filter(Boolean);
-    const screened = await this.screenPaths(files);
-    const refused = screened.refused.map((r) => ({ path: r.path, reason: `${r.reason}; left out of the git diff` }));
+    const d = await readDiff(realRoot, what, { extra: await filterOverrides(realRoot), maxBytes: MAX_FILE_BYTES });
+    if ('error' in d) return d;
+    const left = (reason: string) => `${reason}; left out of the git diff`;
+    const refused: Refusal[] = [];
+    const diffs = new Map<string, string>();
+    for (const f of d.files) {
+      if ('reason' in f) refused.push({ path: f.path, reason: left(f.reason) });
+      else diffs.set(f.path, f.text);
+    }
+    const screened = await this.screenPaths([...diffs.keys()]);
+    refused.push(...screened.refused.map((r) => ({ path: r.path, reason: left(r.reason) })));
     let text = '';
+    let lines = 0;
     const redacted: Redaction[] = [];
     // Each file's diff as it passed, for readers that take a change file by file (a review).
     const passed: Passed[] = [];
     for (const rel of screened.passed) {
-      const one = await git(realRoot, ['diff', ...flags, ...what, '--', `:(literal)${rel}`], undefined, noFilters);
-      if (one.code !== 0) {
-        refused.push({ path: rel, reason: 'could not be diffed; left out of the git diff' });
-        continue;
-      }
-      const r = await this.pass(rel, one.stdout);
+      const r = await this.pass(rel, diffs.get(rel) as string);
       if (!r.ok) {
-        refused.push({ path: rel, reason: `${r.reason}; left out of the git diff` });
+        refused.push({ path: rel, reason: left(r.reason) });
         continue;
       }
-      const before = text === '' ? 0 : text.split('\n').length - 1;
-      redacted.push(...r.redacted.map((x) => ({ ...x, line: x.line + before })));
+      redacted.push(...r.redacted.map((x) => ({ ...x, line: x.line + lines })));
       text += r.text;
+      lines += lineCount(r.text);
       passed.push(r);
     }
     return { text, sha256: sha256(text), redacted, refused, files: passed };

@@ -3,6 +3,8 @@
  * in one list. Each rule says in a few words why, so a refusal is one line a person can act on.
  */
 
+import { withoutInvisible } from '@roundtable/protocol';
+
 /** Folders of version control internals: never sent, whatever they hold (a remote URL with a token). */
 const VCS_DIRS: ReadonlySet<string> = new Set([
   '.git',
@@ -67,9 +69,16 @@ export const SECRET_NAME_RULES: readonly NameRule[] = [
 
 /**
  * Why `rel` (workspace-relative, `/`-separated) may never leave the machine by its name alone, or
- * undefined. `.gitconfig` is judged by its content (see `gitconfigHoldsCredentials`).
+ * undefined. A name is judged as it is and as it looks: `.e\u200bnv` (a zero-width space inside)
+ * reads as `.env` to whoever opens it, so it is refused as one. `.gitconfig` is judged by its
+ * content (see `gitconfigHoldsCredentials`).
  */
 export function refusedByName(rel: string): string | undefined {
+  const looks = withoutInvisible(rel);
+  return refusedByExactName(rel) ?? (looks === rel ? undefined : refusedByExactName(looks));
+}
+
+function refusedByExactName(rel: string): string | undefined {
   const parts = rel.split('/').filter((p) => p !== '' && p !== '.');
   const vcs = parts.find(isVcsDir);
   if (vcs) return `is inside ${vcs} (version control internals)`;

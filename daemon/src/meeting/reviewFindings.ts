@@ -107,8 +107,13 @@ export function changedFileOf<C extends { file: string; shown?: string }>(
   return tails.length === 1 ? tails[0] : undefined;
 }
 
+/** The file of the change a finding's path names among those the review could not read. */
+const unreadFileOf = (written: string, scope: ReviewScope, root?: string) =>
+  changedFileOf(written, { changed: scope.unread ?? [] }, root);
+
 const span = (r: LineRange) => (r.start === r.end ? `line ${r.start}` : `lines ${r.start}-${r.end}`);
 
+/** True when `file` names a changed file the review did not read (by its name or as it is shown). */
 /**
  * Why a finding is refuted before any vote, in one line, or undefined when it stands: its file is
  * not in the change, its lines touch none of that file's hunks, or it cites a decision that is not
@@ -116,7 +121,8 @@ const span = (r: LineRange) => (r.start === r.end ? `line ${r.start}` : `lines $
  */
 export function refutation(f: Finding, scope: ReviewScope, root?: string): string | undefined {
   const changed = changedFileOf(f.file, scope, root);
-  if (!changed) return `${f.file} is not in the change`;
+  // A file the review did not read is in the change all the same: the finding stands for the vote.
+  if (!changed) return unreadFileOf(f.file, scope, root) ? undefined : `${f.file} is not in the change`;
   if (!changed.ranges.some((r) => overlaps(r, f.lines)))
     return `${span(f.lines)} of ${changed.file} ${f.lines.start === f.lines.end ? 'is' : 'are'} not in the change`;
   if (f.decision === undefined) return undefined;
@@ -130,22 +136,28 @@ export function refutation(f: Finding, scope: ReviewScope, root?: string): strin
 }
 
 /**
+ * A finding as the review reads it before merging: on the real name of the file it names (so the
+ * same finding written two ways is one) and citing the rulebook's id of its record (so two records
+ * sharing a number stay apart). The review eval reads the lone reviewers' findings so too.
+ */
+export function findingAsRead(f: Finding, scope: ReviewScope, root?: string): Finding {
+  const cited = f.decision === undefined ? undefined : resolveCitation(f.decision, scope.decisions);
+  return {
+    ...f,
+    file: (changedFileOf(f.file, scope, root) ?? unreadFileOf(f.file, scope, root))?.file ?? repoRelative(f.file, root),
+    ...(cited?.ok ? { decision: cited.decision.id } : {}),
+  };
+}
+
+/**
  * The options of a review: the findings merged, checked, and capped (REVIEW_MAX_FINDINGS standing
  * and as many refuted), standing ones first; a cited decision is written with the rulebook's id.
  * Each option's label is the finding in one line.
  */
 export function reviewOptions(byReviewer: [string, Finding[]][], scope: ReviewScope, root?: string): ConsensusOption[] {
-  // Each finding on the real name of the file it names, so the same finding written two ways is
-  // one; each citation as the rulebook's id, so two records sharing a number stay apart.
-  const asRead = (f: Finding): Finding => {
-    const cited = f.decision === undefined ? undefined : resolveCitation(f.decision, scope.decisions);
-    return {
-      ...f,
-      file: changedFileOf(f.file, scope, root)?.file ?? repoRelative(f.file, root),
-      ...(cited?.ok ? { decision: cited.decision.id } : {}),
-    };
-  };
-  const checked = mergeFindings(byReviewer.map(([who, list]) => [who, list.map(asRead)])).map((f) => {
+  const checked = mergeFindings(
+    byReviewer.map(([who, list]) => [who, list.map((f) => findingAsRead(f, scope, root))]),
+  ).map((f) => {
     const why = refutation(f, scope, root);
     return { ...f, ...(why ? { refuted: why } : {}) };
   });

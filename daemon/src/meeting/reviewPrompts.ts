@@ -16,11 +16,12 @@ import type {
   ReviewScope,
   RoundState,
 } from '@roundtable/protocol';
-import { UNCERTAINTY_BELOW } from '@roundtable/protocol';
+import { UNCERTAINTY_BELOW, shownPath } from '@roundtable/protocol';
 import { defang, oneLine, wrapPost } from '../providers/envelope';
 import { assistantName, personaOf, topicOf, wrap } from './promptParts';
 import { ballotOf } from './consensusPrompts';
 import { normalizeStatus } from '../decisions/status';
+import { ballotOptions } from './reviewFindings';
 
 /** A reviewer's system message: the same for its findings and its ballots (the cached prefix starts here). */
 export function reviewerSystem(me: Participant): string {
@@ -89,7 +90,7 @@ function rulebookBlock(s: MeetingState, scope: ReviewScope): string {
   const files = scope.changed
     .map(
       (c) =>
-        `${oneLine(c.file)}: lines ${c.ranges.map((r) => (r.start === r.end ? r.start : `${r.start}-${r.end}`)).join(', ')}`,
+        `${oneLine(c.shown ?? c.file)}: lines ${c.ranges.map((r) => (r.start === r.end ? r.start : `${r.start}-${r.end}`)).join(', ')}`,
     )
     .join('\n');
   const text = [
@@ -137,11 +138,22 @@ function ownReply(s: MeetingState, me: Participant): string {
 function findingText(id: string, f: Finding): string {
   const lines = f.lines.start === f.lines.end ? `${f.lines.start}` : `${f.lines.start}-${f.lines.end}`;
   return [
-    `${id}: ${f.file} lines ${lines}, severity ${f.severity}, ${f.decision ? `breaks decision ${f.decision}` : `defect: ${f.defect ?? 'unclassified'}`}`,
+    `${id}: ${shownPath(f.file) ?? f.file} lines ${lines}, severity ${f.severity}, ${f.decision ? `breaks decision ${f.decision}` : `defect: ${f.defect ?? 'unclassified'}`}`,
     `claim: ${oneLine(f.claim)}`,
     ...(f.quote ? [`quoted lines:\n${f.quote}`] : []),
     ...(f.proposedBy?.length ? [`proposed by: ${f.proposedBy.join(', ')}`] : []),
   ].join('\n');
+}
+
+/**
+ * The findings put to a reviewer (by default every one not refuted before the vote), quoted as the
+ * meeting's record: each with its id, where it is, what it breaks, its claim and quoted lines.
+ */
+export function findingsBallotBlock(s: MeetingState, asked: ConsensusOption[] = ballotOptions(s.options)): string {
+  const text = asked
+    .map((o) => (o.finding ? findingText(o.id, o.finding) : `${o.id}: ${oneLine(o.label)}`))
+    .join('\n\n');
+  return `Findings of the other reviewers to vote on (your own findings stand as your accepts):\n${wrapPost({ from: assistantName(s), kind: 'system', seq: s.optionsSeq, text })}`;
 }
 
 const BALLOT_FORMAT =
@@ -166,12 +178,7 @@ export function reviewBallotPrompt(
 ): ChatMessage[] {
   const scope = s.config.review;
   if (!scope) throw new Error('a review ballot needs a review');
-  const text = asked
-    .map((o) => (o.finding ? findingText(o.id, o.finding) : `${o.id}: ${oneLine(o.label)}`))
-    .join('\n\n');
-  const parts = [
-    `Findings of the other reviewers to vote on (your own findings stand as your accepts):\n${wrapPost({ from: assistantName(s), kind: 'system', seq: s.optionsSeq, text })}`,
-  ];
+  const parts = [findingsBallotBlock(s, asked)];
   const previous = s.rounds.find((r) => r.round === round.round - 1);
   if (previous) {
     const others = Object.entries(previous.ballots)

@@ -5,7 +5,7 @@
  * line is a hidden marker the GitHub Action finds its own comment by, to update it on every push.
  */
 import type { ReviewOutcome, ReviewedFinding } from '@roundtable/protocol';
-import { REVIEW_EXIT } from '@roundtable/protocol';
+import { REVIEW_EXIT, invisibleNote, shownPath } from '@roundtable/protocol';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from '@roundtable/protocol/markdown';
 import { reportedFindings } from './sarif';
 
@@ -17,6 +17,17 @@ const VERDICT_LINE: Record<number, string> = {
   [REVIEW_EXIT.failed]: 'Failed: the panel upheld at least one finding at or above the bar.',
   [REVIEW_EXIT.couldNotReview]: 'Could not review',
 };
+
+/** Most unread files listed one by one; a PR comment has a size limit, and the SARIF run lists them all. */
+const MAX_UNREAD_LISTED = 50;
+
+/** A path in a code span as reviewers were shown it, and what invisible characters it holds. */
+function pathSpan(file: string): string {
+  return `${codeSpan(shownPath(file) ?? file)}${noteOf(file)}`;
+}
+
+/** ` (holds U+200B ZERO WIDTH SPACE)` after a name that holds such characters, escaped; else ''. */
+const noteOf = (file: string): string => (invisibleNote(file) ? ` ${inline(invisibleNote(file))}` : '');
 
 const lines = (f: ReviewedFinding): string =>
   f.lines.start === f.lines.end ? `${f.lines.start}` : `${f.lines.start}-${f.lines.end}`;
@@ -31,10 +42,11 @@ function findingSection(f: ReviewedFinding, recordPath: (id: string) => string |
   const cites = f.decision
     ? `breaks decision ${codeSpan(f.decision)}${recordPath(f.decision) ? ` (${codeSpan(recordPath(f.decision) as string)})` : ''}`
     : `defect: ${inline(f.defect ?? 'unclassified')}`;
+  const shown = shownPath(f.file) ?? f.file;
   const out = [
-    heading(3, `${f.verdict} · ${f.severity} · ${f.file}:${lines(f)}`),
+    heading(3, `${f.verdict} · ${f.severity} · ${shown}:${lines(f)}`),
     '',
-    `${codeSpan(`${f.file}:${lines(f)}`)} — ${cites}`,
+    `${codeSpan(`${shown}:${lines(f)}`)}${noteOf(f.file)} — ${cites}`,
     '',
     quote(f.claim),
     '',
@@ -76,7 +88,13 @@ export function reviewMarkdown(outcome: ReviewOutcome, opts: { failOn: string; m
   const unread = outcome.scope?.unread ?? [];
   if (unread.length) {
     out.push(heading(3, 'Not read'), '');
-    for (const u of unread) out.push(`- ${codeSpan(u.file)}: ${inline(u.reason)}`);
+    if (outcome.scope?.unreadAllowed)
+      out.push('The review was asked to pass without these files (`--allow-unread`): nobody read them.', '');
+    for (const u of unread.slice(0, MAX_UNREAD_LISTED)) {
+      const governed = u.governedBy?.length ? ` (under decision ${inline(u.governedBy.join(', '))})` : '';
+      out.push(`- ${pathSpan(u.file)}: ${inline(u.reason)}${governed}`);
+    }
+    if (unread.length > MAX_UNREAD_LISTED) out.push(`- and ${unread.length - MAX_UNREAD_LISTED} more`);
     out.push('');
   }
   const skipped = outcome.scope?.skipped ?? [];

@@ -2,19 +2,20 @@
  * A review's start (`meeting/start` with `review`): the daemon, never the client, reads the change
  * through the workspace gate, picks the decision records, sets `config.review` (the scope the
  * engine checks findings against) and builds the context every reviewer sees: the records that
- * apply, then the diff file by file while the context budget lasts. What did not fit or the gate
- * kept back is the scope's `unread`, said in the report.
+ * apply, then the diff file by file while the context budget lasts (governed files first). What did
+ * not fit or the gate kept back is the scope's `unread`, said in the report; one an accepted
+ * decision governs keeps a review that found nothing from passing (`unreadGoverned`).
  */
 import type { ContextAttached, ContextItem, ReviewScope, StartMeetingParams } from '@roundtable/protocol';
-import { DEFAULT_CONTEXT_MAX_TOKENS, DEFAULT_UNSTATUSED, RpcError } from '@roundtable/protocol';
+import { DEFAULT_CONTEXT_MAX_TOKENS, DEFAULT_UNSTATUSED, RpcError, shownPath } from '@roundtable/protocol';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import { RECORD_MAX_TOKENS } from '../decisions/index';
-import { loadDecisions } from '../decisions/rulebook';
+import { governingDecisions, loadDecisions } from '../decisions/rulebook';
 import type { DecisionRecord } from '../decisions/record';
 import { DEFAULT_DECISIONS_FOLDER } from '../context/cliFlags';
 import { contextRoot } from '../context/attach';
 import { workspaceGate } from '../gate';
-import { ChangeError, collectChange, type Change } from './change';
+import { ChangeError, collectChange, type Change, type ChangedFile } from './change';
 import { chooseRules, noRuleLine } from './rules';
 
 /** Files of the decisions folder listed as not records in a review's scope at most (the rest are in `roundtable decisions --json`). */
@@ -55,17 +56,31 @@ function recordItem(r: DecisionRecord, id: string): Omit<ContextItem, 'tokens' |
   };
 }
 
+type Unread = NonNullable<ReviewScope['unread']>[number];
+
+/** Fewer tokens than any file's diff takes (its header alone is more): a budget this low is spent. */
+const SPENT = 20;
+
+/** A changed file not read, with the name reviewers would have been shown and the decisions that govern it. */
+function unreadEntry(file: string, reason: string, governedBy: string[]): Unread {
+  const shown = shownPath(file);
+  return { file, ...(shown ? { shown } : {}), reason, ...(governedBy.length ? { governedBy } : {}) };
+}
+
 /**
  * The records first (the rulebook must be seen whole to be applied), then each file's diff whole
- * while the budget lasts: a file that does not fit is not cut but left unread, with the reason.
+ * while the budget lasts, files an accepted decision governs (`governs`: their ids) before the
+ * others, so thirty changed docs cannot push the governed source file out. A file that does not
+ * fit is not cut but left unread, with the reason; the diffs are shown in the change's order.
  */
 function fitReview(
   records: Omit<ContextItem, 'tokens' | 'truncated'>[],
   change: Change,
   budget: number,
-): { items: ContextItem[]; unread: NonNullable<ReviewScope['unread']> } {
+  governs: (file: string) => string[],
+): { items: ContextItem[]; unread: Unread[] } {
   const items: ContextItem[] = [];
-  const unread: NonNullable<ReviewScope['unread']> = change.refused.map((r) => ({ file: r.path, reason: r.reason }));
+  const unread = change.refused.map((r) => unreadEntry(r.path, r.reason, governs(r.path)));
   let left = budget;
   for (const r of records) {
     const tokens = countTokens(r.text);
@@ -73,26 +88,36 @@ function fitReview(
     items.push({ ...r, tokens, truncated: false });
     left -= tokens;
   }
-  for (const f of change.files) {
-    const tokens = countTokens(f.diff.text);
-    if (tokens > left) {
-      unread.push({
-        file: f.file,
-        reason: `its diff (${tokens} tokens) did not fit the ${budget}-token review budget`,
-      });
+  const governed = new Map(change.files.map((f) => [f, governs(f.file)]));
+  const byPriority = [
+    ...change.files.filter((f) => governed.get(f)?.length),
+    ...change.files.filter((f) => !governed.get(f)?.length),
+  ];
+  const fits = new Map<ChangedFile, number>();
+  for (const f of byPriority) {
+    const why = left < SPENT ? `the ${budget}-token review budget was spent before it` : undefined;
+    const tokens = why ? 0 : countTokens(f.diff.text);
+    if (why || tokens > left) {
+      const reason = why ?? `its diff (${tokens} tokens) did not fit the ${budget}-token review budget`;
+      unread.push(unreadEntry(f.file, reason, governed.get(f) ?? []));
       continue;
     }
+    fits.set(f, tokens);
+    left -= tokens;
+  }
+  for (const f of change.files) {
+    const tokens = fits.get(f);
+    if (tokens === undefined) continue;
     const redacted = f.diff.redacted;
     items.push({
       kind: 'diff',
-      path: `git diff ${change.against.slice(0, 12)} -- ${f.file}`,
+      path: `git diff ${change.against.slice(0, 12)} -- ${shownPath(f.file) ?? f.file}`,
       sha256: f.diff.sha256,
       text: f.diff.text,
       tokens,
       truncated: false,
       ...(redacted.length ? { redacted } : {}),
     });
-    left -= tokens;
   }
   return { items, unread };
 }
@@ -121,14 +146,21 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
     diffText,
   );
   const budget = params.config?.contextMaxTokens ?? DEFAULT_CONTEXT_MAX_TOKENS;
+  const accepted = records.filter((r) => r.state === 'accepted');
   const fitted = fitReview(
     rules.map((r) => recordItem(r, ids.get(r) ?? r.path)),
     change,
     budget,
+    (file) => governingDecisions(accepted, file).map((g) => ids.get(g.record) ?? g.record.path),
   );
   const unreadFiles = new Set(fitted.unread.map((u) => u.file));
   const review: ReviewScope = {
-    changed: change.files.filter((f) => !unreadFiles.has(f.file)).map((f) => ({ file: f.file, ranges: f.ranges })),
+    changed: change.files
+      .filter((f) => !unreadFiles.has(f.file))
+      .map((f) => {
+        const shown = shownPath(f.file);
+        return { file: f.file, ...(shown ? { shown } : {}), ranges: f.ranges };
+      }),
     decisions,
     ...(fitted.unread.length ? { unread: fitted.unread } : {}),
     ...(book.ok && book.skipped.length
@@ -139,6 +171,7 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
         }
       : {}),
     ...(rulebookNote ? { rulebookNote } : {}),
+    ...(req.allowUnread ? { unreadAllowed: true } : {}),
   };
   const refused = [...(book.ok ? book.refused : book.missing ? [] : [{ path: folder, reason: book.reason }])];
   const left = rules.length - fitted.items.filter((i) => i.kind === 'decision').length;

@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ReviewOutcome, ReviewScope, ReviewedFinding, Severity } from '@roundtable/protocol';
+import { invisibleNames } from '@roundtable/protocol';
 import { DAEMON_VERSION } from '../daemon/handlers';
 
 /** Where people read about the tool (SARIF's tool.driver.informationUri must be absolute). */
@@ -120,11 +121,13 @@ function resultOf(f: ReviewedFinding, ruleIndex: number): Record<string, unknown
   const cast = f.votes.filter((v) => v.vote !== 'abstain');
   const confidence = cast.length ? cast.reduce((n, v) => n + v.confidence, 0) / cast.length : undefined;
   const cites = f.decision ? ` (breaks decision ${f.decision})` : f.defect ? ` (${f.defect})` : '';
+  const odd = invisibleNames(f.file);
+  const name = odd.length ? ` The file's name holds ${odd.join(', ')}.` : '';
   return {
     ruleId: ruleIdOf(f),
     ruleIndex,
     level: LEVEL[f.severity],
-    message: { text: `${f.claim}${cites} — panel verdict ${f.verdict}.` },
+    message: { text: `${f.claim}${cites} — panel verdict ${f.verdict}.${name}` },
     locations: [
       {
         physicalLocation: {
@@ -166,6 +169,7 @@ export function reviewSarif(outcome: ReviewOutcome, opts: { recordUri: (path: st
           exit: outcome.exit,
           ...(outcome.why ? { why: outcome.why } : {}),
           unread: outcome.scope?.unread ?? [],
+          unreadAllowed: outcome.scope?.unreadAllowed ?? false,
         },
       },
     ],

@@ -1,0 +1,117 @@
+/**
+ * Runs a review set with bounded concurrency, appending every reviewed case (its meeting's log) to
+ * a JSONL checkpoint so an interrupted run resumes without reviewing it again; on resume each case
+ * is scored again from its log, under the same tamper checks as the question sets' checkpoints.
+ */
+import { closeSync, existsSync, writeSync } from 'node:fs';
+import type { FailOn, Prices } from '@roundtable/protocol';
+import { fold, workersOf } from '@roundtable/protocol';
+import { checkpointEntries, openCheckpoint } from '../harness';
+import type { ReviewCase } from './cases';
+import { eventsOfLine, sameReviewKey, scoreCase, type CaseResult, type ReviewRunKey } from './record';
+import { reviewCase, reviewCore, type ReviewSetup } from './run';
+import { summarizeReview, type ReviewEvalResults } from './summary';
+import { systemNames } from './systems';
+
+export interface ReviewScoring {
+  failOn: FailOn;
+  prices?: Prices;
+}
+
+/**
+ * The cases a checkpoint of the same run (same set — files, change and labels —, panel and
+ * provider) holds, each scored again from its log; an error line when it belongs to another run.
+ */
+export function readReviewCheckpoint(
+  file: string,
+  key: ReviewRunKey,
+  cases: readonly ReviewCase[],
+  setup: Pick<ReviewSetup, 'participants'>,
+  scoring: ReviewScoring,
+): Map<string, CaseResult> {
+  const done = new Map<string, CaseResult>();
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  const differs = 'set, its files or labels, models or provider';
+  checkpointEntries<ReviewRunKey>(
+    file,
+    (k) => sameReviewKey(k, key),
+    differs,
+    (v) => {
+      const id = (v as { id?: unknown } | null)?.id;
+      const c = typeof id === 'string' ? byId.get(id) : undefined;
+      const kept = c ? eventsOfLine(v, c, setup.participants) : undefined;
+      if (c && kept) done.set(c.id, scoreCase(c, kept, setup.participants, scoring.failOn, scoring.prices));
+    },
+  );
+  return done;
+}
+
+export interface ReviewHarnessOptions extends ReviewScoring {
+  setup: ReviewSetup;
+  key: ReviewRunKey;
+  cases: ReviewCase[];
+  concurrency: number;
+  checkpoint: string;
+  resume: boolean;
+  /** After each case (resumed ones included), with the results so far. */
+  onProgress?: (done: number, total: number, results: CaseResult[]) => void;
+}
+
+/** When no reviewer answered at all (a server gone, a model missing), nothing was measured: the run stops. */
+function nobodyReviewed(events: Parameters<typeof fold>[0]): string | undefined {
+  const s = fold(events);
+  const failures = Object.entries(s.proposalFailures ?? {});
+  const workers = workersOf(s).length;
+  if (workers === 0 || failures.length < workers) return undefined;
+  const [who, f] = failures[0] ?? ['?', { reason: 'error', detail: '' }];
+  return `every reviewer failed (${who}: ${f.reason}${f.detail ? `: ${f.detail}` : ''})`;
+}
+
+export async function runReviewEval(
+  o: ReviewHarnessOptions,
+): Promise<{ results: ReviewEvalResults; cases: CaseResult[] }> {
+  const done = o.resume
+    ? readReviewCheckpoint(o.checkpoint, o.key, o.cases, o.setup, o)
+    : new Map<string, CaseResult>();
+  const fresh = !o.resume || !existsSync(o.checkpoint);
+  const fd = openCheckpoint(o.checkpoint, fresh);
+  if (fresh) writeSync(fd, `${JSON.stringify({ key: o.key })}\n`);
+  const byId = new Map<string, CaseResult>();
+  for (const c of o.cases) {
+    const r = done.get(c.id);
+    if (r) byId.set(c.id, r);
+  }
+  const pending = o.cases.filter((c) => !byId.has(c.id));
+  const report = () => o.onProgress?.(byId.size, o.cases.length, [...byId.values()]);
+  report();
+  let next = 0;
+  const core = await reviewCore(o.setup);
+  // The first failure stops every worker from taking another case; the ones in flight finish and
+  // are kept, so the checkpoint is closed only when no worker can still write to it.
+  let failure: { error: unknown } | undefined;
+  const reviewOne = async (c: ReviewCase) => {
+    const line = await reviewCase(o.setup, core, c);
+    const nobody = nobodyReviewed(line.events);
+    if (nobody) throw new Error(`review case ${c.id}: ${nobody}`);
+    // One line per reviewed case, appended at once: a crash loses at most the cases in flight.
+    writeSync(fd, `${JSON.stringify({ id: c.id, ...line })}\n`);
+    byId.set(c.id, scoreCase(c, line, o.setup.participants, o.failOn, o.prices));
+    report();
+  };
+  const worker = async () => {
+    for (let c = pending[next++]; c && !failure; c = pending[next++])
+      await reviewOne(c).catch((error: unknown) => {
+        failure ??= { error };
+      });
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, pending.length)) }, worker));
+  } finally {
+    closeSync(fd);
+    await core.close();
+  }
+  if (failure) throw failure.error;
+  const results = o.cases.map((c) => byId.get(c.id)).filter((r): r is CaseResult => r !== undefined);
+  const seats = o.setup.participants.filter((p) => p.role === 'worker').map((p) => p.name);
+  return { results: summarizeReview(o.key, seats, systemNames(seats), o.failOn, results), cases: results };
+}
