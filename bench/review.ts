@@ -5,7 +5,10 @@
  *
  * Ours: `meeting/start` with `review` on a real daemon (in this process) against the repository of
  * reviewChange.ts: the daemon reads the change and the decision records, the reviewers propose
- * findings, the panel votes on them. Every chat completion the server answered is counted.
+ * findings, the panel votes on those its votes can still decide. Every chat completion the server
+ * answered is counted, by what it asked (reviewCallKind: proposals, ballots, their retries,
+ * anything else), with each model's cached share, and every finding is checked to have been
+ * verified: refuted before the vote, or judged from at least the quorum of proposals and read votes.
  * Naive: each model reviews the whole change alone in one call (its system message, the decision
  * records, the whole diff) and the three reports are concatenated: 3 calls, run one after the
  * other so the naive side gets every cache hit it can.
@@ -17,11 +20,12 @@
  * the meeting's log, and checked against what the server itself counted.
  */
 import type { Finding, MeetingEvent, Participant, ChatMessage } from '@roundtable/protocol';
-import { reviewOutcome } from '@roundtable/protocol/reviewOutcome';
+import { reviewOutcome, reviewQuorum, votingRoundOf } from '@roundtable/protocol/reviewOutcome';
+import { workersOf, type MeetingState } from '@roundtable/protocol';
 import { connectDaemon, convene } from '@roundtable/client';
 import { OpenAIProvider } from '../daemon/src/providers/openai';
 import { chatCalls, startFakeOpenAI, type FakeOpenAI } from '../test/fakes/openaiServer';
-import { reviewerResponder, type ReviewerScript } from '../test/fakes/reviewers';
+import { reviewCallKind, reviewerResponder, type ReviewerScript } from '../test/fakes/reviewers';
 import { callsOf, reviewBills } from '../eval/src/review/bill';
 import { withDaemon } from './daemon';
 import { DECISIONS, reviewRepo, type ReviewRepo } from './reviewChange';
@@ -120,6 +124,54 @@ export interface ReviewSide {
   byPurpose?: Record<string, number>;
   /** Ours: prompt + completion tokens of every call, by the eval's bill of a review (the meeting's log). */
   billedTokens?: number;
+  /** Calls by what they asked, as the server saw them: proposal, ballot, their retries, other. */
+  callsByKind: Record<string, number>;
+  /** Cached share of the prompt tokens, by model. */
+  cachedByModel: Record<string, number>;
+  /** Cached share of the prompt tokens of the ballots (and their retries). */
+  ballotsCached: number;
+  /** Ours: findings reported without being verified (no verdict, or judged from fewer than the quorum). */
+  unverified?: string[];
+}
+
+/** Calls by kind and each model's cached share, from what the server recorded. */
+function serverCounts(fake: FakeOpenAI): Pick<ReviewSide, 'callsByKind' | 'cachedByModel' | 'ballotsCached'> {
+  const callsByKind: Record<string, number> = {};
+  const byModel: Record<string, { prompt: number; cached: number }> = {};
+  const ballots = { prompt: 0, cached: 0 };
+  for (const q of fake.requests) {
+    if (!q.path.startsWith('/v1/chat/completions')) continue;
+    const kind = reviewCallKind(q.body);
+    callsByKind[kind] = (callsByKind[kind] ?? 0) + 1;
+    for (const m of [
+      (byModel[q.body.model ?? '?'] ??= { prompt: 0, cached: 0 }),
+      ...(kind.startsWith('ballot') ? [ballots] : []),
+    ]) {
+      m.prompt += q.usage?.promptTokens ?? 0;
+      m.cached += q.usage?.cachedTokens ?? 0;
+    }
+  }
+  const share = (m: { prompt: number; cached: number }) => (m.prompt ? m.cached / m.prompt : 0);
+  const cachedByModel = Object.fromEntries(Object.entries(byModel).map(([model, m]) => [model, share(m)]));
+  return { callsByKind, cachedByModel, ballotsCached: share(ballots) };
+}
+
+/**
+ * The findings a review reported unverified: any not refuted before the vote whose verdict is
+ * INSUFFICIENT_EVIDENCE or that was judged from fewer positions (proposers and read votes) than the quorum.
+ */
+function unverifiedOf(s: MeetingState): string[] {
+  const quorum = reviewQuorum(workersOf(s).length);
+  return reviewOutcome(s, 'blocking').findings.flatMap((f) => {
+    if (f.refuted !== undefined) return [];
+    const read = Object.entries(votingRoundOf(s, f.id)?.ballots ?? {})
+      .filter(([, b]) => b.votes.some((v) => v.option === f.id && !v.unread))
+      .map(([w]) => w);
+    const positions = new Set([...(f.proposedBy ?? []), ...read]).size;
+    return f.verdict === 'INSUFFICIENT_EVIDENCE' || positions < quorum
+      ? [`${f.id} (${f.verdict}, ${positions} of ${quorum})`]
+      : [];
+  });
 }
 
 /** The panel of our side: the assistant on the first reviewer's model, as the automatic panel choice does. */
@@ -171,7 +223,16 @@ export async function runOurs(repo: ReviewRepo): Promise<ReviewSide> {
       throw new Error(
         `the review's log bills ${billedTokens} tokens, the server counted ${money.promptTokens + money.completionTokens}`,
       );
-    return { calls: chatCalls(fake), money, findings, exit: outcome.exit, byPurpose, billedTokens };
+    return {
+      calls: chatCalls(fake),
+      money,
+      findings,
+      exit: outcome.exit,
+      byPurpose,
+      billedTokens,
+      ...serverCounts(fake),
+      unverified: unverifiedOf(state),
+    };
   } finally {
     await fake.close();
   }
@@ -212,6 +273,7 @@ async function runNaive(repo: ReviewRepo): Promise<ReviewSide> {
       money: moneyOf(fake.requests, () => 0),
       // The concatenated reports: every finding as each model wrote it, none checked or voted on.
       findings: { unchecked: count },
+      ...serverCounts(fake),
     };
   } finally {
     await fake.close();
@@ -240,7 +302,7 @@ export async function benchReview(): Promise<ReviewBench> {
     ours,
     naive,
     costRatio: Object.fromEntries(
-      PRICES.map((p) => [p.name, +((ours.money.usd[p.name] ?? 0) / (naive.money.usd[p.name] || 1)).toFixed(2)]),
+      PRICES.map((p) => [p.name, +((ours.money.usd[p.name] ?? 0) / (naive.money.usd[p.name] || 1)).toFixed(3)]),
     ),
     tokenRatio: +((ours.billedTokens ?? billed(ours.money)) / Math.max(1, billed(naive.money))).toFixed(2),
   };

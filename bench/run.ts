@@ -344,11 +344,25 @@ async function main(): Promise<void> {
     });
     console.log(table([side('ours', r.ours), side('naive', r.naive)]));
     const ratios = Object.entries(r.costRatio).map(([p, x]) => `${p} ${x}`);
-    const purposes = Object.entries(r.ours.byPurpose ?? {}).map(([p, n]) => `${p} ${n}`);
+    const kinds = (s: typeof r.ours) =>
+      ['proposal', 'proposal retry', 'ballot', 'ballot retry', 'other']
+        .map((kind) => `${s.callsByKind[kind] ?? 0} ${kind}`)
+        .join(', ');
+    const cached = (s: typeof r.ours) =>
+      Object.entries(s.cachedByModel)
+        .map(([m, x]) => `${m} ${pct(x)}`)
+        .join(', ');
+    const unverified = r.ours.unverified ?? [];
     console.log(
-      `   ours/naive: money ${ratios.join(', ')}; billed tokens ${r.tokenRatio}; calls ${r.ours.calls}/${r.naive.calls}`,
+      `   ours/naive: money ${ratios.join(', ')} (target <= 1.15); billed tokens ${r.tokenRatio}; calls ${r.ours.calls}/${r.naive.calls}`,
     );
-    console.log(`   our calls: ${purposes.join(', ')}; our exit ${r.ours.exit ?? '?'}`);
+    console.log(`   our calls: ${kinds(r.ours)}; our exit ${r.ours.exit ?? '?'}`);
+    console.log(
+      `   cached share by model: ours ${cached(r.ours)} (the ballots' prompts ${pct(r.ours.ballotsCached)}); naive ${cached(r.naive)}`,
+    );
+    console.log(
+      `   findings reported unverified: ${unverified.length === 0 ? 'none (each refuted before the vote, or judged from the quorum of proposals and read votes)' : unverified.join(', ')}`,
+    );
     console.log(
       `   our billed tokens: ${k(r.ours.billedTokens ?? 0)} (the review eval's bill, from the meeting's log: the server counted the same)\n`,
     );

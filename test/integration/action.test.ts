@@ -137,16 +137,20 @@ const FORGED = {
 
 /** Reviewers who name people, a team and issues in their claims and rationales, as a model might. */
 const PINGING: ReviewerScript = {
-  findings: (me) => [
-    {
-      file: 'services/orders/db.ts',
-      lines: { start: 2, end: 2 },
-      severity: 'blocking',
-      decision: '0001',
-      claim: `@octocat @acme/security-team: a MySQL pool where decision 0001 says Postgres (see #1, GH-2 and octo-org/octo-repo#3; ${me})`,
-      quote: "export const pool = mysql.createPool({ host: 'db', database: 'orders' });",
-    },
-  ],
+  // One proposer, so another reviewer is asked to vote: its rationale reaches the comment too.
+  findings: (me) =>
+    me === 'ada'
+      ? [
+          {
+            file: 'services/orders/db.ts',
+            lines: { start: 2, end: 2 },
+            severity: 'blocking',
+            decision: '0001',
+            claim: `@octocat @acme/security-team: a MySQL pool where decision 0001 says Postgres (see #1, GH-2 and octo-org/octo-repo#3; ${me})`,
+            quote: "export const pool = mysql.createPool({ host: 'db', database: 'orders' });",
+          },
+        ]
+      : [],
   vote: () => ({
     vote: 'accept',
     confidence: 0.9,
@@ -288,11 +292,7 @@ describe('the GitHub Action', () => {
       event.pull_request.head.sha = repo.git('rev-parse', 'HEAD').trim();
       const eventPath = path.join(path.dirname(repo.root), 'event.json');
       writeFileSync(eventPath, JSON.stringify(event));
-      assert.notDeepEqual(
-        githubReferences(PINGING.findings('rev-a')[0]?.claim ?? ''),
-        [],
-        'the claim pings no one raw',
-      );
+      assert.notDeepEqual(githubReferences(PINGING.findings('ada')[0]?.claim ?? ''), [], 'the claim pings no one raw');
 
       const api = await start({ existing: [FORGED] });
       const run = await runAction(api, {
