@@ -39,14 +39,17 @@ type PrinterOf<K extends MeetingEvent['type']> = (e: Extract<MeetingEvent, { typ
 
 function printBallot(e: Extract<MeetingEvent, { type: 'ballot_recorded' }>, p: Printing): void {
   p.line();
+  // A reviewer asked nothing (every finding its own, or settled): its own findings are its accepts, no call was made.
+  const asked = e.votes.some((v) => !v.proposed);
   p.line(
-    `${p.c('1', e.worker)} ${p.c('90', `(ballot${e.valid ? '' : ', INVALID'}${e.retried ? ', asked twice' : ''})`)}`,
+    `${p.c('1', e.worker)} ${p.c('90', asked ? `(ballot${e.valid ? '' : ', INVALID'}${e.retried ? ', asked twice' : ''})` : '(its own findings, counted as its accepts; no ballot asked)')}`,
   );
   if (!e.valid) p.line(p.c('35', `    ! ${e.invalidReason ?? ''} — recorded as abstaining`));
   for (const v of e.votes) {
     const missing = v.evidence.filter((x) => x.status !== 'exists' && x.status !== 'unchecked').map((x) => x.file);
+    const vote = p.c(v.vote === 'accept' ? '32' : v.vote === 'reject' ? '31' : '90', v.vote);
     p.line(
-      `    ${v.option}: ${p.c(v.vote === 'accept' ? '32' : v.vote === 'reject' ? '31' : '90', v.vote)} ${v.confidence.toFixed(2)}${missing.length ? p.c('33', ` (cited but not found: ${missing.join(', ')})`) : ''}`,
+      `    ${v.option}: ${v.proposed ? `proposed (${vote} ${v.confidence.toFixed(2)})` : `${vote} ${v.confidence.toFixed(2)}`}${missing.length ? p.c('33', ` (cited but not found: ${missing.join(', ')})`) : ''}`,
     );
   }
 }

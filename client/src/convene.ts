@@ -59,7 +59,8 @@ function roundProgress(s: MeetingState, r: RoundState): RoundProgress {
     const stance = stances[speaker]?.[r.round];
     const text =
       r.contributions[speaker]?.text ??
-      r.ballots[speaker]?.votes.map((v) => `${v.vote} ${v.option}`).join(', ') ??
+      // A reviewer's own finding is its accept, not a vote it was asked for.
+      r.ballots[speaker]?.votes.map((v) => `${v.proposed ? 'proposed' : v.vote} ${v.option}`).join(', ') ??
       (r.failures[speaker] ? `failed (${r.failures[speaker].reason}): ${r.failures[speaker].detail}` : '');
     return {
       speaker,

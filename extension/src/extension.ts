@@ -214,8 +214,13 @@ function updateContextKeys(
   void vscode.commands.executeCommand(
     'setContext',
     'roundtable.canReview',
-    // A meeting without a decision is "failed", but its review still says why and offers Retry.
-    need === 'review' || need === 'escalation' || s?.decision !== undefined || !!s?.digest?.digest.noDecision,
+    // A meeting without a decision is "failed", but its review still says why and offers Retry; a
+    // finished review's panel shows its findings and verdicts.
+    need === 'review' ||
+      need === 'escalation' ||
+      s?.decision !== undefined ||
+      !!s?.digest?.digest.noDecision ||
+      (s?.config.review !== undefined && s.status === 'closed'),
   );
   void vscode.commands.executeCommand('setContext', 'roundtable.meetingFailed', need === 'failed');
   status.update();

@@ -9,8 +9,9 @@ import type { Need } from '@roundtable/protocol';
 
 /** The same, from the daemon's list (no log needed). */
 export function needOfSummary(m: MeetingSummary): Need | undefined {
-  // A quarantined log cannot be read: there is nothing to review, retry or decide.
-  if (m.quarantined !== undefined) return undefined;
+  // A quarantined log cannot be read: there is nothing to review, retry or decide; a finished
+  // review waits for no decision (its findings are in the Problems panel).
+  if (m.quarantined !== undefined || m.review) return undefined;
   if (m.status === 'awaiting_human') return 'escalation';
   if (m.status !== 'closed' || m.decision) return undefined;
   if (m.terminatedBy === 'error' || m.noDecision) return 'failed';
@@ -31,6 +32,7 @@ export function outcomeOf(m: MeetingSummary): string {
   if (m.quarantined !== undefined) return 'Quarantined · log unreadable';
   if (m.status === 'awaiting_human') return 'Needs your decision';
   if (m.status !== 'closed') return `Round ${m.round} of ${m.maxRounds}`;
+  if (m.review) return reviewOutcomeLine(m.review);
   const ended = m.terminatedBy ? terminationLabel(m.terminatedBy) : 'Closed';
   // A meeting that failed outright says Failed (its label); one that only reached no decision says so.
   if (m.noDecision && !m.decision && m.terminatedBy !== 'error') return 'No decision · retry';
@@ -38,6 +40,13 @@ export function outcomeOf(m: MeetingSummary): string {
   if (m.decision === 'accepted') return `${ended} · accepted`;
   if (m.decision === 'rejected') return `${ended} · rejected`;
   return ended;
+}
+
+/** A finished review in one line: what it upheld, or that it could not be read or counted whole. */
+function reviewOutcomeLine(r: NonNullable<MeetingSummary['review']>): string {
+  if (r.incomplete) return 'Review · could not review';
+  const upheld = [...(r.proven ? [`${r.proven} proven`] : []), ...(r.contested ? [`${r.contested} contested`] : [])];
+  return `Review · ${upheld.length ? upheld.join(', ') : 'nothing upheld'}`;
 }
 
 export type Group = 'running' | 'awaiting' | 'closed';

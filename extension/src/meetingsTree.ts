@@ -106,7 +106,9 @@ export class MeetingsTree implements vscode.TreeDataProvider<MeetingsNode>, vsco
     tip.appendMarkdown(inline(m.topic.split('\n')[0] ?? ''));
     tip.appendMarkdown('\n\n');
     tip.appendMarkdown(
-      inline(`${m.mode === 'consensus' ? 'Consensus vote' : 'Roundtable'} · ${outcomeOf(m)} · ${when}`),
+      inline(
+        `${m.review ? 'Review' : m.mode === 'consensus' ? 'Consensus vote' : 'Roundtable'} · ${outcomeOf(m)} · ${when}`,
+      ),
     );
     if (m.quarantined !== undefined) {
       tip.appendMarkdown('\n\n');
@@ -141,6 +143,11 @@ function iconOf(m: MeetingSummary): vscode.ThemeIcon {
       break;
   }
   if (m.status !== 'closed') return new vscode.ThemeIcon('sync~spin');
+  // A finished review: what it came to (its findings are in the Problems panel), never a decision to take.
+  if (m.review)
+    return new vscode.ThemeIcon(
+      m.review.incomplete ? 'warning' : m.review.proven + m.review.contested ? 'issues' : 'pass',
+    );
   if (m.terminatedBy === 'error') return new vscode.ThemeIcon('error');
   return new vscode.ThemeIcon(m.decision === 'accepted' ? 'pass' : 'circle-outline');
 }

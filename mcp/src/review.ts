@@ -104,7 +104,8 @@ export function registerReview(server: McpServer, conn: DaemonConnection, o: Del
       description:
         "Ask a panel of models (the local Roundtable daemon) to review your change before you commit: the diff against the team's " +
         'accepted decision records (docs/decisions) and for defects. Reviewers propose findings independently, findings outside the ' +
-        'change or citing no accepted decision are refuted mechanically, then the panel votes on each. Returns every finding with ' +
+        'change or citing no accepted decision are refuted mechanically, then the others vote on each finding their vote can still ' +
+        "decide (a reviewer's own findings are its accepts). Returns every finding with " +
         'its verdict (PROVEN, REFUTED, CONTESTED, INSUFFICIENT_EVIDENCE) and votes, and exit: 0 clean, 1 a finding at the failOn bar ' +
         'holds, 3 the review could not be done (why says why; never a verdict on the change). Reports progress; cancelling cuts it.',
       inputSchema: INPUT,

@@ -5,14 +5,22 @@
 import type { DecisionKind } from './consensus';
 import type { MeetingState } from './state';
 
+/** Why a review's digest takes no decision (Accept, Reject or another round), in one line. */
+export const REVIEW_IS_NO_DECISION =
+  'A review is not a decision to accept or reject: its upheld findings are in the Problems panel and its report; change the code and review again.';
+
 /** What a meeting waits for from the human. */
 export type Need = 'review' | 'escalation' | 'failed';
 
 /**
  * A meeting that produced no decision (its digest says why: no stance, no statement) is offered
- * Retry like a failed one: there is nothing to accept.
+ * Retry like a failed one: there is nothing to accept. A review waits for no one: its findings are
+ * its outcome (the Problems panel, its report), not a decision to accept.
  */
-export function needOf(s: Pick<MeetingState, 'status' | 'digest' | 'decision' | 'closed'>): Need | undefined {
+export function needOf(
+  s: Pick<MeetingState, 'status' | 'digest' | 'decision' | 'closed' | 'config'>,
+): Need | undefined {
+  if (s.config.review) return undefined;
   if (s.status === 'awaiting_human') return 'escalation';
   if (s.status !== 'closed' || s.decision) return undefined;
   if (s.closed?.reason === 'error' || s.digest?.digest.noDecision) return 'failed';
@@ -24,9 +32,10 @@ export function needOf(s: Pick<MeetingState, 'status' | 'digest' | 'decision' | 
  * wherever a decision is made (the review, a command invoked directly), not only by hiding buttons.
  */
 export function decisionRefusal(
-  s: Pick<MeetingState, 'status' | 'digest' | 'decision' | 'closed'>,
+  s: Pick<MeetingState, 'status' | 'digest' | 'decision' | 'closed' | 'config'>,
   decision: DecisionKind,
 ): string | undefined {
+  if (s.config.review) return REVIEW_IS_NO_DECISION;
   const noDecision = s.digest?.digest.noDecision?.split('\n')[0];
   // A meeting that failed outright says so first, with what failed.
   if (decision === 'accepted' && s.closed?.reason === 'error')

@@ -72,6 +72,11 @@ export const MeetingSummarySchema = z.object({
   /** Set when the digest says there is no decision to accept (the view offers Retry, not Review). */
   noDecision: z.boolean().optional(),
   /**
+   * A review, once closed: what it upheld (PROVEN and CONTESTED findings) and whether it could not
+   * be read or counted whole (exit 3). A review waits for no decision: the view lists it as finished.
+   */
+  review: z.object({ proven: z.number(), contested: z.number(), incomplete: z.boolean().optional() }).optional(),
+  /**
    * Set when the daemon could not read this meeting's log at start-up (a record it refuses: where
    * and why, in one line). The meeting is kept on disk but not loaded; it is listed as closed on an error.
    */

@@ -9,7 +9,8 @@ import type { TerminationReason } from './domain';
 import { oneLine } from './markdown';
 import { pathForPeople } from './pathText';
 import { SEVERITIES, REVIEW_EXIT, type FailOn, type Finding, type ReviewScope, type Severity } from './review';
-import { workersOf, type MeetingState, type RoundState } from './state';
+import { summaryOf, workersOf, type MeetingState, type RoundState } from './state';
+import type { MeetingSummary } from './messageSchemas';
 
 export interface FindingVote {
   worker: string;
@@ -224,6 +225,21 @@ export function reviewSummary(s: MeetingState): string {
     ];
   });
   return `${findings.length} finding${findings.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
+/**
+ * A meeting's row in `meeting/list` (`summaryOf`), with a closed review's outcome: the findings it
+ * upheld and whether it could not be read or counted whole. The view lists a review as finished.
+ */
+export function listedSummary(s: MeetingState): MeetingSummary {
+  const out = summaryOf(s);
+  if (!s.config.review || !s.closed) return out;
+  const { findings, exit } = reviewOutcome(s, 'blocking');
+  const count = (v: Verdict) => findings.filter((f) => f.verdict === v).length;
+  return {
+    ...out,
+    review: { proven: count('PROVEN'), contested: count('CONTESTED'), ...(exit === 3 ? { incomplete: true } : {}) },
+  };
 }
 
 /** The next steps of a review: fix what was proven, look again at what stayed contested. */

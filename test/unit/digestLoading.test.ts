@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { MeetingEvent, ReviewScope } from '@roundtable/protocol';
+import { decisionRefusal, fold, listedSummary, needOf } from '@roundtable/protocol';
+import { contextOf, groupOf, outcomeOf } from '../../extension/src/meetingStatus';
 import { evidenceChecker } from '../../daemon/src/meeting/evidence';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
 import { loadDigest } from '../fakes/digestView';
@@ -113,6 +115,31 @@ describe('the review panel after a review', () => {
     view.send({ type: 'digest/show', events: log.slice(0, closed + 1) });
     assert.doesNotMatch(text(view.root), /Writing the digest/);
     assert.match(text(view.root.querySelector('[data-testid="verdicts"]')), /PROVEN/);
+  });
+
+  it('reads a finished review as finished: what it came to, and no Accept, Reject, Another Round, Edit or record scope', () => {
+    const view = loadDigest();
+    view.send({ type: 'digest/show', events: log });
+    assert.match(
+      text(view.root.querySelector('[data-testid="outcome"]')),
+      /^Review finished: 3 findings: 1 PROVEN \(O1\), 1 CONTESTED \(O2\), 1 REFUTED \(O3; 1 before the vote\)\. A review is no decision to accept: its upheld findings are in the Problems panel\.$/,
+    );
+    for (const id of ['accept', 'reject', 'another', 'edit-toggle', 'scope', 'instruction', 'retry'])
+      assert.equal(view.root.querySelector(`#${id}`), null, `no #${id}`);
+    assert.equal(view.root.querySelector('[data-testid="no-decision"]'), null, 'no "no decision" banner');
+    assert.ok(view.root.querySelector('[data-testid="verdicts"]'), 'its verdicts');
+    assert.ok(!/Agreement \d+%/.test(text(view.root)), 'no agreement on one option to measure');
+  });
+
+  it('lists a finished review as finished in the Meetings view, and refuses a decision on it', () => {
+    const s = fold(log);
+    assert.equal(needOf(s), undefined, 'it waits for no one');
+    for (const d of ['accepted', 'rejected', 'another_round'] as const)
+      assert.match(decisionRefusal(s, d) ?? '', /^A review is not a decision to accept or reject/, d);
+    const m = listedSummary(s);
+    assert.equal(groupOf(m), 'closed', 'not under Awaiting you');
+    assert.equal(contextOf(m), 'meeting.closed');
+    assert.equal(outcomeOf(m), 'Review · 1 proven, 1 contested');
   });
 
   it('says so when it refuses the log, in the panel and to the extension, instead of loading for ever', () => {

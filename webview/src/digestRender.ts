@@ -5,7 +5,7 @@
  * while a decision is open. After a decision the panel is read-only and says who decided when.
  */
 import type { MeetingState } from '@roundtable/protocol';
-import { terminationLabel, votingRoundOf } from '@roundtable/protocol';
+import { reviewOutcome, reviewSummary, terminationLabel, votingRoundOf } from '@roundtable/protocol';
 import { finalDecision, reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { renderMarkdown } from './markdown';
 import { demoNote, noDecisionOf } from './outcome';
@@ -26,8 +26,25 @@ export interface ReviewContext {
 
 const DECIDED: Record<string, string> = { accepted: 'accepted', rejected: 'rejected' };
 
+/**
+ * A finished review in words: what its findings came to, or why it could not be done. It is no
+ * decision: nothing to accept or reject, its upheld findings are in the Problems panel.
+ */
+function reviewOutcomeLine(doc: Document, s: MeetingState): HTMLElement {
+  const { exit, why } = reviewOutcome(s, 'blocking');
+  return el(
+    doc,
+    'p',
+    { class: `outcome outcome-${exit === 3 ? 'failed' : 'ok'}`, 'data-testid': 'outcome' },
+    exit === 3
+      ? `The review could not be done: ${why ?? 'it was not read or counted whole'}.`
+      : `Review finished: ${reviewSummary(s)}. A review is no decision to accept: its upheld findings are in the Problems panel.`,
+  );
+}
+
 function outcomeLine(doc: Document, s: MeetingState): HTMLElement | undefined {
   if (!s.closed) return undefined;
+  if (s.config.review) return reviewOutcomeLine(doc, s);
   const rounds = `${s.rounds.length} round${s.rounds.length === 1 ? '' : 's'}`;
   const detail = s.closed.reason === 'error' && s.closed.detail ? ` — ${s.closed.detail}` : '';
   return el(
@@ -134,12 +151,17 @@ function consensusSection(doc: Document, s: MeetingState): HTMLElement[] {
         return el(doc, 'li', {}, `${r.option}: ${r.verdict} ${why} — ${label(r.option)}`);
       }),
     ),
-    el(
-      doc,
-      'p',
-      {},
-      `Agreement ${Math.round(v.actualConsensus * 100)}% (threshold ${Math.round(v.consensusThreshold * 100)}%)${v.decision ? ` — decided for ${v.decision} ${label(v.decision)}` : ''}`,
-    ),
+    // A review judges findings one by one: no agreement on one option to measure.
+    ...(s.config.review
+      ? []
+      : [
+          el(
+            doc,
+            'p',
+            {},
+            `Agreement ${Math.round(v.actualConsensus * 100)}% (threshold ${Math.round(v.consensusThreshold * 100)}%)${v.decision ? ` — decided for ${v.decision} ${label(v.decision)}` : ''}`,
+          ),
+        ]),
     el(doc, 'h3', {}, 'Conflicts'),
     v.conflicts.length === 0
       ? el(doc, 'p', {}, 'None.')
@@ -203,7 +225,9 @@ export function renderDigestView(doc: Document, s: MeetingState, ctx: ReviewCont
         ` ${demo}`,
       ),
     );
-  const noDecision = decided ? undefined : noDecisionOf(s);
+  // A review decides nothing: no banner, no editing, no scope, no Accept (its findings are its outcome).
+  const review = s.config.review !== undefined;
+  const noDecision = decided || review ? undefined : noDecisionOf(s);
   if (noDecision) root.append(noDecisionBanner(doc, noDecision));
   const outcome = outcomeLine(doc, s);
   if (outcome) root.append(outcome);
@@ -222,12 +246,13 @@ export function renderDigestView(doc: Document, s: MeetingState, ctx: ReviewCont
   if (files) root.append(files);
 
   // A digest without a decision is read, not edited: there is nothing to accept it as.
-  if (s.digest || decided) root.append(digestSection(doc, s, ctx, Boolean(decided) || noDecision !== undefined));
+  if (s.digest || decided)
+    root.append(digestSection(doc, s, ctx, Boolean(decided) || noDecision !== undefined || review));
   // A review's findings and their verdicts (below) are its report: it waits for no digest.
   else if (s.status === 'closed' && !s.config.review) root.append(progress(doc, 'Writing the digest…'));
   else if (s.closeRequest) root.append(progress(doc, 'Closing the meeting…'));
   // The record's scope, edited before Accept (a failed meeting has nothing to accept).
-  if (s.digest && !decided && !noDecision && s.status !== 'awaiting_human' && s.closed?.reason !== 'error')
+  if (s.digest && !decided && !noDecision && !review && s.status !== 'awaiting_human' && s.closed?.reason !== 'error')
     root.append(scopeSection(doc, s, ctx.scopeDraft));
   root.append(...consensusSection(doc, s));
   root.append(...actionsOf(doc, s, Boolean(decided), noDecision !== undefined));
@@ -253,6 +278,10 @@ function noDecisionBanner(doc: Document, reason: string): HTMLElement {
 
 /** What the person can do now: answer an escalation, decide on the digest, or wait. */
 function actionsOf(doc: Document, s: MeetingState, decided: boolean, noDecision: boolean): HTMLElement[] {
+  if (s.config.review)
+    return s.status === 'closed' || s.closeRequest
+      ? []
+      : [progress(doc, 'The review is running; its findings and their verdicts show here when it closes.')];
   if (s.status === 'awaiting_human') return escalationActions(doc, s);
   // Nothing to accept or reject: Retry (in the banner above) is the way on.
   if (noDecision) return [];

@@ -4,7 +4,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import type { DebateMetrics, MeetingState, StanceCell } from '@roundtable/protocol';
-import { debateMetrics, flipText, formatCount, stanceMatrix } from '@roundtable/protocol';
+import { debateMetrics, flipText, formatCount, stanceMatrix, votingRoundOf } from '@roundtable/protocol';
 
 const n = formatCount;
 
@@ -128,9 +128,15 @@ export function ballots(s: MeetingState): TemplateResult | typeof nothing {
                     html`<tr class=${b.valid ? '' : 'invalid'}>
                       <th>${b.valid ? w : `${w} (invalid)`}</th>
                       ${s.options.map((o) => {
-                        const vote = b.votes.find((x) => x.option === o.id);
-                        return html`<td class="vote vote-${vote?.vote ?? 'none'}">
-                          ${vote ? `${vote.vote} ${vote.confidence.toFixed(2)}` : '—'}
+                        // A review's finding: the votes of the last round that voted on it; a
+                        // reviewer's own finding is its accept, not a vote it was asked for.
+                        const from = (s.config.review ? votingRoundOf(s, o.id)?.ballots[w] : undefined) ?? b;
+                        const vote = from.votes.find((x) => x.option === o.id);
+                        return html`<td
+                          class="vote vote-${vote?.vote ?? 'none'}"
+                          title=${vote?.proposed ? 'its own finding: counted as its accept' : ''}
+                        >
+                          ${vote ? (vote.proposed ? 'proposed' : `${vote.vote} ${vote.confidence.toFixed(2)}`) : '—'}
                         </td>`;
                       })}
                     </tr>`,

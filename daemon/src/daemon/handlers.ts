@@ -3,7 +3,7 @@
  * the checked params and the calling connection. The agent/* methods live in agentHandlers.ts.
  */
 import type { DaemonMethod, MeetingEvent, ParamsOf, ResultOf } from '@roundtable/protocol';
-import { MAX_MESSAGE_BYTES, MEETING_PAGE_DEFAULT, RpcError, fold, summaryOf } from '@roundtable/protocol';
+import { MAX_MESSAGE_BYTES, MEETING_PAGE_DEFAULT, RpcError, fold, listedSummary } from '@roundtable/protocol';
 import { minutesFileBase, renderMinutes } from '@roundtable/protocol/minutes';
 import { manifestLine } from '@roundtable/protocol/manifest';
 import { estimateMeeting } from '../meeting/estimate';
@@ -104,7 +104,7 @@ async function get(ctx: ServerContext, p: Params<'meeting/get'>): Result<'meetin
   const all = await ctx.manager.events(p.meetingId, sinceSeq);
   const events = pageOf(all, p.limit ?? MEETING_PAGE_DEFAULT);
   return {
-    summary: summaryOf(state),
+    summary: listedSummary(state),
     events,
     lastSeq: events.at(-1)?.seq ?? sinceSeq,
     more: events.length < all.length,

@@ -15,7 +15,7 @@ import type {
   ResolveAction,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { RpcError, fold, summaryOf } from '@roundtable/protocol';
+import { RpcError, fold, listedSummary } from '@roundtable/protocol';
 import type { Clock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
 import type { EngineDeps } from '../meeting/ports';
@@ -100,7 +100,7 @@ export class MeetingManager {
       clock: this.opts.clock,
       providerFor: (p: Participant) => (p.provider === 'attached' ? seats : lookup(p)),
       onEvent: (e: MeetingEvent, s: MeetingState) => {
-        this.summaries.set(e.meetingId, summaryOf(s));
+        this.summaries.set(e.meetingId, listedSummary(s));
         for (const fn of this.eventListeners) fn(e);
       },
       onDelta: (d: MessageDelta) => {
@@ -257,7 +257,7 @@ export class MeetingManager {
     const out: MeetingSummary[] = [];
     for (const id of await this.opts.store.meetings()) {
       let summary = this.summaries.get(id);
-      if (!summary) this.summaries.set(id, (summary = summaryOf(await this.state(id))));
+      if (!summary) this.summaries.set(id, (summary = listedSummary(await this.state(id))));
       out.push(summary);
     }
     return [...out, ...(this.opts.store.quarantined?.() ?? []).map(quarantinedSummary)];
