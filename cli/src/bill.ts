@@ -102,15 +102,20 @@ function row(label: string, l: EstimateLine): string {
   return `  ${label.padEnd(14)}${String(l.calls).padStart(6)}${n(l.promptTokens).padStart(12)}${n(l.completionTokens).padStart(12)}${n(l.totalTokens).padStart(12)}${n(l.spokenTokens).padStart(10)}${l.costUsd !== undefined ? formatUsd(l.costUsd).padStart(11) : ''}`;
 }
 
-/** The estimate as the terminal shows it: a table per round, the total, and where the budget would stop it. */
-export function formatEstimate(e: MeetingEstimate): string {
+/**
+ * The estimate as the terminal shows it: a table per round, the total, and where the budget would
+ * stop it. A review's rows are its proposals, its vote and its challenge rounds (it has no digest call).
+ */
+export function formatEstimate(e: MeetingEstimate, o: { review?: boolean } = {}): string {
   const priced = e.allRounds.costUsd !== undefined;
   const out = [
-    `Estimate (${e.mode}; every reply as long as its cap, so an upper figure for models that answer shorter):`,
+    `Estimate (${o.review ? 'review' : e.mode}; every reply as long as its cap, so an upper figure for models that answer shorter):`,
     `  ${''.padEnd(14)}${'calls'.padStart(6)}${'prompt'.padStart(12)}${'completion'.padStart(12)}${'billed'.padStart(12)}${'spoken'.padStart(10)}${priced ? 'cost'.padStart(11) : ''}`,
-    row('opening', e.opening),
-    ...e.rounds.map((r) => row(`round ${r.round}`, r)),
-    row('digest', e.closing),
+    row(o.review ? 'proposals' : 'opening', e.opening),
+    ...e.rounds.map((r) =>
+      row(o.review ? (r.round === 1 ? 'vote' : `challenge ${r.round - 1}`) : `round ${r.round}`, r),
+    ),
+    ...(o.review && e.closing.calls === 0 ? [] : [row('digest', e.closing)]),
     row(`all ${e.allRounds.rounds} rounds`, e.allRounds),
   ];
   const basis = e.budgetBasis === 'billed' ? 'billed' : 'spoken';
@@ -145,6 +150,6 @@ export async function printEstimate(
   } finally {
     process.off('SIGINT', onSigint);
   }
-  out.write(`${json ? JSON.stringify(e) : formatEstimate(e)}\n`);
+  out.write(`${json ? JSON.stringify(e) : formatEstimate(e, { review: params.review !== undefined })}\n`);
   return 0;
 }

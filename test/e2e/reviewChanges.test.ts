@@ -9,7 +9,9 @@
  * count the review's own rounds, the vote then its challenge rounds ("Challenge, round 3 of 3",
  * never "round 3 of 2" from the roundtable's maxRounds): the fake server holds the ballots of
  * rounds 1 and 3 until the test has read them. The Review Digest that opens above the Problems
- * panel shows the findings with their verdicts (not a blank page, not "Loading the meeting…").
+ * panel shows the findings with their verdicts (not a blank page, not "Loading the meeting…"),
+ * says what the review came to, and offers nothing to accept: a review is not a decision. The
+ * Meetings view lists it under Closed with its outcome, never under "Awaiting you".
  * Screenshots (light, dark, high contrast, a 250 px sidebar):
  * test/.tmp/e2e-screenshots/review-changes-*.png.
  * The reviewers answer through a real OpenAI-compatible server on 127.0.0.1 (test/fakes/openaiServer.ts),
@@ -24,6 +26,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
 import { AFTER, BEFORE, PROVEN_CLAIM, RECORD, ballotRound, reviewers } from '../fakes/reviewRoom';
+import { meetingsView } from './meetingsView';
 import {
   CODE_SERVER,
   ROOT,
@@ -217,12 +220,13 @@ describe('Review Changes in a real VS Code (code-server)', () => {
       'both findings in the Problems panel',
       async () => {
         const r = await problems(page);
-        return r.some((x) => x.includes('PROVEN 3–0')) && r.some((x) => x.includes('CONTESTED')) ? r : undefined;
+        return r.some((x) => x.includes('PROVEN 2–0')) && r.some((x) => x.includes('CONTESTED')) ? r : undefined;
       },
       60_000,
     );
     const proven = rows.find((r) => r.includes(PROVEN_CLAIM)) ?? '';
-    assert.match(proven, /\(PROVEN 3–0\)/);
+    // Proposed by ada and grace, two of three: proven whatever linus says, so linus is not asked.
+    assert.match(proven, /\(PROVEN 2–0\)/);
     assert.match(proven, /Roundtable/);
     assert.match(proven, /0001/);
     const contested = rows.find((r) => r.includes('Contested: ')) ?? '';
@@ -248,6 +252,35 @@ describe('Review Changes in a real VS Code (code-server)', () => {
     assert.equal((await digest.textContent('h2'))?.trim(), 'Review: Review of the uncommitted changes');
     assert.doesNotMatch((await digest.textContent('#digest')) ?? '', /Loading the meeting/);
     await page.screenshot({ path: path.join(SHOTS, 'review-changes-problems-light.png') });
+  });
+
+  it('reads the finished review as finished: what it came to, nothing to accept, and Closed in the Meetings view', async () => {
+    const digest = await reviewDigest();
+    assert.match(
+      ((await digest.textContent('[data-testid="outcome"]')) ?? '').trim(),
+      /^Review finished: 3 findings: 1 PROVEN \(O1\), 1 CONTESTED \(O2\), 1 REFUTED .* its upheld findings are in the Problems panel\.$/,
+    );
+    for (const id of ['#accept', '#reject', '#another', '#edit-toggle', '#instruction', '#retry'])
+      assert.equal(await digest.$(id), null, `the Review Digest offers no ${id}`);
+    await digest.$eval('[data-testid="outcome"]', (e) => e.scrollIntoView({ block: 'start' }));
+    await page.screenshot({ path: path.join(SHOTS, 'review-changes-finished-light.png') });
+
+    await palette(page, 'Roundtable: Focus on Meetings View');
+    const view = meetingsView(page);
+    await view.expandGroups();
+    const row = view.row('Review of the uncommitted changes').first();
+    const text = await until('the review in the Meetings view with its outcome', async () => {
+      const t = (await row.textContent().catch(() => '')) ?? '';
+      return /Review · 1 proven, 1 contested/.test(t) && t;
+    });
+    assert.doesNotMatch(text, /· review\b/, 'not waiting for a review of its digest');
+    const groups = await view.pane().locator('.monaco-list-row[aria-level="1"]').allTextContents();
+    assert.ok(!groups.some((g) => /Awaiting you/.test(g)), `no meeting awaits the person: ${groups.join(' | ')}`);
+    assert.ok(
+      groups.some((g) => /Closed/.test(g)),
+      `the review is under Closed: ${groups.join(' | ')}`,
+    );
+    await page.locator('.part.sidebar').screenshot({ path: path.join(SHOTS, 'review-changes-meetings-light.png') });
   });
 
   it('the quick fix opens the decision record', async () => {
@@ -307,6 +340,15 @@ describe('Review Changes in a real VS Code (code-server)', () => {
     await room.$eval('[data-testid="ballots"]', (e) => e.scrollIntoView());
     assert.ok(width <= 260, `the sidebar is narrow (${width}px)`);
     await page.screenshot({ path: path.join(SHOTS, 'review-changes-room-narrow.png') });
+    // The finished review in the Meetings view of a narrow sidebar: what it came to comes first.
+    await palette(page, 'Roundtable: Focus on Meetings View');
+    await meetingsView(page).expandGroups();
+    await page.locator('.part.sidebar').screenshot({ path: path.join(SHOTS, 'review-changes-meetings-narrow.png') });
+    for (const kind of ['dark', 'hc'] as const) {
+      await setTheme(page, kind);
+      await page.screenshot({ path: path.join(SHOTS, `review-changes-meetings-narrow-${kind}.png`) });
+    }
+    await setTheme(page, 'light');
   });
 
   it('Clear Review Findings empties the Problems panel', async () => {

@@ -203,6 +203,11 @@ describe('the calls a review makes', () => {
     assert.equal(e.opening.calls, 3, 'one proposal per reviewer, no briefing');
     assert.equal(e.rounds[0]?.calls, 3, "every reviewer votes on the others' findings (the upper figure)");
     assert.equal(e.closing.calls, 0, 'no digest call');
+    const text = await s.review(r, ['--estimate']);
+    assert.equal(text.code, 0, text.stderr);
+    const rows = text.stdout.split('\n').map((l) => l.trim().split(/\s+/)[0]);
+    assert.ok(rows.includes('proposals') && rows.includes('vote'), text.stdout);
+    assert.ok(!rows.includes('digest') && !rows.includes('opening'), text.stdout);
     assert.equal(s.fake().requests.length, from, 'no model was asked');
   });
 });

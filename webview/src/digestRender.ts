@@ -99,7 +99,9 @@ function votingMatrix(doc: Document, s: MeetingState, last: MeetingState['rounds
     // A review's votes on a finding: the last round that voted on it (a challenge round votes on the contested ones).
     const b = (s.config.review ? votingRoundOf(s, id) : last)?.ballots[w] ?? last.ballots[w];
     const x = b?.votes.find((y) => y.option === id);
-    return el(doc, 'td', { class: `vote-${x?.vote ?? 'none'}` }, x ? `${x.vote} (${x.confidence.toFixed(2)})` : '—');
+    // A reviewer's own finding is its accept, not a vote it was asked for.
+    const shown = x ? (x.proposed ? 'proposed' : `${x.vote} (${x.confidence.toFixed(2)})`) : '—';
+    return el(doc, 'td', { class: `vote-${x?.vote ?? 'none'}` }, shown);
   };
   return el(
     doc,

@@ -100,7 +100,10 @@ function reviewContributors(s: MeetingState): string {
   return workersOf(s)
     .map((w) => {
       const found = s.proposedFindings?.[w.name]?.length ?? 0;
-      const asked = s.rounds.reduce((n, r) => n + (r.ballots[w.name]?.votes.filter((v) => !v.proposed).length ?? 0), 0);
+      // The findings it was asked about, however many rounds asked it.
+      const asked = new Set(
+        s.rounds.flatMap((r) => r.ballots[w.name]?.votes.filter((v) => !v.proposed).map((v) => v.option) ?? []),
+      ).size;
       return `${w.name} proposed ${found} finding${found === 1 ? '' : 's'} and voted on ${asked}`;
     })
     .join(', ');
