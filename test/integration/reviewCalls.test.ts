@@ -39,7 +39,14 @@ const seat = (body: ChatBody) => /^You are (\w+)/.exec(body.messages?.[0]?.conte
 interface Report {
   exit: number;
   why?: string;
-  findings: { id: string; decision?: string; defect?: string; verdict: string; proposedBy?: string[] }[];
+  findings: {
+    id: string;
+    decision?: string;
+    defect?: string;
+    verdict: string;
+    proposedBy?: string[];
+    votes?: { worker: string; vote: string; rationale: string }[];
+  }[];
 }
 
 describe('the calls a review makes', () => {
@@ -153,6 +160,36 @@ describe('the calls a review makes', () => {
       then.slice(first.length).map((m) => m.role),
       ['assistant', 'user'],
     );
+  });
+
+  it('puts only the contested finding to a challenge round, to those who did not propose it; the proven one keeps its verdict', async () => {
+    const script: ReviewerScript = {
+      findings: (me) => (me === 'grace' ? [POOL(me), IMPORT] : [POOL(me)]),
+      // The naming finding is rejected without evidence: neither proven nor refuted, it stays CONTESTED.
+      vote: () => ({ vote: 'reject', confidence: 0.9, rationale: 'The name is conventional here.' }),
+    };
+    const { res, report, calls } = await review(reviewerResponder(script));
+    assert.equal(res.code, 1, res.stderr);
+    const pool = report.findings.find((f) => f.decision === '0001');
+    const naming = report.findings.find((f) => f.defect === 'naming');
+    assert.equal(pool?.verdict, 'PROVEN');
+    assert.equal(naming?.verdict, 'CONTESTED');
+    // The pool's votes are those of the vote that judged it: the three proposals, never asked again.
+    assert.deepEqual(
+      pool?.votes?.map((v) => [v.worker, v.vote, v.rationale]),
+      ['ada', 'grace', 'linus'].map((w) => [w, 'accept', 'proposed this finding']),
+    );
+    const ballots = calls.filter((q) => reviewCallKind(q.body) === 'ballot');
+    const challenges = ballots.filter((q) => /This is challenge round \d+\./.test(lastUserMessage(q.body)));
+    // The first vote and both challenge rounds each ask ada and linus about the naming finding alone.
+    assert.deepEqual(
+      ballots.map((q) => [seat(q.body), ballotFindings(lastUserMessage(q.body)).map((f) => f.id)]),
+      [0, 1, 2].flatMap(() => [
+        ['ada', [naming?.id]],
+        ['linus', [naming?.id]],
+      ]),
+    );
+    assert.equal(challenges.length, 4);
   });
 
   it('exits 3 when two of three reviewers cannot give a readable vote on a finding only the third proposed: asked once more, never read as clean', async () => {

@@ -43,6 +43,30 @@ export function proposalPrompt(s: MeetingState, me: Participant, o: PromptOption
   ];
 }
 
+/** What a ballot may do when the meeting offers the workspace tools: said after the format, the same every round. */
+export const TOOLS_ON_BALLOT =
+  'You may read the workspace with the read_file tool before voting. Evidence whose "section" gives the lines ' +
+  '("lines 12-30") that read_file returned to you is marked verified in the report.';
+
+/**
+ * A challenge round's part of a ballot: the other workers' ballots of the round before (under
+ * `othersVoted`), this worker's own, and the human's posts, as quoted evidence.
+ */
+export function challengeParts(s: MeetingState, me: Participant, previous: RoundState, othersVoted: string): string[] {
+  const others = Object.entries(previous.ballots)
+    .filter(([w]) => w !== me.name)
+    .map(([w, b]) => ballotOf(s, w, b));
+  const mine = previous.ballots[me.name];
+  return [
+    `This is challenge round ${previous.round}. ${othersVoted}\n${others.join('\n\n') || '(nobody else voted)'}`,
+    ...(mine ? [`Your previous ballot:\n${ballotOf(s, me.name, mine)}`] : []),
+    'Weigh their rationales and evidence. Keep or revise your votes; say why in each rationale.',
+    ...(previous.humanPosts.length > 0
+      ? [`From the human running the meeting:\n${previous.humanPosts.map(wrap).join('\n\n')}`]
+      : []),
+  ];
+}
+
 export function ballotPrompt(
   s: MeetingState,
   me: Participant,
@@ -56,27 +80,10 @@ export function ballotPrompt(
     ...stableHead(s, o, 'Decision question'),
     `Options (vote with their ids):\n${wrapPost({ from: assistantName(s), kind: 'system', seq: s.optionsSeq, text: options })}`,
   ];
-  if (previous) {
-    const others = Object.entries(previous.ballots)
-      .filter(([w]) => w !== me.name)
-      .map(([w, b]) => ballotOf(s, w, b));
-    const mine = previous.ballots[me.name];
-    parts.push(
-      `This is challenge round ${round.round - 1}. The other workers voted:\n${others.join('\n\n') || '(nobody else voted)'}`,
-    );
-    if (mine) parts.push(`Your previous ballot:\n${ballotOf(s, me.name, mine)}`);
-    parts.push('Weigh their rationales and evidence. Keep or revise your votes; say why in each rationale.');
-    if (previous.humanPosts.length > 0) {
-      parts.push(`From the human running the meeting:\n${previous.humanPosts.map(wrap).join('\n\n')}`);
-    }
-  }
+  if (previous) parts.push(...challengeParts(s, me, previous, 'The other workers voted:'));
   parts.push(BALLOT_FORMAT);
   // Same text every round of the meeting: it stays with the format, not among the round's posts.
-  if (s.config.tools)
-    parts.push(
-      'You may read the workspace with the read_file tool before voting. Evidence whose "section" gives the lines ' +
-        '("lines 12-30") that read_file returned to you is marked verified in the report.',
-    );
+  if (s.config.tools) parts.push(TOOLS_ON_BALLOT);
   return [
     {
       role: 'system',

@@ -18,8 +18,8 @@ import type {
 } from '@roundtable/protocol';
 import { UNCERTAINTY_BELOW, shownPath } from '@roundtable/protocol';
 import { defang, oneLine, wrapPost } from '../providers/envelope';
-import { assistantName, personaOf, topicOf, wrap } from './promptParts';
-import { ballotOf } from './consensusPrompts';
+import { assistantName, personaOf, topicOf } from './promptParts';
+import { TOOLS_ON_BALLOT, challengeParts } from './consensusPrompts';
 import { normalizeStatus } from '../decisions/status';
 import { ballotOptions } from './reviewFindings';
 
@@ -180,25 +180,10 @@ export function reviewBallotPrompt(
   if (!scope) throw new Error('a review ballot needs a review');
   const parts = [findingsBallotBlock(s, asked)];
   const previous = s.rounds.find((r) => r.round === round.round - 1);
-  if (previous) {
-    const others = Object.entries(previous.ballots)
-      .filter(([w]) => w !== me.name)
-      .map(([w, b]) => ballotOf(s, w, b));
-    const mine = previous.ballots[me.name];
-    parts.push(
-      `This is challenge round ${round.round - 1}. The panel is split on these findings; the other reviewers voted:\n${others.join('\n\n') || '(nobody else voted)'}`,
-    );
-    if (mine) parts.push(`Your previous ballot:\n${ballotOf(s, me.name, mine)}`);
-    parts.push('Weigh their rationales and evidence. Keep or revise your votes; say why in each rationale.');
-    if (previous.humanPosts.length > 0)
-      parts.push(`From the human running the meeting:\n${previous.humanPosts.map(wrap).join('\n\n')}`);
-  }
+  if (previous)
+    parts.push(...challengeParts(s, me, previous, 'The panel is split on these findings; the other reviewers voted:'));
   parts.push(BALLOT_FORMAT);
-  if (s.config.tools)
-    parts.push(
-      'You may read the workspace with the read_file tool before voting. Evidence whose "section" gives the lines ' +
-        '("lines 12-30") that read_file returned to you is marked verified in the report.',
-    );
+  if (s.config.tools) parts.push(TOOLS_ON_BALLOT);
   return [
     ...findingsPrompt(s, me, scope),
     { role: 'assistant', content: ownReply(s, me) },
