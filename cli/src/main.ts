@@ -7,8 +7,8 @@ import { MCP_USAGE, mcpCommand } from '../../mcp/src/command';
 import { EVAL_USAGE, evalCommand } from '../../eval/src/command';
 import { DECISIONS_USAGE, decisionsCommand } from './decisionsCommand';
 import { REVIEW_USAGE, reviewCommand } from './reviewCommand';
-import { UsageError } from '@roundtable/client/usage';
-import { terminalSafe } from '@roundtable/protocol/terminal';
+import { NoModelError, UsageError } from '@roundtable/client/usage';
+import { terminalLine, terminalSafe } from '@roundtable/protocol/terminal';
 
 const USAGE = `Usage: roundtable <command> [options]
 
@@ -76,7 +76,10 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`roundtable: ${terminalSafe(e.message)}\n`);
+      // One line whatever the input held (a ref or a path with a newline): the preflight's
+      // problems (NoModelError) are one line each by construction.
+      const line = e instanceof NoModelError ? terminalSafe(e.message) : terminalLine(e.message);
+      process.stderr.write(`roundtable: ${line}\n`);
       return 2;
     }
     // An error can quote what a model server sent: cleaned like any model text.

@@ -12,6 +12,7 @@ import { preflightPanel } from '../../daemon/src/providers/preflight';
 import { loadScript, type Script } from '../../daemon/src/providers/scripted';
 import { newMeetingId } from '../../daemon/src/daemon/ids';
 import { NoModelError, UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
+import { checkMinutesDir } from '@roundtable/client/minutesOutput';
 import { evidenceWorkspace, examplesDir } from '../../daemon/src/providers/demo';
 import { RoomPrinter } from './printer';
 import { DEMO_HINT, choosePanel, parseModelsFlag } from '../../daemon/src/providers/panelChoice';
@@ -256,6 +257,8 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
   }
   // Before the preflight: no server is asked, no meeting opened, nothing written.
   if (opts.estimate) return printEstimate(opts.params, opts.json, io.stdout);
+  // Then the minutes folder, still before any server is asked: bad usage is said first.
+  await checkMinutesDir(opts.outDir);
   const { script } = await preflight(opts);
   const canned = ignoresTopic({ ...opts.params, providers: script ? { script } : {} });
   const notices = [...opts.notices, ...(canned ? [`${CANNED_NOTE}.${opts.demoFallback ? ` ${DEMO_HINT}` : ''}`] : [])];

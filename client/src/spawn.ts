@@ -9,6 +9,7 @@ import { openSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { PROTOCOL_VERSION } from '@roundtable/protocol';
 import { findDaemon, type DaemonInfo, type FoundDaemon } from './discovery';
+import { ensureDir } from './outputDir';
 import { UNPROVEN_START, processIdentity } from './processIdentity';
 
 export interface SpawnOptions {
@@ -28,7 +29,7 @@ export interface SpawnOptions {
 
 export async function spawnDaemon(opts: SpawnOptions): Promise<FoundDaemon> {
   const { dataDir } = opts;
-  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await ensureDir(dataDir, 0o700);
   const logFile = path.join(dataDir, 'daemon.log');
   const out = openSync(logFile, 'a', 0o600);
   const script = opts.script ?? process.argv[1] ?? '';

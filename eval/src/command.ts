@@ -4,7 +4,7 @@
  * the best of them, and the roundtable; then the panel's effective votes, each seat's flips, and
  * which system to use.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { OpenAIProvider, probeOpenAIServer } from '../../daemon/src/providers/openai';
 import { arithmeticSet, loadJsonlSet, type Question } from './questions';
@@ -14,6 +14,7 @@ import { renderTable } from './report';
 import { correctCounts } from './summary';
 import { UsageError, parseCli } from '@roundtable/client/usage';
 import { DEFAULT_BASE_URL, apiKeyOf, checkedBaseUrl } from '@roundtable/client/config';
+import { unwritablePlace } from '@roundtable/client/outputDir';
 import { terminalSafe } from '@roundtable/protocol/terminal';
 
 export const EVAL_USAGE = `Usage: roundtable eval --models M1,M2,M3 [options]
@@ -151,12 +152,14 @@ export async function evalCommand(argv: string[], io: EvalIO): Promise<number> {
     io.stdout.write(`${EVAL_USAGE}\n`);
     return 0;
   }
+  // The results file is checked before any server is asked (it also makes the folder).
+  const unwritable = await unwritablePlace(o.out, 'file');
+  if (unwritable) throw new UsageError(`--out: cannot write ${o.out}: ${unwritable}`);
   try {
     await probeOpenAIServer(o.baseURL, o.apiKey);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  mkdirSync(path.dirname(o.out), { recursive: true });
   const checkpoint = checkpointPathFor(o.out);
   try {
     if (o.resume) readCheckpoint(checkpoint, o.key, o.questions);

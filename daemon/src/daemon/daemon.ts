@@ -33,6 +33,7 @@ import { newMeetingId } from './ids';
 import { readDaemonInfo, readSmallFile, type DaemonInfo } from '@roundtable/client/discovery';
 import { apiKeyOf, apiKeysIn, baseUrlOf, defaultDataDir } from '@roundtable/client/config';
 import { processIdentity } from '@roundtable/client/processIdentity';
+import { ensureDir } from '@roundtable/client/outputDir';
 
 export class DaemonAlreadyRunning extends Error {}
 
@@ -249,7 +250,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const dataDir = path.resolve(opts.dataDir ?? defaultDataDir(env));
   const log =
     opts.log ?? ((line: string) => process.stderr.write(`[roundtable ${new Date().toISOString()}] ${line}\n`));
-  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await ensureDir(dataDir, 0o700);
   // Clients believe daemon.json's pid only while its process started at this moment.
   const processStart = (await processIdentity(process.pid))?.start;
   if (!processStart)
