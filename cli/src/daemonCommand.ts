@@ -1,7 +1,8 @@
 /** `roundtable daemon`: runs the long-lived local daemon in the foreground until SIGTERM/SIGINT. */
 
 import { defaultDataDir } from '@roundtable/client';
-import { DaemonAlreadyRunning, startDaemon } from '../../daemon/src/daemon/daemon';
+import { DaemonAlreadyRunning, daemonLog, startDaemon } from '../../daemon/src/daemon/daemon';
+import { installFaultHandlers } from '../../daemon/src/daemon/faults';
 import { UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
 
 export const DAEMON_USAGE = `Usage: roundtable daemon [--data-dir DIR] [--port N] [--idle-exit-ms MS]
@@ -41,6 +42,9 @@ export async function daemonCommand(argv: string[]): Promise<number> {
   let onSignal: (signal: string) => void = (signal) => (signalled ??= signal);
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   process.once('SIGINT', () => onSignal('SIGINT'));
+  // A fault nobody awaited fails its meeting or request and is logged with the daemon's lines; the
+  // daemon keeps serving (faults.ts).
+  installFaultHandlers(daemonLog);
   let daemon;
   try {
     daemon = await startDaemon({

@@ -95,9 +95,9 @@ describe('roundtable review: usage is found before any server is asked', () => {
     const out = path.join(r.root, '..', 'out');
     const sarif = path.join(out, 'review.sarif');
     // The place is writable when the review starts; by its end a folder stands where the file goes.
-    s.fake().setResponder(async (body, i) => {
+    s.fake().setResponder(async (body) => {
       await mkdir(sarif, { recursive: true });
-      return reviewResponder(body, i);
+      return reviewResponder(body);
     });
     try {
       const res = await s.review(r, ['--sarif', sarif, '--markdown', path.join(out, 'review.md')]);

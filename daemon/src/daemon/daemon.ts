@@ -37,6 +37,11 @@ import { ensureDir } from '@roundtable/client/outputDir';
 
 export class DaemonAlreadyRunning extends Error {}
 
+/** A line of the daemon's log (its stderr, which a spawned daemon appends to daemon.log), timestamped. */
+export function daemonLog(line: string): void {
+  process.stderr.write(`[roundtable ${new Date().toISOString()}] ${line}\n`);
+}
+
 /**
  * Whether a lock names a daemon still running: `<pid> <process start>` from this version (held
  * while that process runs), or a bare pid from an older one (held while that pid's command line is
@@ -248,8 +253,7 @@ function watchIdle(r: Running, ms: number, clock: Clock, stop: () => Promise<voi
 export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const env = opts.env ?? process.env;
   const dataDir = path.resolve(opts.dataDir ?? defaultDataDir(env));
-  const log =
-    opts.log ?? ((line: string) => process.stderr.write(`[roundtable ${new Date().toISOString()}] ${line}\n`));
+  const log = opts.log ?? daemonLog;
   await ensureDir(dataDir, 0o700);
   // Clients believe daemon.json's pid only while its process started at this moment.
   const processStart = (await processIdentity(process.pid))?.start;

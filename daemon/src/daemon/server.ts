@@ -25,6 +25,7 @@ import { Connection } from './connection';
 import { startFanout } from './fanout';
 import { DAEMON_VERSION, handlers } from './handlers';
 import { serialized } from './seats';
+import { FaultOwner } from './faults';
 import type { MethodHandler, ServerContext } from './serverContext';
 import { rawText } from '@roundtable/client/rawData';
 
@@ -120,9 +121,18 @@ async function handle(ctx: ServerContext, conn: Connection, raw: string): Promis
   // The client's `$/cancelRequest` for this id aborts it (a handler that can stop listens).
   const cancel = new AbortController();
   conn.serving.set(id, cancel);
+  // A fault nobody awaited in the handler's work fails this request, not the daemon (faults.ts).
+  let faulted: (e: Error) => void = () => undefined;
+  const fault = new Promise<never>((_, reject) => (faulted = reject));
+  const owner = new FaultOwner(`request ${method}`, (e) => {
+    cancel.abort();
+    faulted(e);
+  });
   try {
     const handler = handlers[method] as MethodHandler<DaemonMethod>;
-    reply(await handler(ctx, checked.value, conn, cancel.signal));
+    const work = owner.run(() => handler(ctx, checked.value, conn, cancel.signal));
+    work.catch(() => undefined);
+    reply(await Promise.race([work, fault]));
   } catch (e) {
     // Thrown with its code, sent with it unchanged; a provider's refusal is the caller's to fix.
     if (e instanceof RpcError && isErrorCode(e.code)) error(e.code, e.message);
@@ -132,6 +142,7 @@ async function handle(ctx: ServerContext, conn: Connection, raw: string): Promis
       error('internal', `the daemon failed on ${method}: ${(e as Error).message}`);
     }
   } finally {
+    owner.close();
     conn.serving.delete(id);
   }
 }
