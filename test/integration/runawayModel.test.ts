@@ -205,7 +205,7 @@ describe('the engine bounds a runaway model with tools on', () => {
     );
     let part = 0;
     const { events, requests, f } = await meet({
-      // Every request re-sends every earlier result: before the bound, 16 reads billed about 209,000 tokens.
+      // Every request re-sends every earlier result: before the bound, 17 requests billed 162,661 tokens.
       worker: only(() => ({
         toolCalls: [
           { name: 'read_file', arguments: JSON.stringify({ path: 'src/big.ts', startLine: 1 + 100 * part++ }) },
