@@ -30,7 +30,7 @@ import { MeetingManager } from './manager';
 import { startServer, type RunningServer } from './server';
 import { DAEMON_VERSION } from './handlers';
 import { newMeetingId } from './ids';
-import { readDaemonInfo, readSmallFile, type DaemonInfo } from '@roundtable/client/discovery';
+import { LOCK_FILE, lockHolder, readDaemonInfo, type DaemonInfo } from '@roundtable/client/discovery';
 import { apiKeyOf, apiKeysIn, baseUrlOf, defaultDataDir } from '@roundtable/client/config';
 import { processIdentity } from '@roundtable/client/processIdentity';
 import { ensureDir } from '@roundtable/client/outputDir';
@@ -43,27 +43,11 @@ export function daemonLog(line: string): void {
 }
 
 /**
- * Whether a lock names a daemon still running: `<pid> <process start>` from this version (held
- * while that process runs), or a bare pid from an older one (held while that pid's command line is
- * a Roundtable daemon). A lock naming a stranger (a reused pid) is stale.
+ * Takes the data dir for this process, or explains who holds it. A lock left by a dead daemon is
+ * replaced; one this very process holds already is kept.
  */
-async function lockHolder(lock: string): Promise<number | undefined> {
-  const file = await readSmallFile(lock);
-  if (!file.ok) return undefined;
-  const m = /^(\d{1,10})(?: (\S{1,300}))?\s*$/.exec(file.text);
-  const pid = Number(m?.[1] ?? NaN);
-  if (!m || pid === process.pid) return undefined;
-  const proc = await processIdentity(pid);
-  if (!proc) return undefined;
-  // A bare pid whose command line the OS does not tell (Windows) is held: two daemons on one
-  // data dir would be worse than one asked to stop by hand.
-  const held = m[2] !== undefined ? proc.start === m[2] : proc.args.length === 0 || proc.args.includes('daemon');
-  return held ? pid : undefined;
-}
-
-/** Takes the data dir for this process, or explains who holds it. A lock left by a dead daemon is replaced. */
 async function acquireLock(dir: string, processStart: string): Promise<void> {
-  const lock = path.join(dir, 'daemon.lock');
+  const lock = path.join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fh = await fs.open(lock, 'wx', 0o600);
@@ -73,7 +57,8 @@ async function acquireLock(dir: string, processStart: string): Promise<void> {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    const pid = await lockHolder(lock);
+    const pid = await lockHolder(dir);
+    if (pid === process.pid) return;
     if (pid !== undefined) {
       const info = await readDaemonInfo(dir);
       throw new DaemonAlreadyRunning(
@@ -229,7 +214,7 @@ function stopper(r: Running): () => Promise<void> {
       await r.manager.shutdown();
       await r.store.close();
       await fs.rm(path.join(r.dataDir, 'daemon.json'), { force: true });
-      await fs.rm(path.join(r.dataDir, 'daemon.lock'), { force: true });
+      await fs.rm(path.join(r.dataDir, LOCK_FILE), { force: true });
       r.log('stopped');
     })());
 }
@@ -301,7 +286,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     await manager?.shutdown().catch(() => undefined);
     await store?.abandon().catch(() => undefined);
     await fs.rm(path.join(dataDir, 'daemon.json'), { force: true });
-    await fs.rm(path.join(dataDir, 'daemon.lock'), { force: true });
+    await fs.rm(path.join(dataDir, LOCK_FILE), { force: true });
     throw e;
   }
 }
