@@ -17,7 +17,7 @@ import { ChangeError, against } from '../../daemon/src/review/change';
 import { newMeetingId } from '../../daemon/src/daemon/ids';
 import { NoModelError, UsageError, checkDataDir, parseCli } from '@roundtable/client/usage';
 import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
-import { choosePanel, parseModelsFlag } from '../../daemon/src/providers/panelChoice';
+import { choosePanel, parseModelsFlag } from '../../daemon/src/panelChoice';
 import { RoomPrinter } from './printer';
 import { terminalLine, terminalSafe } from '@roundtable/protocol/terminal';
 import { daemonCore, runDirCore, runMeeting, type RunIO } from './follow';

@@ -7,7 +7,7 @@ import type { MeetingConfig, Participant } from '@roundtable/protocol';
 import { CANNED_NOTE, checkStartParams, ignoresTopic } from '@roundtable/protocol';
 import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon, spawnDaemon } from '@roundtable/client';
 import { providerEntry } from '../../daemon/src/providers/registry';
-import { listModels } from '../../daemon/src/providers/models';
+import { listModels } from '../../daemon/src/modelLists';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
 import { loadScript, type Script } from '../../daemon/src/providers/scripted';
 import { newMeetingId } from '../../daemon/src/daemon/ids';
@@ -15,7 +15,7 @@ import { NoModelError, UsageError, parseCli, checkDataDir } from '@roundtable/cl
 import { checkMinutesDir } from '@roundtable/client/minutesOutput';
 import { evidenceWorkspace, examplesDir } from '../../daemon/src/providers/demo';
 import { RoomPrinter } from './printer';
-import { DEMO_HINT, choosePanel, parseModelsFlag } from '../../daemon/src/providers/panelChoice';
+import { DEMO_HINT, choosePanel, parseModelsFlag } from '../../daemon/src/panelChoice';
 import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
 
 import { CONTEXT_USAGE, takeContextFlags } from '../../daemon/src/context/cliFlags';
@@ -225,7 +225,12 @@ export async function preflight(
   opts: Pick<RunOptions, 'params' | 'scriptFile' | 'baseURL' | 'apiKey'>,
 ): Promise<{ script?: Script }> {
   // An unknown kind is refused here, in one line, before anything else is asked.
-  const needs = new Set(opts.params.participants.map((p) => providerEntry(p.provider).needs));
+  let needs: Set<string>;
+  try {
+    needs = new Set(opts.params.participants.map((p) => providerEntry(p.provider).needs));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   const out: { script?: Script } = {};
   if (needs.has('script')) {
     try {

@@ -7,6 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { OpenAIProvider, probeOpenAIServer } from '../../daemon/src/providers/openai';
+import { listModels } from '../../daemon/src/modelLists';
 import { arithmeticSet, loadJsonlSet, type Question } from './questions';
 import { checkpointPathFor, readCheckpoint, refuseLink, runEval } from './harness';
 import { setHashOf, type RunKey } from './record';
@@ -170,7 +171,7 @@ export async function evalCommand(argv: string[], io: EvalIO): Promise<number> {
   let resumed: number | undefined;
   const run = runEval({
     setup: {
-      provider: new OpenAIProvider({ baseURL: o.baseURL, ...(o.apiKey ? { apiKey: o.apiKey } : {}) }),
+      provider: new OpenAIProvider({ baseURL: o.baseURL, listModels, ...(o.apiKey ? { apiKey: o.apiKey } : {}) }),
       models: o.key.models,
       maxTokens: o.maxTokens,
       rounds: o.key.rounds,

@@ -19,11 +19,11 @@ import {
 } from '@roundtable/protocol';
 import * as z from 'zod';
 import { apiKeyOf, convene, type DaemonSession } from '@roundtable/client';
-import { choosePanel } from '../../daemon/src/providers/panelChoice';
+import { choosePanel } from '../../daemon/src/panelChoice';
 import { UsageError } from '@roundtable/client/usage';
 import { writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
 import { workspaceGate } from '../../daemon/src/gate/index';
-import { listModels } from '../../daemon/src/providers/models';
+import { listModels } from '../../daemon/src/modelLists';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
 import { DELIBERATE_OUTPUT, deliberateReport, progressLine } from './deliberateReport';
 

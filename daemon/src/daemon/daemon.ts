@@ -20,6 +20,7 @@ import { demoEvidenceWorkspace } from '../providers/demo';
 import { systemClock, type Clock } from '../meeting/clock';
 import { parseScript } from '../providers/scripted';
 import { meetingProviders } from '../providers/registry';
+import { listModels } from '../modelLists';
 import type { ChatProvider } from '../providers/types';
 import { VscodeLmBridge } from '../providers/vscodeLm';
 import { countTokens } from '../providers/tokens';
@@ -95,6 +96,7 @@ export function providerFactory(env: NodeJS.ProcessEnv, lmBridge?: VscodeLmBridg
       ...(config?.script !== undefined ? { script: parseScript(config.script) } : {}),
       ...(lmBridge ? { lmBridge } : {}),
       ...(log ? { log } : {}),
+      listModels,
       shared,
     });
   };

@@ -11,12 +11,12 @@
  */
 import OpenAI from 'openai';
 import { collapseWhitespace, isRecord, type ToolTurn } from '@roundtable/protocol';
+import type { ListModels } from '@roundtable/protocol/modelList';
 import { countPromptTokens, pieceTokens, toolTurnPromptTokens } from './tokens';
 import { ProviderError, type Asked, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 import { ToolCallCollector, echoed } from './toolCalls';
 import type { FinishReason } from './reply';
 import { ReplyReader } from './replyReader';
-import { listModels } from './models';
 import { StreamGuard, holdToCap } from './openaiStream';
 import { checkUsage, openAiReported, tokenCeiling, usageNote, type Reported } from './usage';
 import {
@@ -63,6 +63,11 @@ export interface OpenAIProviderOptions {
   discover?: 'remote' | 'always' | 'never';
   /** The daemon log: a usage figure replaced by our own count is said here, in one line. */
   log?: (line: string) => void;
+  /**
+   * How the server's model list is asked when `discover` says to (what it says of its models is
+   * noted in the server profile: daemon/src/modelLists.ts). Without it nothing is asked.
+   */
+  listModels?: ListModels;
 }
 
 /** The longest wait for the model list asked before a server's first call. */
@@ -138,6 +143,7 @@ export class OpenAIProvider implements ChatProvider {
   private readonly maxRetries: number;
   private readonly discoverMode: NonNullable<OpenAIProviderOptions['discover']>;
   private readonly log: (line: string) => void;
+  private readonly listModels: ListModels | undefined;
 
   constructor(opts: OpenAIProviderOptions) {
     this.baseURL = normalizeBaseURL(opts.baseURL);
@@ -147,6 +153,7 @@ export class OpenAIProvider implements ChatProvider {
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     this.maxRetries = opts.maxRetries ?? 2;
     this.discoverMode = opts.discover ?? 'remote';
+    this.listModels = opts.listModels;
     this.log = opts.log ?? (() => undefined);
     this.client = new OpenAI({
       baseURL: this.baseURL,
@@ -322,7 +329,8 @@ export class OpenAIProvider implements ChatProvider {
   /** Asks the server's model list once per server (see `discover`), never failing the call. */
   private discover(signal: AbortSignal): Promise<void> {
     const mode = this.discoverMode;
-    if (mode === 'never' || (mode === 'remote' && isLoopback(this.baseURL))) return Promise.resolve();
+    const listModels = this.listModels;
+    if (!listModels || mode === 'never' || (mode === 'remote' && isLoopback(this.baseURL))) return Promise.resolve();
     if (serverListed(this.baseURL)) return Promise.resolve();
     const pending = askServerOnce(this.baseURL, async () => {
       await listModels(this.baseURL, {

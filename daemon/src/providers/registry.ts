@@ -6,8 +6,8 @@
  * compiler asks for the other. A kind not in the table is refused in one line (`providerEntry`).
  */
 import type { Participant, ProviderKind } from '@roundtable/protocol';
-import { PROVIDER_KINDS } from '@roundtable/protocol';
-import { UsageError } from '@roundtable/client/usage';
+import { PROVIDER_KINDS, RpcError } from '@roundtable/protocol';
+import type { ListModels } from '@roundtable/protocol/modelList';
 import { loadDemoScript } from './demo';
 import { OpenAIProvider } from './openai';
 import { ScriptedProvider, parseScript, type Script } from './scripted';
@@ -24,6 +24,8 @@ export interface ProviderSetup {
   /** The VS Code window connected to the daemon, if any. */
   lmBridge?: VscodeLmBridge;
   log?: (line: string) => void;
+  /** How a server's model list is asked (what it says of its models is noted for its provider). */
+  listModels?: ListModels;
   /** Providers kept across the meetings of one process: one OpenAI client per endpoint and key. */
   shared: Map<string, ChatProvider>;
 }
@@ -60,6 +62,7 @@ function openai(s: ProviderSetup): ChatProvider {
       baseURL: s.baseURL,
       ...(s.apiKey ? { apiKey: s.apiKey } : {}),
       ...(s.log ? { log: s.log } : {}),
+      ...(s.listModels ? { listModels: s.listModels } : {}),
     });
     s.shared.set(key, client);
   }
@@ -78,10 +81,10 @@ export const PROVIDERS: { readonly [K in ProviderKind]: ProviderEntry } = {
   attached: { needs: 'daemon', create: () => unreachable },
 };
 
-/** The entry of a kind, or a `UsageError` in one line naming the kinds there are. */
+/** The entry of a kind, or a `bad_request` in one line naming the kinds there are. */
 export function providerEntry(kind: string): ProviderEntry {
   if (!Object.hasOwn(PROVIDERS, kind))
-    throw new UsageError(`unknown provider "${kind}": Roundtable has ${PROVIDER_KINDS.join(', ')}`);
+    throw new RpcError('bad_request', `unknown provider "${kind}": Roundtable has ${PROVIDER_KINDS.join(', ')}`);
   return PROVIDERS[kind as ProviderKind];
 }
 
