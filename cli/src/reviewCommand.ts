@@ -21,7 +21,7 @@ import { choosePanel, parseModelsFlag } from '../../daemon/src/panelChoice';
 import { RoomPrinter } from './printer';
 import { terminalLine, terminalSafe } from '@roundtable/protocol/terminal';
 import { daemonCore, runDirCore, runMeeting, type RunIO } from './follow';
-import { positiveInt, preflight } from './runCommand';
+import { checkedConfig, positiveInt, preflight } from './runCommand';
 import { pullRequestChange } from './reviewEnv';
 import { finishReview, type ReviewOutputs } from './reviewOutput';
 
@@ -175,7 +175,7 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
   if (values.help) return 'help';
   const failOn = failOnOf(values['fail-on']);
   const change = changeOf(values, env);
-  const config = configOf(values);
+  const config = checkedConfig(configOf(values));
   checkedBaseUrl(env, values['base-url']);
   const workspace = await repositoryRoot(process.cwd());
   const decisionsFolder = values.decisions === undefined ? undefined : decisionsIn(workspace, values.decisions);

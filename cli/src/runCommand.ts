@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import type { MeetingConfig, Participant } from '@roundtable/protocol';
-import { CANNED_NOTE, checkStartParams, ignoresTopic } from '@roundtable/protocol';
+import { CANNED_NOTE, ConfigOverridesSchema, check, checkStartParams, ignoresTopic } from '@roundtable/protocol';
 import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon, spawnDaemon } from '@roundtable/client';
 import { providerEntry } from '../../daemon/src/providers/registry';
 import { listModels } from '../../daemon/src/modelLists';
@@ -82,6 +82,16 @@ export function positiveInt(v: string | undefined, flag: string): number | undef
   return Number(v);
 }
 
+/**
+ * The settings the flags make, checked against the meeting's schema now: a value out of range is
+ * bad usage said before a panel is chosen (which may ask a server), not after.
+ */
+export function checkedConfig(config: Partial<MeetingConfig>): Partial<MeetingConfig> {
+  const checked = check(ConfigOverridesSchema, config, 'config');
+  if (!checked.ok) throw new UsageError(checked.error);
+  return config;
+}
+
 /** The flags of `roundtable run`. */
 const RUN_OPTIONS = {
   topic: { type: 'string' },
@@ -129,6 +139,7 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
     throw new UsageError(`--order must be parallel, sequential or shuffle, got "${order}"`);
   }
   checkedBaseUrl(env, values['base-url']);
+  const config = checkedConfig(configOf(values, order, tools));
   const choice = await choosePanel({
     provider: provider,
     env,
@@ -139,7 +150,6 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
     ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
   });
   const participants: Participant[] = choice.participants;
-  const config = configOf(values, order, tools);
   const { mode, options } = modeOf(values);
   const scriptFile = values.script ?? path.join(examplesDir(), 'demo-script.json');
   const workspace = evidenceWorkspace({

@@ -47,6 +47,23 @@ describe('roundtable review: usage is found before any server is asked', () => {
     );
   });
 
+  it('a setting out of range is exit 2 before the server is asked for its models', async () => {
+    const r = await poolChange();
+    const down = `http://127.0.0.1:${await closedPort()}/v1`;
+    for (const [flag, value, line] of [
+      ['--budget', '99999999999', /^roundtable: config\.tokenBudget must be between 1 and /],
+      ['--time-limit', '999999999', /^roundtable: config\.timeLimitMs must be between 1 and /],
+    ] as const) {
+      // No --model: the panel would be built from the server's model list.
+      const res = await cli(['review', '--no-daemon', '--base-url', down, flag, value], {
+        cwd: r.root,
+        env: { ROUNDTABLE_HOME: path.join(r.root, '..', 'home') },
+      });
+      assert.equal(res.code, 2, res.stderr);
+      assert.match(oneLine(res.stderr), line);
+    }
+  });
+
   it('a ref holding a newline, a carriage return or a line separator is one line', async () => {
     const r = await poolChange();
     const down = `http://127.0.0.1:${await closedPort()}/v1`;

@@ -55,6 +55,26 @@ export class FaultOwner {
   }
 }
 
+/**
+ * Runs `work` as a new owner's (`what`): its result, or the first fault nobody awaited in it, as
+ * a rejection (`onFault` first, to stop the work). The owner closes when it settles.
+ */
+export async function owned<T>(what: string, work: () => Promise<T>, onFault?: (e: Error) => void): Promise<T> {
+  let faulted: (e: Error) => void = () => undefined;
+  const fault = new Promise<never>((_, reject) => (faulted = reject));
+  const owner = new FaultOwner(what, (e) => {
+    onFault?.(e);
+    faulted(e);
+  });
+  try {
+    const result = owner.run(work);
+    result.catch(() => undefined);
+    return await Promise.race([result, fault]);
+  } finally {
+    owner.close();
+  }
+}
+
 let log: (line: string) => void = (line) => process.stderr.write(`roundtable: ${terminalLine(line)}\n`);
 let installed = false;
 
