@@ -140,6 +140,11 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
   }
   checkedBaseUrl(env, values['base-url']);
   const config = checkedConfig(configOf(values, order, tools));
+  if (values.daemon && values['no-daemon']) throw new UsageError('--daemon and --no-daemon cannot be used together');
+  const outDir = path.resolve(values.out ?? path.join('docs', 'roundtable'));
+  // The minutes folder too, before a panel is chosen (which may probe servers); an estimate writes nothing.
+  if (!values.estimate) await checkMinutesDir(outDir);
+  const dataDir = checkDataDir(values['data-dir'] ?? defaultDataDir(env));
   const choice = await choosePanel({
     provider: provider,
     env,
@@ -170,13 +175,11 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
     context,
   });
   if (!checked.ok) throw new UsageError(checked.error);
-
-  if (values.daemon && values['no-daemon']) throw new UsageError('--daemon and --no-daemon cannot be used together');
   return {
     params: checked.value,
     daemon: values.daemon ? 'yes' : values['no-daemon'] ? 'no' : 'auto',
-    dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir(env)),
-    outDir: path.resolve(values.out ?? path.join('docs', 'roundtable')),
+    dataDir,
+    outDir,
     json: values.json ?? false,
     baseURL: choice.baseURL,
     apiKey: apiKeyOf(env),
@@ -272,8 +275,6 @@ export async function runCommand(argv: string[], io: RunIO): Promise<number> {
   }
   // Before the preflight: no server is asked, no meeting opened, nothing written.
   if (opts.estimate) return printEstimate(opts.params, opts.json, io.stdout);
-  // Then the minutes folder, still before any server is asked: bad usage is said first.
-  await checkMinutesDir(opts.outDir);
   const { script } = await preflight(opts);
   const canned = ignoresTopic({ ...opts.params, providers: script ? { script } : {} });
   const notices = [...opts.notices, ...(canned ? [`${CANNED_NOTE}.${opts.demoFallback ? ` ${DEMO_HINT}` : ''}`] : [])];

@@ -70,8 +70,9 @@ function errno(code: string, message: string): NodeJS.ErrnoException {
  * the promise never settling (`--sarif /proc/self/nope/x.sarif` finished its review and never
  * exited; `mkdirSync` spins the CPU instead). Here every level is made once, and its error is
  * final. The lint refuses `recursive` in a mkdir call: this is the one way folders are made.
+ * Returns the folders it made, outermost first.
  */
-export async function ensureDir(dir: string, mode?: number): Promise<void> {
+export async function ensureDir(dir: string, mode?: number): Promise<string[]> {
   const missing: string[] = [];
   let cur = path.resolve(dir);
   for (;;) {
@@ -86,13 +87,16 @@ export async function ensureDir(dir: string, mode?: number): Promise<void> {
       cur = parent;
     }
   }
+  const made: string[] = [];
   for (const d of missing) {
     try {
       await fs.mkdir(d, mode);
+      made.push(d);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
   }
+  return made;
 }
 
 const WHY: Record<string, string> = {
@@ -116,16 +120,17 @@ export function writeProblem(e: unknown): string {
 /**
  * Why nothing can be written at `target` (`file`: a file to write or replace; `folder`: a folder
  * to write files into), or undefined when it can: asked before a command starts its work, so a
- * place that cannot be written is bad usage, said at once, not found out at the end. The missing
- * folders on the way are made (they are where the person asked the outputs to go) and a probe file
- * is written and removed beside the target: only a write tells, whoever runs it (root passes
- * every permission check, and /proc refuses what `access` allows).
+ * place that cannot be written is bad usage, said at once, not found out at the end. Only a write
+ * tells, whoever runs it (root passes every permission check, and /proc refuses what `access`
+ * allows): the missing folders are made, a probe file is written there, and both are removed
+ * again, so a command refused afterwards has written nothing.
  */
 export async function unwritablePlace(target: string, kind: 'file' | 'folder'): Promise<string | undefined> {
   const full = path.resolve(target);
   const dir = kind === 'folder' ? full : path.dirname(full);
+  let made: string[] = [];
   try {
-    await ensureDir(dir);
+    made = await ensureDir(dir);
     if (kind === 'file') {
       const st = await fs.stat(full).catch(() => undefined);
       if (st?.isDirectory()) return 'it is a folder, not a file';
@@ -141,5 +146,7 @@ export async function unwritablePlace(target: string, kind: 'file' | 'folder'): 
     return undefined;
   } catch (e) {
     return writeProblem(e);
+  } finally {
+    for (const d of made.reverse()) await fs.rmdir(d).catch(() => undefined);
   }
 }

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { cli } from '../fakes/cli';
 import { closedPort } from '../fakes/openaiServer';
-import { MYSQL_POOL, reviewResponder, reviewSuite, type ReviewRepo } from '../fakes/reviewRepo';
+import { commitMysqlPool, reviewResponder, reviewSuite, type ReviewRepo } from '../fakes/reviewRepo';
 
 /** Exactly one line on stderr, and nothing more. */
 function oneLine(stderr: string): string {
@@ -25,13 +25,7 @@ function oneLine(stderr: string): string {
 describe('roundtable review: usage is found before any server is asked', () => {
   const s = reviewSuite();
 
-  async function poolChange(): Promise<ReviewRepo> {
-    const r = await s.repo();
-    await r.write('services/orders/db.ts', MYSQL_POOL);
-    r.git('add', '.');
-    r.git('commit', '-qm', 'orders: a MySQL pool');
-    return r;
-  }
+  const poolChange = async (): Promise<ReviewRepo> => commitMysqlPool(await s.repo());
 
   it('a base that is not in the repository is exit 2 even when the server is unreachable', async () => {
     const r = await poolChange();
