@@ -17,7 +17,7 @@ export const TOOL_LIMITS = {
   /**
    * Tokens one turn's requests may bill (prompt + completion, summed) before it stops offering
    * tools: every request re-sends every earlier result, so a model that keeps calling grows its
-   * bill with the square of its calls (16 reads of 1,500 tokens billed about 209,000). Past it,
+   * bill with the square of its calls (16 reads of a large file billed 162,661 in one turn). Past it,
    * the model is asked once for its answer without tools.
    */
   billedTokensPerTurn: 60_000,
