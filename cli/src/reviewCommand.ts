@@ -9,18 +9,20 @@ import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FailOn, MeetingConfig, StartMeetingParams } from '@roundtable/protocol';
 import { FailOnSchema, GIT_REF_PATTERN, REVIEW_EXIT, RpcError, checkStartParams } from '@roundtable/protocol';
-import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon } from '@roundtable/client';
+import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon, unwritablePlace } from '@roundtable/client';
+import { checkMinutesDir } from '@roundtable/client/minutesOutput';
 import { git } from '../../daemon/src/gate/git';
 import { NOTHING_TO_REVIEW } from '../../daemon/src/review/prepare';
+import { ChangeError, against } from '../../daemon/src/review/change';
 import { newMeetingId } from '../../daemon/src/daemon/ids';
 import { NoModelError, UsageError, checkDataDir, parseCli } from '@roundtable/client/usage';
 import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
-import { choosePanel, parseModelsFlag } from '../../daemon/src/providers/panelChoice';
+import { choosePanel, parseModelsFlag } from '../../daemon/src/panelChoice';
 import { RoomPrinter } from './printer';
-import { terminalSafe } from '@roundtable/protocol/terminal';
+import { terminalLine, terminalSafe } from '@roundtable/protocol/terminal';
 import { daemonCore, runDirCore, runMeeting, type RunIO } from './follow';
 import { unstatusedFlag } from './decisionsCommand';
-import { positiveInt, preflight } from './runCommand';
+import { checkedConfig, positiveInt, preflight } from './runCommand';
 import { pullRequestChange } from './reviewEnv';
 import { finishReview, type ReviewOutputs } from './reviewOutput';
 
@@ -132,6 +134,41 @@ function changeOf(values: ReviewValues, env: NodeJS.ProcessEnv): { base?: string
   return pr ? { base: pr.base, notice: pr.notice } : {};
 }
 
+/**
+ * The change's refs against the repository, read as the daemon will read them (it keeps its own
+ * check, for other clients): a base that is not a commit, or no default branch, is bad usage
+ * found before any server is asked, whatever the server's state.
+ */
+async function checkChange(workspace: string, change: { base?: string; worktree?: true }): Promise<void> {
+  try {
+    await against(workspace, change);
+  } catch (e) {
+    if (e instanceof ChangeError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/** The places the review writes, each checked writable before the review starts (bad usage when not). */
+async function outputsOf(
+  values: ReviewValues,
+  check: boolean,
+): Promise<Pick<ReviewOutputs, 'outDir' | 'sarif' | 'markdown'>> {
+  const outDir = path.resolve(values.out ?? path.join('docs', 'roundtable'));
+  const sarif = values.sarif ? path.resolve(values.sarif) : undefined;
+  const markdown = values.markdown ? path.resolve(values.markdown) : undefined;
+  if (check) {
+    for (const [flag, file] of [
+      ['--sarif', sarif],
+      ['--markdown', markdown],
+    ] as const) {
+      const why = file === undefined ? undefined : await unwritablePlace(file, 'file');
+      if (why) throw new UsageError(`${flag}: cannot write ${file}: ${why}`);
+    }
+    await checkMinutesDir(outDir);
+  }
+  return { outDir, ...(sarif ? { sarif } : {}), ...(markdown ? { markdown } : {}) };
+}
+
 function configOf(values: ReviewValues): Partial<MeetingConfig> {
   const config: Partial<MeetingConfig> = {};
   const budget = positiveInt(values.budget, '--budget');
@@ -148,11 +185,15 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
   if (values.help) return 'help';
   const failOn = failOnOf(values['fail-on']);
   const change = changeOf(values, env);
-  const config = configOf(values);
+  const config = checkedConfig(configOf(values));
   checkedBaseUrl(env, values['base-url']);
   const workspace = await repositoryRoot(process.cwd());
   const decisionsFolder = values.decisions === undefined ? undefined : decisionsIn(workspace, values.decisions);
   const unstatused = unstatusedFlag(values.unstatused);
+  // Usage before any server is asked: the refs, the places written, the data dir.
+  await checkChange(workspace, change);
+  const outputs = await outputsOf(values, !values.estimate);
+  const dataDir = checkDataDir(values['data-dir'] ?? defaultDataDir(env));
   const choice = await choosePanel({
     provider: 'auto',
     env,
@@ -183,13 +224,11 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
   return {
     params: checked.value,
     failOn,
-    outDir: path.resolve(values.out ?? path.join('docs', 'roundtable')),
+    ...outputs,
     json: values.json ?? false,
-    ...(values.sarif ? { sarif: path.resolve(values.sarif) } : {}),
-    ...(values.markdown ? { markdown: path.resolve(values.markdown) } : {}),
     workspace,
     noDaemon: values['no-daemon'] ?? false,
-    dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir(env)),
+    dataDir,
     baseURL: choice.baseURL,
     apiKey: apiKeyOf(env),
     estimate: values.estimate ?? false,
@@ -237,7 +276,7 @@ export async function reviewCommand(argv: string[], io: RunIO): Promise<number> 
     if (e instanceof UsageError && !(e instanceof NoModelError)) throw e;
     // No model, a server down, a daemon that failed: the review could not be done, never a failed one.
     const line = ((e as Error).message || 'unknown error').split('\n')[0] as string;
-    io.stderr.write(`roundtable: could not review: ${terminalSafe(line)}\n`);
+    io.stderr.write(`roundtable: could not review: ${terminalLine(line)}\n`);
     return REVIEW_EXIT.couldNotReview;
   }
 }

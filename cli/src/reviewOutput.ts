@@ -13,7 +13,8 @@ import { reviewMarkdown } from '../../daemon/src/review/markdown';
 import { fingerprintOf, reportedFindings, reviewSarif, ruleIdOf } from '../../daemon/src/review/sarif';
 import { summarize, type RunSummary } from './summary';
 import { writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
-import { terminalSafe } from '@roundtable/protocol/terminal';
+import { terminalLine, terminalSafe } from '@roundtable/protocol/terminal';
+import { ensureDir, writeProblem } from '@roundtable/client/outputDir';
 
 export interface ReviewOutputs {
   failOn: FailOn;
@@ -113,9 +114,18 @@ function printUnread(outcome: ReviewOutcome, out: NodeJS.WritableStream): string
   return `, ${unread.length} file(s) not read${outcome.scope?.unreadAllowed ? ' (passed without them: --allow-unread)' : ''}`;
 }
 
-async function writeOutput(file: string, text: string): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, text);
+/**
+ * Writes one output file, or says in one line why it could not. The place was checked before the
+ * review started (reviewCommand); what changed since does not change the verdict: the exit still
+ * follows the findings (a PROVEN finding is exit 1 with or without its SARIF file).
+ */
+async function writeOutput(flag: string, file: string, text: string, stderr: NodeJS.WritableStream): Promise<void> {
+  try {
+    await ensureDir(path.dirname(file));
+    await fs.writeFile(file, text);
+  } catch (e) {
+    stderr.write(`${terminalLine(`roundtable: ${flag}: could not write ${file}: ${writeProblem(e)}`)}\n`);
+  }
 }
 
 /** The end of a review: minutes, outputs, and the exit code. */
@@ -127,23 +137,21 @@ export async function finishReview(
 ): Promise<number> {
   const minutesPath = await writeMinutesOrExplain(o.outDir, state, io.stderr);
   const outcome = reviewOutcome(state, o.failOn);
-  try {
-    if (o.sarif)
-      await writeOutput(
-        o.sarif,
-        `${JSON.stringify(reviewSarif(outcome, { recordUri: recordUriFor(o.workspace, io.env) }), null, 2)}\n`,
-      );
-    if (o.markdown) {
-      const rel = minutesPath ? path.relative(o.workspace, minutesPath) : undefined;
-      await writeOutput(
-        o.markdown,
-        reviewMarkdown(outcome, { failOn: o.failOn, ...(rel ? { minutesPath: rel } : {}) }),
-      );
-    }
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? 'error';
-    io.stderr.write(terminalSafe(`roundtable: could not review: an output file could not be written (${code})\n`));
-    return REVIEW_EXIT.couldNotReview;
+  if (o.sarif)
+    await writeOutput(
+      '--sarif',
+      o.sarif,
+      `${JSON.stringify(reviewSarif(outcome, { recordUri: recordUriFor(o.workspace, io.env) }), null, 2)}\n`,
+      io.stderr,
+    );
+  if (o.markdown) {
+    const rel = minutesPath ? path.relative(o.workspace, minutesPath) : undefined;
+    await writeOutput(
+      '--markdown',
+      o.markdown,
+      reviewMarkdown(outcome, { failOn: o.failOn, ...(rel ? { minutesPath: rel } : {}) }),
+      io.stderr,
+    );
   }
   if (o.json) io.stdout.write(`${JSON.stringify(reviewReport(outcome, state, o, minutesPath))}\n`);
   else {

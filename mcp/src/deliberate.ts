@@ -18,12 +18,12 @@ import {
   checkStartParams,
 } from '@roundtable/protocol';
 import * as z from 'zod';
-import { apiKeyOf, convene, type DaemonConnection } from '@roundtable/client';
-import { choosePanel } from '../../daemon/src/providers/panelChoice';
+import { apiKeyOf, convene, type DaemonSession } from '@roundtable/client';
+import { choosePanel } from '../../daemon/src/panelChoice';
 import { UsageError } from '@roundtable/client/usage';
 import { writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
 import { workspaceGate } from '../../daemon/src/gate/index';
-import { listModels } from '../../daemon/src/providers/models';
+import { listModels } from '../../daemon/src/modelLists';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
 import { DELIBERATE_OUTPUT, deliberateReport, progressLine } from './deliberateReport';
 
@@ -170,7 +170,11 @@ export function progressOf(
   };
 }
 
-export function registerDeliberate(server: McpServer, conn: DaemonConnection, o: DeliberateOptions): void {
+export function registerDeliberate(
+  server: McpServer,
+  daemon: Pick<DaemonSession, 'meetings'>,
+  o: DeliberateOptions,
+): void {
   server.registerTool(
     'deliberate',
     {
@@ -191,7 +195,7 @@ export function registerDeliberate(server: McpServer, conn: DaemonConnection, o:
       }
       const progress = progressOf(extra);
       const total = params.config?.maxRounds ?? DEFAULT_CONFIG.maxRounds;
-      const result = await convene(conn.meetings, params, {
+      const result = await convene(daemon.meetings, params, {
         signal: extra.signal,
         onRound: (p) => progress(p.round, progressLine(p), total),
       });

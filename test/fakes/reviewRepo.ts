@@ -54,6 +54,14 @@ export async function makeReviewRepo(): Promise<ReviewRepo> {
 export const MYSQL_POOL =
   "import mysql from 'mysql2/promise';\nexport const pool = mysql.createPool({ host: 'db', database: 'orders' });\n";
 
+/** Commits the MySQL pool on the repository's `feature` branch: the change that breaks decision 0001. */
+export async function commitMysqlPool(r: ReviewRepo): Promise<ReviewRepo> {
+  await r.write('services/orders/db.ts', MYSQL_POOL);
+  r.git('add', '.');
+  r.git('commit', '-qm', 'orders: a MySQL pool');
+  return r;
+}
+
 const everything = (body: ChatBody) => (body.messages ?? []).map((m) => m.content).join('\n');
 
 /**

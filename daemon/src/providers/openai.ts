@@ -11,12 +11,13 @@
  */
 import OpenAI from 'openai';
 import { collapseWhitespace, isRecord, type ToolTurn } from '@roundtable/protocol';
+import type { ListModels } from '@roundtable/protocol/modelList';
+import type { ServerSlots } from './types';
 import { countPromptTokens, pieceTokens, toolTurnPromptTokens } from './tokens';
 import { ProviderError, type Asked, type ChatProvider, type ChatRequest, type ChatResult } from './types';
 import { ToolCallCollector, echoed } from './toolCalls';
 import type { FinishReason } from './reply';
 import { ReplyReader } from './replyReader';
-import { listModels, serverSlots } from './models';
 import { StreamGuard, holdToCap } from './openaiStream';
 import { checkUsage, openAiReported, tokenCeiling, usageNote, type Reported } from './usage';
 import {
@@ -63,6 +64,16 @@ export interface OpenAIProviderOptions {
   discover?: 'remote' | 'always' | 'never';
   /** The daemon log: a usage figure replaced by our own count is said here, in one line. */
   log?: (line: string) => void;
+  /**
+   * How the server's model list is asked when `discover` says to (what it says of its models is
+   * noted in the server profile: daemon/src/modelLists.ts). Without it nothing is asked.
+   */
+  listModels?: ListModels;
+  /**
+   * How many requests the server runs at once, where it says (llama.cpp's `/props`: asked once per
+   * server, daemon/src/modelLists.ts). Without it the server is taken to say nothing.
+   */
+  serverSlots?: ServerSlots;
 }
 
 /** The longest wait for the model list asked before a server's first call. */
@@ -138,6 +149,8 @@ export class OpenAIProvider implements ChatProvider {
   private readonly maxRetries: number;
   private readonly discoverMode: NonNullable<OpenAIProviderOptions['discover']>;
   private readonly log: (line: string) => void;
+  private readonly listModels: ListModels | undefined;
+  private readonly slots: ServerSlots | undefined;
 
   constructor(opts: OpenAIProviderOptions) {
     this.baseURL = normalizeBaseURL(opts.baseURL);
@@ -147,6 +160,8 @@ export class OpenAIProvider implements ChatProvider {
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     this.maxRetries = opts.maxRetries ?? 2;
     this.discoverMode = opts.discover ?? 'remote';
+    this.listModels = opts.listModels;
+    this.slots = opts.serverSlots;
     this.log = opts.log ?? (() => undefined);
     this.client = new OpenAI({
       baseURL: this.baseURL,
@@ -321,13 +336,17 @@ export class OpenAIProvider implements ChatProvider {
 
   /** The slots the server reports (llama.cpp's `/props`), asked once per server; never fails. */
   serverSlots(signal?: AbortSignal): Promise<number | undefined> {
-    return serverSlots(this.baseURL, this.apiKey !== DEFAULT_KEY ? this.apiKey : undefined, signal);
+    const slots = this.slots;
+    return slots
+      ? slots(this.baseURL, this.apiKey !== DEFAULT_KEY ? this.apiKey : undefined, signal)
+      : Promise.resolve(undefined);
   }
 
   /** Asks the server's model list once per server (see `discover`), never failing the call. */
   private discover(signal: AbortSignal): Promise<void> {
     const mode = this.discoverMode;
-    if (mode === 'never' || (mode === 'remote' && isLoopback(this.baseURL))) return Promise.resolve();
+    const listModels = this.listModels;
+    if (!listModels || mode === 'never' || (mode === 'remote' && isLoopback(this.baseURL))) return Promise.resolve();
     if (serverListed(this.baseURL)) return Promise.resolve();
     const pending = askServerOnce(this.baseURL, async () => {
       await listModels(this.baseURL, {

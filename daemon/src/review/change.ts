@@ -63,8 +63,11 @@ async function defaultBranch(root: string): Promise<string | undefined> {
   return undefined;
 }
 
-/** What to diff against: HEAD for the work tree, else the merge base of HEAD with the base. */
-async function against(root: string, req: ReviewRequest): Promise<{ label: string; against: string }> {
+/**
+ * What to diff against: HEAD for the work tree, else the merge base of HEAD with the base. The CLI
+ * asks it too, before any server: a base that is not there is bad usage, said first.
+ */
+export async function against(root: string, req: ReviewRequest): Promise<{ label: string; against: string }> {
   if (!(await commitOf(root, 'HEAD')))
     throw new ChangeError('review: the workspace is not a git repository with a commit');
   if (req.worktree) return { label: 'the work tree against HEAD', against: 'HEAD' };
