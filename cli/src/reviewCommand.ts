@@ -8,7 +8,15 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FailOn, MeetingConfig, StartMeetingParams } from '@roundtable/protocol';
-import { FailOnSchema, GIT_REF_PATTERN, REVIEW_EXIT, RpcError, checkStartParams } from '@roundtable/protocol';
+import {
+  FailOnSchema,
+  GIT_REF_PATTERN,
+  MAX_EXCEPTIONS,
+  MAX_EXCEPTION_CHARS,
+  REVIEW_EXIT,
+  RpcError,
+  checkStartParams,
+} from '@roundtable/protocol';
 import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon } from '@roundtable/client';
 import { git } from '../../daemon/src/gate/git';
 import { NOTHING_TO_REVIEW } from '../../daemon/src/review/prepare';
@@ -34,6 +42,11 @@ export const REVIEW_USAGE = `Usage: roundtable review [options]
   --markdown FILE         write the report as Markdown (a pull-request comment)
   --json                  print the report (version 1) as one JSON object instead of the findings
   --decisions DIR         folder of the decision records (default docs/decisions)
+  --exception 'ID REASON' an exception to decision ID: a PROVEN finding on it is WAIVED, with the
+                          reason (repeat it, at most ${MAX_EXCEPTIONS}; a commit of the change says the same
+                          with the trailer 'Decision-Exception: ID REASON')
+  --exceptions-from TEXT  where the --exception lines were said, for the report (default: the
+                          command line; the GitHub Action gives "pull request #N")
   --participants FILE     panel JSON (default: a panel built from the server's models)
   --base-url URL          OpenAI-compatible server (default $ROUNDTABLE_BASE_URL or https://api.openai.com/v1)
   --model NAME            model for every reviewer (default: chosen from the server's model list)
@@ -59,6 +72,8 @@ const REVIEW_OPTIONS = {
   markdown: { type: 'string' },
   json: { type: 'boolean' },
   decisions: { type: 'string' },
+  exception: { type: 'string', multiple: true },
+  'exceptions-from': { type: 'string' },
   participants: { type: 'string' },
   'base-url': { type: 'string' },
   model: { type: 'string' },
@@ -122,6 +137,28 @@ function changeOf(values: ReviewValues, env: NodeJS.ProcessEnv): { base?: string
   return pr ? { base: pr.base, notice: pr.notice } : {};
 }
 
+/** A value with a control character (a line break) would not be one line of the report. */
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * `--exception` lines with where they were said. A missing reason is not refused here: the review
+ * reports it as an invalid exception, as it does a trailer or a pull request's line.
+ */
+function exceptionsOf(values: ReviewValues): { line: string; from: string }[] | undefined {
+  const lines = values.exception ?? [];
+  const from = values['exceptions-from'];
+  if (from !== undefined && (from.trim() === '' || from.length > 200 || CONTROL.test(from)))
+    throw new UsageError('--exceptions-from must be one line of at most 200 characters');
+  if (lines.length === 0) return undefined;
+  if (lines.length > MAX_EXCEPTIONS)
+    throw new UsageError(`--exception is given ${lines.length} times: at most ${MAX_EXCEPTIONS}`);
+  for (const line of lines)
+    if (line.length > MAX_EXCEPTION_CHARS || CONTROL.test(line))
+      throw new UsageError(`--exception must be one line of at most ${MAX_EXCEPTION_CHARS} characters: "ID REASON"`);
+  return lines.map((line) => ({ line, from: from ?? 'the command line' }));
+}
+
 function configOf(values: ReviewValues): Partial<MeetingConfig> {
   const config: Partial<MeetingConfig> = {};
   const budget = positiveInt(values.budget, '--budget');
@@ -142,6 +179,7 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
   checkedBaseUrl(env, values['base-url']);
   const workspace = await repositoryRoot(process.cwd());
   const decisionsFolder = values.decisions === undefined ? undefined : decisionsIn(workspace, values.decisions);
+  const exceptions = exceptionsOf(values);
   const choice = await choosePanel({
     provider: 'auto',
     env,
@@ -164,6 +202,7 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
       ...(change.base ? { base: change.base } : {}),
       ...(change.worktree ? { worktree: true } : {}),
       ...(decisionsFolder ? { decisionsFolder } : {}),
+      ...(exceptions ? { exceptions } : {}),
     },
   });
   if (!checked.ok) throw new UsageError(checked.error);

@@ -52,7 +52,7 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 const slash = (p: string): string => p.split(path.sep).join('/');
 
 /** True when the bytes look binary: a NUL in the first 8 KiB (git's own heuristic). */
-function looksBinary(bytes: Buffer): boolean {
+export function looksBinary(bytes: Buffer): boolean {
   return bytes.subarray(0, 8_192).includes(0);
 }
 
@@ -143,8 +143,8 @@ export class WorkspaceGate {
     return this.pass(rel, bytes.toString('utf8'));
   }
 
-  /** The content rules on text read from `rel` (a file, or its diff). */
-  private async pass(rel: string, text: string): Promise<GateRead> {
+  /** The content rules on text read from `rel` (a file, its diff, or its blob at a commit). */
+  async pass(rel: string, text: string): Promise<GateRead> {
     if (gitconfigHoldsCredentials(rel, text))
       return { ok: false, path: rel, reason: 'is a git config that holds credentials' };
     const s = await screenContent(text, rel);

@@ -23,6 +23,12 @@ function decisionKey(id: string): string {
   return digits ? String(Number(digits[1])) : id.trim().toLowerCase();
 }
 
+/** The record of the rulebook a citation names (`ADR-0003`, `3` and `0003` all name 0003), if any. */
+export function citedDecision<D extends { id: string }>(decisions: readonly D[], cited: string): D | undefined {
+  const key = decisionKey(cited);
+  return decisions.find((d) => decisionKey(d.id) === key);
+}
+
 /** What a finding is about: the decision it breaks, else its defect class. */
 function subject(f: Finding): string {
   return f.decision ? `decision:${decisionKey(f.decision)}` : `defect:${(f.defect ?? '').trim().toLowerCase()}`;
@@ -77,8 +83,7 @@ export function refutation(f: Finding, scope: ReviewScope): string | undefined {
   if (!changed.ranges.some((r) => overlaps(r, f.lines)))
     return `${span(f.lines)} of ${f.file} ${f.lines.start === f.lines.end ? 'is' : 'are'} not in the change`;
   if (f.decision === undefined) return undefined;
-  const key = decisionKey(f.decision);
-  const record = scope.decisions.find((d) => decisionKey(d.id) === key);
+  const record = citedDecision(scope.decisions, f.decision);
   if (!record) return `cites ${f.decision}, which is not in the rulebook`;
   const status = normalizeStatus(record.status);
   return status === 'accepted' ? undefined : `cites ${record.id}, which is ${status}`;
@@ -92,9 +97,7 @@ export function refutation(f: Finding, scope: ReviewScope): string | undefined {
 export function reviewOptions(byReviewer: [string, Finding[]][], scope: ReviewScope): ConsensusOption[] {
   const checked = mergeFindings(byReviewer).map((f) => {
     const why = refutation(f, scope);
-    const record = f.decision
-      ? scope.decisions.find((d) => decisionKey(d.id) === decisionKey(f.decision ?? ''))
-      : undefined;
+    const record = f.decision ? citedDecision(scope.decisions, f.decision) : undefined;
     return { ...f, ...(record ? { decision: record.id } : {}), ...(why ? { refuted: why } : {}) };
   });
   const standing = checked.filter((f) => f.refuted === undefined).slice(0, REVIEW_MAX_FINDINGS);
