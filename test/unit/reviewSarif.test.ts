@@ -135,6 +135,31 @@ describe('review SARIF', () => {
     assert.equal(run.results[0]?.properties.confidence, 0.8);
   });
 
+  it('a waived finding is a result with an external suppression and its justification, valid against the schema', () => {
+    const commit = 'b'.repeat(40);
+    const log = reviewSarif(
+      outcome([finding({ waived: { reason: 'moving to MySQL this quarter', from: 'commit bbbbbbb', commit } })]),
+      { recordUri },
+    );
+    const validate = validator();
+    assert.equal(validate(log), true, JSON.stringify(validate.errors, null, 2));
+    const [result] = (log as Sarif).runs[0]!.results as unknown as {
+      level: string;
+      suppressions: { kind: string; status: string; justification: string }[];
+      properties: { verdict: string; waived: boolean };
+    }[];
+    assert.deepEqual(
+      result?.suppressions.map((x) => [x.kind, x.status, x.justification]),
+      [['external', 'accepted', 'waived by the exception in commit bbbbbbb: moving to MySQL this quarter']],
+    );
+    // Whether or not a consumer reads suppressions, a waived finding fails no check: a note.
+    assert.equal(result?.level, 'note');
+    assert.deepEqual([result?.properties.verdict, result?.properties.waived], ['PROVEN', true]);
+    // The schema check sees a suppression: one of an unknown kind is refused.
+    (result as { suppressions: { kind: string }[] }).suppressions[0]!.kind = 'waived';
+    assert.equal(validate(log), false);
+  });
+
   it('the schema check can fail: a result without its message is refused', () => {
     const log = reviewSarif(outcome([finding({})]), { recordUri }) as Sarif;
     delete (log.runs[0]!.results[0] as { message?: unknown }).message;

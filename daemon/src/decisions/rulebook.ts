@@ -44,7 +44,13 @@ export type RulebookRead = Rulebook | { ok: false; folder: string; missing: bool
  * Reads and parses every record in `folder` (workspace-relative) through the gate: from the work
  * tree, or from the commit `at` (a full object id) when given.
  */
-export async function loadDecisions(opts: { gate: WorkspaceGate; folder: string; at?: string }): Promise<RulebookRead> {
+export async function loadDecisions(opts: {
+  gate: WorkspaceGate;
+  folder: string;
+  at?: string;
+  /** The bound on bytes read (default MAX_TOTAL_BYTES; smaller in tests). */
+  maxBytes?: number;
+}): Promise<RulebookRead> {
   const { gate, folder } = opts;
   const source: RecordSource = opts.at ? commitSource(gate, opts.at) : worktreeSource(gate);
   const where = await source.folder(folder);
@@ -65,7 +71,11 @@ export async function loadDecisions(opts: { gate: WorkspaceGate; folder: string;
   const refused = [...listed.refused];
   const records: DecisionRecord[] = [];
   const notes: string[] = [];
-  const read = await source.read(listed.files.filter((f) => isRecordFile(f.path)));
+  const maxBytes = opts.maxBytes ?? MAX_TOTAL_BYTES;
+  const read = await source.read(
+    listed.files.filter((f) => isRecordFile(f.path)),
+    maxBytes,
+  );
   for (const r of read.read) {
     if (!r.ok) {
       refused.push({ path: r.path, reason: r.reason });
@@ -75,7 +85,7 @@ export async function loadDecisions(opts: { gate: WorkspaceGate; folder: string;
     notes.push(...rec.notes.map((n) => `${rec.path}: ${n}`));
     records.push({ ...rec, sha256: r.sha256, redacted: r.redacted });
   }
-  const past = `past the ${MAX_TOTAL_BYTES.toLocaleString('en-US')} bytes of records read in all`;
+  const past = `past the ${maxBytes.toLocaleString('en-US')} bytes of records read in all`;
   unread.push(...read.unread.map((f) => ({ path: f.path, reason: `was not read: ${past}` })));
   if (listed.more) notes.push(`more than ${MAX_LISTED} files in ${folder}: the rest were not listed`);
   if (read.unread.length)

@@ -39,8 +39,8 @@ export interface RecordSource<F extends ListedFile = ListedFile> {
   /** The folder (workspace-relative), or why it cannot be read (`missing`: it is not there). */
   folder(folder: string): Promise<{ rel: string } | { missing: boolean; reason: string }>;
   list(rel: string): Promise<Listing<F> | { error: string }>;
-  /** Reads `files` in order until `MAX_TOTAL_BYTES`; the rest are `unread`. */
-  read(files: F[]): Promise<{ read: GateRead[]; unread: F[] }>;
+  /** Reads `files` in order until `maxBytes` (default MAX_TOTAL_BYTES) were read; the rest are `unread`. */
+  read(files: F[], maxBytes?: number): Promise<{ read: GateRead[]; unread: F[] }>;
 }
 
 type TreeFile = ListedFile & { screened: boolean };
@@ -79,7 +79,7 @@ export function worktreeSource(gate: WorkspaceGate): RecordSource<TreeFile> {
         more: found.more,
       };
     },
-    async read(files) {
+    async read(files, maxBytes = MAX_TOTAL_BYTES) {
       const read: GateRead[] = [];
       let bytes = 0;
       for (const [i, f] of files.entries()) {
@@ -87,7 +87,7 @@ export function worktreeSource(gate: WorkspaceGate): RecordSource<TreeFile> {
         // A work-tree file git ignores is someone's draft, not a record: left out without a word.
         if (!r.ok && r.reason === IGNORED) continue;
         bytes += r.ok ? Buffer.byteLength(r.text) : 0;
-        if (bytes > MAX_TOTAL_BYTES) return { read, unread: files.slice(i) };
+        if (bytes > maxBytes) return { read, unread: files.slice(i) };
         read.push(r);
       }
       return { read, unread: [] };
@@ -108,13 +108,13 @@ export function commitSource(gate: WorkspaceGate, commit: string): RecordSource<
       const found = await at.files(rel, { match: MARKDOWN, limit: MAX_LISTED });
       return 'error' in found ? found : { files: found.passed, refused: found.refused, more: found.more };
     },
-    async read(files) {
+    async read(files, maxBytes = MAX_TOTAL_BYTES) {
       // The sizes are known before reading: what fits the bound is read in one git call.
       let bytes = 0;
       let fit = files.length;
       for (const [i, f] of files.entries()) {
         bytes += f.bytes;
-        if (bytes > MAX_TOTAL_BYTES) {
+        if (bytes > maxBytes) {
           fit = i;
           break;
         }

@@ -191,7 +191,7 @@ export class CommitGate {
     for (const dir of dirs) {
       await mkdir(path.join(scratch, ...dir.split('/').filter(Boolean)), { recursive: true });
       const tree = dir === '' ? `${this.commit}^{tree}` : `${this.commit}:${dir}`;
-      const list = await gitBytes(root, ['ls-tree', '-z', tree], { maxBuffer: MAX_LISTING_BYTES });
+      const list = await gitBytes(root, ['ls-tree', '--full-tree', '-z', tree], { maxBuffer: MAX_LISTING_BYTES });
       if (list.code !== 0) continue; // a folder the commit does not have: nothing to ignore there
       const entry = list.stdout
         .toString('utf8')

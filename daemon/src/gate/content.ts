@@ -82,9 +82,18 @@ function ownFindings(text: string): Finding[] {
   return out;
 }
 
+/**
+ * The name secretlint is told: the file's base name with anything but letters, digits, `.`, `_`
+ * and `-` replaced. secretlint names its performance marks after the path, and a name holding a
+ * line break made it throw after the lint (an unhandled rejection): a path is data, never part of
+ * a mark. The base name is kept because a rule may look at it (`.npmrc`).
+ */
+const lintName = (file: string): string =>
+  (file.split('/').pop() ?? '').replace(/[^\w.-]/g, '_').slice(0, 100) || 'file';
+
 async function secretlintFindings(text: string, file: string): Promise<Finding[] | 'private-key'> {
   const r = await lintSource({
-    source: { filePath: file, content: text, contentType: 'text' },
+    source: { filePath: lintName(file), content: text, contentType: 'text' },
     options: { config: SECRETLINT_CONFIG, noPhysicFilePath: true },
   });
   const out: Finding[] = [];
