@@ -46,7 +46,7 @@ export function bodyExceptions(body: string | null | undefined): { exceptions: s
     const line = raw.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim();
     if (line.length > MAX_EXCEPTION_CHARS)
       skipped.push(
-        `an ${EXCEPTION_KEY} line of the pull request is longer than ${MAX_EXCEPTION_CHARS} characters: not passed on`,
+        `a ${EXCEPTION_KEY} line of the pull request is longer than ${MAX_EXCEPTION_CHARS} characters: not passed on`,
       );
     else if (exceptions.length >= MAX_EXCEPTIONS)
       skipped.push(

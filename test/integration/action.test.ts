@@ -130,6 +130,15 @@ function assertCouldNotReview(run: ActionRun, why: RegExp): void {
   assert.match(reasons[0] ?? '', why);
 }
 
+/** The bundles built (when a test runs without `npm test` having built them) and GitHub's description parsed, before the first run's clock starts. */
+function builtOnce(): void {
+  if (!existsSync(ACTION) || !existsSync(path.join(ROOT, 'dist', 'daemon', 'cli.js'))) {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+    assert.equal(r.status, 0, 'npm run build failed');
+  }
+  githubDescription();
+}
+
 const writes = (api: GitHubApi) => api.requests.filter((r) => r.method !== 'GET');
 const marked = (api: GitHubApi) => api.comments.filter((c) => String(c.body).startsWith(REVIEW_COMMENT_MARKER));
 
@@ -141,19 +150,7 @@ describe('the GitHub Action', () => {
     return api;
   };
 
-  before(
-    () => {
-      if (!existsSync(ACTION) || !existsSync(path.join(ROOT, 'dist', 'daemon', 'cli.js'))) {
-        const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
-          cwd: ROOT,
-          stdio: 'inherit',
-        });
-        assert.equal(r.status, 0, 'npm run build failed');
-      }
-      githubDescription(); // parsed once, before the first run's clock starts
-    },
-    { timeout: 120_000 },
-  );
+  before(builtOnce, { timeout: 120_000 });
   after(async () => {
     for (const api of apis) await api.close();
   });
@@ -323,19 +320,7 @@ const PR_BODY = [
 describe('the GitHub Action passes the pull request’s exceptions to the review', () => {
   const apis: GitHubApi[] = [];
   const dirs: string[] = [];
-  before(
-    () => {
-      if (!existsSync(ACTION) || !existsSync(path.join(ROOT, 'dist', 'daemon', 'cli.js'))) {
-        const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
-          cwd: ROOT,
-          stdio: 'inherit',
-        });
-        assert.equal(r.status, 0, 'npm run build failed');
-      }
-      githubDescription();
-    },
-    { timeout: 120_000 },
-  );
+  before(builtOnce, { timeout: 120_000 });
   after(async () => {
     for (const api of apis) await api.close();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });

@@ -8,13 +8,10 @@
  * the commits (the GitHub Action passes the pull request's lines so).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import Ajv from 'ajv-draft-04';
-import addFormats from 'ajv-formats';
-import { MYSQL_POOL, reviewSuite, type ReviewRepo } from '../fakes/reviewRepo';
+import { MYSQL_POOL, reportFiles, reviewSuite, type ReviewRepo } from '../fakes/reviewRepo';
+import { sarifValidator } from '../fakes/sarifSchema';
 
 const REASON = 'The orders service moves to MySQL this quarter (INC-42); decision to follow.';
 
@@ -28,10 +25,6 @@ interface Report {
   }[];
   exceptions: { decision: string; reason: string; from: string; commit?: string; use: string; invalid?: string }[];
 }
-
-const SCHEMA = JSON.parse(
-  readFileSync(path.join(__dirname, '..', 'fixtures', 'sarif', 'sarif-schema-2.1.0.json'), 'utf8'),
-) as object;
 
 /** The MySQL pool committed with `message` (its last paragraph is git's trailer block). */
 async function breach(r: ReviewRepo, message: string): Promise<string> {
@@ -47,14 +40,8 @@ describe('a change may carry a reasoned exception to a decision', () => {
   it('a trailer Decision-Exception: 0001 <reason> waives the PROVEN finding: exit 0, WAIVED in every output', async () => {
     const r = await s.repo();
     const commit = await breach(r, `orders: a MySQL pool\n\nDecision-Exception: 0001 ${REASON}\n`);
-    const out = path.join(r.root, '..', 'out');
-    const res = await s.review(r, [
-      '--json',
-      '--sarif',
-      path.join(out, 'review.sarif'),
-      '--markdown',
-      path.join(out, 'review.md'),
-    ]);
+    const out = reportFiles(r);
+    const res = await s.review(r, out.args);
     assert.equal(res.code, 0, res.stderr);
     const report = JSON.parse(res.stdout) as Report;
     assert.equal(report.exit, 0);
@@ -67,7 +54,7 @@ describe('a change may carry a reasoned exception to a decision', () => {
       [['0001', 'waived', commit]],
     );
 
-    const md = await readFile(path.join(out, 'review.md'), 'utf8');
+    const md = await readFile(out.markdown, 'utf8');
     assert.match(md, /^\*\*Passed: /m);
     assert.match(md, /^\| WAIVED \| 1 \|$/m);
     assert.match(md, /^### WAIVED \(PROVEN\) · blocking · services\/orders\/db\\\.ts:2$/m);
@@ -77,14 +64,12 @@ describe('a change may carry a reasoned exception to a decision', () => {
     );
     assert.match(md, /^### Exceptions$/m);
 
-    const sarif = JSON.parse(await readFile(path.join(out, 'review.sarif'), 'utf8')) as {
+    const sarif = JSON.parse(await readFile(out.sarif, 'utf8')) as {
       runs: {
         results: { ruleId: string; level: string; suppressions?: { kind: string; justification: string }[] }[];
       }[];
     };
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    addFormats(ajv);
-    const valid = ajv.compile(SCHEMA);
+    const valid = sarifValidator();
     assert.ok(valid(sarif), JSON.stringify(valid.errors));
     const [result] = sarif.runs[0]?.results ?? [];
     assert.equal(result?.ruleId, 'decision/0001');

@@ -6,28 +6,18 @@
  * And the Markdown comment: the Action's marker first, model text unable to add markup.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import Ajv from 'ajv-draft-04';
-import addFormats from 'ajv-formats';
 import type { ReviewOutcome, ReviewedFinding, ReviewScope } from '@roundtable/protocol';
 import { collectChange } from '../../daemon/src/review/change';
 import { workspaceGate } from '../../daemon/src/gate';
 import { FINGERPRINT_KEY, reviewSarif } from '../../daemon/src/review/sarif';
 import { REVIEW_MARKER, reviewMarkdown } from '../../daemon/src/review/markdown';
 import { MYSQL_POOL, POSTGRES_RECORD, makeReviewRepo, type ReviewRepo } from '../fakes/reviewRepo';
+import { sarifValidator } from '../fakes/sarifSchema';
 
-const SCHEMA = JSON.parse(
-  readFileSync(path.join(__dirname, '..', 'fixtures', 'sarif', 'sarif-schema-2.1.0.json'), 'utf8'),
-) as object;
-
-function validator() {
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
-  return ajv.compile(SCHEMA);
-}
+const validator = sarifValidator;
 
 const scope: ReviewScope = {
   changed: [{ file: 'services/orders/db.ts', ranges: [{ start: 1, end: 2 }] }],
