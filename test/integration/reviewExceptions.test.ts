@@ -99,7 +99,7 @@ describe('a change may carry a reasoned exception to a decision', () => {
     const r = await s.repo();
     await breach(
       r,
-      'orders: a MySQL pool\n\nDecision-Exception: 0002 reports stay on SQLite for now\nDecision-Exception: 0001\n',
+      `orders: a MySQL pool\n\nDecision-Exception: 0002 reports stay on SQLite for now\nDecision-Exception: 0001\nDecision-Exception: 0001 ${'because '.repeat(80)}\n`,
     );
     const res = await s.review(r, ['--json']);
     assert.equal(res.code, 1, res.stderr);
@@ -110,9 +110,11 @@ describe('a change may carry a reasoned exception to a decision', () => {
       [
         ['0002', 'unused'],
         ['0001', 'invalid'],
+        ['', 'invalid'],
       ],
     );
     assert.match(report.exceptions[1]?.invalid ?? '', /gives no reason/);
+    assert.match(report.exceptions[2]?.invalid ?? '', /^is longer than 500 characters/);
     const term = await s.review(r);
     assert.equal(term.code, 1, term.stderr);
     assert.match(term.stdout, /^Exception to 0002 in commit [0-9a-f]{7} unused: the panel upheld no finding on 0002/m);

@@ -7,6 +7,7 @@
 import type { DecisionException, ReviewRequest, ReviewScope } from '@roundtable/protocol';
 import { EXCEPTION_KEY, MAX_EXCEPTIONS, parseException } from '@roundtable/protocol';
 import { git } from '../gate/git';
+import { clipLine } from '../meeting/digest';
 import { citedDecision } from '../meeting/reviewFindings';
 
 /** Most commits of the change read for trailers (a longer branch: the oldest are read, and the rest said). */
@@ -52,15 +53,18 @@ async function trailers(root: string, against: string): Promise<{ said: Said[]; 
 /** One exception as the review takes it: parsed, and resolved to the rulebook's id of the record it names. */
 function taken(s: Said, decisions: ReviewScope['decisions'], rulesAt: string): DecisionException {
   const p = parseException(s.line);
-  const where = { from: s.from, ...(s.commit ? { commit: s.commit } : {}) };
-  if ('invalid' in p) return { decision: (p.decision ?? '').slice(0, 200), reason: '', ...where, invalid: p.invalid };
+  // Within the scope's schema (a meeting's log never holds what its reader would refuse).
+  const where = { from: clipLine(s.from, 200), ...(s.commit ? { commit: s.commit } : {}) };
+  const invalid = (why: string) => clipLine(why, 300);
+  if ('invalid' in p)
+    return { decision: (p.decision ?? '').slice(0, 200), reason: '', ...where, invalid: invalid(p.invalid) };
   const record = citedDecision(decisions, p.decision);
   if (!record)
     return {
       decision: p.decision.slice(0, 200),
       reason: p.reason,
       ...where,
-      invalid: `names no record of the rules at ${rulesAt}`,
+      invalid: invalid(`names no record of the rules at ${rulesAt}`),
     };
   return { decision: record.id, reason: p.reason, ...where };
 }

@@ -15,6 +15,7 @@ import { DEFAULT_DECISIONS_FOLDER } from '../context/cliFlags';
 import { contextRoot } from '../context/attach';
 import { workspaceGate } from '../gate';
 import type { Refusal } from '../gate';
+import { clipLine } from '../meeting/digest';
 import { ChangeError, collectChange, commitOf, type Change } from './change';
 import { changeExceptions } from './exceptions';
 import { inRecordsFolder, recordEdits } from './recordEdits';
@@ -167,9 +168,12 @@ const MAX_LISTED_PATHS = 20;
 
 function listed(list: readonly Refusal[], folder: string): Refusal[] | undefined {
   if (list.length === 0) return undefined;
-  if (list.length <= MAX_LISTED_PATHS) return [...list];
+  const fit = (r: Refusal): Refusal => ({ path: r.path.slice(0, 1_000), reason: clipLine(r.reason, 300) });
+  if (list.length <= MAX_LISTED_PATHS) return list.map(fit);
   const more = list.length - MAX_LISTED_PATHS + 1;
-  return [...list.slice(0, MAX_LISTED_PATHS - 1), { path: folder, reason: `and ${more} more files were not read` }];
+  return [...list.slice(0, MAX_LISTED_PATHS - 1), { path: folder, reason: `and ${more} more files were not read` }].map(
+    fit,
+  );
 }
 
 /** Where the rules were read, what of them was not read, and the change's own edits to them. */
@@ -183,7 +187,7 @@ async function rulesOf(o: {
 }): Promise<ReviewRules> {
   const short = o.commit.slice(0, 7);
   const base = o.change.base && /^[0-9a-f]{40,64}$/.test(o.change.base) ? o.change.base.slice(0, 7) : o.change.base;
-  const label = base ? `${base} (merge base ${short})` : `HEAD (${short})`;
+  const label = clipLine(base ? `${base} (merge base ${short})` : `HEAD (${short})`, 300);
   const edits = await recordEdits({ gate: o.gate, change: o.change, folder: o.folder, base: o.records });
   // A folder the base does not have is an empty rulebook; one git could not read is not read.
   const unread = o.book.ok ? o.book.unread : o.book.missing ? [] : [{ path: o.folder, reason: o.book.reason }];

@@ -10,6 +10,7 @@ import type { ReviewRules } from '@roundtable/protocol';
 import type { WorkspaceGate } from '../gate';
 import { isRecordFile, linkSupersession } from '../decisions/rulebook';
 import { parseRecord, type DecisionRecord } from '../decisions/record';
+import { clipLine } from '../meeting/digest';
 import type { Change } from './change';
 import { recordIds } from './rules';
 
@@ -72,7 +73,11 @@ export async function recordEdits(opts: {
     return (b && baseIds.get(b)) ?? (a && afterIds.get(a)) ?? path.posix.basename(p).replace(/\.md$/i, '');
   };
   const ctx = { after: afterByPath, idOf, inForce: (p: string) => baseByPath.get(p)?.state === 'accepted' };
-  const edits = shown.map((p) => ({ path: p, what: describe(p, baseByPath.get(p), head.get(p), ctx) }));
+  // Within the scope's schema (a meeting's log never holds what its reader would refuse).
+  const edits = shown.map((p) => ({
+    path: p.slice(0, 1_000),
+    what: clipLine(describe(p, baseByPath.get(p), head.get(p), ctx), 500),
+  }));
   return { edits, ...(files.length > shown.length ? { moreEdits: files.length - shown.length } : {}) };
 }
 
