@@ -12,6 +12,7 @@ import { benchEstimate } from './estimate';
 import { benchStore } from './store';
 import { benchStopRules, stopRulesRows } from './stopRules';
 import { benchReview } from './review';
+import { benchRulebook } from './rulebook';
 import { ROOM_BEFORE, ROOM_WALK_BEFORE, benchRoom, benchRoomWalk } from './room';
 import { benchText } from './text';
 import { benchWallTime, LOCAL } from './wallTime';
@@ -280,6 +281,19 @@ async function main(): Promise<void> {
     );
     console.log(`   our calls: ${purposes.join(', ')}; our exit ${r.ours.exit ?? '?'}\n`);
     results.review = r;
+  }
+
+  if (want('rulebook')) {
+    const r = await benchRulebook();
+    console.log(
+      '9b. The rulebook of a review, read at its base commit (one ls-tree, one cat-file --batch), beside the work-tree read',
+    );
+    console.log('    (the gate per file); one-screen MADR records, every one read; wall time in ms.');
+    console.log(table(r.rows.map((row) => ({ ...row }))));
+    console.log(
+      `    2,000 / 500 records (4 is linear): at the commit ×${r.growth.atCommit}, work tree ×${r.growth.workTree}\n`,
+    );
+    results.rulebook = r;
   }
 
   if (want('room')) {
