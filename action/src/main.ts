@@ -104,10 +104,20 @@ async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let pr: PullRequestRef | undefined;
   try {
     pr = readPullRequest(env.GITHUB_EVENT_PATH);
+    for (const why of pr?.skipped ?? []) core.warning(why);
     if (pr?.fromFork && !i.apiKey) run = { exit: REVIEW_EXIT.couldNotReview, why: FORK_WHY };
     else {
       const cwd = env.GITHUB_WORKSPACE || process.cwd();
-      run = settled(await runReview(i, { cwd, tempDir: env.RUNNER_TEMP || tmpdir(), env }));
+      // The pull request's exceptions, said in its body: the CLI reads its commits' trailers itself.
+      const exceptions = pr?.exceptions.length
+        ? { lines: pr.exceptions, from: `pull request #${pr.number}` }
+        : undefined;
+      run = settled(
+        await runReview(
+          { ...i, ...(exceptions ? { exceptions } : {}) },
+          { cwd, tempDir: env.RUNNER_TEMP || tmpdir(), env },
+        ),
+      );
     }
   } catch (e) {
     run = { exit: REVIEW_EXIT.couldNotReview, why: oneLine((e as Error).message) };

@@ -8,7 +8,15 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FailOn, MeetingConfig, StartMeetingParams } from '@roundtable/protocol';
-import { FailOnSchema, GIT_REF_PATTERN, REVIEW_EXIT, RpcError, checkStartParams } from '@roundtable/protocol';
+import {
+  FailOnSchema,
+  GIT_REF_PATTERN,
+  MAX_EXCEPTIONS,
+  MAX_EXCEPTION_CHARS,
+  REVIEW_EXIT,
+  RpcError,
+  checkStartParams,
+} from '@roundtable/protocol';
 import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon, unwritablePlace } from '@roundtable/client';
 import { checkMinutesDir } from '@roundtable/client/minutesOutput';
 import { git } from '../../daemon/src/gate/git';
@@ -40,6 +48,11 @@ export const REVIEW_USAGE = `Usage: roundtable review [options]
   --json                  print the report (version 1) as one JSON object instead of the findings
   --decisions DIR         folder of the decision records (default docs/decisions)
   --unstatused HOW        records with no status: accepted (default, they are rules) | ignore
+  --exception 'ID REASON' an exception to decision ID: a PROVEN finding on it is WAIVED, with the
+                          reason (repeat it, at most ${MAX_EXCEPTIONS}; a commit of the change says the same
+                          with the trailer 'Decision-Exception: ID REASON')
+  --exceptions-from TEXT  where the --exception lines were said, for the report (default: the
+                          command line; the GitHub Action gives "pull request #N")
   --participants FILE     panel JSON (default: a panel built from the server's models)
   --base-url URL          OpenAI-compatible server (default $ROUNDTABLE_BASE_URL or https://api.openai.com/v1)
   --model NAME            model for every reviewer (default: chosen from the server's model list)
@@ -68,6 +81,8 @@ const REVIEW_OPTIONS = {
   json: { type: 'boolean' },
   decisions: { type: 'string' },
   unstatused: { type: 'string' },
+  exception: { type: 'string', multiple: true },
+  'exceptions-from': { type: 'string' },
   participants: { type: 'string' },
   'base-url': { type: 'string' },
   model: { type: 'string' },
@@ -169,6 +184,28 @@ async function outputsOf(
   return { outDir, ...(sarif ? { sarif } : {}), ...(markdown ? { markdown } : {}) };
 }
 
+/** A value with a control character (a line break) would not be one line of the report. */
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * `--exception` lines with where they were said. A missing reason is not refused here: the review
+ * reports it as an invalid exception, as it does a trailer or a pull request's line.
+ */
+function exceptionsOf(values: ReviewValues): { line: string; from: string }[] | undefined {
+  const lines = values.exception ?? [];
+  const from = values['exceptions-from'];
+  if (from !== undefined && (from.trim() === '' || from.length > 200 || CONTROL.test(from)))
+    throw new UsageError('--exceptions-from must be one line of at most 200 characters');
+  if (lines.length === 0) return undefined;
+  if (lines.length > MAX_EXCEPTIONS)
+    throw new UsageError(`--exception is given ${lines.length} times: at most ${MAX_EXCEPTIONS}`);
+  for (const line of lines)
+    if (line.length > MAX_EXCEPTION_CHARS || CONTROL.test(line))
+      throw new UsageError(`--exception must be one line of at most ${MAX_EXCEPTION_CHARS} characters: "ID REASON"`);
+  return lines.map((line) => ({ line, from: from ?? 'the command line' }));
+}
+
 function configOf(values: ReviewValues): Partial<MeetingConfig> {
   const config: Partial<MeetingConfig> = {};
   const budget = positiveInt(values.budget, '--budget');
@@ -190,6 +227,7 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
   const workspace = await repositoryRoot(process.cwd());
   const decisionsFolder = values.decisions === undefined ? undefined : decisionsIn(workspace, values.decisions);
   const unstatused = unstatusedFlag(values.unstatused);
+  const exceptions = exceptionsOf(values);
   // Usage before any server is asked: the refs, the places written, the data dir.
   await checkChange(workspace, change);
   const outputs = await outputsOf(values, !values.estimate);
@@ -218,6 +256,7 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
       ...(decisionsFolder ? { decisionsFolder } : {}),
       ...(unstatused ? { unstatused } : {}),
       ...(values['allow-unread'] ? { allowUnread: true } : {}),
+      ...(exceptions ? { exceptions } : {}),
     },
   });
   if (!checked.ok) throw new UsageError(checked.error);

@@ -26,6 +26,8 @@ export * from './decisionList';
 export * from './debate';
 export * from './decisionRules';
 export * from './demo';
+export * from './decisionException';
 export * from './review';
 export * from './live';
 export * from './reviewOutcome';
+export * from './reviewNotes';
