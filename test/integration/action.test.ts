@@ -124,11 +124,16 @@ function runAction(
   });
 }
 
-/** Exit code 3: the step passes (an infrastructure failure is never a failed review) and one warning line says why. */
-function assertCouldNotReview(run: ActionRun, why: RegExp): void {
-  assert.equal(run.code, 0, `the step failed: ${run.stdout}`);
+/**
+ * Exit code 3: the step fails (a green check means read and reviewed), one error line says why; with
+ * `on-incomplete: warn` it passes with one warning line instead.
+ */
+function assertCouldNotReview(run: ActionRun, why: RegExp, onIncomplete: 'fail' | 'warn' = 'fail'): void {
+  if (onIncomplete === 'fail') assert.notEqual(run.code, 0, `the step passed: ${run.stdout}`);
+  else assert.equal(run.code, 0, `the step failed: ${run.stdout}`);
   assert.equal(run.outputs['exit-code'], '3');
-  const reasons = run.stdout.split('\n').filter((l) => l.startsWith('::warning::could not review: '));
+  const kind = onIncomplete === 'fail' ? 'error' : 'warning';
+  const reasons = run.stdout.split('\n').filter((l) => l.startsWith(`::${kind}::could not review: `));
   assert.equal(reasons.length, 1, run.stdout);
   assert.match(reasons[0] ?? '', why);
 }
@@ -327,7 +332,7 @@ describe('the GitHub Action', () => {
     }
   });
 
-  it("a fork's pull request without a key: not run, says why in one line, comments so, exit code 3, step not failed", async () => {
+  it("a fork's pull request without a key: not run, says why in one line, comments so, exit code 3, the step fails", async () => {
     const api = await start();
     const run = await runAction(api, { event: 'pull_request.fork.json', inputs: { 'api-key': '' } });
     assertCouldNotReview(run, /this pull request comes from a fork.*no API key/);
@@ -355,7 +360,7 @@ describe('the GitHub Action', () => {
     assert.deepEqual(api.violations, []);
   });
 
-  it('a review that could not be done (exit 3) is a warning with its reason, never a failed review', async () => {
+  it('a review that could not be done (exit 3) fails the step with its reason: no green check without a review', async () => {
     const api = await start();
     const run = await runAction(api, { env: { FAKE_REVIEW_EXIT: '3' } });
     assertCouldNotReview(run, /: the model server at http:\/\/127\.0\.0\.1:9\/v1 refused the connection$/);
@@ -365,6 +370,22 @@ describe('the GitHub Action', () => {
     );
     assert.equal(run.outputs['sarif-file'], '');
     assert.deepEqual(api.violations, []);
+  });
+
+  it('with on-incomplete: warn, a review that could not be done passes the step with a warning, and the comment says it was not done', async () => {
+    const api = await start();
+    const run = await runAction(api, { env: { FAKE_REVIEW_EXIT: '3' }, inputs: { 'on-incomplete': 'warn' } });
+    assertCouldNotReview(run, /refused the connection$/, 'warn');
+    assert.match(String(marked(api)[0]?.body), /Could not review: /);
+  });
+
+  it('an on-incomplete that is neither fail nor warn is bad usage: the step fails before any review', async () => {
+    const api = await start();
+    const run = await runAction(api, { inputs: { 'on-incomplete': 'ignore' } });
+    assert.notEqual(run.code, 0);
+    assert.equal(run.outputs['exit-code'], '2');
+    assert.match(run.stdout, /::error::roundtable review: bad usage: on-incomplete must be fail or warn, got "ignore"/);
+    assert.equal(run.cli.length, 0, 'no review ran');
   });
 
   it('a review command that crashes (exit 1, no report) is "could not review", not a failed review', async () => {
@@ -506,8 +527,9 @@ describe('the GitHub Action passes the pull request’s exceptions to the review
       assert.equal(run.outputs['exit-code'], '0', run.stdout);
       const body = String(marked(api)[0]?.body);
       assert.match(body, /^### WAIVED \(PROVEN\) · blocking · services\/orders\/db\\\.ts:2$/m);
-      assert.match(body, /^\*\*Waived\*\* by the exception in pull request #2: The orders service moves to MySQL/m);
-      assert.match(body, /^- Exception to 0002 in pull request #2 unused: /m);
+      // Where it was said goes through the escaping builder too: `#2` is written so that it references no issue.
+      assert.match(body, /^\*\*Waived\*\* by the exception in pull request #&#8203;2: The orders service moves to MySQL/m);
+      assert.match(body, /^- Exception to 0002 in pull request #&#8203;2 unused: /m);
       assert.deepEqual(api.violations, []);
     } finally {
       await fake.close();
