@@ -11,6 +11,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { MeetingState, Participant, StartMeetingParams } from '@roundtable/protocol';
 import {
   DEFAULT_CONFIG,
+  plannedRounds,
   MeetingConfigSchema,
   MeetingModeSchema,
   StartMeetingParamsSchema,
@@ -194,7 +195,8 @@ export function registerDeliberate(
         return refusal(e);
       }
       const progress = progressOf(extra);
-      const total = params.config?.maxRounds ?? DEFAULT_CONFIG.maxRounds;
+      // What the meeting plans to run: a consensus vote counts its vote and challenge rounds, not maxRounds.
+      const total = plannedRounds(params.mode, { ...DEFAULT_CONFIG, ...params.config });
       const result = await convene(daemon.meetings, params, {
         signal: extra.signal,
         onRound: (p) => progress(p.round, progressLine(p), total),
