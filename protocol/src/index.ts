@@ -13,6 +13,7 @@ export * from './rpc';
 export * from './calls';
 export * from './text';
 export * from './pathText';
+export * from './recordName';
 export * from './names';
 export * from './messageIds';
 export * from './settings';
