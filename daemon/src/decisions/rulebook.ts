@@ -103,7 +103,10 @@ export async function loadDecisions(opts: {
   if (listed.more) notes.push(`more than ${MAX_LISTED} files in ${folder}: the rest were not listed`);
   if (read.unread.length)
     notes.push(`${read.unread.length} record(s) ${past} were not read (from ${read.unread[0]?.path} on)`);
-  records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  records.sort(byPath);
+  // Skipped by name when listed, or by content when read: one list in path order either way.
+  skipped.sort(byPath);
   notes.push(...linkSupersession(records, folder));
   return { ...base, records, refused, skipped, unread, notes };
 }
