@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { UsageError } from '@roundtable/client/usage';
 import { ensureDir, unwritablePlace } from '@roundtable/client/outputDir';
-import { probeOpenAIServer } from '../../daemon/src/providers/openai';
+import { probeOpenAIServer } from '../../daemon/src/providers/probe';
 import { checkpointPathFor, refuseLink } from './harness';
 
 /** `--out` is checked before any server is asked: a place that cannot be written is bad usage. */

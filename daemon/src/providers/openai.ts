@@ -10,11 +10,17 @@
  * profile's (serverProfile.ts); a 400 that names one of them is retried once, adapted.
  */
 import OpenAI from 'openai';
-import { collapseWhitespace, isRecord, type ToolTurn } from '@roundtable/protocol';
+import { isRecord, type ToolTurn } from '@roundtable/protocol';
 import type { ListModels } from '@roundtable/protocol/modelList';
-import type { ServerSlots } from './types';
 import { countPromptTokens, pieceTokens, toolTurnPromptTokens } from './tokens';
-import { ProviderError, type Asked, type ChatProvider, type ChatRequest, type ChatResult } from './types';
+import {
+  ProviderError,
+  type Asked,
+  type ChatProvider,
+  type ChatRequest,
+  type ChatResult,
+  type ServerSlots,
+} from './types';
 import { ToolCallCollector, echoed } from './toolCalls';
 import type { FinishReason } from './reply';
 import { ReplyReader } from './replyReader';
@@ -24,9 +30,7 @@ import {
   DEFAULT_KEY,
   aborted,
   invalidURL,
-  redact,
   retryWait,
-  rootCause,
   seconds,
   toProviderError,
   untilAborted,
@@ -136,7 +140,7 @@ function requestBody(
   };
 }
 
-function normalizeBaseURL(baseURL: string): string {
+export function normalizeBaseURL(baseURL: string): string {
   return baseURL.trim().replace(/\/+$/, '');
 }
 
@@ -361,36 +365,6 @@ export class OpenAIProvider implements ChatProvider {
     return new ProviderError(
       `the model server at ${this.baseURL} stopped sending mid-reply (nothing for ${seconds(this.timeoutMs)})`,
       'server',
-    );
-  }
-}
-
-/**
- * Fails fast, with one clear line, when the server cannot be reached at all. Any HTTP answer
- * (even 404 from a server without /models) counts as reachable; 401/403 means a bad key.
- */
-export async function probeOpenAIServer(baseURL: string, apiKey?: string, timeoutMs = 5_000): Promise<void> {
-  const base = normalizeBaseURL(baseURL);
-  const bad = invalidURL(base);
-  if (bad) throw bad;
-  let res: Response;
-  try {
-    res = await fetch(`${base}/models`, {
-      headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (e) {
-    const timedOut = isRecord(e) && (e.name === 'TimeoutError' || e.name === 'AbortError');
-    const cause = timedOut
-      ? `no answer within ${seconds(timeoutMs)}`
-      : collapseWhitespace(redact(rootCause(e), apiKey));
-    throw new ProviderError(`cannot reach the model server at ${base}: ${cause}. Is it running?`, 'unreachable');
-  }
-  await res.body?.cancel().catch(() => undefined);
-  if (res.status === 401 || res.status === 403) {
-    throw new ProviderError(
-      `the model server at ${base} rejected the API key (${res.status}); set a valid key`,
-      'auth',
     );
   }
 }
