@@ -66,7 +66,24 @@ describe('severity by its own scale', () => {
   it('a word on no scale, or none at all, reads blocking and says it was not known', () => {
     assert.deepEqual(severityOf({ severity: 'urgent-ish' }, []), { severity: 'blocking', known: false });
     assert.deepEqual(severityOf({}, ['Pool never closed']), { severity: 'blocking', known: false });
-    assert.deepEqual(severityOf({ severity: 3 }, []), { severity: 'blocking', known: false });
+    for (const n of [0, 11, 0.5, -3])
+      assert.deepEqual(severityOf({ severity: n }, []), { severity: 'blocking', known: false }, String(n));
+  });
+
+  it('a number out of 10 by the CVSS bands, under severity or severity_level (recorded Llama/Claude/GPT-4o replies)', () => {
+    const table: [Record<string, unknown>, string][] = [
+      [{ severity_level: 10 }, 'blocking'],
+      [{ severity_level: 9 }, 'blocking'],
+      [{ severity: 8 }, 'major'],
+      [{ severity: 7 }, 'major'],
+      [{ severity_level: 6 }, 'minor'],
+      [{ severityLevel: 4 }, 'minor'],
+      [{ severity: 3 }, 'note'],
+      [{ severity_level: 1 }, 'note'],
+      // Codex's integer priority keeps its own four steps.
+      [{ priority: 3 }, 'note'],
+    ];
+    for (const [fields, want] of table) assert.equal(sev(fields), want, JSON.stringify(fields));
   });
 });
 

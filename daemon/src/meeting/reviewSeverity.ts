@@ -64,6 +64,17 @@ const EMOJI: [string, Severity][] = [
 /** `priority` as an integer: Codex's review format numbers P0–P3 (0 most severe). */
 const PRIORITY: readonly Severity[] = ['blocking', 'major', 'minor', 'note'];
 
+/**
+ * A severity written as a number from 1 to 10 (`"severity_level": 7`, `"severity": 4`: recorded
+ * Llama 3.1, Claude 3 and GPT-4o replies), read by the CVSS bands, which are the bands such a
+ * reply means (one recorded Claude reply spells them out: 1-3 minor, 4-6 moderate, 7-8 major,
+ * 9-10 critical). Outside 1–10 it is on no scale we know.
+ */
+function fromTen(n: number): Severity | undefined {
+  if (!Number.isFinite(n) || n < 1 || n > 10) return undefined;
+  return n >= 9 ? 'blocking' : n >= 7 ? 'major' : n >= 4 ? 'minor' : 'note';
+}
+
 export interface SeverityRead {
   severity: Severity;
   /** False when the word was on no scale we know, or missing: read as blocking (fail closed). */
@@ -87,16 +98,32 @@ function wordsOf(text: string): string[] {
     .filter(Boolean);
 }
 
+/** Where a finding's severity is written, in the order they are tried. */
+const SEVERITY_KEYS = [
+  'severity',
+  'severity_level',
+  'severityLevel',
+  'level',
+  'priority',
+  'importance',
+  'impact',
+  'risk',
+  'criticality',
+] as const;
+
 /**
- * The severity of a finding from its fields: `severity`, `level`, `priority` (a word, `P1`, or
- * Codex's integer 0–3), `importance`, `impact`, `risk`; else a `[P1]` or emoji tag at the start
- * of its title or claim. Unknown or missing: blocking, `known: false`.
+ * The severity of a finding from its fields: `severity` / `severity_level` (a word, or a number
+ * out of 10), `level`, `priority` (a word, `P1`, or Codex's integer 0–3), `importance`, `impact`,
+ * `risk`; else a `[P1]` or emoji tag at the start of its title or claim. Unknown or missing:
+ * blocking, `known: false`.
  */
 export function severityOf(fields: Record<string, unknown>, heads: (string | undefined)[]): SeverityRead {
-  for (const key of ['severity', 'level', 'priority', 'importance', 'impact', 'risk', 'criticality']) {
+  for (const key of SEVERITY_KEYS) {
     const v = fields[key];
     if (key === 'priority' && typeof v === 'number' && Number.isInteger(v) && v >= 0)
       return { severity: PRIORITY[Math.min(v, 3)] as Severity, known: true };
+    const ten = key !== 'priority' && typeof v === 'number' ? fromTen(v) : undefined;
+    if (ten) return { severity: ten, known: true };
     if (typeof v === 'string' && v.trim()) {
       const sev = fromWord(v);
       if (sev) return { severity: sev, known: true };
