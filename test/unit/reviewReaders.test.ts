@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBody, Finding, OptionVote, ReviewScope } from '@roundtable/protocol';
 import { findingLabel, reviewOutcome, reviewQuorum } from '@roundtable/protocol';
-import { severityOf } from '../../daemon/src/meeting/reviewSeverity';
+import { readsOutOfTen, severityOf } from '../../daemon/src/meeting/reviewSeverity';
 import { changedFileOf, refutation, reviewOptions } from '../../daemon/src/meeting/reviewFindings';
 import { readFindings } from '../../daemon/src/meeting/reviewReply';
 import type { ReviewReadContext } from '../../daemon/src/meeting/reviewFinding';
@@ -64,13 +64,22 @@ describe('severity by its own scale', () => {
   });
 
   it('a word on no scale, or none at all, reads blocking and says it was not known', () => {
-    assert.deepEqual(severityOf({ severity: 'urgent-ish' }, []), { severity: 'blocking', known: false });
+    assert.deepEqual(severityOf({ severity: 'urgent-ish' }, []), {
+      severity: 'blocking',
+      known: false,
+      written: 'urgent-ish',
+    });
     assert.deepEqual(severityOf({}, ['Pool never closed']), { severity: 'blocking', known: false });
     for (const n of [0, 11, 0.5, -3])
-      assert.deepEqual(severityOf({ severity: n }, []), { severity: 'blocking', known: false }, String(n));
+      assert.deepEqual(severityOf({ severity: n }, [], true), {
+        severity: 'blocking',
+        known: false,
+        written: String(n),
+      });
   });
 
-  it('a number out of 10 by the CVSS bands, under severity or severity_level (recorded Llama/Claude/GPT-4o replies)', () => {
+  it('a number out of 10 by the CVSS bands, when the reply shows its scale is out of 10 (recorded Llama/Claude/GPT-4o replies)', () => {
+    const ten = (fields: Record<string, unknown>) => severityOf(fields, [], true);
     const table: [Record<string, unknown>, string][] = [
       [{ severity_level: 10 }, 'blocking'],
       [{ severity_level: 9 }, 'blocking'],
@@ -83,7 +92,14 @@ describe('severity by its own scale', () => {
       // Codex's integer priority keeps its own four steps.
       [{ priority: 3 }, 'note'],
     ];
-    for (const [fields, want] of table) assert.equal(sev(fields), want, JSON.stringify(fields));
+    for (const [fields, want] of table) assert.equal(ten(fields).severity, want, JSON.stringify(fields));
+    // Gito asks 1 = Critical … 5 = Suggestion: a number up to 5 does not say which way it runs.
+    assert.equal(readsOutOfTen([{ severity: 3 }, { severity_level: 4 }]), false);
+    assert.equal(readsOutOfTen([{ severity: 3 }, { severity_level: 6 }]), true);
+    assert.equal(readsOutOfTen([{ severity: 3 }, { severity: 60 }]), false, 'a number above 10 is on another scale');
+    assert.equal(readsOutOfTen([{ priority: 7 }]), false, "Codex's priority is no severity number");
+    assert.deepEqual(severityOf({ severity: 1 }, []), { severity: 'blocking', known: false, written: '1' });
+    assert.deepEqual(severityOf({ severity: 4, impact: 'medium' }, []), { severity: 'minor', known: true });
   });
 });
 
@@ -159,6 +175,16 @@ describe('findings however they are listed', () => {
       '<think>two issues?</think>\n<answer>\n{"findings": [{"file": "src/db.ts", "line": 5, "claim": "x"}]}\n</answer>',
     );
     assert.equal(tagged?.length, 1);
+  });
+
+  it("Gito's affected_lines: the first place named is the finding's lines (recorded Qwen3.6 report)", () => {
+    const gito = findings(
+      '{"issues": {"src/db.ts": [{"title": "Typo", "details": "x", "severity": 1, "affected_lines": [{"start_line": 4, "end_line": 6}, {"start_line": 9, "end_line": 9}]}]}}',
+    );
+    assert.deepEqual(
+      gito?.map((f) => [f.file, f.lines, f.severity, f.severityWritten]),
+      [['src/db.ts', { start: 4, end: 6 }, 'blocking', '1']],
+    );
   });
 
   it('clean only when said: [], "LGTM", "No issues found"; a LGTM with a but, or prose, is no review', () => {
