@@ -168,6 +168,10 @@ describe('findings however they are listed', () => {
       end: 7,
     });
     assert.deepEqual(findings('[{"file": "src/db.ts:12-14", "claim": "x"}]')?.[0]?.lines, { start: 12, end: 14 });
+    assert.deepEqual(findings('[{"filePath": "src/db.ts", "lineNumbers": "12-14", "title": "x"}]')?.[0]?.lines, {
+      start: 12,
+      end: 14,
+    });
     const single = { ...ctx, changed: [{ file: 'src/db.ts' }] };
     assert.equal(findings('[{"line": "L4", "description": "x"}]', single)?.[0]?.file, 'src/db.ts');
     assert.equal(findings('{"file": "src/db.ts", "line": 3, "issue": "alone"}')?.[0]?.claim, 'alone');

@@ -145,7 +145,7 @@ export function linesOf(raw: unknown): LineRange | undefined {
 /** The lines of a finding, in its own fields or any nested location. */
 function findingLines(records: Record<string, unknown>[]): LineRange | undefined {
   for (const o of records) {
-    const whole = linesOf(o.lines ?? o.line_range ?? o.lineRange ?? o.range ?? o.line_numbers);
+    const whole = linesOf(o.lines ?? o.line_range ?? o.lineRange ?? o.range ?? o.line_numbers ?? o.lineNumbers);
     if (whole) return whole;
     const start = lineNumber(
       o.start ?? o.start_line ?? o.startLine ?? o.line_start ?? o.lineStart ?? o.line ?? o.line_number ?? o.lineNumber,
