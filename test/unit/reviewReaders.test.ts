@@ -168,6 +168,17 @@ describe('findings however they are listed', () => {
       end: 7,
     });
     assert.deepEqual(findings('[{"file": "src/db.ts:12-14", "claim": "x"}]')?.[0]?.lines, { start: 12, end: 14 });
+    const placed = findings(
+      '[{"where": "src/db.ts:3-5", "problem": "x"}, {"files": ["src/db.ts:9", "src/other.ts:1"], "details": "y"}]',
+    );
+    assert.deepEqual(
+      placed?.map((f) => [f.file, f.lines]),
+      [
+        ['src/db.ts', { start: 3, end: 5 }],
+        ['src/db.ts', { start: 9, end: 9 }],
+      ],
+      'a place under where, and the first of a files list (recorded agent reviews)',
+    );
     assert.deepEqual(findings('[{"filePath": "src/db.ts", "lineNumbers": "12-14", "title": "x"}]')?.[0]?.lines, {
       start: 12,
       end: 14,

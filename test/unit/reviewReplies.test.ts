@@ -22,7 +22,7 @@ interface Sample {
   scope: { root?: string; changed: string[]; decisions: string[] };
   expect: {
     read: 'complete' | 'partial' | 'none';
-    findings: { file: string; lines: [number, number]; severity: string; claim: string; decision?: string }[];
+    findings: { file: string; lines: [number, number]; severity: Severity | null; claim: string; decision?: string }[];
   };
 }
 
@@ -57,12 +57,14 @@ describe('recorded real review replies', () => {
       s.expect.findings.forEach((f, i) => {
         const read = got[i] as Finding;
         assert.ok(read.claim.includes(f.claim), `${read.claim} ∌ ${f.claim}`);
-        // The severity as labelled; or, where the reader says the reply does not show its scale
-        // (severityWritten), never less severe than labelled: unknown is read as blocking.
-        if (read.severityWritten === undefined) assert.equal(read.severity, f.severity, `finding ${i + 1}`);
+        // The severity as labelled; none written (null) reads blocking, as the table says; where the
+        // reader says the reply does not show its scale (severityWritten), never less severe than
+        // labelled: unknown is read as blocking.
+        if (f.severity === null) assert.equal(read.severity, 'blocking', `finding ${i + 1} states no severity`);
+        else if (read.severityWritten === undefined) assert.equal(read.severity, f.severity, `finding ${i + 1}`);
         else
           assert.ok(
-            SEVERITIES.indexOf(read.severity) <= SEVERITIES.indexOf(f.severity as Severity),
+            SEVERITIES.indexOf(read.severity) <= SEVERITIES.indexOf(f.severity),
             `finding ${i + 1}: ${read.severity} (written ${read.severityWritten}) is below the labelled ${f.severity}`,
           );
       });

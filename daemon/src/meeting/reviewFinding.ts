@@ -30,6 +30,8 @@ const FILE_KEYS = [
   'absolute_file_path',
   'relative_path',
   'uri',
+  // `"where": "pyproject.toml:3-5"`: a place written as a file with its lines.
+  'where',
 ] as const;
 /** Where models nest a location (Codex, review bots, SARIF, LSP-ish). */
 const LOCATION_KEYS = [
@@ -204,7 +206,10 @@ function ruleIsDecision(rule: string, ids: string[]): boolean {
  */
 export function locationOf(raw: Record<string, unknown>): { file?: string; lines?: LineRange } {
   const records = withLocations(raw);
-  const named = first(records, FILE_KEYS, 1_000);
+  // `"files": ["src/lib.rs:3881", …]`: the first place listed is the finding's.
+  const listed =
+    Array.isArray(raw.files) && typeof raw.files[0] === 'string' ? raw.files[0].slice(0, 1_000) : undefined;
+  const named = first(records, FILE_KEYS, 1_000) ?? listed;
   const split = named === undefined ? undefined : splitLines(named);
   const lines = findingLines(records) ?? split?.lines;
   return { ...(split ? { file: split.file } : {}), ...(lines ? { lines } : {}) };
