@@ -66,6 +66,20 @@ describe('roundtable review against reviewers that answer as real models do', ()
     assert.equal(proven[0]?.proposedBy?.length, 3, 'three shapes, one finding');
   });
 
+  it('reads a severity out of 10 under "review", a Gito report with 1 = Critical and a list with no severity as one blocking breach of 0001: exit 1', async () => {
+    const { res, report } = await review({
+      'rev-a': { findings: 'kaizen', votes: 'ours' },
+      'rev-b': { findings: 'gito', votes: 'ours' },
+      'rev-c': { findings: 'no-severity', votes: 'ours' },
+    });
+    assert.equal(res.code, 1, res.stderr);
+    const proven = report.findings.filter((f) => f.verdict === 'PROVEN');
+    assert.equal(proven.length, 1, res.stdout);
+    assert.equal(proven[0]?.decision, '0001');
+    assert.equal(proven[0]?.severity, 'blocking', '9 of 10, a 1 on no known scale and none at all');
+    assert.equal(proven[0]?.proposedBy?.length, 3, 'three shapes, one finding');
+  });
+
   it('matches absolute, Windows, diff-side and file:// paths to the changed file, the decision cited as ADR, rule id or in prose: exit 1', async () => {
     const { res, report } = await review({
       'rev-a': { findings: 'windows', votes: 'ours' },

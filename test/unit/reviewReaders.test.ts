@@ -149,6 +149,13 @@ describe('findings however they are listed', () => {
     );
     const files = findings('{"files": [{"path": "a/x.ts", "issues": [{"line": 2, "body": "Name."}]}]}');
     assert.equal(files?.[0]?.file, 'a/x.ts');
+    const kaizen = findings(
+      '{"code_quality_percentage": 60, "review": [{"file_name": "src/db.ts", "start_line": 3, "end_line": 4, "comment": "x", "severity_level": 7}]}',
+    );
+    assert.deepEqual(
+      kaizen?.map((f) => [f.file, f.lines, f.severity]),
+      [['src/db.ts', { start: 3, end: 4 }, 'major']],
+    );
     const beside = findings('{"findings": [], "comments": [{"path": "src/db.ts", "line": 9, "body": "Unchecked."}]}');
     assert.equal(beside?.length, 1, 'the comments list is read, the empty list beside it is not the whole review');
   });

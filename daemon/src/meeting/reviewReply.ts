@@ -30,6 +30,8 @@ const LIST_KEYS = [
   'issues',
   'comments',
   'review_comments',
+  // kaizen's `{"code_quality_percentage": …, "review": [...]}` (its recorded replies, review/findings.json).
+  'review',
   'reviewComments',
   'suggestions',
   'problems',
