@@ -186,6 +186,12 @@ describe('findings however they are listed', () => {
       ],
       'a place under where, and the first of a files list (recorded agent reviews)',
     );
+    const one = { ...ctx, changed: [{ file: 'src/db.ts' }] };
+    assert.equal(
+      findings('[{"where": "the database module", "line": 4, "problem": "x"}]', one)?.[0]?.file,
+      'src/db.ts',
+      'prose under where names no file: the one changed file is it, not "the database module"',
+    );
     assert.deepEqual(findings('[{"filePath": "src/db.ts", "lineNumbers": "12-14", "title": "x"}]')?.[0]?.lines, {
       start: 12,
       end: 14,

@@ -30,8 +30,6 @@ const FILE_KEYS = [
   'absolute_file_path',
   'relative_path',
   'uri',
-  // `"where": "pyproject.toml:3-5"`: a place written as a file with its lines.
-  'where',
 ] as const;
 /** Where models nest a location (Codex, review bots, SARIF, LSP-ish). */
 const LOCATION_KEYS = [
@@ -206,10 +204,13 @@ function ruleIsDecision(rule: string, ids: string[]): boolean {
  */
 export function locationOf(raw: Record<string, unknown>): { file?: string; lines?: LineRange } {
   const records = withLocations(raw);
-  // `"files": ["src/lib.rs:3881", …]`: the first place listed is the finding's.
-  const listed =
-    Array.isArray(raw.files) && typeof raw.files[0] === 'string' ? raw.files[0].slice(0, 1_000) : undefined;
-  const named = first(records, FILE_KEYS, 1_000) ?? listed;
+  // `"where": "pyproject.toml:3-5"`, `"files": ["src/lib.rs:3881", …]` (the first place listed):
+  // read only when written as a path, never prose ("the database module" names no file).
+  const place = (v: unknown) => (typeof v === 'string' && /^\S{1,1000}$/.test(v.trim()) ? v.trim() : undefined);
+  const named =
+    first(records, FILE_KEYS, 1_000) ??
+    place(raw.where) ??
+    (Array.isArray(raw.files) ? place(raw.files[0]) : undefined);
   const split = named === undefined ? undefined : splitLines(named);
   const lines = findingLines(records) ?? split?.lines;
   return { ...(split ? { file: split.file } : {}), ...(lines ? { lines } : {}) };
