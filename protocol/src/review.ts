@@ -28,6 +28,11 @@ export const FindingSchema = z.object({
   file: text({ max: 1_000 }),
   lines: LineRangeSchema,
   severity: SeveritySchema,
+  /**
+   * The severity as the reviewer wrote it, kept when it was on no scale the review knows (a word
+   * of no scale, a number whose scale the reply does not show): then `severity` is blocking.
+   */
+  severityWritten: text({ max: 100 }).optional(),
   /** The decision record it breaks: its id as listed in the rulebook (e.g. "0003"). */
   decision: text({ max: 200 }).optional(),
   /** Or the defect class (e.g. "correctness", "security", "performance"). */

@@ -241,4 +241,10 @@ describe('review Markdown', () => {
     assert.match(md, /services\/orders\/db\.ts:2/);
     assert.match(md, /Not read/);
   });
+
+  it('says what severity was written when it was on no scale the review knows, escaped', () => {
+    const md = reviewMarkdown(outcome([finding({ severityWritten: '1` <b>x</b>' })]), { failOn: 'blocking' });
+    assert.match(md, /Severity written as `+ ?1` <b>x<\/b> ?`+, on no scale the review knows: read as blocking\./);
+    assert.doesNotMatch(reviewMarkdown(outcome([finding({})]), { failOn: 'blocking' }), /Severity written as/);
+  });
 });

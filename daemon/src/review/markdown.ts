@@ -57,6 +57,9 @@ function findingSection(f: ReviewedFinding, recordPath: (id: string) => string |
     `${codeSpan(`${shown}:${lines(f)}`)}${noteOf(f.file)} — ${cites}`,
     '',
     ...(f.waived ? [`**Waived** ${inline(waivedBy(f.waived))}`, ''] : []),
+    ...(f.severityWritten === undefined
+      ? []
+      : [`Severity written as ${codeSpan(f.severityWritten)}, on no scale the review knows: read as blocking.`, '']),
     quote(f.claim),
     '',
   ];
