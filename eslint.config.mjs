@@ -40,6 +40,21 @@ export default tseslint.config(
     },
   },
   {
+    // Node's recursive mkdir never settles on some paths (/proc/self/x/y: ENOENT with the parent
+    // there, retried for ever); the product makes folders with ensureDir (client/src/outputDir.ts).
+    files: ['{protocol,client,daemon,cli,mcp,eval,extension,action,webview}/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression:matches([callee.name=/^mkdir(Sync)?$/], [callee.property.name=/^mkdir(Sync)?$/]) Property[key.name='recursive']",
+          message: 'a recursive mkdir can hang for ever: use ensureDir from client/src/outputDir.ts',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {

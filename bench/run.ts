@@ -13,6 +13,7 @@ import { benchStore } from './store';
 import { benchStopRules, stopRulesRows } from './stopRules';
 import { benchReview } from './review';
 import { benchReviewScale } from './reviewScale';
+import { benchRulebook } from './rulebook';
 import { ROOM_BEFORE, ROOM_WALK_BEFORE, benchRoom, benchRoomWalk } from './room';
 import { benchText } from './text';
 import { benchWallTime, LOCAL } from './wallTime';
@@ -399,6 +400,18 @@ async function main(): Promise<void> {
       `   read time per added file, 1,000 → 3,000 files over 100 → 1,000: ${r.growth ?? '?'} (linear = 1, quadratic ≈ 3.6)\n`,
     );
     results.reviewScale = r;
+  }
+  if (want('rulebook')) {
+    const r = await benchRulebook();
+    console.log(
+      '9b. The rulebook of a review, read at its base commit (one ls-tree, one cat-file --batch), beside the work-tree read',
+    );
+    console.log('    (the gate per file); one-screen MADR records, every one read; wall time in ms.');
+    console.log(table(r.rows.map((row) => ({ ...row }))));
+    console.log(
+      `    2,000 / 500 records (4 is linear): at the commit ×${r.growth.atCommit}, work tree ×${r.growth.workTree}\n`,
+    );
+    results.rulebook = r;
   }
 
   if (want('room')) {

@@ -2,8 +2,10 @@
  * The GitHub Action (action.yml): runs `roundtable review` on the pull request, keeps one comment on
  * it with the report, leaves the SARIF file for github/codeql-action/upload-sarif, and sets the
  * step's outcome from the exit code. Exit 1 (a finding at or above `fail-on` holds) fails the step;
- * exit 3 (the review could not be done: no key on a fork, no model, a server down) is a warning
- * and never a failed review; exit 2 (bad inputs) fails the step, as the workflow needs fixing.
+ * exit 2 (bad inputs) fails it, as the workflow needs fixing; exit 3 (the review could not be done,
+ * or not read and counted whole: no key on a fork, a server down, a reviewer below the quorum, a
+ * governed file unread) fails it too by default, saying so, since a green check must mean the
+ * change was read and reviewed (`on-incomplete: warn` makes it a warning, said in the comment).
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +24,10 @@ const MAX_SUMMARY_CHARS = 1_000_000;
 const FORK_WHY =
   'this pull request comes from a fork, and GitHub gives the workflows of a fork no secrets: there is no API key';
 
-function inputs(): ReviewInputs & { githubToken: string } {
+/** What exit 3 does to the step: `fail` (default: a green check means read and reviewed) or `warn`. */
+type OnIncomplete = 'fail' | 'warn';
+
+function inputs(): ReviewInputs & { githubToken: string; onIncomplete: string } {
   return {
     baseUrl: core.getInput('base-url'),
     models: core.getInput('models'),
@@ -31,7 +36,12 @@ function inputs(): ReviewInputs & { githubToken: string } {
     failOn: core.getInput('fail-on') || 'blocking',
     sarifFile: core.getInput('sarif-file') || 'roundtable.sarif',
     githubToken: core.getInput('github-token'),
+    onIncomplete: core.getInput('on-incomplete') || 'fail',
   };
+}
+
+function onIncompleteOf(v: string): OnIncomplete | undefined {
+  return v === 'fail' || v === 'warn' ? v : undefined;
 }
 
 /** The comment when there is no report: the review was not run, and why. */
@@ -81,7 +91,7 @@ async function writeSummary(report: string): Promise<void> {
   }
 }
 
-function conclude(run: ReviewRun, failOn: string): void {
+function conclude(run: ReviewRun, failOn: string, onIncomplete: OnIncomplete): void {
   switch (run.exit) {
     case REVIEW_EXIT.clean:
       core.info(`Roundtable review: no finding at or above fail-on (${failOn}) holds.`);
@@ -93,21 +103,41 @@ function conclude(run: ReviewRun, failOn: string): void {
       core.setFailed(`roundtable review: bad usage: ${run.why}`);
       return;
     default:
-      core.warning(`could not review: ${run.why}`);
+      // Not read and reviewed is never a green check unless the workflow said it may be.
+      if (onIncomplete === 'warn') core.warning(`could not review: ${run.why}`);
+      else core.setFailed(`could not review: ${run.why}`);
   }
 }
 
 async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const i = inputs();
   if (i.apiKey) core.setSecret(i.apiKey);
+  const onIncomplete = onIncompleteOf(i.onIncomplete);
+  if (!onIncomplete) {
+    core.setOutput('exit-code', String(REVIEW_EXIT.usage));
+    core.setFailed(
+      `roundtable review: bad usage: on-incomplete must be fail or warn, got "${oneLine(i.onIncomplete)}"`,
+    );
+    return;
+  }
   let run: ReviewRun;
   let pr: PullRequestRef | undefined;
   try {
     pr = readPullRequest(env.GITHUB_EVENT_PATH);
+    for (const why of pr?.skipped ?? []) core.warning(why);
     if (pr?.fromFork && !i.apiKey) run = { exit: REVIEW_EXIT.couldNotReview, why: FORK_WHY };
     else {
       const cwd = env.GITHUB_WORKSPACE || process.cwd();
-      run = settled(await runReview(i, { cwd, tempDir: env.RUNNER_TEMP || tmpdir(), env }));
+      // The pull request's exceptions, said in its body: the CLI reads its commits' trailers itself.
+      const exceptions = pr?.exceptions.length
+        ? { lines: pr.exceptions, from: `pull request #${pr.number}` }
+        : undefined;
+      run = settled(
+        await runReview(
+          { ...i, ...(exceptions ? { exceptions } : {}) },
+          { cwd, tempDir: env.RUNNER_TEMP || tmpdir(), env },
+        ),
+      );
     }
   } catch (e) {
     run = { exit: REVIEW_EXIT.couldNotReview, why: oneLine((e as Error).message) };
@@ -120,7 +150,7 @@ async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
     core.setOutput('comment-url', await postComment(i.githubToken, pr, report));
     await writeSummary(report);
   } else core.setOutput('comment-url', '');
-  conclude(run, i.failOn);
+  conclude(run, i.failOn, onIncomplete);
 }
 
 void main().catch((e: unknown) => {

@@ -11,7 +11,7 @@ import type {
   StartMeetingParams,
 } from '@roundtable/protocol';
 import { RpcError, billOf, formatCount, formatUsd, voteAloneLine } from '@roundtable/protocol';
-import { estimateMeeting } from '../../daemon/src/meeting/estimate';
+import { startMemoryCore } from '../../daemon/src/daemon/localCore';
 import { UsageError } from '@roundtable/client/usage';
 import { loadPrices } from '@roundtable/client/prices';
 
@@ -141,14 +141,18 @@ export async function printEstimate(
   const stop = new AbortController();
   const onSigint = (): void => stop.abort();
   process.once('SIGINT', onSigint);
+  // Asked as any client asks (`meeting/estimate`), of a core of this process that keeps nothing.
+  const core = await startMemoryCore();
   let e: MeetingEstimate;
   try {
-    e = await estimateMeeting(params, { signal: stop.signal });
+    const { startToken: _, ...estimate } = await core.conn.meetings.estimate(params, { signal: stop.signal });
+    e = estimate;
   } catch (err) {
     if (err instanceof RpcError) throw new UsageError(err.message);
     throw err;
   } finally {
     process.off('SIGINT', onSigint);
+    await core.close();
   }
   out.write(`${json ? JSON.stringify(e) : formatEstimate(e, { review: params.review !== undefined })}\n`);
   return 0;

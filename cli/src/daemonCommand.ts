@@ -4,9 +4,11 @@ import { defaultDataDir } from '@roundtable/client';
 import {
   DaemonAlreadyRunning,
   MAX_ENDPOINT_CONCURRENCY,
+  daemonLog,
   endpointCeiling,
   startDaemon,
 } from '../../daemon/src/daemon/daemon';
+import { installFaultHandlers } from '../../daemon/src/daemon/faults';
 import { UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
 
 export const DAEMON_USAGE = `Usage: roundtable daemon [--data-dir DIR] [--port N] [--idle-exit-ms MS] [--endpoint-concurrency N]
@@ -62,6 +64,9 @@ export async function daemonCommand(argv: string[]): Promise<number> {
   let onSignal: (signal: string) => void = (signal) => (signalled ??= signal);
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   process.once('SIGINT', () => onSignal('SIGINT'));
+  // A fault nobody awaited fails its meeting or request and is logged with the daemon's lines; the
+  // daemon keeps serving (faults.ts).
+  installFaultHandlers(daemonLog);
   let daemon;
   try {
     daemon = await startDaemon({

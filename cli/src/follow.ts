@@ -4,10 +4,8 @@
  * handle's fold as it goes, the human asked on a TTY when it escalates, then the minutes and the
  * summary (`run`, `review`, `resolve`).
  */
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import type { MeetingEvent, MeetingState, StartMeetingParams } from '@roundtable/protocol';
-import { settles } from '@roundtable/protocol';
+import { RpcError, settles } from '@roundtable/protocol';
 import {
   apiKeysIn,
   connectDaemon,
@@ -16,9 +14,8 @@ import {
   type MeetingHandle,
 } from '@roundtable/client';
 import { providerFactory } from '../../daemon/src/daemon/daemon';
-import { startLocalCore } from '../../daemon/src/daemon/localCore';
+import { startRunDirCore } from '../../daemon/src/daemon/localCore';
 import type { Script } from '../../daemon/src/providers/scripted';
-import { SqliteStore } from '../../daemon/src/store/sqliteStore';
 import { EXIT_AWAITING_HUMAN, askHuman, escalationMessage } from './escalation';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
 import { UsageError } from '@roundtable/client/usage';
@@ -63,40 +60,23 @@ export async function daemonCore(found: FoundDaemon): Promise<MeetingCore> {
 
 /**
  * A core of this process whose meeting is logged in `<dataDir>/runs/<meetingId>`, where
- * `roundtable resolve` and `roundtable minutes` find it: a new run's (named before it starts; the
- * folder is removed again if no meeting started) or, `kept`, one a run left there.
+ * `roundtable resolve` and `roundtable minutes` find it: a new run's, or (`kept`) one a run left
+ * there (`readOnly`: only read, nothing written back). Read through the connection, never the store.
  */
 export async function runDirCore(
   dataDir: string,
   meetingId: string,
   io: Pick<RunIO, 'env' | 'stderr'>,
-  opts: { kept?: boolean } = {},
+  opts: { kept?: boolean; readOnly?: boolean } = {},
 ): Promise<MeetingCore> {
-  const runDir = path.join(dataDir, 'runs', meetingId);
-  const store = await SqliteStore.open(runDir);
-  const started = async (): Promise<boolean> => (await store.meetings()).includes(meetingId);
-  const closeStore = async (): Promise<void> => {
-    const keep = opts.kept || (await started());
-    await store.close();
-    if (!keep) await fs.rm(runDir, { recursive: true, force: true });
-  };
   try {
-    if (opts.kept && !(await started())) throw new UsageError(`no meeting ${meetingId} in ${runDir}`);
-    const core = await startLocalCore({
-      store,
+    return await startRunDirCore(dataDir, meetingId, {
+      ...opts,
       providers: providerFactory(io.env, undefined, (line) => io.stderr.write(`roundtable: ${line}\n`)),
-      newId: () => meetingId,
       secrets: apiKeysIn(io.env),
     });
-    return {
-      conn: core.conn,
-      close: async () => {
-        await core.close();
-        await closeStore();
-      },
-    };
   } catch (e) {
-    await closeStore();
+    if (e instanceof RpcError && e.code === 'not_found') throw new UsageError(e.message);
     throw e;
   }
 }

@@ -7,8 +7,10 @@ import { MCP_USAGE, mcpCommand } from '../../mcp/src/command';
 import { EVAL_USAGE, evalCommand } from '../../eval/src/command';
 import { DECISIONS_USAGE, decisionsCommand } from './decisionsCommand';
 import { REVIEW_USAGE, reviewCommand } from './reviewCommand';
-import { UsageError } from '@roundtable/client/usage';
-import { terminalSafe } from '@roundtable/protocol/terminal';
+import { NoModelError, UsageError } from '@roundtable/client/usage';
+import { terminalLine, terminalSafe } from '@roundtable/protocol/terminal';
+import { REVIEW_EXIT } from '@roundtable/protocol';
+import { FaultOwner, installFaultHandlers } from '../../daemon/src/daemon/faults';
 
 const USAGE = `Usage: roundtable <command> [options]
 
@@ -38,7 +40,30 @@ ${MCP_USAGE}
 
 ${EVAL_USAGE}`;
 
+/** Commands that serve until stopped: past a fault they keep serving, and their exit code is theirs. */
+const SERVING = new Set(['daemon', 'mcp']);
+
+/**
+ * Runs one command. An error nobody awaited or caught is logged in one line and fails the meeting
+ * or request it belongs to (daemon/src/daemon/faults.ts); one that belongs to the command itself
+ * never lets it end clean: exit 3 for a review (it could not be done), 1 for the others.
+ */
 export async function main(argv: string[]): Promise<number> {
+  installFaultHandlers();
+  const name = argv[0] ?? '';
+  let fault: Error | undefined;
+  const owner = new FaultOwner(`roundtable ${name}`.trim(), (e) => (fault ??= e));
+  const code = await owner.run(() => dispatch(argv));
+  owner.close();
+  if (!fault || SERVING.has(name) || code !== 0) return code;
+  if (name === 'review') {
+    process.stderr.write(`roundtable: could not review: ${terminalLine(`an unexpected error: ${fault.message}`)}\n`);
+    return REVIEW_EXIT.couldNotReview;
+  }
+  return 1;
+}
+
+async function dispatch(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const io = {
     stdout: process.stdout,
@@ -76,7 +101,10 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`roundtable: ${terminalSafe(e.message)}\n`);
+      // One line whatever the input held (a ref or a path with a newline): the preflight's
+      // problems (NoModelError) are one line each by construction.
+      const line = e instanceof NoModelError ? terminalSafe(e.message) : terminalLine(e.message);
+      process.stderr.write(`roundtable: ${line}\n`);
       return 2;
     }
     // An error can quote what a model server sent: cleaned like any model text.

@@ -1,11 +1,10 @@
 /** `roundtable minutes <meetingId>`: renders a meeting's minutes again from its log. */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { fold, type MeetingEvent } from '@roundtable/protocol';
-import { connectDaemon, defaultDataDir, findDaemon, readMeeting } from '@roundtable/client';
-import { SqliteStore } from '../../daemon/src/store/sqliteStore';
+import { RpcError, fold, type MeetingEvent } from '@roundtable/protocol';
+import { defaultDataDir, findDaemon } from '@roundtable/client';
 import { UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
-import type { RunIO } from './follow';
+import { daemonCore, runDirCore, type RunIO } from './follow';
 import { EXIT_MINUTES_FAILED, writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
 
 export const MINUTES_USAGE = `Usage: roundtable minutes <meetingId> [--out DIR] [--data-dir DIR] [--thinking]
@@ -37,25 +36,19 @@ export async function minutesCommand(argv: string[], io: RunIO): Promise<number>
   const outDir = path.resolve(parsed.values.out ?? path.join('docs', 'roundtable'));
   let events: MeetingEvent[] = [];
   const runDir = path.join(dataDir, 'runs', meetingId);
-  if (existsSync(runDir)) {
-    const store = await SqliteStore.open(runDir);
-    // Read only: no snapshot, nothing rotated (a quarantined run's error leaves its files as they are).
+  const local = existsSync(runDir);
+  const found = local ? undefined : await findDaemon(dataDir);
+  // A local run read only: no snapshot, nothing rotated (a quarantined run's files stay as they are).
+  const core = local
+    ? await runDirCore(dataDir, meetingId, io, { kept: true, readOnly: true })
+    : found && (await daemonCore(found));
+  if (core) {
     try {
-      events = await store.load(meetingId);
+      events = (await core.conn.meetings.read(meetingId)).events;
+    } catch (e) {
+      if (!(e instanceof RpcError && e.code === 'not_found')) throw local ? e : new UsageError((e as Error).message);
     } finally {
-      await store.abandon();
-    }
-  } else {
-    const found = await findDaemon(dataDir);
-    if (found) {
-      const conn = await connectDaemon(found.info.port, found.token);
-      try {
-        events = (await readMeeting(conn, meetingId)).events;
-      } catch (e) {
-        throw new UsageError((e as Error).message);
-      } finally {
-        await conn.close();
-      }
+      await core.close();
     }
   }
   if (events.length === 0)

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { defaultDataDir, findDaemon } from '@roundtable/client';
 import { UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
+import { checkMinutesDir } from '@roundtable/client/minutesOutput';
 import { RoomPrinter } from './printer';
 import { daemonCore, resolveMeeting, runDirCore, type Answer, type RunIO } from './follow';
 
@@ -56,6 +57,7 @@ export async function resolveCommand(argv: string[], io: RunIO): Promise<number>
       : { action: 'another_round' as const, instruction: values['another-round'] as string };
   const dataDir = checkDataDir(values['data-dir'] ?? defaultDataDir(io.env));
   const outDir = path.resolve(values.out ?? path.join('docs', 'roundtable'));
+  await checkMinutesDir(outDir);
   const roomOut = values.json ? io.stderr : io.stdout;
   const printer = new RoomPrinter(roomOut, io.isTTY && !values.json);
   const job = { meetingId, answer, outDir, json: values.json ?? false };

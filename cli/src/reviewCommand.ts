@@ -8,19 +8,29 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FailOn, MeetingConfig, StartMeetingParams } from '@roundtable/protocol';
-import { FailOnSchema, GIT_REF_PATTERN, REVIEW_EXIT, RpcError, checkStartParams } from '@roundtable/protocol';
-import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon } from '@roundtable/client';
+import {
+  FailOnSchema,
+  GIT_REF_PATTERN,
+  MAX_EXCEPTIONS,
+  MAX_EXCEPTION_CHARS,
+  REVIEW_EXIT,
+  RpcError,
+  checkStartParams,
+} from '@roundtable/protocol';
+import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon, unwritablePlace } from '@roundtable/client';
+import { checkMinutesDir } from '@roundtable/client/minutesOutput';
 import { git } from '../../daemon/src/gate/git';
 import { NOTHING_TO_REVIEW } from '../../daemon/src/review/prepare';
+import { ChangeError, against } from '../../daemon/src/review/change';
 import { newMeetingId } from '../../daemon/src/daemon/ids';
 import { NoModelError, UsageError, checkDataDir, parseCli } from '@roundtable/client/usage';
 import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
-import { choosePanel, parseModelsFlag } from '../../daemon/src/providers/panelChoice';
+import { choosePanel, parseModelsFlag } from '../../daemon/src/panelChoice';
 import { RoomPrinter } from './printer';
-import { terminalSafe } from '@roundtable/protocol/terminal';
+import { terminalLine, terminalSafe } from '@roundtable/protocol/terminal';
 import { daemonCore, runDirCore, runMeeting, type RunIO } from './follow';
 import { unstatusedFlag } from './decisionsCommand';
-import { positiveInt, preflight } from './runCommand';
+import { checkedConfig, positiveInt, preflight } from './runCommand';
 import { pullRequestChange } from './reviewEnv';
 import { finishReview, type ReviewOutputs } from './reviewOutput';
 
@@ -38,6 +48,11 @@ export const REVIEW_USAGE = `Usage: roundtable review [options]
   --json                  print the report (version 1) as one JSON object instead of the findings
   --decisions DIR         folder of the decision records (default docs/decisions)
   --unstatused HOW        records with no status: accepted (default, they are rules) | ignore
+  --exception 'ID REASON' an exception to decision ID: a PROVEN finding on it is WAIVED, with the
+                          reason (repeat it, at most ${MAX_EXCEPTIONS}; a commit of the change says the same
+                          with the trailer 'Decision-Exception: ID REASON')
+  --exceptions-from TEXT  where the --exception lines were said, for the report (default: the
+                          command line; the GitHub Action gives "pull request #N")
   --participants FILE     panel JSON (default: a panel built from the server's models)
   --base-url URL          OpenAI-compatible server (default $ROUNDTABLE_BASE_URL or https://api.openai.com/v1)
   --model NAME            model for every reviewer (default: chosen from the server's model list)
@@ -66,6 +81,8 @@ const REVIEW_OPTIONS = {
   json: { type: 'boolean' },
   decisions: { type: 'string' },
   unstatused: { type: 'string' },
+  exception: { type: 'string', multiple: true },
+  'exceptions-from': { type: 'string' },
   participants: { type: 'string' },
   'base-url': { type: 'string' },
   model: { type: 'string' },
@@ -132,6 +149,63 @@ function changeOf(values: ReviewValues, env: NodeJS.ProcessEnv): { base?: string
   return pr ? { base: pr.base, notice: pr.notice } : {};
 }
 
+/**
+ * The change's refs against the repository, read as the daemon will read them (it keeps its own
+ * check, for other clients): a base that is not a commit, or no default branch, is bad usage
+ * found before any server is asked, whatever the server's state.
+ */
+async function checkChange(workspace: string, change: { base?: string; worktree?: true }): Promise<void> {
+  try {
+    await against(workspace, change);
+  } catch (e) {
+    if (e instanceof ChangeError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/** The places the review writes, each checked writable before the review starts (bad usage when not). */
+async function outputsOf(
+  values: ReviewValues,
+  check: boolean,
+): Promise<Pick<ReviewOutputs, 'outDir' | 'sarif' | 'markdown'>> {
+  const outDir = path.resolve(values.out ?? path.join('docs', 'roundtable'));
+  const sarif = values.sarif ? path.resolve(values.sarif) : undefined;
+  const markdown = values.markdown ? path.resolve(values.markdown) : undefined;
+  if (check) {
+    for (const [flag, file] of [
+      ['--sarif', sarif],
+      ['--markdown', markdown],
+    ] as const) {
+      const why = file === undefined ? undefined : await unwritablePlace(file, 'file');
+      if (why) throw new UsageError(`${flag}: cannot write ${file}: ${why}`);
+    }
+    await checkMinutesDir(outDir);
+  }
+  return { outDir, ...(sarif ? { sarif } : {}), ...(markdown ? { markdown } : {}) };
+}
+
+/** A value with a control character (a line break) would not be one line of the report. */
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * `--exception` lines with where they were said. A missing reason is not refused here: the review
+ * reports it as an invalid exception, as it does a trailer or a pull request's line.
+ */
+function exceptionsOf(values: ReviewValues): { line: string; from: string }[] | undefined {
+  const lines = values.exception ?? [];
+  const from = values['exceptions-from'];
+  if (from !== undefined && (from.trim() === '' || from.length > 200 || CONTROL.test(from)))
+    throw new UsageError('--exceptions-from must be one line of at most 200 characters');
+  if (lines.length === 0) return undefined;
+  if (lines.length > MAX_EXCEPTIONS)
+    throw new UsageError(`--exception is given ${lines.length} times: at most ${MAX_EXCEPTIONS}`);
+  for (const line of lines)
+    if (line.length > MAX_EXCEPTION_CHARS || CONTROL.test(line))
+      throw new UsageError(`--exception must be one line of at most ${MAX_EXCEPTION_CHARS} characters: "ID REASON"`);
+  return lines.map((line) => ({ line, from: from ?? 'the command line' }));
+}
+
 function configOf(values: ReviewValues): Partial<MeetingConfig> {
   const config: Partial<MeetingConfig> = {};
   const budget = positiveInt(values.budget, '--budget');
@@ -148,11 +222,16 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
   if (values.help) return 'help';
   const failOn = failOnOf(values['fail-on']);
   const change = changeOf(values, env);
-  const config = configOf(values);
+  const config = checkedConfig(configOf(values));
   checkedBaseUrl(env, values['base-url']);
   const workspace = await repositoryRoot(process.cwd());
   const decisionsFolder = values.decisions === undefined ? undefined : decisionsIn(workspace, values.decisions);
   const unstatused = unstatusedFlag(values.unstatused);
+  const exceptions = exceptionsOf(values);
+  // Usage before any server is asked: the refs, the places written, the data dir.
+  await checkChange(workspace, change);
+  const outputs = await outputsOf(values, !values.estimate);
+  const dataDir = checkDataDir(values['data-dir'] ?? defaultDataDir(env));
   const choice = await choosePanel({
     provider: 'auto',
     env,
@@ -177,19 +256,18 @@ export async function parseReviewArgs(argv: string[], env: NodeJS.ProcessEnv): P
       ...(decisionsFolder ? { decisionsFolder } : {}),
       ...(unstatused ? { unstatused } : {}),
       ...(values['allow-unread'] ? { allowUnread: true } : {}),
+      ...(exceptions ? { exceptions } : {}),
     },
   });
   if (!checked.ok) throw new UsageError(checked.error);
   return {
     params: checked.value,
     failOn,
-    outDir: path.resolve(values.out ?? path.join('docs', 'roundtable')),
+    ...outputs,
     json: values.json ?? false,
-    ...(values.sarif ? { sarif: path.resolve(values.sarif) } : {}),
-    ...(values.markdown ? { markdown: path.resolve(values.markdown) } : {}),
     workspace,
     noDaemon: values['no-daemon'] ?? false,
-    dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir(env)),
+    dataDir,
     baseURL: choice.baseURL,
     apiKey: apiKeyOf(env),
     estimate: values.estimate ?? false,
@@ -237,7 +315,7 @@ export async function reviewCommand(argv: string[], io: RunIO): Promise<number> 
     if (e instanceof UsageError && !(e instanceof NoModelError)) throw e;
     // No model, a server down, a daemon that failed: the review could not be done, never a failed one.
     const line = ((e as Error).message || 'unknown error').split('\n')[0] as string;
-    io.stderr.write(`roundtable: could not review: ${terminalSafe(line)}\n`);
+    io.stderr.write(`roundtable: could not review: ${terminalLine(line)}\n`);
     return REVIEW_EXIT.couldNotReview;
   }
 }

@@ -7,13 +7,29 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { FailOn, MeetingEvent, MeetingState, ReviewOutcome, ReviewScope } from '@roundtable/protocol';
-import { REVIEW_EXIT, invisibleNote, pathForPeople, reviewOutcome, shownPath } from '@roundtable/protocol';
+import type {
+  ExceptionUse,
+  FailOn,
+  MeetingEvent,
+  MeetingState,
+  ReviewOutcome,
+  ReviewScope,
+} from '@roundtable/protocol';
+import {
+  REVIEW_EXIT,
+  invisibleNote,
+  pathForPeople,
+  reviewNotes,
+  reviewOutcome,
+  shownPath,
+  waiverText,
+} from '@roundtable/protocol';
 import { reviewMarkdown } from '../../daemon/src/review/markdown';
 import { fingerprintOf, reportedFindings, reviewSarif, ruleIdOf } from '../../daemon/src/review/sarif';
 import { summarize, type RunSummary } from './summary';
 import { writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
-import { terminalSafe } from '@roundtable/protocol/terminal';
+import { terminalLine, terminalSafe } from '@roundtable/protocol/terminal';
+import { ensureDir, writeProblem } from '@roundtable/client/outputDir';
 
 export interface ReviewOutputs {
   failOn: FailOn;
@@ -34,6 +50,8 @@ export interface ReviewReportV1 {
   meetingId: string;
   minutesPath: string | null;
   findings: (ReviewOutcome['findings'][number] & { ruleId: string; fingerprint: string })[];
+  /** Every exception the change carries, with what it did (`waived`, `unused`, `invalid`). */
+  exceptions: ExceptionUse[];
   scope: ReviewScope | null;
   tokens: RunSummary['tokens'];
   cost?: RunSummary['cost'];
@@ -49,6 +67,7 @@ export function reviewReport(outcome: ReviewOutcome, state: MeetingState, o: Rev
     meetingId: state.meetingId,
     minutesPath: minutesPath ?? null,
     findings: outcome.findings.map((f) => ({ ...f, ruleId: ruleIdOf(f), fingerprint: fingerprintOf(f) })),
+    exceptions: outcome.exceptions ?? [],
     scope: outcome.scope ?? null,
     tokens: summary.tokens,
     ...(summary.cost ? { cost: summary.cost } : {}),
@@ -74,6 +93,9 @@ export function recordUriFor(workspace: string, env: NodeJS.ProcessEnv): (p: str
   return (p) => pathToFileURL(path.join(workspace, p)).href;
 }
 
+/** Text from a model or the repository as one terminal line (controls stripped, breaks folded). */
+const termLine = (text: string): string => `${terminalSafe(text).replace(/\s*\n\s*/g, ' ')}\n`;
+
 /** The findings on the terminal, one line each, then the verdict. */
 function printFindings(outcome: ReviewOutcome, out: NodeJS.WritableStream): void {
   const shown = reportedFindings(outcome);
@@ -81,12 +103,19 @@ function printFindings(outcome: ReviewOutcome, out: NodeJS.WritableStream): void
     const lines = f.lines.start === f.lines.end ? `${f.lines.start}` : `${f.lines.start}-${f.lines.end}`;
     const what = f.decision ? `breaks decision ${f.decision}` : (f.defect ?? 'defect');
     const accept = f.votes.filter((v) => v.vote === 'accept').length;
+    const tally = `${accept}/${f.votes.length} accept`;
+    const file = shownPath(f.file) ?? f.file;
+    const odd = invisibleNote(f.file);
     out.write(
-      terminalSafe(
-        `${f.verdict} ${f.severity} ${shownPath(f.file) ?? f.file}:${lines}${invisibleNote(f.file)} — ${what}: ${f.claim} (${accept}/${f.votes.length} accept)`,
-      ).replace(/\s*\n\s*/g, ' ') + '\n',
+      termLine(
+        f.waived
+          ? `WAIVED ${f.severity} ${file}:${lines}${odd} — ${what}: ${f.claim} (${tally}; ${f.verdict}, ${waiverText(f.waived)})`
+          : `${f.verdict} ${f.severity} ${file}:${lines}${odd} — ${what}: ${f.claim} (${tally})`,
+      ),
     );
   }
+  for (const line of reviewNotes(outcome)) out.write(termLine(line));
+  const waived = shown.filter((f) => f.waived).length;
   const refuted = outcome.findings.filter((f) => f.verdict === 'REFUTED').length;
   const verdict =
     outcome.exit === REVIEW_EXIT.failed
@@ -95,7 +124,9 @@ function printFindings(outcome: ReviewOutcome, out: NodeJS.WritableStream): void
         ? 'passed'
         : 'could not be done';
   const unread = printUnread(outcome, out);
-  out.write(`review ${verdict}: ${shown.length} finding(s) upheld or contested, ${refuted} refuted${unread}\n`);
+  out.write(
+    `review ${verdict}: ${shown.length - waived} finding(s) upheld or contested, ${waived ? `${waived} waived, ` : ''}${refuted} refuted${unread}\n`,
+  );
 }
 
 /** Most unread files named on the terminal (the JSON, Markdown and SARIF reports list them all). */
@@ -113,9 +144,18 @@ function printUnread(outcome: ReviewOutcome, out: NodeJS.WritableStream): string
   return `, ${unread.length} file(s) not read${outcome.scope?.unreadAllowed ? ' (passed without them: --allow-unread)' : ''}`;
 }
 
-async function writeOutput(file: string, text: string): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, text);
+/**
+ * Writes one output file, or says in one line why it could not. The place was checked before the
+ * review started (reviewCommand); what changed since does not change the verdict: the exit still
+ * follows the findings (a PROVEN finding is exit 1 with or without its SARIF file).
+ */
+async function writeOutput(flag: string, file: string, text: string, stderr: NodeJS.WritableStream): Promise<void> {
+  try {
+    await ensureDir(path.dirname(file));
+    await fs.writeFile(file, text);
+  } catch (e) {
+    stderr.write(`${terminalLine(`roundtable: ${flag}: could not write ${file}: ${writeProblem(e)}`)}\n`);
+  }
 }
 
 /** The end of a review: minutes, outputs, and the exit code. */
@@ -127,23 +167,21 @@ export async function finishReview(
 ): Promise<number> {
   const minutesPath = await writeMinutesOrExplain(o.outDir, state, io.stderr);
   const outcome = reviewOutcome(state, o.failOn);
-  try {
-    if (o.sarif)
-      await writeOutput(
-        o.sarif,
-        `${JSON.stringify(reviewSarif(outcome, { recordUri: recordUriFor(o.workspace, io.env) }), null, 2)}\n`,
-      );
-    if (o.markdown) {
-      const rel = minutesPath ? path.relative(o.workspace, minutesPath) : undefined;
-      await writeOutput(
-        o.markdown,
-        reviewMarkdown(outcome, { failOn: o.failOn, ...(rel ? { minutesPath: rel } : {}) }),
-      );
-    }
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? 'error';
-    io.stderr.write(terminalSafe(`roundtable: could not review: an output file could not be written (${code})\n`));
-    return REVIEW_EXIT.couldNotReview;
+  if (o.sarif)
+    await writeOutput(
+      '--sarif',
+      o.sarif,
+      `${JSON.stringify(reviewSarif(outcome, { recordUri: recordUriFor(o.workspace, io.env) }), null, 2)}\n`,
+      io.stderr,
+    );
+  if (o.markdown) {
+    const rel = minutesPath ? path.relative(o.workspace, minutesPath) : undefined;
+    await writeOutput(
+      '--markdown',
+      o.markdown,
+      reviewMarkdown(outcome, { failOn: o.failOn, ...(rel ? { minutesPath: rel } : {}) }),
+      io.stderr,
+    );
   }
   if (o.json) io.stdout.write(`${JSON.stringify(reviewReport(outcome, state, o, minutesPath))}\n`);
   else {

@@ -4,17 +4,18 @@
  */
 import * as path from 'node:path';
 import type { MeetingConfig, Participant } from '@roundtable/protocol';
-import { CANNED_NOTE, checkStartParams, ignoresTopic } from '@roundtable/protocol';
+import { CANNED_NOTE, ConfigOverridesSchema, check, checkStartParams, ignoresTopic } from '@roundtable/protocol';
 import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon, spawnDaemon } from '@roundtable/client';
 import { providerEntry } from '../../daemon/src/providers/registry';
-import { listModels } from '../../daemon/src/providers/models';
+import { listModels } from '../../daemon/src/modelLists';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
 import { loadScript, type Script } from '../../daemon/src/providers/scripted';
 import { newMeetingId } from '../../daemon/src/daemon/ids';
 import { NoModelError, UsageError, parseCli, checkDataDir } from '@roundtable/client/usage';
+import { checkMinutesDir } from '@roundtable/client/minutesOutput';
 import { evidenceWorkspace, examplesDir } from '../../daemon/src/providers/demo';
 import { RoomPrinter } from './printer';
-import { DEMO_HINT, choosePanel, parseModelsFlag } from '../../daemon/src/providers/panelChoice';
+import { DEMO_HINT, choosePanel, parseModelsFlag } from '../../daemon/src/panelChoice';
 import { BILL_OPTIONS, BILL_USAGE, billingConfig, printEstimate } from './bill';
 
 import { CONTEXT_USAGE, takeContextFlags } from '../../daemon/src/context/cliFlags';
@@ -81,6 +82,16 @@ export function positiveInt(v: string | undefined, flag: string): number | undef
   return Number(v);
 }
 
+/**
+ * The settings the flags make, checked against the meeting's schema now: a value out of range is
+ * bad usage said before a panel is chosen (which may ask a server), not after.
+ */
+export function checkedConfig(config: Partial<MeetingConfig>): Partial<MeetingConfig> {
+  const checked = check(ConfigOverridesSchema, config, 'config');
+  if (!checked.ok) throw new UsageError(checked.error);
+  return config;
+}
+
 /** The flags of `roundtable run`. */
 const RUN_OPTIONS = {
   topic: { type: 'string' },
@@ -128,6 +139,12 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
     throw new UsageError(`--order must be parallel, sequential or shuffle, got "${order}"`);
   }
   checkedBaseUrl(env, values['base-url']);
+  const config = checkedConfig(configOf(values, order, tools));
+  if (values.daemon && values['no-daemon']) throw new UsageError('--daemon and --no-daemon cannot be used together');
+  const outDir = path.resolve(values.out ?? path.join('docs', 'roundtable'));
+  // The minutes folder too, before a panel is chosen (which may probe servers); an estimate writes nothing.
+  if (!values.estimate) await checkMinutesDir(outDir);
+  const dataDir = checkDataDir(values['data-dir'] ?? defaultDataDir(env));
   const choice = await choosePanel({
     provider: provider,
     env,
@@ -138,7 +155,6 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
     ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
   });
   const participants: Participant[] = choice.participants;
-  const config = configOf(values, order, tools);
   const { mode, options } = modeOf(values);
   const scriptFile = values.script ?? path.join(examplesDir(), 'demo-script.json');
   const workspace = evidenceWorkspace({
@@ -159,13 +175,11 @@ export async function parseRunArgs(argvIn: string[], env: NodeJS.ProcessEnv): Pr
     context,
   });
   if (!checked.ok) throw new UsageError(checked.error);
-
-  if (values.daemon && values['no-daemon']) throw new UsageError('--daemon and --no-daemon cannot be used together');
   return {
     params: checked.value,
     daemon: values.daemon ? 'yes' : values['no-daemon'] ? 'no' : 'auto',
-    dataDir: checkDataDir(values['data-dir'] ?? defaultDataDir(env)),
-    outDir: path.resolve(values.out ?? path.join('docs', 'roundtable')),
+    dataDir,
+    outDir,
     json: values.json ?? false,
     baseURL: choice.baseURL,
     apiKey: apiKeyOf(env),
@@ -224,7 +238,12 @@ export async function preflight(
   opts: Pick<RunOptions, 'params' | 'scriptFile' | 'baseURL' | 'apiKey'>,
 ): Promise<{ script?: Script }> {
   // An unknown kind is refused here, in one line, before anything else is asked.
-  const needs = new Set(opts.params.participants.map((p) => providerEntry(p.provider).needs));
+  let needs: Set<string>;
+  try {
+    needs = new Set(opts.params.participants.map((p) => providerEntry(p.provider).needs));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   const out: { script?: Script } = {};
   if (needs.has('script')) {
     try {

@@ -150,6 +150,30 @@ export async function daemonStatus(dir: string): Promise<DaemonStatus> {
     : { kind: 'stale', why: `pid ${info.pid} is not that daemon (its command line or start time differ)` };
 }
 
+/** The lock a daemon takes on its data dir while it runs: `<pid> <process start>`, created exclusively. */
+export const LOCK_FILE = 'daemon.lock';
+
+/**
+ * The pid of the live process holding a data dir's lock (this one's own included), or undefined:
+ * `<pid> <process start>` from this version (held while that process runs), or a bare pid from an
+ * older one (held while that pid's command line is a Roundtable daemon). A lock naming a stranger
+ * (a reused pid) is stale. A daemon that lost the race to start reads the winner's pid here, and
+ * so does the client that started it: the winner is starting, and its daemon.json is to come.
+ */
+export async function lockHolder(dir: string): Promise<number | undefined> {
+  const file = await readSmallFile(path.join(dir, LOCK_FILE));
+  if (!file.ok) return undefined;
+  const m = /^(\d{1,10})(?: (\S{1,300}))?\s*$/.exec(file.text);
+  const pid = Number(m?.[1] ?? NaN);
+  if (!m) return undefined;
+  const proc = await processIdentity(pid);
+  if (!proc) return undefined;
+  // A bare pid whose command line the OS does not tell (Windows) is held: two daemons on one
+  // data dir would be worse than one asked to stop by hand.
+  const held = m[2] !== undefined ? proc.start === m[2] : proc.args.length === 0 || proc.args.includes('daemon');
+  return held ? pid : undefined;
+}
+
 /** The daemon's token, or a one-line refusal (missing, malformed, or readable by other users). */
 async function readToken(dir: string, info: DaemonInfo): Promise<string> {
   const file = path.join(dir, 'token');

@@ -9,6 +9,7 @@ import type {
   DaemonMethod,
   MeetingEvent,
   MeetingState,
+  MeetingSummary,
   ParamsOf,
   ResultOf,
   RpcClient,
@@ -18,6 +19,7 @@ import { RpcError } from '@roundtable/protocol';
 import { LogFollower } from './follower';
 import type { WaitOptions } from './mirror';
 import { writeMinutes, type WriteMinutesOptions } from './minutesFile';
+import { readMeeting } from './readMeeting';
 
 type Rpc = Pick<RpcClient, 'request'>;
 
@@ -184,6 +186,19 @@ export class MeetingHandles {
       entry.follower.mirror.end(reason);
       for (const h of entry.handles) h.ended();
     }
+  }
+
+  /** A meeting's whole log as it is now (`meeting/get` pages), without following it. */
+  async read(meetingId: string): Promise<{ summary: MeetingSummary; events: MeetingEvent[] }> {
+    return readMeeting({ rpc: await this.opts.rpc() }, meetingId);
+  }
+
+  /** What a meeting on these params is expected to cost (`meeting/estimate`): nothing is started or asked. */
+  async estimate(
+    params: ParamsOf<'meeting/estimate'>,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<ResultOf<'meeting/estimate'>> {
+    return (await this.opts.rpc()).request('meeting/estimate', params, opts.signal ? { signal: opts.signal } : {});
   }
 
   request<M extends DaemonMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {

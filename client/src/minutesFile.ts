@@ -12,6 +12,7 @@ import { manifestLine } from '@roundtable/protocol/manifest';
 import { withoutMeeting } from '@roundtable/protocol/markdown';
 import { minutesFileBase, renderMinutes, type MinutesOptions } from '@roundtable/protocol/minutes';
 import { replaceFile, writeTemp } from './atomicFile';
+import { ensureDir } from './outputDir';
 
 /** The index of consensus reports beside the minutes (one line per meeting). */
 export const MANIFEST_FILE = 'MANIFEST.jsonl';
@@ -85,7 +86,7 @@ export async function ownMinutesFile(dir: string, s: MeetingState): Promise<stri
  * an existing name gets `-2`, `-3`, ... Returns the path written.
  */
 export async function writeNewFile(dir: string, base: string, text: string): Promise<string> {
-  await fs.mkdir(dir, { recursive: true });
+  await ensureDir(dir);
   const tmp = await writeTemp(dir, base, text);
   try {
     for (let n = 1; n < 10_000; n++) {

@@ -1,59 +1,22 @@
 /** Writing what a run produces (the minutes) from the CLI and MCP: one clear line and exit 4 when it cannot. */
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import type { MeetingState } from '@roundtable/protocol';
 import type { MinutesOptions } from '@roundtable/protocol/minutes';
-import { terminalSafe } from '@roundtable/protocol/terminal';
+import { terminalLine } from '@roundtable/protocol/terminal';
 import { MANIFEST_FILE, writeMinutes } from './minutesFile';
-import { outputRefusal } from './outputDir';
+import { ensureDir, outputRefusal, unwritablePlace, writeProblem } from './outputDir';
+import { UsageError } from './usage';
 
 /** Exit code when the meeting ran but its minutes could not be written (the log is kept). */
 export const EXIT_MINUTES_FAILED = 4;
 
-function errno(code: string, message: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(message), { code });
-}
-
 /**
- * Creates a folder and its missing parents one level at a time. Node's `mkdir({recursive: true})`
- * never returns on some virtual file systems: under /proc, mkdir answers ENOENT although the
- * parent exists, and the recursive walk retries the parent forever (`--out /proc/self/x` hung).
- * Here every level is made once, and its error is final.
+ * The minutes folder, checked before the meeting starts: a folder that cannot take them is bad
+ * usage then (`flag: cannot write DIR: why`, exit 2), not exit 4 once the meeting has run.
  */
-export async function ensureDir(dir: string): Promise<void> {
-  const missing: string[] = [];
-  let cur = path.resolve(dir);
-  for (;;) {
-    try {
-      const st = await fs.stat(cur);
-      if (!st.isDirectory()) throw errno('ENOTDIR', `${cur} is a file, not a folder`);
-      break;
-    } catch (e) {
-      const parent = path.dirname(cur);
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || parent === cur) throw e;
-      missing.unshift(cur);
-      cur = parent;
-    }
-  }
-  for (const d of missing) {
-    try {
-      await fs.mkdir(d);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-  }
+export async function checkMinutesDir(dir: string, flag = '--out', workspace = process.cwd()): Promise<void> {
+  const why = (await outputRefusal(workspace, dir, [MANIFEST_FILE])) ?? (await unwritablePlace(dir, 'folder'));
+  if (why) throw new UsageError(`${flag}: cannot write ${dir}: ${why}`);
 }
-
-const WHY: Record<string, string> = {
-  ENOSPC: 'the disk is full',
-  EACCES: 'the folder is not writable',
-  EPERM: 'the folder is not writable',
-  EROFS: 'the folder is not writable',
-  ENOTDIR: 'a part of that path is a file, not a folder',
-  EEXIST: 'a part of that path is a file, not a folder',
-  ENOENT: 'a folder cannot be created there',
-  EISDIR: 'a part of that path is not a folder',
-};
 
 /**
  * Writes the minutes, or says clearly why not and how to get them later. A folder inside the
@@ -72,12 +35,10 @@ export async function writeMinutesOrExplain(
     await ensureDir(dir);
     return await writeMinutes(dir, s, render);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = (code && WHY[code]) ?? (e as Error).message.split('\n')[0] ?? 'unknown error';
     err.write(
-      terminalSafe(
-        `roundtable: could not write the minutes to ${dir}: ${why}${code ? ` (${code})` : ''}. Nothing is lost: the meeting is kept; write them elsewhere with: roundtable minutes ${s.meetingId} --out <folder>\n`,
-      ),
+      `${terminalLine(
+        `roundtable: could not write the minutes to ${dir}: ${writeProblem(e)}. Nothing is lost: the meeting is kept; write them elsewhere with: roundtable minutes ${s.meetingId} --out <folder>`,
+      )}\n`,
     );
     return undefined;
   }

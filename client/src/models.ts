@@ -5,6 +5,7 @@
  * list says about its models goes to `onInfos` (the daemon's server profile keeps it).
  */
 import { collapseWhitespace, jsonNestsDeeperThan } from '@roundtable/protocol';
+import type { ModelInfo, ModelList } from '@roundtable/protocol/modelList';
 
 /** The local servers probed when nothing is configured, in this order. */
 export const LOCAL_SERVERS: readonly { name: string; baseUrl: string }[] = [
@@ -28,9 +29,6 @@ const MAX_PARAMETER_CHARS = 64;
 
 /** Longest wait for a local server's model list while probing. */
 export const PROBE_TIMEOUT_MS = 300;
-
-export type ModelList =
-  { ok: true; models: string[] } | { ok: false; kind: 'unreachable' | 'auth' | 'bad_response'; error: string };
 
 export interface ListModelsOptions {
   apiKey?: string;
@@ -169,15 +167,6 @@ export async function probeLocalServers(
     const l = lists[i];
     return l?.ok && l.models.length > 0 ? [{ ...s, models: l.models }] : [];
   });
-}
-
-/** What a server's `GET /v1/models` says about one model, where it says anything. */
-export interface ModelInfo {
-  id: string;
-  /** OpenRouter-style `supported_parameters` (e.g. `max_tokens`, `temperature`, `response_format`, `structured_outputs`). */
-  supportedParameters?: string[];
-  /** Context window in tokens: vLLM's `max_model_len`, OpenRouter's `context_length`, LM Studio's `max_context_length`. */
-  contextLength?: number;
 }
 
 /** Reads one entry of a `GET /v1/models` list into what the profile uses. */

@@ -1,7 +1,10 @@
 /**
- * A long-lived link to the daemon of a data dir (the VS Code extension holds one): finds or starts
- * the daemon, connects, reconnects with backoff after the daemon restarts, and keeps every
- * followed meeting attached from its cursor, so nothing is lost or doubled across restarts.
+ * A long-lived link to the daemon of a data dir (the VS Code extension and `roundtable mcp` hold
+ * one): finds or starts the daemon, connects, and reconnects after the daemon restarts. The
+ * extension's reconnects with backoff and keeps every followed meeting attached from its cursor,
+ * so nothing is lost or doubled across restarts; the MCP server's (`reconnect: 'on-demand'`)
+ * connects again when the next request needs it, once per request, and says in one line when it
+ * cannot, so an agent's next tool call reaches a daemon that restarted.
  */
 import type { DaemonEventListener, DaemonMethod, ParamsOf, RequestOptions, ResultOf } from '@roundtable/protocol';
 import { connectDaemon, type DaemonConnection } from './connection';
@@ -24,6 +27,14 @@ export interface SessionOptions {
   onState?: (state: SessionState, message?: string) => void;
   /** After every (re)connection, once the followers are attached again. */
   onConnected?: (conn: DaemonConnection) => void;
+  /** Speaks for an agent (the MCP server): the daemon lets it end only the rooms it opened. */
+  agent?: boolean;
+  /**
+   * `backoff` (default): reconnect at once after a loss, retrying with backoff, meetings resumed.
+   * `on-demand`: a loss ends the waits on the meetings followed (one line each) and the next
+   * request connects again, once; the daemon is started again if none runs.
+   */
+  reconnect?: 'backoff' | 'on-demand';
 }
 
 export class DaemonSession {
@@ -32,6 +43,8 @@ export class DaemonSession {
   /** The meetings followed, kept across reconnections: `open` and `attach` give a MeetingHandle. */
   readonly meetings: MeetingHandles;
   private disposed = false;
+  /** The connection was lost since the last one was made (said when making a new one fails). */
+  private lost = false;
   private retry = 0;
   private retryTimer: NodeJS.Timeout | undefined;
 
@@ -45,7 +58,15 @@ export class DaemonSession {
   /** A connected client, connecting (and starting the daemon) first if needed. */
   connection(): Promise<DaemonConnection> {
     if (this.conn) return Promise.resolve(this.conn);
-    this.connecting ??= this.connect().finally(() => (this.connecting = undefined));
+    this.connecting ??= this.connect()
+      .catch((e: unknown) => {
+        if (!this.lost) throw e;
+        throw new Error(
+          `the connection to the Roundtable daemon was lost and could not be made again: ${(e as Error).message.split('\n')[0]}`,
+          { cause: e },
+        );
+      })
+      .finally(() => (this.connecting = undefined));
     return this.connecting;
   }
 
@@ -67,20 +88,28 @@ export class DaemonSession {
     if (refusal) throw new Error(refusal);
     const conn = await connectDaemon(found.info.port, found.token, {
       client: this.opts.client,
+      ...(this.opts.agent ? { agent: true } : {}),
       meetings: this.meetings,
       onEvent: (method, params) => {
         if (method !== 'room/event') this.opts.onEvent?.(method, params);
       },
     });
-    void conn.closed.then(() => {
+    void conn.closed.then((reason) => {
       if (this.conn !== conn) return;
       this.conn = undefined;
-      if (!this.disposed) {
-        this.opts.log.warn('lost the daemon connection; reconnecting');
-        this.scheduleReconnect();
+      this.lost = true;
+      if (this.disposed) return;
+      if (this.opts.reconnect === 'on-demand') {
+        // Nobody reconnects until asked: the meetings followed on the lost connection end here.
+        this.meetings.end(`${reason} before the meeting ended`);
+        this.opts.log.warn('lost the daemon connection; the next request connects again');
+        return;
       }
+      this.opts.log.warn('lost the daemon connection; reconnecting');
+      this.scheduleReconnect();
     });
     this.conn = conn;
+    this.lost = false;
     this.retry = 0;
     this.opts.log.info(`connected to the daemon on 127.0.0.1:${found.info.port} (pid ${found.info.pid})`);
     // Each meeting resumes from its cursor: the daemon sends only what this client has not seen.

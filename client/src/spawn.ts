@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { openSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { PROTOCOL_VERSION } from '@roundtable/protocol';
-import { findDaemon, type DaemonInfo, type FoundDaemon } from './discovery';
+import { findDaemon, lockHolder, type DaemonInfo, type FoundDaemon } from './discovery';
+import { ensureDir } from './outputDir';
 import { UNPROVEN_START, processIdentity } from './processIdentity';
 
 export interface SpawnOptions {
@@ -28,7 +29,7 @@ export interface SpawnOptions {
 
 export async function spawnDaemon(opts: SpawnOptions): Promise<FoundDaemon> {
   const { dataDir } = opts;
-  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await ensureDir(dataDir, 0o700);
   const logFile = path.join(dataDir, 'daemon.log');
   const out = openSync(logFile, 'a', 0o600);
   const script = opts.script ?? process.argv[1] ?? '';
@@ -40,11 +41,23 @@ export async function spawnDaemon(opts: SpawnOptions): Promise<FoundDaemon> {
     env: opts.electronAsNode ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env,
   });
   child.unref();
-  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  const timeoutMs = opts.timeoutMs ?? 20_000;
+  let deadline = Date.now() + timeoutMs;
+  let lost = false;
   while (Date.now() < deadline) {
     const found = await findDaemon(dataDir);
     if (found) return found;
-    if (child.exitCode !== null) break;
+    if (child.exitCode !== null) {
+      // Ours exited: when another daemon started at the same time holds the lock (two clients
+      // started one each), ours lost the race and the winner's daemon.json is to come; once
+      // nobody holds it, no daemon is starting.
+      if ((await lockHolder(dataDir)) === undefined) break;
+      if (!lost) {
+        lost = true;
+        deadline = Date.now() + timeoutMs;
+        opts.log?.('another daemon is starting for this data dir; waiting for it');
+      }
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   const tail = (await fs.readFile(logFile, 'utf8').catch(() => '')).split('\n').slice(-15).join('\n');

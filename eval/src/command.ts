@@ -7,6 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
+import { listModels } from '../../daemon/src/modelLists';
 import { arithmeticSet, loadJsonlSet, type Question } from './questions';
 import { readCheckpoint, runEval } from './harness';
 import { setHashOf, type RunKey } from './record';
@@ -17,7 +18,7 @@ import { DEFAULT_BASE_URL, apiKeyOf, checkedBaseUrl } from '@roundtable/client/c
 import { terminalSafe } from '@roundtable/protocol/terminal';
 import { REVIEW_EVAL_USAGE, reviewEvalCommand } from './review/command';
 import { progressWriter, stoppedRun } from './progress';
-import { checkpointFor, probeServer } from './runStart';
+import { checkOut, checkpointFor, probeServer } from './runStart';
 
 export const EVAL_USAGE = `Usage: roundtable eval --models M1,M2,M3 [options]
 
@@ -158,12 +159,16 @@ export async function evalCommand(argv: string[], io: EvalIO): Promise<number> {
     io.stdout.write(`${EVAL_USAGE}\n`);
     return 0;
   }
+  await checkOut(o.out);
   await probeServer(o.baseURL, o.apiKey);
-  const checkpoint = checkpointFor(o.out, o.resume ? (file) => readCheckpoint(file, o.key, o.questions) : undefined);
+  const checkpoint = await checkpointFor(
+    o.out,
+    o.resume ? (file) => readCheckpoint(file, o.key, o.questions) : undefined,
+  );
   const progress = progressWriter(io, checkpoint, 'questions already answered');
   const run = runEval({
     setup: {
-      provider: new OpenAIProvider({ baseURL: o.baseURL, ...(o.apiKey ? { apiKey: o.apiKey } : {}) }),
+      provider: new OpenAIProvider({ baseURL: o.baseURL, listModels, ...(o.apiKey ? { apiKey: o.apiKey } : {}) }),
       models: o.key.models,
       maxTokens: o.maxTokens,
       rounds: o.key.rounds,

@@ -120,37 +120,78 @@ async function answerAll(setup: PanelSetup, core: LocalCore, q: Question): Promi
   );
 }
 
-export async function runEval(o: HarnessOptions): Promise<{ results: EvalResults; records: QuestionRecord[] }> {
-  const key: RunKey = { ...o.key, setHash: o.key.setHash ?? setHashOf(o.questions) };
-  const done = o.resume ? readCheckpoint(o.checkpoint, key, o.questions) : new Map<string, QuestionRecord>();
+/**
+ * Runs `work` on each item the checkpoint does not already hold (`done`), `concurrency` at a time,
+ * appending one checkpoint line per finished item at once (a crash loses at most the items in
+ * flight). The first failure stops every worker from taking another item; the ones in flight
+ * finish and are kept, and the failure is thrown once no worker can still write to the checkpoint.
+ * The results come back in the items' order. One loop for the question and the review evals.
+ */
+export async function runCheckpointed<I extends { id: string }, R>(o: {
+  items: readonly I[];
+  done: ReadonlyMap<string, R>;
+  key: unknown;
+  checkpoint: string;
+  resume: boolean;
+  concurrency: number;
+  /** One item's result, and the line the checkpoint keeps of it. */
+  work: (item: I) => Promise<{ result: R; line: unknown }>;
+  onProgress?: (done: number, total: number, results: R[]) => void;
+}): Promise<R[]> {
   const fresh = !o.resume || !existsSync(o.checkpoint);
   const fd = openCheckpoint(o.checkpoint, fresh);
-  if (fresh) writeSync(fd, `${JSON.stringify({ key })}\n`);
-  const byId = new Map<string, QuestionRecord>();
-  for (const q of o.questions) {
-    const r = done.get(q.id);
-    if (r) byId.set(q.id, r);
+  if (fresh) writeSync(fd, `${JSON.stringify({ key: o.key })}\n`);
+  const byId = new Map<string, R>();
+  for (const item of o.items) {
+    const r = o.done.get(item.id);
+    if (r !== undefined) byId.set(item.id, r);
   }
-  const pending = o.questions.filter((q) => !byId.has(q.id));
-  const report = () => o.onProgress?.(byId.size, o.questions.length, [...byId.values()]);
+  const pending = o.items.filter((item) => !byId.has(item.id));
+  const report = () => o.onProgress?.(byId.size, o.items.length, [...byId.values()]);
   report();
   let next = 0;
-  const core = await evalCore(o.setup);
+  let failure: { error: unknown } | undefined;
+  const one = async (item: I) => {
+    const { result, line } = await o.work(item);
+    writeSync(fd, `${JSON.stringify(line)}\n`);
+    byId.set(item.id, result);
+    report();
+  };
   const worker = async () => {
-    for (let q = pending[next++]; q; q = pending[next++]) {
-      const r = await answerAll(o.setup, core, q);
-      // One line per finished question, appended at once: a crash loses at most the questions in flight.
-      writeSync(fd, `${JSON.stringify(r)}\n`);
-      byId.set(q.id, r);
-      report();
-    }
+    for (let item = pending[next++]; item && !failure; item = pending[next++])
+      await one(item).catch((error: unknown) => {
+        failure ??= { error };
+      });
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, pending.length)) }, worker));
   } finally {
     closeSync(fd);
+  }
+  if (failure) throw failure.error;
+  return o.items.map((item) => byId.get(item.id)).filter((r): r is R => r !== undefined);
+}
+
+export async function runEval(o: HarnessOptions): Promise<{ results: EvalResults; records: QuestionRecord[] }> {
+  const key: RunKey = { ...o.key, setHash: o.key.setHash ?? setHashOf(o.questions) };
+  const done = o.resume ? readCheckpoint(o.checkpoint, key, o.questions) : new Map<string, QuestionRecord>();
+  const core = await evalCore(o.setup);
+  try {
+    const records = await runCheckpointed({
+      items: o.questions,
+      done,
+      key,
+      checkpoint: o.checkpoint,
+      resume: o.resume,
+      concurrency: o.concurrency,
+      work: async (q) => {
+        const r = await answerAll(o.setup, core, q);
+        return { result: r, line: r };
+      },
+      ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    });
+    return { results: summarize(key, records), records };
+  } finally {
     await core.close();
   }
-  const records = o.questions.map((q) => byId.get(q.id)).filter((r): r is QuestionRecord => r !== undefined);
-  return { results: summarize(key, records), records };
 }

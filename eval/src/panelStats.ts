@@ -3,7 +3,7 @@
  * given how often its seats are wrong together, and which answers the debate turned from right to
  * wrong or from wrong to right. Pure functions of per-seat correctness; the harness feeds them.
  */
-import { rng } from '../../daemon/src/meeting/order';
+import { rng } from '@roundtable/protocol/random';
 import { wilson95 } from './wilson';
 
 /** Fewer questions than this give an effective-votes figure marked rough. */

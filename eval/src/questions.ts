@@ -5,7 +5,7 @@
  * numerically.
  */
 import { readFileSync } from 'node:fs';
-import { rng } from '../../daemon/src/meeting/order';
+import { rng } from '@roundtable/protocol/random';
 import { ownLines, stripStanceMarkers } from '@roundtable/protocol/stance';
 
 export interface Question {

@@ -1,13 +1,19 @@
 /**
- * What an eval run checks before it asks anything, one line each on failure (exit 2): the server
- * answers, and the checkpoint beside `--out` is one this run may write (and, with `--resume`, one
- * of this run).
+ * What an eval run checks before it asks anything, one line each on failure (exit 2): `--out` can
+ * be written, the server answers, and the checkpoint beside `--out` is one this run may write (and,
+ * with `--resume`, one of this run).
  */
-import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { UsageError } from '@roundtable/client/usage';
-import { probeOpenAIServer } from '../../daemon/src/providers/openai';
+import { ensureDir, unwritablePlace } from '@roundtable/client/outputDir';
+import { probeOpenAIServer } from '../../daemon/src/providers/probe';
 import { checkpointPathFor, refuseLink } from './harness';
+
+/** `--out` is checked before any server is asked: a place that cannot be written is bad usage. */
+export async function checkOut(out: string): Promise<void> {
+  const unwritable = await unwritablePlace(out, 'file');
+  if (unwritable) throw new UsageError(`--out: cannot write ${out}: ${unwritable}`);
+}
 
 export async function probeServer(baseURL: string, apiKey: string | undefined): Promise<void> {
   try {
@@ -18,8 +24,8 @@ export async function probeServer(baseURL: string, apiKey: string | undefined): 
 }
 
 /** The checkpoint of `out` (its folder made): read now by `resume` when resuming, else refused if it is a link. */
-export function checkpointFor(out: string, resume: ((file: string) => unknown) | undefined): string {
-  mkdirSync(path.dirname(out), { recursive: true });
+export async function checkpointFor(out: string, resume: ((file: string) => unknown) | undefined): Promise<string> {
+  await ensureDir(path.dirname(out));
   const checkpoint = checkpointPathFor(out);
   try {
     if (resume) resume(checkpoint);

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { MeetingState } from '@roundtable/protocol';
-import { slugify } from '@roundtable/protocol';
+import { nameNumber, slugify } from '@roundtable/protocol';
 import { replaceFile } from '@roundtable/client/atomicFile';
 import { decisionRecord } from './decisionRecord';
 import { humanName } from './gitUser';
@@ -34,7 +34,8 @@ export async function writeDecisionRecord(
   await vscode.workspace.fs.createDirectory(dir);
   let highest = 0;
   for (const [name] of await vscode.workspace.fs.readDirectory(dir)) {
-    const n = Number(/^(\d{4})-/.exec(name)?.[1] ?? 0);
+    // As the Decisions view reads a name's number: a date-named record (2024-05-16-x.md) has none.
+    const n = Number(nameNumber(name) ?? 0);
     if (n > highest) highest = n;
   }
   const number = highest + 1;

@@ -31,7 +31,7 @@ export function shortTopic(topic: string, max = 60): string {
 export function outcomeOf(m: MeetingSummary): string {
   if (m.quarantined !== undefined) return 'Quarantined · log unreadable';
   if (m.status === 'awaiting_human') return 'Needs your decision';
-  if (m.status !== 'closed') return `Round ${m.round} of ${m.maxRounds}`;
+  if (m.status !== 'closed') return `Round ${m.round} of ${m.roundLimit ?? m.maxRounds}`;
   if (m.review) return reviewOutcomeLine(m.review);
   const ended = m.terminatedBy ? terminationLabel(m.terminatedBy) : 'Closed';
   // A meeting that failed outright says Failed (its label); one that only reached no decision says so.

@@ -7,7 +7,7 @@
  */
 import type { Participant } from '@roundtable/protocol';
 import { collapseWhitespace } from '@roundtable/protocol';
-import type { ModelList } from '@roundtable/client/models';
+import type { ModelList } from '@roundtable/protocol/modelList';
 
 export type PreflightAction = 'Open Settings' | 'Set API Key';
 

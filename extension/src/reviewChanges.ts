@@ -160,11 +160,12 @@ export class Reviews implements vscode.Disposable {
         .then((c) => (c ? this.h.log.show() : undefined));
       return;
     }
-    const contested = shown.filter((d) => d.verdict === 'CONTESTED').length;
+    const contested = shown.filter((d) => d.verdict === 'CONTESTED' && !d.waived).length;
+    const waived = shown.filter((d) => d.waived).length;
     const summary =
       shown.length === 0
         ? 'Roundtable: the review found nothing the panel upheld.'
-        : `Roundtable: the review upheld ${shown.length - contested} finding(s)${contested ? `, ${contested} contested` : ''}: see the Problems panel.`;
+        : `Roundtable: the review upheld ${shown.length - contested - waived} finding(s)${contested ? `, ${contested} contested` : ''}${waived ? `, ${waived} waived by an exception` : ''}: see the Problems panel.`;
     void vscode.window
       .showInformationMessage(summary, ...(shown.length ? ['Show Problems'] : []))
       .then((c) => (c ? vscode.commands.executeCommand('workbench.actions.view.problems') : undefined));

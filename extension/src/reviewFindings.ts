@@ -8,6 +8,7 @@
  */
 import type { Finding, ReviewScope, ReviewedFinding, VoteKind } from '@roundtable/protocol';
 import { oneLine } from '@roundtable/protocol/markdown';
+import { waiverText } from '@roundtable/protocol/reviewNotes';
 
 /** VS Code's DiagnosticSeverity, by name (the adapter maps it). */
 export type DiagnosticLevel = 'error' | 'warning' | 'information' | 'hint';
@@ -20,6 +21,8 @@ export interface FindingDiagnostic {
   endLine: number;
   level: DiagnosticLevel;
   verdict: 'PROVEN' | 'CONTESTED';
+  /** An exception of the change waives it: shown as information, never as an error. */
+  waived?: true;
   message: string;
   /** The decision id, or the defect class. */
   code: string;
@@ -87,7 +90,7 @@ export function findingDiagnostics(
     const file = plainRelativePath(f.file);
     if (!file) continue;
     const contested = f.verdict === 'CONTESTED';
-    const level = contested ? lower(LEVEL_OF[f.severity]) : LEVEL_OF[f.severity];
+    const level = f.waived ? 'information' : contested ? lower(LEVEL_OF[f.severity]) : LEVEL_OF[f.severity];
     const cited = f.decision ? scope?.decisions.find((d) => d.id === f.decision) : undefined;
     const recordPath = cited ? plainRelativePath(cited.path) : undefined;
     const claim = shownClaim(f.claim) || '(no claim given)';
@@ -96,7 +99,8 @@ export function findingDiagnostics(
       ...lineRange(f),
       level,
       verdict: f.verdict,
-      message: `${contested ? 'Contested: ' : ''}${claim} (${voteLine(f)})`,
+      ...(f.waived ? { waived: true as const } : {}),
+      message: `${f.waived ? `Waived (${shownClaim(waiverText(f.waived), 200)}): ` : contested ? 'Contested: ' : ''}${claim} (${voteLine(f)})`,
       code: shownClaim(f.decision ?? f.defect ?? 'finding', 100),
       ...(cited && recordPath ? { record: { id: shownClaim(cited.id, 100), path: recordPath } } : {}),
     });

@@ -1,7 +1,7 @@
 /** `roundtable mcp`: the roundtable tools as an MCP server over stdio, backed by the local daemon. */
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
-import { connectDaemon, defaultDataDir, findOrSpawnDaemon } from '@roundtable/client';
+import { DaemonSession, defaultDataDir } from '@roundtable/client';
 import { serveStdio } from './mcpServer';
 import { UsageError, checkDataDir, parseCli } from '@roundtable/client/usage';
 
@@ -39,10 +39,20 @@ export async function mcpCommand(argv: string[], env: NodeJS.ProcessEnv): Promis
     throw new UsageError(
       `--workspace ${workspace} is not a folder: give the project folder deliberate reads context from`,
     );
-  const found = await findOrSpawnDaemon({ dataDir });
-  const conn = await connectDaemon(found.info.port, found.token, { client: 'roundtable-mcp', agent: true });
-  process.stderr.write(`roundtable mcp: connected to the daemon on 127.0.0.1:${found.info.port}\n`);
-  await serveStdio(conn, {
+  const say = (line: string): void => {
+    process.stderr.write(`roundtable mcp: ${line}\n`);
+  };
+  // One link for the session: a daemon that restarts is reached again by the next tool call.
+  const daemon = new DaemonSession({
+    dataDir: () => dataDir,
+    spawn: {},
+    client: 'roundtable-mcp',
+    agent: true,
+    reconnect: 'on-demand',
+    log: { info: say, warn: say, error: say },
+  });
+  await daemon.connection();
+  await serveStdio(daemon, {
     env,
     workspace,
     minutesDir: path.resolve(workspace, values.out ?? path.join('docs', 'roundtable')),

@@ -11,6 +11,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { MeetingState, Participant, StartMeetingParams } from '@roundtable/protocol';
 import {
   DEFAULT_CONFIG,
+  plannedRounds,
   MeetingConfigSchema,
   MeetingModeSchema,
   StartMeetingParamsSchema,
@@ -18,12 +19,12 @@ import {
   checkStartParams,
 } from '@roundtable/protocol';
 import * as z from 'zod';
-import { apiKeyOf, convene, type DaemonConnection } from '@roundtable/client';
-import { choosePanel } from '../../daemon/src/providers/panelChoice';
+import { apiKeyOf, convene, type DaemonSession } from '@roundtable/client';
+import { choosePanel } from '../../daemon/src/panelChoice';
 import { UsageError } from '@roundtable/client/usage';
 import { writeMinutesOrExplain } from '@roundtable/client/minutesOutput';
 import { workspaceGate } from '../../daemon/src/gate/index';
-import { listModels } from '../../daemon/src/providers/models';
+import { listModels } from '../../daemon/src/modelLists';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
 import { DELIBERATE_OUTPUT, deliberateReport, progressLine } from './deliberateReport';
 
@@ -170,7 +171,11 @@ export function progressOf(
   };
 }
 
-export function registerDeliberate(server: McpServer, conn: DaemonConnection, o: DeliberateOptions): void {
+export function registerDeliberate(
+  server: McpServer,
+  daemon: Pick<DaemonSession, 'meetings'>,
+  o: DeliberateOptions,
+): void {
   server.registerTool(
     'deliberate',
     {
@@ -190,8 +195,9 @@ export function registerDeliberate(server: McpServer, conn: DaemonConnection, o:
         return refusal(e);
       }
       const progress = progressOf(extra);
-      const total = params.config?.maxRounds ?? DEFAULT_CONFIG.maxRounds;
-      const result = await convene(conn.meetings, params, {
+      // What the meeting plans to run: a consensus vote counts its vote and challenge rounds, not maxRounds.
+      const total = plannedRounds(params.mode, { ...DEFAULT_CONFIG, ...params.config });
+      const result = await convene(daemon.meetings, params, {
         signal: extra.signal,
         onRound: (p) => progress(p.round, progressLine(p), total),
       });

@@ -22,7 +22,10 @@ import {
 } from '@roundtable/protocol';
 import { STANCE_CHOICES, stanceMarker } from '@roundtable/protocol/stance';
 import * as z from 'zod';
-import type { DaemonConnection } from '@roundtable/client';
+import type { DaemonSession } from '@roundtable/client';
+
+/** What the tools need of the daemon link: its requests, and the meetings followed on it. */
+export type McpDaemon = Pick<DaemonSession, 'request' | 'meetings'>;
 import { DAEMON_VERSION } from '../../daemon/src/daemon/handlers';
 import { registerDeliberate, type DeliberateOptions } from './deliberate';
 import { registerReview } from './review';
@@ -42,7 +45,7 @@ const start = StartMeetingParamsSchema.shape;
 const config = MeetingConfigSchema.shape;
 
 /** `open`: a room with the given seats (by default an assistant and two attached workers). */
-function registerOpen(server: McpServer, conn: DaemonConnection): void {
+function registerOpen(server: McpServer, daemon: McpDaemon): void {
   server.registerTool(
     'open',
     {
@@ -89,7 +92,7 @@ function registerOpen(server: McpServer, conn: DaemonConnection): void {
           ...(a.options ? { options: a.options } : {}),
           workspace: process.cwd(),
         };
-        const { meetingId } = await conn.rpc.request('meeting/start', params);
+        const { meetingId } = await daemon.request('meeting/start', params);
         return text(
           JSON.stringify({
             room: meetingId,
@@ -104,7 +107,7 @@ function registerOpen(server: McpServer, conn: DaemonConnection): void {
 }
 
 /** `join`: a seat under a name, bound to this session. */
-function registerJoin(server: McpServer, conn: DaemonConnection): void {
+function registerJoin(server: McpServer, daemon: McpDaemon): void {
   server.registerTool(
     'join',
     {
@@ -114,7 +117,7 @@ function registerJoin(server: McpServer, conn: DaemonConnection): void {
     },
     async ({ room, name }) => {
       try {
-        const r = await conn.rpc.request('agent/join', { meetingId: room, name });
+        const r = await daemon.request('agent/join', { meetingId: room, name });
         return text(
           `Seated in ${room} as ${r.participant.name} (${r.participant.role}). Call listen to hear the room and to learn when it is your turn.`,
         );
@@ -126,7 +129,7 @@ function registerJoin(server: McpServer, conn: DaemonConnection): void {
 }
 
 /** `listen`: what was said since, and the prompt when it is this seat's turn. */
-function registerListen(server: McpServer, conn: DaemonConnection): void {
+function registerListen(server: McpServer, daemon: McpDaemon): void {
   server.registerTool(
     'listen',
     {
@@ -138,7 +141,7 @@ function registerListen(server: McpServer, conn: DaemonConnection): void {
       try {
         const waitMs = (waitSeconds ?? 20) * 1000;
         // The daemon holds a listen open for waitMs: the request may take that long and more.
-        const r = await conn.rpc.request('agent/listen', { meetingId: room, waitMs }, { timeoutMs: waitMs + 30_000 });
+        const r = await daemon.request('agent/listen', { meetingId: room, waitMs }, { timeoutMs: waitMs + 30_000 });
         const parts = [...r.posts];
         if (r.turn) {
           parts.push(
@@ -156,7 +159,7 @@ function registerListen(server: McpServer, conn: DaemonConnection): void {
 }
 
 /** `speak`: this seat's turn, posted as the name it joined with. */
-function registerSpeak(server: McpServer, conn: DaemonConnection): void {
+function registerSpeak(server: McpServer, daemon: McpDaemon): void {
   server.registerTool(
     'speak',
     {
@@ -165,7 +168,7 @@ function registerSpeak(server: McpServer, conn: DaemonConnection): void {
     },
     async ({ room, text: words }) => {
       try {
-        const r = await conn.rpc.request('agent/speak', { meetingId: room, text: words });
+        const r = await daemon.request('agent/speak', { meetingId: room, text: words });
         return text(`Posted (${r.messageId}).`);
       } catch (e) {
         return failure(e);
@@ -175,7 +178,7 @@ function registerSpeak(server: McpServer, conn: DaemonConnection): void {
 }
 
 /** `cut`, `close` and `leave`: one request on the room, answered with done. */
-function registerRoomActions(server: McpServer, conn: DaemonConnection): void {
+function registerRoomActions(server: McpServer, daemon: McpDaemon): void {
   for (const [name, method, description] of [
     [
       'cut',
@@ -191,7 +194,7 @@ function registerRoomActions(server: McpServer, conn: DaemonConnection): void {
   ] as const) {
     server.registerTool(name, { description, inputSchema: { room } }, async ({ room }) => {
       try {
-        await conn.rpc.request(method, { meetingId: room });
+        await daemon.request(method, { meetingId: room });
         return text(`${name}: done.`);
       } catch (e) {
         return failure(e);
@@ -201,7 +204,7 @@ function registerRoomActions(server: McpServer, conn: DaemonConnection): void {
 }
 
 /** The room tools, registered after deliberate in the order clients list them. */
-const ROOM_TOOLS: readonly ((server: McpServer, conn: DaemonConnection) => void)[] = [
+const ROOM_TOOLS: readonly ((server: McpServer, daemon: McpDaemon) => void)[] = [
   registerOpen,
   registerJoin,
   registerListen,
@@ -209,17 +212,17 @@ const ROOM_TOOLS: readonly ((server: McpServer, conn: DaemonConnection) => void)
   registerRoomActions,
 ];
 
-export function createMcpServer(conn: DaemonConnection, deliberate: DeliberateOptions): McpServer {
+export function createMcpServer(daemon: McpDaemon, deliberate: DeliberateOptions): McpServer {
   const server = new McpServer({ name: 'roundtable', version: DAEMON_VERSION });
-  registerDeliberate(server, conn, deliberate);
-  registerReview(server, conn, deliberate);
-  for (const register of ROOM_TOOLS) register(server, conn);
+  registerDeliberate(server, daemon, deliberate);
+  registerReview(server, daemon, deliberate);
+  for (const register of ROOM_TOOLS) register(server, daemon);
   return server;
 }
 
 /** Serves MCP over this process's stdin/stdout until the client goes away. */
-export async function serveStdio(conn: DaemonConnection, deliberate: DeliberateOptions): Promise<void> {
-  const server = createMcpServer(conn, deliberate);
+export async function serveStdio(daemon: DaemonSession, deliberate: DeliberateOptions): Promise<void> {
+  const server = createMcpServer(daemon, deliberate);
   // Ours, not the SDK's: a request its schema refuses (a malformed progressToken) is still answered.
   const transport = new McpStdioTransport(process.stdin, process.stdout);
   const closed = new Promise<void>((resolve) => {
@@ -228,5 +231,5 @@ export async function serveStdio(conn: DaemonConnection, deliberate: DeliberateO
   });
   await server.connect(transport);
   await closed;
-  await conn.close();
+  daemon.dispose();
 }

@@ -13,7 +13,7 @@ import { PANEL_WORKERS } from '@roundtable/protocol/panel';
 import { oneLine } from '@roundtable/protocol/markdown';
 import { reviewOutcome } from '@roundtable/protocol/reviewOutcome';
 import * as z from 'zod';
-import { convene, gistOf, type DaemonConnection, type RoundProgress } from '@roundtable/client';
+import { convene, gistOf, type DaemonSession, type RoundProgress } from '@roundtable/client';
 import { Refused, minutesOf, progressOf, readyPanel, refusal, type DeliberateOptions } from './deliberate';
 import { NOTHING_TO_REVIEW } from '../../daemon/src/review/prepare';
 import { REVIEW_OUTPUT, nothingToReview, reviewReport } from './reviewReport';
@@ -96,7 +96,7 @@ export function voteLine(p: RoundProgress): string {
   return `Vote ${p.round}: ${ballots.join('; ')}`;
 }
 
-export function registerReview(server: McpServer, conn: DaemonConnection, o: DeliberateOptions): void {
+export function registerReview(server: McpServer, daemon: Pick<DaemonSession, 'meetings'>, o: DeliberateOptions): void {
   server.registerTool(
     'review',
     {
@@ -122,7 +122,7 @@ export function registerReview(server: McpServer, conn: DaemonConnection, o: Del
       let step = 0;
       let result;
       try {
-        result = await convene(conn.meetings, asked.params, {
+        result = await convene(daemon.meetings, asked.params, {
           signal: extra.signal,
           onEvent: (e) => {
             const line = reviewStepLine(e);

@@ -7,7 +7,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { SeveritySchema, VerdictSchema, VoteKindSchema, visibleText } from '@roundtable/protocol';
+import { SeveritySchema, VerdictSchema, VoteKindSchema, visibleText, waiverText } from '@roundtable/protocol';
 import { codeSpan, inline } from '@roundtable/protocol/markdown';
 import type { ReviewedFinding, reviewOutcome } from '@roundtable/protocol/reviewOutcome';
 import type { ConveneResult } from '@roundtable/client';
@@ -25,6 +25,12 @@ const FINDING = z.object({
     'PROVEN: the panel holds it; REFUTED: it does not (or it was refuted before the vote, see refuted); CONTESTED: split; INSUFFICIENT_EVIDENCE',
   ),
   refuted: z.string().optional().describe('Why it was refuted mechanically, before any vote'),
+  waived: z
+    .object({ reason: z.string(), from: z.string() })
+    .optional()
+    .describe(
+      'An exception of the change (a Decision-Exception trailer, the pull request) waives it: it fails nothing; the verdict is the panel’s',
+    ),
   votes: z
     .array(
       z.object({
@@ -74,6 +80,7 @@ function findingOut(f: ReviewedFinding): Output['findings'][number] {
     claim: visibleText(f.claim),
     verdict: f.verdict,
     ...(f.refuted ? { refuted: visibleText(f.refuted) } : {}),
+    ...(f.waived ? { waived: { reason: visibleText(f.waived.reason), from: visibleText(f.waived.from) } } : {}),
     votes: f.votes.map((v) => ({
       worker: v.worker,
       vote: v.vote,
@@ -90,7 +97,8 @@ function findingLine(f: ReviewedFinding): string {
   const tally = (['accept', 'reject', 'abstain'] as const)
     .map((k) => `${f.votes.filter((v) => v.vote === k).length} ${k}`)
     .join(', ');
-  const why = f.refuted ? ` — refuted before the vote: ${inline(f.refuted)}` : ` (${tally})`;
+  const waived = f.waived ? ` — ${inline(waiverText(f.waived))}` : '';
+  const why = f.refuted ? ` — refuted before the vote: ${inline(f.refuted)}` : ` (${tally})${waived}`;
   return `- **${f.verdict}** ${f.severity} ${where}${what}: ${inline(f.claim)}${why}`;
 }
 

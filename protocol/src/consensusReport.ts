@@ -5,7 +5,8 @@
 import { UNCERTAINTY_BELOW, type OptionVote } from './consensus';
 import { consensusOutcome } from './debate';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from './markdown';
-import { reviewNextSteps, reviewSummary, votingRoundOf } from './reviewOutcome';
+import { reviewNextSteps, reviewOutcome, reviewSummary, votingRoundOf } from './reviewOutcome';
+import { reviewNotes } from './reviewNotes';
 import type { MeetingState, RoundState } from './state';
 import { isVerified, linesRead, type LineRead } from './verifiedEvidence';
 
@@ -177,8 +178,13 @@ function matrixSection(s: MeetingState, r: RoundState | undefined, workers: stri
 function verdictSection(s: MeetingState, r: RoundState | undefined): string[] {
   const o = consensusOutcome(s);
   const out: string[] = ['## Verdict', ''];
-  if (s.config.review) out.push(`**Review: ${inline(reviewSummary(s))}** (${inline(s.closed?.reason ?? 'open')})`, '');
-  else if (o.decision) {
+  if (s.config.review) {
+    out.push(`**Review: ${inline(reviewSummary(s))}** (${inline(s.closed?.reason ?? 'open')})`, '');
+    // Where the rules came from, the change's edits to them and its exceptions (waived findings).
+    const notes = reviewNotes(reviewOutcome(s, 'blocking'));
+    if (notes.length)
+      out.push(...notes.map((n) => (n.startsWith('  - ') ? `  - ${inline(n.slice(4))}` : `- ${inline(n)}`)), '');
+  } else if (o.decision) {
     out.push(
       `**Decision: ${inline(o.decision)} — ${inline(o.label ?? '')}**${o.by === 'human' ? ' (picked by the human after escalation)' : ''}`,
       '',

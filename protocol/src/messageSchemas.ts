@@ -57,8 +57,10 @@ export const MeetingSummarySchema = z.object({
   status: MeetingStatusSchema,
   /** Current round (0 before the first). */
   round: z.number(),
-  /** The most rounds it runs as it stands (`roundLimit`): a consensus meeting's vote and challenge rounds, not `maxRounds`. */
+  /** The meeting's `maxRounds` setting (a roundtable's bound; a consensus meeting is bound by its challenge rounds instead). */
   maxRounds: z.number(),
+  /** The most rounds it runs as it stands (`roundLimit` in state.ts): what "round 2 of N" counts against, in either mode. */
+  roundLimit: z.number().optional(),
   tokensSpoken: z.number(),
   tokenBudget: z.number(),
   /** Set once closed. */

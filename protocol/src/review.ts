@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { GIT_REF_PATTERN } from './context';
 import { UnstatusedSchema } from './decisionList';
+import { MAX_EXCEPTIONS, MAX_EXCEPTION_CHARS } from './decisionException';
 import { text } from './schema';
 
 export const SeveritySchema = z.enum(['blocking', 'major', 'minor', 'note']);
@@ -27,6 +28,11 @@ export const FindingSchema = z.object({
   file: text({ max: 1_000 }),
   lines: LineRangeSchema,
   severity: SeveritySchema,
+  /**
+   * The severity as the reviewer wrote it, kept when it was on no scale the review knows (a word
+   * of no scale, a number whose scale the reply does not show): then `severity` is blocking.
+   */
+  severityWritten: text({ max: 100 }).optional(),
   /** The decision record it breaks: its id as listed in the rulebook (e.g. "0003"). */
   decision: text({ max: 200 }).optional(),
   /** Or the defect class (e.g. "correctness", "security", "performance"). */
@@ -48,6 +54,48 @@ export type Finding = z.infer<typeof FindingSchema>;
 /** Longest path a changed file may have (Linux's PATH_MAX), and its shown form (every character escaped, `\u{e0001}`). */
 const PATH_MAX = 4_096;
 const SHOWN_MAX = PATH_MAX * 10;
+const CommitIdSchema = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, { error: 'must be a full commit id' });
+const PathReasonSchema = z.object({ path: text({ max: 1_000 }), reason: text({ max: 300 }) });
+
+/**
+ * A reasoned exception to a decision (decisionException.ts), as the review took it: a PROVEN
+ * finding on that decision is WAIVED, with this reason and where it was said.
+ */
+export const DecisionExceptionSchema = z.object({
+  /** The decision it names: the rulebook's id when it names a record there, else as written. */
+  decision: text({ max: 200 }),
+  /** Why, in the author's words (empty only when `invalid` says it is missing). */
+  reason: text({ max: MAX_EXCEPTION_CHARS }),
+  /** Where it was said, for people: `commit 1a2b3c4`, `pull request #12`, `the command line`. */
+  from: text({ max: 200 }),
+  /** The commit whose message carries it as a trailer. */
+  commit: CommitIdSchema.optional(),
+  /** Why it is not applied, when it is not (no reason; names no record of the rulebook). */
+  invalid: text({ max: 300 }).optional(),
+});
+export type DecisionException = z.infer<typeof DecisionExceptionSchema>;
+
+/**
+ * Where the rules of a review were read (the base, never the change under review), and what the
+ * change itself does to the records: reported, never applied in this review.
+ */
+export const ReviewRulesSchema = z.object({
+  /** The commit the records were read at: the merge base, or HEAD for a review of the work tree. */
+  commit: CommitIdSchema,
+  /** That commit for people: `main (merge base 1a2b3c4)`, `HEAD (1a2b3c4)`. */
+  label: text({ max: 300 }),
+  /** The decisions folder, workspace-relative. */
+  folder: text({ max: 1_000 }),
+  /** The change's own edits to records, one line each (`marks 0001 superseded (accepted at the base)`). */
+  edits: z.array(z.object({ path: text({ max: 1_000 }), what: text({ max: 500 }) })).optional(),
+  /** How many more edits the change makes than `edits` lists. */
+  moreEdits: z.number().int().min(0).optional(),
+  /** Record files of the base the gate kept back, with the reason. */
+  refused: z.array(PathReasonSchema).optional(),
+  /** Records of the base a bound left unread: a rule for the change may be among them (exit 3). */
+  unread: z.array(PathReasonSchema).optional(),
+});
+export type ReviewRules = z.infer<typeof ReviewRulesSchema>;
 
 /** What the reviewers are held to: the change's files and hunks, and the decision records in play. */
 export const ReviewScopeSchema = z.object({
@@ -91,9 +139,16 @@ export const ReviewScopeSchema = z.object({
   /** The review was asked to pass without its unread files (`--allow-unread`): they are said, not failed on. */
   unreadAllowed: z.boolean().optional(),
   /** Files in the decisions folder that are not records (templates, READMEs…), each with why. */
-  skipped: z.array(z.object({ path: text({ max: 1_000 }), reason: text({ max: 300 }) })).optional(),
+  skipped: z.array(PathReasonSchema).optional(),
   /** One line when the folder holds records but none of them is a rule: why, and the fix. */
   rulebookNote: text({ max: 1_000 }).optional(),
+  /** Where the rulebook was read, and the change's own edits to it. */
+  rules: ReviewRulesSchema.optional(),
+  /** The exceptions the change carries (its commits' trailers, the pull request, the command line). */
+  exceptions: z
+    .array(DecisionExceptionSchema)
+    .max(3 * MAX_EXCEPTIONS)
+    .optional(),
 });
 export type ReviewScope = z.infer<typeof ReviewScopeSchema>;
 
@@ -112,6 +167,15 @@ export const ReviewRequestSchema = z.object({
   unstatused: UnstatusedSchema.optional(),
   /** Pass without the changed files the review could not read, saying so (`--allow-unread`); by default a governed one is exit 3. */
   allowUnread: z.boolean().optional(),
+  /**
+   * Exceptions said outside the commits (`Decision-Exception:` lines of the pull request's body,
+   * `--exception`), each as written (`0001 <reason>`) with where it was said; the daemon adds the
+   * commits' trailers itself.
+   */
+  exceptions: z
+    .array(z.object({ line: text({ max: MAX_EXCEPTION_CHARS }), from: text({ min: 1, max: 200 }) }))
+    .max(MAX_EXCEPTIONS)
+    .optional(),
 });
 export type ReviewRequest = z.infer<typeof ReviewRequestSchema>;
 

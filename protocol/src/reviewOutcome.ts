@@ -8,7 +8,15 @@ import type { Verdict, VoteKind } from './consensus';
 import type { TerminationReason } from './domain';
 import { oneLine } from './markdown';
 import { pathForPeople } from './pathText';
-import { SEVERITIES, REVIEW_EXIT, type FailOn, type Finding, type ReviewScope, type Severity } from './review';
+import {
+  SEVERITIES,
+  REVIEW_EXIT,
+  type DecisionException,
+  type FailOn,
+  type Finding,
+  type ReviewScope,
+  type Severity,
+} from './review';
 import { summaryOf, workersOf, type MeetingState, type RoundState } from './state';
 import type { MeetingSummary } from './messageSchemas';
 
@@ -19,8 +27,17 @@ export interface FindingVote {
   rationale: string;
 }
 
-/** A finding as the review concluded on it: its option id (`O1`), its verdict and the votes cast on it. */
-export type ReviewedFinding = Finding & { id: string; verdict: Verdict; votes: FindingVote[] };
+/** The exception that waived a finding: its reason and where it was said. */
+export type Waiver = Pick<DecisionException, 'reason' | 'from' | 'commit'>;
+
+/**
+ * A finding as the review concluded on it: its option id (`O1`), its verdict and the votes cast
+ * on it, and `waived` beside the panel's verdict when an exception of the change names its decision.
+ */
+export type ReviewedFinding = Finding & { id: string; verdict: Verdict; votes: FindingVote[]; waived?: Waiver };
+
+/** An exception and what it did: `waived` the findings named, `unused` (the change breaks no such decision), or `invalid`. */
+export type ExceptionUse = DecisionException & { use: 'waived' | 'unused' | 'invalid'; findings: string[] };
 
 export interface ReviewOutcome {
   findings: ReviewedFinding[];
@@ -28,6 +45,30 @@ export interface ReviewOutcome {
   /** One line, when the review could not be done (exit 3). */
   why?: string;
   scope?: ReviewScope;
+  /** Every exception the change carries, with what it did. */
+  exceptions?: ExceptionUse[];
+}
+
+/**
+ * The change's exceptions applied: an upheld finding (PROVEN, or CONTESTED) on a decision a valid
+ * exception names is waived (the panel's verdict is kept beside it) and counts against no bar.
+ */
+export function applyExceptions(
+  findings: ReviewedFinding[],
+  exceptions: readonly DecisionException[],
+): { findings: ReviewedFinding[]; exceptions: ExceptionUse[] } {
+  const valid = exceptions.filter((e) => e.invalid === undefined);
+  const waived = findings.map((f) => {
+    const by = f.decision ? valid.find((e) => e.decision === f.decision) : undefined;
+    if (!by || (f.verdict !== 'PROVEN' && f.verdict !== 'CONTESTED')) return f;
+    return { ...f, waived: { reason: by.reason, from: by.from, ...(by.commit ? { commit: by.commit } : {}) } };
+  });
+  const uses = exceptions.map((e): ExceptionUse => {
+    if (e.invalid !== undefined) return { ...e, use: 'invalid', findings: [] };
+    const ids = waived.filter((f) => f.waived && f.decision === e.decision).map((f) => f.id);
+    return { ...e, use: ids.length ? 'waived' : 'unused', findings: ids };
+  });
+  return { findings: waived, exceptions: uses };
 }
 
 /** A finding in one line, as its option's label: `[blocking] src/db.ts:12-14 — breaks 0003: the claim`. */
@@ -77,24 +118,33 @@ export function reviewOutcome(state: MeetingState, failOn: FailOn): ReviewOutcom
     couldNotReview(
       state,
       judged.some((f) => f.verdict === undefined),
-    ) ?? uncounted(state, judged, bar.severities);
-  const base = { findings, ...(scope ? { scope } : {}) };
+    ) ??
+    uncounted(state, judged, bar.severities) ??
+    rulebookUnread(scope);
+  const applied = applyExceptions(findings, scope?.exceptions ?? []);
+  const base = {
+    findings: applied.findings,
+    ...(scope ? { scope } : {}),
+    ...(applied.exceptions.length ? { exceptions: applied.exceptions } : {}),
+  };
   if (why) return { ...base, exit: REVIEW_EXIT.couldNotReview, why };
-  if (failsTheBar(findings, failOn)) return { ...base, exit: REVIEW_EXIT.failed };
+  if (failsTheBar(applied.findings, failOn)) return { ...base, exit: REVIEW_EXIT.failed };
   // A review that found nothing passes only when it read every file a decision governs.
   const unread = unreadGoverned(scope);
   return unread ? { ...base, exit: REVIEW_EXIT.couldNotReview, why: unread } : { ...base, exit: REVIEW_EXIT.clean };
 }
 
-/** Whether these findings fail a review at `failOn` (exit 1): one definition for the review and its eval. */
+/** Whether these findings fail a review at `failOn` (exit 1; a waived finding fails no bar): one definition for the review and its eval. */
 export function failsTheBar(
-  findings: readonly Pick<ReviewedFinding, 'severity' | 'verdict'>[],
+  findings: readonly Pick<ReviewedFinding, 'severity' | 'verdict' | 'waived'>[],
   failOn: FailOn,
 ): boolean {
   const bar = BAR[failOn];
   return findings.some(
     (f) =>
-      bar.severities.includes(f.severity) && (f.verdict === 'PROVEN' || (bar.contested && f.verdict === 'CONTESTED')),
+      !f.waived &&
+      bar.severities.includes(f.severity) &&
+      (f.verdict === 'PROVEN' || (bar.contested && f.verdict === 'CONTESTED')),
   );
 }
 
@@ -199,6 +249,16 @@ export function unreadGoverned(scope: ReviewScope | undefined): string | undefin
   );
 }
 
+/** Why a review whose rulebook a bound left unread is incomplete: a rule for the change may be among the records not read. */
+function rulebookUnread(scope: ReviewScope | undefined): string | undefined {
+  const unread = scope?.rules?.unread ?? [];
+  const first = unread[0];
+  if (!first) return undefined;
+  return capped(
+    `${unread.length} decision record file(s) at ${scope?.rules?.label ?? 'the base'} were not read (${first.path} ${first.reason}): a rule for this change may be among them; review with --decisions naming a smaller folder`,
+  );
+}
+
 /** Model or server text on one line (controls dropped), at most 300 characters. */
 function capped(text: string): string {
   const line = oneLine(text);
@@ -220,9 +280,12 @@ export function reviewSummary(s: MeetingState): string {
     const these = findings.filter((f) => f.verdict === v);
     if (these.length === 0) return [];
     const before = these.filter((f) => f.refuted !== undefined).length;
-    return [
-      `${these.length} ${v} (${these.map((f) => f.id).join(', ')}${before ? `; ${before} before the vote` : ''})`,
-    ];
+    const waived = these.filter((f) => f.waived).length;
+    const notes = [before ? `${before} before the vote` : '', waived ? `${waived} waived by an exception` : '']
+      .filter(Boolean)
+      .map((n) => `; ${n}`)
+      .join('');
+    return [`${these.length} ${v} (${these.map((f) => f.id).join(', ')}${notes})`];
   });
   return `${findings.length} finding${findings.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
 }
@@ -235,7 +298,8 @@ export function listedSummary(s: MeetingState): MeetingSummary {
   const out = summaryOf(s);
   if (!s.config.review || !s.closed) return out;
   const { findings, exit } = reviewOutcome(s, 'blocking');
-  const count = (v: Verdict) => findings.filter((f) => f.verdict === v).length;
+  // A finding an exception of the change waives is upheld by the panel but fails nothing.
+  const count = (v: Verdict) => findings.filter((f) => f.verdict === v && !f.waived).length;
   return {
     ...out,
     review: { proven: count('PROVEN'), contested: count('CONTESTED'), ...(exit === 3 ? { incomplete: true } : {}) },
@@ -245,13 +309,17 @@ export function listedSummary(s: MeetingState): MeetingSummary {
 /** The next steps of a review: fix what was proven, look again at what stayed contested. */
 export function reviewNextSteps(s: MeetingState): string[] {
   const { findings } = reviewOutcome(s, 'blocking');
-  const proven = findings.filter((f) => f.verdict === 'PROVEN');
-  const contested = findings.filter((f) => f.verdict === 'CONTESTED');
+  const proven = findings.filter((f) => f.verdict === 'PROVEN' && !f.waived);
+  const contested = findings.filter((f) => f.verdict === 'CONTESTED' && !f.waived);
+  const waived = findings.filter((f) => f.waived);
   const label = (id: string) => (s.options.find((o) => o.id === id)?.label ?? id).replace(/[.\s]+$/, '');
   return [
     ...proven.map((f) => `Fix ${f.id}: ${label(f.id)}.`),
     ...contested.map((f) => `The panel is split on ${f.id}: read it yourself (${label(f.id)}).`),
-    ...(proven.length + contested.length === 0 ? ['No finding was proven: nothing to fix.'] : []),
+    ...waived.map(
+      (f) => `${f.id} (${f.verdict}) is waived by the exception in ${f.waived?.from}: ${f.waived?.reason}.`,
+    ),
+    ...(proven.length + contested.length + waived.length === 0 ? ['No finding was proven: nothing to fix.'] : []),
   ];
 }
 

@@ -26,3 +26,14 @@ export function terminalSafe(text: string): string {
     .replace(OTHER_ESC, '')
     .replace(CONTROLS, '');
 }
+
+/**
+ * `terminalSafe` text kept to one line: a line break in what someone typed or named (a ref, a path)
+ * is shown as `\n` (U+2028 and U+2029 as `\u2028`, `\u2029`), never made, so an error stays the
+ * one line a person or a CI log reads.
+ */
+export function terminalLine(text: string): string {
+  return terminalSafe(text)
+    .replace(/\n/g, '\\n')
+    .replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}

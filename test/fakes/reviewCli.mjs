@@ -2,12 +2,22 @@
 // ROUNDTABLE_ACTION_CLI, while the review command is built on another branch (issue 33). It holds to
 // the command's contract: the flags (--base, --worktree, --fail-on blocking|major|contested,
 // --sarif FILE, --markdown FILE whose first line is <!-- roundtable-review -->, --json, --base-url,
-// --models, --budget, --no-daemon), exit codes 0 clean, 1 failed, 2 usage, 3 could not review with
+// --models, --budget, --exception (repeated), --exceptions-from, --no-daemon), exit codes 0 clean, 1 failed, 2 usage, 3 could not review with
 // one line on stderr. What it does is set by FAKE_REVIEW_* variables; what it was given is appended
 // as one JSON line to FAKE_REVIEW_LOG.
 import { appendFileSync, writeFileSync } from 'node:fs';
 
-const VALUED = new Set(['--base', '--fail-on', '--sarif', '--markdown', '--base-url', '--models', '--budget']);
+const VALUED = new Set([
+  '--base',
+  '--fail-on',
+  '--sarif',
+  '--markdown',
+  '--base-url',
+  '--models',
+  '--budget',
+  '--exception',
+  '--exceptions-from',
+]);
 const BARE = new Set(['--worktree', '--json', '--no-daemon']);
 
 function usage(message) {

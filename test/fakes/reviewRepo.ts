@@ -57,9 +57,25 @@ export async function makeReviewRepo(): Promise<ReviewRepo> {
   return { root, write, git };
 }
 
+/** The report files of a review beside the repository, and the flags that write them with the JSON on stdout. */
+export function reportFiles(r: ReviewRepo): { sarif: string; markdown: string; args: string[] } {
+  const out = path.join(r.root, '..', 'out');
+  const sarif = path.join(out, 'review.sarif');
+  const markdown = path.join(out, 'review.md');
+  return { sarif, markdown, args: ['--json', '--sarif', sarif, '--markdown', markdown] };
+}
+
 /** A MySQL pool: what the accepted record forbids. Line 2 of the file is the pool. */
 export const MYSQL_POOL =
   "import mysql from 'mysql2/promise';\nexport const pool = mysql.createPool({ host: 'db', database: 'orders' });\n";
+
+/** Commits the MySQL pool on the repository's `feature` branch: the change that breaks decision 0001. */
+export async function commitMysqlPool(r: ReviewRepo): Promise<ReviewRepo> {
+  await r.write('services/orders/db.ts', MYSQL_POOL);
+  r.git('add', '.');
+  r.git('commit', '-qm', 'orders: a MySQL pool');
+  return r;
+}
 
 const everything = (body: ChatBody) => (body.messages ?? []).map((m) => m.content).join('\n');
 

@@ -5,10 +5,13 @@
  * read from the prompt, as a model reads them: `ballotFindings`, the one reader of a ballot
  * prompt in the fakes); anything else a consensus statement. `reviewCallKind` says which a call was.
  *
- * `realReviewers` answers in the shapes real models use: nested locations, absolute paths, P0–P3,
- * cut replies and clean replies copied from the recorded replies in test/fixtures/real-replies/review;
- * lists grouped by file, SARIF, Windows paths, emoji severities and votes as booleans and out of
- * 10 from the issue's account of them (issue 39; no recorded sample was found, see the README).
+ * `realReviewers` answers in the shapes real models use. Copied from the recorded replies in
+ * test/fixtures/real-replies/review: nested locations, absolute paths, P0–P3, cut and clean replies
+ * (Codex); severities out of 10 under `review` (Llama 3.1, Claude 3, GPT-4o: `kaizen`); a report
+ * grouped by file with 1 = Critical and `affected_lines` (Qwen3.6 under Gito: `gito`); a bare list
+ * with no severity (`no-severity`). From the issue's account of them only (issue 39; searched for,
+ * no recorded reply found, see the README): a model's own grouping by file, SARIF, Windows paths,
+ * emoji severities in a field, and votes as booleans and out of 10.
  */
 import type { Finding } from '@roundtable/protocol';
 import { lastUserMessage, seatOf, type Behaviour, type ChatBody } from './openaiServer';
@@ -135,7 +138,10 @@ export type FindingsShape =
   | 'lgtm'
   | 'bare-empty'
   | 'no-issues'
-  | 'unreadable-items';
+  | 'unreadable-items'
+  | 'kaizen'
+  | 'gito'
+  | 'no-severity';
 
 /** How a reviewer writes its ballot. */
 export type VoteShape = 'ours' | 'boolean-out-of-10' | 'unreadable';
@@ -263,6 +269,51 @@ function findingsReply(shape: FindingsShape, b: Breach, again: boolean): Behavio
       return { text: '[]' };
     case 'no-issues':
       return { text: "Codex Review: Didn't find any major issues. 🎉" };
+    case 'kaizen':
+      // kaizen's prompt and its recorded replies (kaizen-llama-405b-pr335-severity-of-10): a list
+      // under "review", the file under file_name, severity_level out of 10 beside a word.
+      return json({
+        code_quality_percentage: 40,
+        review: [
+          {
+            topic: 'Database',
+            comment: claim,
+            confidence: 'critical',
+            reason: 'The decision records Postgres for every service.',
+            solution: 'Use the pg pool.',
+            actual_code: "export const pool = mysql.createPool({ host: 'db' });",
+            fixed_code: '',
+            file_name: b.file,
+            start_line: b.line,
+            end_line: b.line,
+            side: 'RIGHT',
+            sentiment: 'negative',
+            severity_level: 9,
+          },
+        ],
+      });
+    case 'gito':
+      // A Gito report (gito-qwen3.6-grouped-by-file-severity-1-is-critical): grouped by file,
+      // severity 1 = Critical, the lines in affected_lines.
+      return json({
+        issues: {
+          [b.file]: [
+            {
+              title: 'MySQL pool where the decision says Postgres',
+              details: claim,
+              severity: 1,
+              confidence: 1,
+              tags: ['architecture'],
+              affected_lines: [{ start_line: b.line, end_line: b.line, proposal: '' }],
+              id: 1,
+              file: b.file,
+            },
+          ],
+        },
+      });
+    case 'no-severity':
+      // A bare list with no severity at all (claude-code-bare-list-no-severity).
+      return json([{ file: b.file, line: b.line, summary: claim, failure_scenario: 'Every deploy opens MySQL.' }]);
     case 'unreadable-items':
       // A list whose items name neither a file nor a line: nothing in it can be checked.
       return json({ findings: [{ where: 'the database module', what: claim }] });

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,7 +20,7 @@ import { githubReferences } from '../fakes/githubMarkdown';
 import { githubDescription } from '../fakes/githubOpenApi';
 import { startFakeOpenAI } from '../fakes/openaiServer';
 import { reviewerResponder, type ReviewerScript } from '../fakes/reviewers';
-import { MYSQL_POOL, REVIEW_MODELS, makeReviewRepo } from '../fakes/reviewRepo';
+import { MYSQL_POOL, REVIEW_MODELS, makeReviewRepo, reviewResponder } from '../fakes/reviewRepo';
 
 const ACTION = path.join(ROOT, 'dist', 'action', 'index.js');
 const FAKE_CLI = path.join(ROOT, 'test', 'fakes', 'reviewCli.mjs');
@@ -54,11 +54,19 @@ function readOutputs(file: string): Record<string, string> {
 
 function runAction(
   api: GitHubApi,
-  o: { event?: string; inputs?: Record<string, string>; env?: NodeJS.ProcessEnv; realCli?: boolean },
+  o: {
+    /** A fixture's name, or a payload's absolute path. */
+    event?: string;
+    inputs?: Record<string, string>;
+    env?: NodeJS.ProcessEnv;
+    realCli?: boolean;
+    /** The checked-out repository (default: an empty folder). */
+    workspace?: string;
+  },
 ): Promise<ActionRun> {
   const dir = mkdtempSync(path.join(tmpdir(), 'rt-action-'));
-  const workspace = path.join(dir, 'workspace');
-  mkdirSync(workspace);
+  const workspace = o.workspace ?? path.join(dir, 'workspace');
+  if (!o.workspace) mkdirSync(workspace);
   const files = {
     output: path.join(dir, 'output'),
     summary: path.join(dir, 'summary'),
@@ -77,7 +85,9 @@ function runAction(
     PATH: process.env.PATH,
     GITHUB_ACTIONS: 'true',
     GITHUB_EVENT_NAME: 'pull_request',
-    GITHUB_EVENT_PATH: path.join(EVENTS, o.event ?? 'pull_request.synchronize.json'),
+    GITHUB_EVENT_PATH: path.isAbsolute(o.event ?? '')
+      ? o.event
+      : path.join(EVENTS, o.event ?? 'pull_request.synchronize.json'),
     GITHUB_REPOSITORY: `${PR.owner}/${PR.repo}`,
     GITHUB_API_URL: api.url,
     GITHUB_WORKSPACE: workspace,
@@ -114,13 +124,27 @@ function runAction(
   });
 }
 
-/** Exit code 3: the step passes (an infrastructure failure is never a failed review) and one warning line says why. */
-function assertCouldNotReview(run: ActionRun, why: RegExp): void {
-  assert.equal(run.code, 0, `the step failed: ${run.stdout}`);
+/**
+ * Exit code 3: the step fails (a green check means read and reviewed), one error line says why; with
+ * `on-incomplete: warn` it passes with one warning line instead.
+ */
+function assertCouldNotReview(run: ActionRun, why: RegExp, onIncomplete: 'fail' | 'warn' = 'fail'): void {
+  if (onIncomplete === 'fail') assert.notEqual(run.code, 0, `the step passed: ${run.stdout}`);
+  else assert.equal(run.code, 0, `the step failed: ${run.stdout}`);
   assert.equal(run.outputs['exit-code'], '3');
-  const reasons = run.stdout.split('\n').filter((l) => l.startsWith('::warning::could not review: '));
+  const kind = onIncomplete === 'fail' ? 'error' : 'warning';
+  const reasons = run.stdout.split('\n').filter((l) => l.startsWith(`::${kind}::could not review: `));
   assert.equal(reasons.length, 1, run.stdout);
   assert.match(reasons[0] ?? '', why);
+}
+
+/** The bundles built (when a test runs without `npm test` having built them) and GitHub's description parsed, before the first run's clock starts. */
+function builtOnce(): void {
+  if (!existsSync(ACTION) || !existsSync(path.join(ROOT, 'dist', 'daemon', 'cli.js'))) {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+    assert.equal(r.status, 0, 'npm run build failed');
+  }
+  githubDescription();
 }
 
 const writes = (api: GitHubApi) =>
@@ -167,19 +191,7 @@ describe('the GitHub Action', () => {
     return api;
   };
 
-  before(
-    () => {
-      if (!existsSync(ACTION) || !existsSync(path.join(ROOT, 'dist', 'daemon', 'cli.js'))) {
-        const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
-          cwd: ROOT,
-          stdio: 'inherit',
-        });
-        assert.equal(r.status, 0, 'npm run build failed');
-      }
-      githubDescription(); // parsed once, before the first run's clock starts
-    },
-    { timeout: 120_000 },
-  );
+  before(builtOnce, { timeout: 120_000 });
   after(async () => {
     for (const api of apis) await api.close();
   });
@@ -320,7 +332,7 @@ describe('the GitHub Action', () => {
     }
   });
 
-  it("a fork's pull request without a key: not run, says why in one line, comments so, exit code 3, step not failed", async () => {
+  it("a fork's pull request without a key: not run, says why in one line, comments so, exit code 3, the step fails", async () => {
     const api = await start();
     const run = await runAction(api, { event: 'pull_request.fork.json', inputs: { 'api-key': '' } });
     assertCouldNotReview(run, /this pull request comes from a fork.*no API key/);
@@ -348,7 +360,7 @@ describe('the GitHub Action', () => {
     assert.deepEqual(api.violations, []);
   });
 
-  it('a review that could not be done (exit 3) is a warning with its reason, never a failed review', async () => {
+  it('a review that could not be done (exit 3) fails the step with its reason: no green check without a review', async () => {
     const api = await start();
     const run = await runAction(api, { env: { FAKE_REVIEW_EXIT: '3' } });
     assertCouldNotReview(run, /: the model server at http:\/\/127\.0\.0\.1:9\/v1 refused the connection$/);
@@ -358,6 +370,22 @@ describe('the GitHub Action', () => {
     );
     assert.equal(run.outputs['sarif-file'], '');
     assert.deepEqual(api.violations, []);
+  });
+
+  it('with on-incomplete: warn, a review that could not be done passes the step with a warning, and the comment says it was not done', async () => {
+    const api = await start();
+    const run = await runAction(api, { env: { FAKE_REVIEW_EXIT: '3' }, inputs: { 'on-incomplete': 'warn' } });
+    assertCouldNotReview(run, /refused the connection$/, 'warn');
+    assert.match(String(marked(api)[0]?.body), /Could not review: /);
+  });
+
+  it('an on-incomplete that is neither fail nor warn is bad usage: the step fails before any review', async () => {
+    const api = await start();
+    const run = await runAction(api, { inputs: { 'on-incomplete': 'ignore' } });
+    assert.notEqual(run.code, 0);
+    assert.equal(run.outputs['exit-code'], '2');
+    assert.match(run.stdout, /::error::roundtable review: bad usage: on-incomplete must be fail or warn, got "ignore"/);
+    assert.equal(run.cli.length, 0, 'no review ran');
   });
 
   it('a review command that crashes (exit 1, no report) is "could not review", not a failed review', async () => {
@@ -420,6 +448,92 @@ describe('the GitHub Action', () => {
     assert.equal(run.outputs['exit-code'], '2');
     assert.match(run.stdout, /::error::roundtable review: bad usage: \S/);
     assert.deepEqual(api.requests, []);
+  });
+});
+
+/** The synchronize fixture with `body` as the pull request's body (and its base and head commits, when given), written to `dir`. */
+function eventWith(dir: string, body: string, shas?: { base: string; head: string }): string {
+  const payload = JSON.parse(readFileSync(path.join(EVENTS, 'pull_request.synchronize.json'), 'utf8')) as {
+    pull_request: { body: string | null; base: { sha: string }; head: { sha: string } };
+  };
+  payload.pull_request.body = body;
+  if (shas) {
+    payload.pull_request.base.sha = shas.base;
+    payload.pull_request.head.sha = shas.head;
+  }
+  const file = path.join(dir, 'event.json');
+  writeFileSync(file, JSON.stringify(payload));
+  return file;
+}
+
+/** A pull request's body as authors write one from a template: instructions in a comment, an example in a fence. */
+const PR_BODY = [
+  'Moves the orders service to MySQL.',
+  '',
+  '<!-- To waive a decision, add a line: Decision-Exception: NNNN <why> -->',
+  '```',
+  'Decision-Exception: 0099 an example, not an exception',
+  '```',
+  'Decision-Exception: 0001 The orders service moves to MySQL this quarter (INC-42)',
+  '- Decision-Exception: 0002 reports stay on SQLite\r',
+].join('\n');
+
+describe('the GitHub Action passes the pull request’s exceptions to the review', () => {
+  const apis: GitHubApi[] = [];
+  const dirs: string[] = [];
+  before(builtOnce, { timeout: 120_000 });
+  after(async () => {
+    for (const api of apis) await api.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  const scratch = () => {
+    const d = mkdtempSync(path.join(tmpdir(), 'rt-action-event-'));
+    dirs.push(d);
+    return d;
+  };
+
+  it('the Decision-Exception lines of the body, none from a comment or a code block, as --exception with --exceptions-from', async () => {
+    const api = await startGitHubApi({ ...PR, token: TOKEN });
+    apis.push(api);
+    const run = await runAction(api, { event: eventWith(scratch(), PR_BODY), env: { FAKE_REVIEW_EXIT: '0' } });
+    assert.equal(run.code, 0, run.stdout);
+    const args = run.cli[0]?.args ?? [];
+    const values = (flag: string) => args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
+    assert.deepEqual(values('--exception'), [
+      '0001 The orders service moves to MySQL this quarter (INC-42)',
+      '0002 reports stay on SQLite',
+    ]);
+    assert.deepEqual(values('--exceptions-from'), ['pull request #2']);
+  });
+
+  it('with the real CLI on a real repository: a breach the body excepts is WAIVED in the comment, and the step passes', async () => {
+    const fake = await startFakeOpenAI(reviewResponder, { models: REVIEW_MODELS });
+    const r = await makeReviewRepo();
+    dirs.push(path.dirname(r.root));
+    try {
+      await r.write('services/orders/db.ts', MYSQL_POOL);
+      r.git('add', '-A');
+      r.git('commit', '-qm', 'orders: a MySQL pool');
+      const shas = { base: r.git('rev-parse', 'main').trim(), head: r.git('rev-parse', 'HEAD').trim() };
+      const api = await startGitHubApi({ ...PR, token: TOKEN });
+      apis.push(api);
+      const run = await runAction(api, {
+        realCli: true,
+        workspace: r.root,
+        event: eventWith(scratch(), PR_BODY, shas),
+        inputs: { 'base-url': fake.baseURL, models: REVIEW_MODELS.join(',') },
+      });
+      assert.equal(run.code, 0, run.stdout);
+      assert.equal(run.outputs['exit-code'], '0', run.stdout);
+      const body = String(marked(api)[0]?.body);
+      assert.match(body, /^### WAIVED \(PROVEN\) · blocking · services\/orders\/db\\\.ts:2$/m);
+      // Where it was said goes through the escaping builder too: `#2` is written so that it references no issue.
+      assert.match(body, /^\*\*Waived\*\* by the exception in pull request #&#8203;2: The orders service moves to MySQL/m);
+      assert.match(body, /^- Exception to 0002 in pull request #&#8203;2 unused: /m);
+      assert.deepEqual(api.violations, []);
+    } finally {
+      await fake.close();
+    }
   });
 });
 

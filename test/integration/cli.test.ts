@@ -183,7 +183,7 @@ describe('roundtable run (CLI)', () => {
     assert.equal(r.stderr.trim().split('\n').length, 1);
   });
 
-  it('keeps the meeting when the minutes folder is not writable, and renders the minutes later', async () => {
+  it('a minutes folder that cannot be written is bad usage, said before the meeting starts (exit 2, one line)', async () => {
     const home = await tmp();
     const blocker = path.join(await tmp(), 'a-file');
     await writeFile(blocker, 'not a folder');
@@ -191,24 +191,19 @@ describe('roundtable run (CLI)', () => {
       ['run', '--topic', 'Where do minutes go?', '--out', path.join(blocker, 'minutes'), '--max-rounds', '1', ...fast],
       { env: { ROUNDTABLE_HOME: home } },
     );
-    assert.equal(r.code, 4, r.stderr);
+    assert.equal(r.code, 2, r.stderr);
     assert.match(
       r.stderr,
-      /could not write the minutes to .*a-file\/minutes: a part of that path is a file, not a folder \(ENOTDIR\)\. Nothing is lost/,
+      /^roundtable: --out: cannot write .*a-file\/minutes: a part of that path is a file, not a folder \(ENOTDIR\)\n$/,
     );
-    const id = /roundtable minutes (\S+) --out/.exec(r.stderr)?.[1];
-    assert.ok(id);
-    const out = await tmp();
-    const again = await cli(['minutes', id, '--out', out], { env: { ROUNDTABLE_HOME: home } });
-    assert.equal(again.code, 0, again.stderr);
-    const file = /Minutes: (.+\.md)/.exec(again.stdout)?.[1] ?? '';
-    assert.match(await readFile(file, 'utf8'), /# Roundtable minutes: Where do minutes go\?[\s\S]*## Digest/);
+    assert.doesNotMatch(r.stdout, /Round 1/, 'no meeting ran');
+    assert.equal(existsSync(path.join(home, 'runs')), false, 'no run was logged');
     const unknown = await cli(['minutes', 'm-nope'], { env: { ROUNDTABLE_HOME: home } });
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /no meeting m-nope/);
   });
 
-  it('says so clearly on a full disk and on a read-only folder, and keeps the meeting', async (t) => {
+  it('on a full disk keeps the meeting and renders the minutes later (exit 4); a read-only folder is bad usage', async (t) => {
     const mnt = await tmp();
     try {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', mnt], { stdio: 'pipe' });
@@ -224,21 +219,23 @@ describe('roundtable run (CLI)', () => {
       });
       assert.equal(full.code, 4, full.stderr);
       assert.match(full.stderr, /could not write the minutes to .*: the disk is full \(ENOSPC\)\. Nothing is lost/);
+      const id = /roundtable minutes (\S+) --out/.exec(full.stderr)?.[1] ?? '';
+      const again = await cli(['minutes', id, '--out', await tmp()], { env: { ROUNDTABLE_HOME: home } });
+      assert.equal(again.code, 0, again.stderr);
+      const file = /Minutes: (.+\.md)/.exec(again.stdout)?.[1] ?? '';
+      assert.match(await readFile(file, 'utf8'), /# Roundtable minutes: Full disk[\s\S]*## Digest/);
       execFileSync('mount', ['-o', 'remount,ro', mnt], { stdio: 'pipe' });
       const ro = await cli(['run', '--topic', 'Read-only', '--out', mnt, '--max-rounds', '1', ...fast], {
         env: { ROUNDTABLE_HOME: home },
       });
-      assert.equal(ro.code, 4, ro.stderr);
-      assert.match(ro.stderr, /the folder is not writable \(EROFS\)/);
-      const id = /roundtable minutes (\S+) --out/.exec(ro.stderr)?.[1] ?? '';
-      const again = await cli(['minutes', id, '--out', await tmp()], { env: { ROUNDTABLE_HOME: home } });
-      assert.equal(again.code, 0, again.stderr);
+      assert.equal(ro.code, 2, ro.stderr);
+      assert.match(ro.stderr, /^roundtable: --out: cannot write .*: the folder is not writable \(EROFS\)\n$/);
     } finally {
       execFileSync('umount', [mnt], { stdio: 'pipe' });
     }
   });
 
-  it('does not hang on an output folder under /proc, and says why in one line (exit 4)', async (t) => {
+  it('does not hang on an output folder under /proc: bad usage in one line before the meeting (exit 2)', async (t) => {
     if (!existsSync('/proc/self')) {
       t.skip('no /proc on this system');
       return;
@@ -248,12 +245,11 @@ describe('roundtable run (CLI)', () => {
       env: { ROUNDTABLE_HOME: home },
       timeoutMs: 30_000,
     });
-    assert.equal(r.code, 4, r.stderr);
+    assert.equal(r.code, 2, r.stderr);
     assert.match(
       r.stderr,
-      /could not write the minutes to \/proc\/self\/x: a folder cannot be created there \(ENOENT\)\. Nothing is lost/,
+      /^roundtable: --out: cannot write \/proc\/self\/x: a folder cannot be created there \(ENOENT\)\n$/,
     );
-    assert.equal(r.stderr.trim().split('\n').length, 1);
   });
 
   it('prints model text without its terminal escape sequences', async () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { MeetingEvent, StartMeetingParams } from '@roundtable/protocol';
 import { fold } from '@roundtable/protocol';
-import { rng } from '../../daemon/src/meeting/order';
+import { rng } from '@roundtable/protocol/random';
 import { ensureBuilt } from '../fakes/cli';
 import { Follower, spawnDaemonProcess, tempDataDir } from '../fakes/daemon';
 import { panel } from '../fakes/meetings';

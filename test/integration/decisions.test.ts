@@ -190,23 +190,32 @@ describe('rulebook: hostile folders', () => {
     assert.deepEqual(book.refused, [{ path: 'docs/decisions/0002-huge.md', reason: 'is larger than 2000000 bytes' }]);
   });
 
-  it('caps a folder of 10,000 records at 500 and says so', async () => {
+  it('bounds a folder of 10,001 records by names listed and bytes read, never by a count, and says what was not read', async () => {
     const { root } = await repo({});
     const dir = path.join(root, 'docs', 'decisions');
     await mkdir(dir, { recursive: true });
-    for (let i = 0; i < 10_000; i += 500)
+    for (let i = 0; i < 10_001; i += 500)
       await Promise.all(
-        Array.from({ length: 500 }, (_, j) =>
+        Array.from({ length: Math.min(500, 10_001 - i) }, (_, j) =>
           writeFile(
             path.join(dir, `${String(i + j + 1).padStart(5, '0')}-r.md`),
             `# R${i + j + 1}\n\n* Status: accepted\n`,
           ),
         ),
       );
-    const book = await load(root);
-    assert.equal(book.records.length, 500);
-    assert.equal(book.records[499]?.path, 'docs/decisions/00500-r.md', 'the first 500 by name');
-    assert.match(book.notes.join('\n'), /more than 500 files in docs\/decisions: only the first 500 were read/);
+    // A small bytes bound (the real one is 32 MB) keeps the test short: 12 records fit.
+    const maxBytes = 12 * Buffer.byteLength('# R10000\n\n* Status: accepted\n');
+    const book = await loadDecisions({ gate: workspaceGate(root), folder: 'docs/decisions', maxBytes });
+    assert.ok(book.ok);
+    assert.ok(book.records.length >= 12, `${book.records.length} records read`);
+    assert.equal(book.records.length + book.unread.length - 1, 10_000, 'every listed record read or listed unread');
+    assert.deepEqual(book.unread[0], {
+      path: 'docs/decisions',
+      reason: 'holds more than 10000 Markdown files: the rest were not listed',
+    });
+    assert.equal(book.unread.at(-1)?.path, 'docs/decisions/10000-r.md');
+    assert.match(book.notes.join('\n'), /more than 10000 files in docs\/decisions: the rest were not listed/);
+    assert.match(book.notes.join('\n'), /record\(s\) past the \d+ bytes of records read in all were not read/);
   });
 
   it('leaves out git-ignored records silently and refuses a secret-named one with its reason', async () => {

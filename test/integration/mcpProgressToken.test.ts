@@ -70,11 +70,14 @@ describe('MCP: a malformed progressToken never leaves a call unanswered', () => 
     d = await startDaemon({ dataDir: await tempDataDir(), port: 0, log: () => undefined });
     conn = await connectDaemon(d.port, d.token, { client: 'roundtable-mcp', agent: true });
     const ws = await makeWorkspace();
-    const server = createMcpServer(conn, {
-      env: { ROUNDTABLE_BASE_URL: fake.baseURL, ROUNDTABLE_PROBE_SERVERS: '' },
-      workspace: ws.root,
-      minutesDir: `${ws.root}/docs/roundtable`,
-    });
+    const server = createMcpServer(
+      { request: conn.rpc.request.bind(conn.rpc), meetings: conn.meetings },
+      {
+        env: { ROUNDTABLE_BASE_URL: fake.baseURL, ROUNDTABLE_PROBE_SERVERS: '' },
+        workspace: ws.root,
+        minutesDir: `${ws.root}/docs/roundtable`,
+      },
+    );
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     client = new RawClient(stdin, stdout);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { listModels, probeLocalServers } from '../../daemon/src/providers/models';
+import { listModels, probeLocalServers } from '../../daemon/src/modelLists';
 import { preflightPanel } from '../../daemon/src/providers/preflight';
 import type { Participant } from '@roundtable/protocol';
 import { closedPort, startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import { describe, it } from 'node:test';
 import { MODEL_LIST_MAX_BYTES, MODEL_LIST_MAX_ENTRIES, parseModelInfo } from '@roundtable/client/models';
-import { listModels } from '../../daemon/src/providers/models';
+import { listModels } from '../../daemon/src/modelLists';
 import { modelInfo } from '../../daemon/src/providers/serverProfile';
 import { startFakeOpenAI } from '../fakes/openaiServer';
 

@@ -8,7 +8,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { PROVIDER_KINDS, type Participant } from '@roundtable/protocol';
+import { PROVIDER_KINDS, RpcError, type Participant } from '@roundtable/protocol';
 import { PROVIDERS, meetingProviders, providerEntry } from '../../daemon/src/providers/registry';
 import { providerFactory } from '../../daemon/src/daemon/daemon';
 import type { ChatRequest } from '../../daemon/src/providers/types';
@@ -34,13 +34,14 @@ describe('the provider registry', () => {
     assert.throws(
       () => providerEntry('anthropic'),
       (e: Error) =>
-        e.name === 'UsageError' &&
+        e instanceof RpcError &&
+        e.code === 'bad_request' &&
         e.message === 'unknown provider "anthropic": Roundtable has openai, vscode-lm, scripted, attached',
     );
     // Not a kind because it is a property every object has.
     assert.throws(() => providerEntry('toString'), /unknown provider "toString"/);
     const lookup = meetingProviders({ baseURL: 'http://127.0.0.1:1/v1', shared: new Map() });
-    assert.throws(() => lookup(seat('ada', 'anthropic')), /^UsageError: unknown provider "anthropic"/);
+    assert.throws(() => lookup(seat('ada', 'anthropic')), /^RpcError: unknown provider "anthropic"/);
   });
 
   it('a seat no process can answer here fails its call in one line (no silent fallback to OpenAI)', async () => {

@@ -10,7 +10,14 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { cli } from '../fakes/cli';
 import { closedPort } from '../fakes/openaiServer';
-import { MYSQL_POOL, POSTGRES_RECORD, reviewDaemonSuite, reviewResponder, reviewSuite } from '../fakes/reviewRepo';
+import {
+  MYSQL_POOL,
+  POSTGRES_RECORD,
+  reportFiles,
+  reviewDaemonSuite,
+  reviewResponder,
+  reviewSuite,
+} from '../fakes/reviewRepo';
 
 describe('roundtable review against a loopback model server', () => {
   const s = reviewSuite();
@@ -19,14 +26,8 @@ describe('roundtable review against a loopback model server', () => {
     await r.write('services/orders/db.ts', MYSQL_POOL);
     r.git('add', '.');
     r.git('commit', '-qm', 'orders: a MySQL pool');
-    const out = path.join(r.root, '..', 'out');
-    const res = await s.review(r, [
-      '--json',
-      '--sarif',
-      path.join(out, 'review.sarif'),
-      '--markdown',
-      path.join(out, 'review.md'),
-    ]);
+    const out = reportFiles(r);
+    const res = await s.review(r, out.args);
     assert.equal(res.code, 1, res.stderr);
     const report = JSON.parse(res.stdout) as {
       version: number;
@@ -47,10 +48,10 @@ describe('roundtable review against a loopback model server', () => {
         ['0002', 'superseded'],
       ],
     );
-    const md = await readFile(path.join(out, 'review.md'), 'utf8');
+    const md = await readFile(out.markdown, 'utf8');
     assert.equal(md.split('\n')[0], '<!-- roundtable-review -->');
     assert.match(md, /services\/orders\/db\.ts:2/);
-    const sarif = JSON.parse(await readFile(path.join(out, 'review.sarif'), 'utf8')) as {
+    const sarif = JSON.parse(await readFile(out.sarif, 'utf8')) as {
       runs: {
         results: { ruleId: string; level: string }[];
         tool: { driver: { rules: { id: string; helpUri: string }[] } };

@@ -49,22 +49,37 @@ describe('roundtable review against reviewers that answer as real models do', ()
     }
   }
 
-  /** The one line exit 3 prints. */
-  const whyLine = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('roundtable: could not review'));
-
-  it('reads nested locations, a list grouped by file and a bare list as one breach of 0001: exit 1', async () => {
-    const { res, report } = await review({
-      'rev-a': { findings: 'codex', votes: 'boolean-out-of-10' },
-      'rev-b': { findings: 'grouped', votes: 'boolean-out-of-10' },
-      'rev-c': { findings: 'bare-list', votes: 'ours' },
-    });
+  /** Exit 1 on one PROVEN blocking breach of 0001 that all three reviewers proposed, in their shapes. */
+  async function oneBlockingBreach(panel: Panel) {
+    const { res, report } = await review(panel);
     assert.equal(res.code, 1, res.stderr);
     const proven = report.findings.filter((f) => f.verdict === 'PROVEN');
     assert.equal(proven.length, 1, res.stdout);
     assert.equal(proven[0]?.decision, '0001');
-    assert.equal(proven[0]?.file, 'services/orders/db.ts');
-    assert.equal(proven[0]?.severity, 'blocking', 'P0 and 🔴 Critical are blocking');
+    assert.equal(proven[0]?.severity, 'blocking', 'each shape read as blocking (P0, 🔴 Critical, 9/10, …)');
     assert.equal(proven[0]?.proposedBy?.length, 3, 'three shapes, one finding');
+    return proven[0];
+  }
+
+  /** The one line exit 3 prints. */
+  const whyLine = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('roundtable: could not review'));
+
+  it('reads nested locations, a list grouped by file and a bare list as one breach of 0001: exit 1', async () => {
+    const proven = await oneBlockingBreach({
+      'rev-a': { findings: 'codex', votes: 'boolean-out-of-10' },
+      'rev-b': { findings: 'grouped', votes: 'boolean-out-of-10' },
+      'rev-c': { findings: 'bare-list', votes: 'ours' },
+    });
+    assert.equal(proven.file, 'services/orders/db.ts');
+  });
+
+  it('reads a severity out of 10 under "review", a Gito report with 1 = Critical and a list with no severity as one blocking breach of 0001: exit 1', async () => {
+    // 9 of 10, a 1 on no scale the reply shows, and no severity at all: each reads blocking.
+    await oneBlockingBreach({
+      'rev-a': { findings: 'kaizen', votes: 'ours' },
+      'rev-b': { findings: 'gito', votes: 'ours' },
+      'rev-c': { findings: 'no-severity', votes: 'ours' },
+    });
   });
 
   it('reads a ballot of booleans with scores out of 10 (9 is 0.9), asked of a reviewer that did not propose the finding: exit 1', async () => {

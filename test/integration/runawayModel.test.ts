@@ -189,6 +189,64 @@ describe('the engine bounds a runaway model with tools on', () => {
     });
   }
 
+  /** What each of `worker`'s turns billed (prompt + completion of its requests), in order. */
+  function billedTurns(events: MeetingEvent[], worker: string): number[] {
+    return eventsOfType(events, 'usage_recorded')
+      .filter((e) => e.participant === worker && e.purpose === 'turn')
+      .map((e) => e.usage.promptTokens + e.usage.completionTokens);
+  }
+
+  it(`a model that reads a large file part by part: its turn stops offering tools before it bills ${TOOL_LIMITS.billedTokensPerTurn.toLocaleString('en-US')}`, async () => {
+    await writeFile(
+      path.join(ws.root, 'src/big.ts'),
+      Array.from({ length: 4_000 }, (_, i) => `export const value${i} = ${i} * 7; // line ${i} of a large module`).join(
+        '\n',
+      ),
+    );
+    let part = 0;
+    const { events, requests, f } = await meet({
+      // Every request re-sends every earlier result: before the bound, 17 requests billed 162,661 tokens.
+      worker: only(() => ({
+        toolCalls: [
+          { name: 'read_file', arguments: JSON.stringify({ path: 'src/big.ts', startLine: 1 + 100 * part++ }) },
+        ],
+      })),
+      config: { tokenBudget: 500_000, order: 'sequential', maxRounds: 1 },
+      workers: ['ada', 'grace'],
+    });
+    const [turn] = turnsOf(requests, 'ada');
+    const [billed] = billedTurns(events, 'ada');
+    report('reads a large file part by part', f);
+    console.log(
+      `reads a large file part by part: ${turn?.length} requests in the worker's turn (${turn?.filter((b) => b.tools).length} with tools), ${n(billed ?? 0)} tokens billed`,
+    );
+    assert.ok((turn?.filter((b) => b.tools).length ?? 0) < TOOL_LIMITS.callsPerTurn, `${turn?.length} requests`);
+    // Past the bound, one last request without tools: at most the bound and that one request.
+    const last = turn?.at(-1);
+    assert.equal(last?.tools, undefined, 'the last request offers no tools');
+    assert.ok((billed ?? 0) <= 2 * TOOL_LIMITS.billedTokensPerTurn, `${billed} billed in one turn`);
+    assert.ok(
+      eventsOfType(events, 'tool_called').some((t) =>
+        /^stopped offering tools: the turn's requests billed/.test(t.result),
+      ),
+    );
+  });
+
+  it('a model that repeats the same read: the file is read once per turn and its text sent once', async () => {
+    const { events, requests, f } = await meet({
+      worker: only(() => ({ toolCalls: [READ] })),
+      config: { tokenBudget: 500_000, order: 'sequential', maxRounds: 1 },
+      workers: ['ada', 'grace'],
+    });
+    report('repeats the same read', f);
+    const reads = eventsOfType(events, 'tool_called').filter((t) => t.participant === 'ada' && t.tool === 'read_file');
+    assert.equal(reads.length, 1, 'read once');
+    const [turn] = turnsOf(requests, 'ada');
+    const lastTools = (turn?.at(-1)?.messages ?? []).filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    assert.equal(lastTools.filter((t) => t.includes('export const answer = 42')).length, 1, 'its text sent once');
+    assert.ok(lastTools.slice(1).every((t) => /answered earlier in this turn: use that result/.test(t)));
+  });
+
   it('300 tool calls in one reply (3,000 budget): 8 run, the rest refused in one line, spoken within the budget', async () => {
     const { state, events, requests, f } = await meet({
       worker: (body) =>
@@ -513,11 +571,17 @@ describe('the engine bounds a runaway model with tools on', () => {
 
   it('a VS Code model that always answers with 64 tool calls is bounded the same way', async () => {
     const bridge = new VscodeLmBridge();
-    const calls = Array.from({ length: 64 }, (_, i) => ({
-      id: `v${i}`,
-      name: 'read_file',
-      arguments: JSON.stringify({ path: 'src/app.ts', pad: 'z'.repeat(i === 0 ? 50_000 : 1) }),
-    }));
+    // 64 different reads each time (a repeated read is answered from the turn's results, not run).
+    const calls = (n: number) =>
+      Array.from({ length: 64 }, (_, i) => ({
+        id: `v${n}-${i}`,
+        name: 'read_file',
+        arguments: JSON.stringify({
+          path: 'src/app.ts',
+          startLine: 1 + 64 * n + i,
+          pad: 'z'.repeat(i === 0 ? 50_000 : 1),
+        }),
+      }));
     const asked: { tools: boolean; turns: number; echoed: number }[] = [];
     bridge.register({
       chat: (r) => {
@@ -526,7 +590,8 @@ describe('the engine bounds a runaway model with tools on', () => {
           turns: r.toolTurns?.length ?? 0,
           echoed: JSON.stringify(r.toolTurns ?? []).length,
         });
-        return new Promise((resolve) => setImmediate(() => resolve({ ok: true, text: '', toolCalls: calls })));
+        const toolCalls = calls(asked.length);
+        return new Promise((resolve) => setImmediate(() => resolve({ ok: true, text: '', toolCalls })));
       },
     });
     const { state, events, f } = await meet({

@@ -13,7 +13,7 @@ import WebSocket from 'ws';
 import { fold } from '@roundtable/protocol';
 import { rawText } from '@roundtable/client/rawData';
 import { startDaemon, type DaemonHandle } from '../../daemon/src/daemon/daemon';
-import { rng } from '../../daemon/src/meeting/order';
+import { rng } from '@roundtable/protocol/random';
 import { Follower, tempDataDir } from '../fakes/daemon';
 import { openAuthenticated } from '../fakes/handshake';
 import { panel, turns } from '../fakes/meetings';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { commentBody, ownComment } from '../../action/src/comment';
-import { readPullRequest } from '../../action/src/event';
+import { MAX_BODY_CHARS, bodyExceptions, readPullRequest } from '../../action/src/event';
 import { reviewEnv } from '../../action/src/review';
 import { REVIEW_COMMENT_MARKER } from '../../protocol/src/review';
 
@@ -82,7 +82,33 @@ describe('the pull request of the event', () => {
       repo: 'Hello-World',
       number: 2,
       fromFork: false,
+      exceptions: [],
+      skipped: [],
     });
+  });
+
+  it("passes on the body's exception lines within the CLI's limits, and says which it did not", () => {
+    const line = (i: number) => `Decision-Exception: 0001 reason ${i}`;
+    const many = bodyExceptions(
+      [...Array.from({ length: 21 }, (_, i) => line(i)), `Decision-Exception: 0002 ${'x'.repeat(500)}`].join('\n'),
+    );
+    assert.equal(many.exceptions.length, 20);
+    assert.equal(many.exceptions[0], '0001 reason 0');
+    assert.deepEqual(
+      many.skipped.map((w) => w.replace(/: .*/, '')),
+      [
+        'more than 20 Decision-Exception lines in the pull request',
+        'a Decision-Exception line of the pull request is longer than 500 characters',
+      ],
+    );
+    assert.deepEqual(bodyExceptions('Decision-Exception: 0001\tthe\u0007reason'), {
+      exceptions: ['0001 the reason'],
+      skipped: [],
+    });
+    const huge = bodyExceptions(`${line(0)}\n${'x'.repeat(MAX_BODY_CHARS)}`);
+    assert.deepEqual(huge.exceptions, []);
+    assert.match(huge.skipped[0] ?? '', /longer than 65536 characters/);
+    assert.deepEqual(bodyExceptions(null), { exceptions: [], skipped: [] });
   });
 
   it("a fork's pull request, or one whose fork was deleted (head.repo null), is from a fork", () => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import MarkdownIt from 'markdown-it';
-import { rng } from '../../daemon/src/meeting/order';
+import { rng } from '@roundtable/protocol/random';
 import { parseAsk, VOTE_SYNTAX, withoutReferences } from '../../extension/src/chat/ask';
 import { roundTable } from '../../extension/src/chat/render';
 import { hostileText } from '../fakes/hostileText';

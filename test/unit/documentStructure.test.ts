@@ -6,7 +6,7 @@
  * are rendered and parsed with markdown-it (`html: true`), and their block structure must equal that
  * of the same meetings rendered with benign text.
  */
-import { rng as prng } from '../../daemon/src/meeting/order';
+import { rng as prng } from '@roundtable/protocol/random';
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import MarkdownIt from 'markdown-it';

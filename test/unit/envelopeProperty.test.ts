@@ -6,7 +6,7 @@
  * built for every seat; every line of every prompt is classified as engine header, envelope body
  * or engine text, and the hostile text may only ever be found in a body.
  */
-import { rng as prng } from '../../daemon/src/meeting/order';
+import { rng as prng } from '@roundtable/protocol/random';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MeetingEvent, MeetingState, Participant, ChatMessage } from '@roundtable/protocol';

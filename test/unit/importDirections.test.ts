@@ -135,6 +135,18 @@ describe('import graph', () => {
     assert.deepEqual(edges(graph, /^daemon\/src\/(context|decisions|tools|gate)\//, /^daemon\/src\/meeting\//), []);
   });
 
+  it('keeps the providers off the client: what they share is in the protocol, what they need is handed to them', () => {
+    assert.deepEqual(edges(graph, /^daemon\/src\/providers\//, /^client\//), []);
+  });
+
+  it('the CLI reads meetings and estimates through the meeting handle, never the store or the engine', () => {
+    assert.deepEqual(edges(graph, /^cli\//, /^daemon\/src\/(store|meeting)\//), []);
+  });
+
+  it('the eval takes nothing from the engine (its seeded random numbers are the protocol’s)', () => {
+    assert.deepEqual(edges(graph, /^eval\//, /^daemon\/src\/meeting\//), []);
+  });
+
   it('no front door imports another, but the CLI routes `mcp` and `eval` to their entry points', () => {
     assert.deepEqual(
       doorCrossings(graph).filter((c) => !/^cli\/src\/main\.ts imports (mcp|eval)\/src\/command\.ts$/.test(c)),

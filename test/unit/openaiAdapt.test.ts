@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
+import { listModels } from '../../daemon/src/modelLists';
 import {
   adaptToRefusal,
   isOpenAIReasoningModel,
@@ -300,10 +301,10 @@ describe('OpenAIProvider adapts to the server', () => {
         'acme/schema': { supported_parameters: ['max_tokens', 'temperature', 'response_format', 'structured_outputs'] },
       },
     });
-    const p = new OpenAIProvider({ baseURL: fake.baseURL, discover: 'always' });
+    const p = new OpenAIProvider({ baseURL: fake.baseURL, discover: 'always', listModels });
     await p.chat(req('acme/plain', { temperature: 0.3, json: JSON_REPLY }));
     await p.chat(req('acme/schema', { temperature: 0.3, json: JSON_REPLY }));
-    await new OpenAIProvider({ baseURL: fake.baseURL, discover: 'always' }).chat(req('acme/plain'));
+    await new OpenAIProvider({ baseURL: fake.baseURL, discover: 'always', listModels }).chat(req('acme/plain'));
     assert.deepEqual(
       fake.requests.map((r) => r.path),
       ['/v1/models', '/v1/chat/completions', '/v1/chat/completions', '/v1/chat/completions'],

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { OpenAIProvider, probeOpenAIServer } from '../../daemon/src/providers/openai';
+import { OpenAIProvider } from '../../daemon/src/providers/openai';
+import { probeOpenAIServer } from '../../daemon/src/providers/probe';
 import { countPromptTokens, countTokens } from '../../daemon/src/providers/tokens';
 import { ProviderError, type ChatRequest } from '../../daemon/src/providers/types';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';

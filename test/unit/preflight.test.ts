@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ModelChoice, Participant } from '@roundtable/protocol';
 import { proposePanel } from '@roundtable/protocol';
-import { listModels } from '../../daemon/src/providers/models';
+import { listModels } from '../../daemon/src/modelLists';
 import { preflight, type PreflightDeps } from '../../extension/src/preflight';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openaiServer';
 

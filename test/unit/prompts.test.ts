@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { systemClock } from '../../daemon/src/meeting/clock';
 import { Meeting } from '../../daemon/src/meeting/engine';
 import { OpenAIProvider } from '../../daemon/src/providers/openai';
+import { listModels } from '../../daemon/src/modelLists';
 import type { ChatRequest } from '../../daemon/src/providers/types';
 import { MemoryStore } from '../../daemon/src/store/memoryStore';
 import { startFakeOpenAI } from '../fakes/openaiServer';
@@ -168,7 +169,7 @@ describe('the compaction threshold', () => {
       modelInfo: { small: { max_model_len: 4_096 }, big: { max_model_len: 131_072 } },
     });
     try {
-      const provider = new OpenAIProvider({ baseURL: fake.baseURL, discover: 'always' });
+      const provider = new OpenAIProvider({ baseURL: fake.baseURL, discover: 'always', listModels });
       const open = async (model: string, config: Record<string, unknown> = {}) => {
         const m = await Meeting.open(
           { store: new MemoryStore(), providerFor: () => provider, clock: systemClock },

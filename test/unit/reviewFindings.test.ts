@@ -73,6 +73,19 @@ describe('review findings as diagnostics', () => {
     assert.match(d!.message, /^Contested: Adds a MySQL pool .* \(CONTESTED 2–1, 1 abstained\)$/);
   });
 
+  it('a waived finding is information, never an error, and says by which exception', () => {
+    const [d] = findingDiagnostics(
+      [finding({ waived: { reason: 'moving to MySQL this quarter', from: 'commit 1a2b3c4' } })],
+      SCOPE,
+    );
+    assert.equal(d?.level, 'information');
+    assert.equal(d?.waived, true);
+    assert.match(
+      d?.message ?? '',
+      /^Waived \(waived by the exception in commit 1a2b3c4: moving to MySQL this quarter\): Adds a MySQL pool .* \(PROVEN 3–0\)$/,
+    );
+  });
+
   it('REFUTED and INSUFFICIENT_EVIDENCE findings are not problems', () => {
     const shown = findingDiagnostics(
       [

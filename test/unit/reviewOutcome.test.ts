@@ -5,7 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Finding, MeetingState, RoundState, TerminationReason, Verdict } from '@roundtable/protocol';
+import type {
+  DecisionException,
+  Finding,
+  MeetingState,
+  ReviewScope,
+  RoundState,
+  TerminationReason,
+  Verdict,
+} from '@roundtable/protocol';
 import { findingLabel, initialState, reviewOutcome } from '@roundtable/protocol';
 import { bareResult } from '../../daemon/src/meeting/modes/consensus/review';
 
@@ -144,5 +152,68 @@ describe('reviewOutcome', () => {
     };
     assert.equal(reviewOutcome(noOptions, 'blocking').exit, 3);
     assert.equal(reviewOutcome({ ...review([]), status: 'running', closed: undefined }, 'blocking').exit, 3);
+  });
+
+  it('an exception of the change waives an upheld finding on its decision: the verdict kept beside it, no bar failed', () => {
+    const onDecision = (d: string, start: number, extra: Partial<Finding> = {}) =>
+      f('blocking', 'services/db.ts', start, { defect: undefined, decision: d, ...extra });
+    const state = review([
+      [onDecision('0001', 2), 'PROVEN'],
+      [onDecision('0001', 9), 'CONTESTED'],
+      [onDecision('0001', 20, { refuted: 'lines 20-21 of services/db.ts are not in the change' }), undefined],
+      [onDecision('0003', 30), 'PROVEN'],
+    ]);
+    const commit = 'c'.repeat(40);
+    const exceptions: DecisionException[] = [
+      { decision: '0001', reason: 'moving to MySQL this quarter', from: 'commit ccccccc', commit },
+      { decision: '0002', reason: 'reports stay on SQLite', from: 'pull request #7' },
+      { decision: '0003', reason: '', from: 'pull request #7', invalid: 'gives no reason' },
+    ];
+    const scope: ReviewScope = { changed: [], decisions: [], exceptions };
+    const withScope = (s: MeetingState): MeetingState => ({ ...s, config: { ...s.config, review: scope } });
+    const out = reviewOutcome(withScope(state), 'contested');
+    const byId = new Map(out.findings.map((x) => [x.id, x]));
+    assert.deepEqual(byId.get('O1')?.waived, {
+      reason: 'moving to MySQL this quarter',
+      from: 'commit ccccccc',
+      commit,
+    });
+    assert.equal(byId.get('O1')?.verdict, 'PROVEN');
+    assert.ok(byId.get('O2')?.waived, 'a CONTESTED finding on the decision is waived too');
+    assert.equal(byId.get('O3')?.waived, undefined, 'a refuted finding needs no waiver');
+    assert.equal(byId.get('O4')?.waived, undefined, 'an invalid exception waives nothing');
+    assert.deepEqual(
+      out.exceptions?.map((e) => [e.decision, e.use, e.findings]),
+      [
+        ['0001', 'waived', ['O1', 'O2']],
+        ['0002', 'unused', []],
+        ['0003', 'invalid', []],
+      ],
+    );
+    // O4 (0003, PROVEN, its exception invalid) still fails the review.
+    assert.equal(out.exit, 1);
+    const waivedOnly = review([[onDecision('0001', 2), 'PROVEN']]);
+    assert.equal(reviewOutcome(withScope(waivedOnly), 'blocking').exit, 0);
+    assert.equal(reviewOutcome(waivedOnly, 'blocking').exit, 1);
+  });
+
+  it('a rulebook a bound left unread is exit 3 with one line: a rule for the change may be among the records', () => {
+    const scope: ReviewScope = {
+      changed: [],
+      decisions: [],
+      rules: {
+        commit: 'a'.repeat(40),
+        label: 'main (merge base aaaaaaa)',
+        folder: 'docs/decisions',
+        unread: [{ path: 'docs/decisions/9999-last.md', reason: 'was not read: past the 32,000,000 bytes' }],
+      },
+    };
+    const s = review([]);
+    const out = reviewOutcome({ ...s, config: { ...s.config, review: scope } }, 'blocking');
+    assert.equal(out.exit, 3);
+    assert.match(
+      out.why ?? '',
+      /^1 decision record file\(s\) at main \(merge base aaaaaaa\) were not read \(docs\/decisions\/9999-last\.md was not read/,
+    );
   });
 });

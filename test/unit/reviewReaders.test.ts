@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBody, Finding, OptionVote, ReviewScope } from '@roundtable/protocol';
 import { findingLabel, reviewOutcome, reviewQuorum } from '@roundtable/protocol';
-import { severityOf } from '../../daemon/src/meeting/reviewSeverity';
+import { readsOutOfTen, severityOf } from '../../daemon/src/meeting/reviewSeverity';
 import { changedFileOf, refutation, reviewOptions } from '../../daemon/src/meeting/reviewFindings';
 import { readFindings } from '../../daemon/src/meeting/reviewReply';
 import type { ReviewReadContext } from '../../daemon/src/meeting/reviewFinding';
@@ -64,9 +64,42 @@ describe('severity by its own scale', () => {
   });
 
   it('a word on no scale, or none at all, reads blocking and says it was not known', () => {
-    assert.deepEqual(severityOf({ severity: 'urgent-ish' }, []), { severity: 'blocking', known: false });
+    assert.deepEqual(severityOf({ severity: 'urgent-ish' }, []), {
+      severity: 'blocking',
+      known: false,
+      written: 'urgent-ish',
+    });
     assert.deepEqual(severityOf({}, ['Pool never closed']), { severity: 'blocking', known: false });
-    assert.deepEqual(severityOf({ severity: 3 }, []), { severity: 'blocking', known: false });
+    for (const n of [0, 11, 0.5, -3])
+      assert.deepEqual(severityOf({ severity: n }, [], true), {
+        severity: 'blocking',
+        known: false,
+        written: String(n),
+      });
+  });
+
+  it('a number out of 10 by the CVSS bands, when the reply shows its scale is out of 10 (recorded Llama/Claude/GPT-4o replies)', () => {
+    const ten = (fields: Record<string, unknown>) => severityOf(fields, [], true);
+    const table: [Record<string, unknown>, string][] = [
+      [{ severity_level: 10 }, 'blocking'],
+      [{ severity_level: 9 }, 'blocking'],
+      [{ severity: 8 }, 'major'],
+      [{ severity: 7 }, 'major'],
+      [{ severity_level: 6 }, 'minor'],
+      [{ severityLevel: 4 }, 'minor'],
+      [{ severity: 3 }, 'note'],
+      [{ severity_level: 1 }, 'note'],
+      // Codex's integer priority keeps its own four steps.
+      [{ priority: 3 }, 'note'],
+    ];
+    for (const [fields, want] of table) assert.equal(ten(fields).severity, want, JSON.stringify(fields));
+    // Gito asks 1 = Critical … 5 = Suggestion: a number up to 5 does not say which way it runs.
+    assert.equal(readsOutOfTen([{ severity: 3 }, { severity_level: 4 }]), false);
+    assert.equal(readsOutOfTen([{ severity: 3 }, { severity_level: 6 }]), true);
+    assert.equal(readsOutOfTen([{ severity: 3 }, { severity: 60 }]), false, 'a number above 10 is on another scale');
+    assert.equal(readsOutOfTen([{ priority: 7 }]), false, "Codex's priority is no severity number");
+    assert.deepEqual(severityOf({ severity: 1 }, []), { severity: 'blocking', known: false, written: '1' });
+    assert.deepEqual(severityOf({ severity: 4, impact: 'medium' }, []), { severity: 'minor', known: true });
   });
 });
 
@@ -116,6 +149,13 @@ describe('findings however they are listed', () => {
     );
     const files = findings('{"files": [{"path": "a/x.ts", "issues": [{"line": 2, "body": "Name."}]}]}');
     assert.equal(files?.[0]?.file, 'a/x.ts');
+    const kaizen = findings(
+      '{"code_quality_percentage": 60, "review": [{"file_name": "src/db.ts", "start_line": 3, "end_line": 4, "comment": "x", "severity_level": 7}]}',
+    );
+    assert.deepEqual(
+      kaizen?.map((f) => [f.file, f.lines, f.severity]),
+      [['src/db.ts', { start: 3, end: 4 }, 'major']],
+    );
     const beside = findings('{"findings": [], "comments": [{"path": "src/db.ts", "line": 9, "body": "Unchecked."}]}');
     assert.equal(beside?.length, 1, 'the comments list is read, the empty list beside it is not the whole review');
   });
@@ -135,6 +175,27 @@ describe('findings however they are listed', () => {
       end: 7,
     });
     assert.deepEqual(findings('[{"file": "src/db.ts:12-14", "claim": "x"}]')?.[0]?.lines, { start: 12, end: 14 });
+    const placed = findings(
+      '[{"where": "src/db.ts:3-5", "problem": "x"}, {"files": ["src/db.ts:9", "src/other.ts:1"], "details": "y"}]',
+    );
+    assert.deepEqual(
+      placed?.map((f) => [f.file, f.lines]),
+      [
+        ['src/db.ts', { start: 3, end: 5 }],
+        ['src/db.ts', { start: 9, end: 9 }],
+      ],
+      'a place under where, and the first of a files list (recorded agent reviews)',
+    );
+    const one = { ...ctx, changed: [{ file: 'src/db.ts' }] };
+    assert.equal(
+      findings('[{"where": "the database module", "line": 4, "problem": "x"}]', one)?.[0]?.file,
+      'src/db.ts',
+      'prose under where names no file: the one changed file is it, not "the database module"',
+    );
+    assert.deepEqual(findings('[{"filePath": "src/db.ts", "lineNumbers": "12-14", "title": "x"}]')?.[0]?.lines, {
+      start: 12,
+      end: 14,
+    });
     const single = { ...ctx, changed: [{ file: 'src/db.ts' }] };
     assert.equal(findings('[{"line": "L4", "description": "x"}]', single)?.[0]?.file, 'src/db.ts');
     assert.equal(findings('{"file": "src/db.ts", "line": 3, "issue": "alone"}')?.[0]?.claim, 'alone');
@@ -142,6 +203,16 @@ describe('findings however they are listed', () => {
       '<think>two issues?</think>\n<answer>\n{"findings": [{"file": "src/db.ts", "line": 5, "claim": "x"}]}\n</answer>',
     );
     assert.equal(tagged?.length, 1);
+  });
+
+  it("Gito's affected_lines: the first place named is the finding's lines (recorded Qwen3.6 report)", () => {
+    const gito = findings(
+      '{"issues": {"src/db.ts": [{"title": "Typo", "details": "x", "severity": 1, "affected_lines": [{"start_line": 4, "end_line": 6}, {"start_line": 9, "end_line": 9}]}]}}',
+    );
+    assert.deepEqual(
+      gito?.map((f) => [f.file, f.lines, f.severity, f.severityWritten]),
+      [['src/db.ts', { start: 4, end: 6 }, 'blocking', '1']],
+    );
   });
 
   it('clean only when said: [], "LGTM", "No issues found"; a LGTM with a but, or prose, is no review', () => {

@@ -6,28 +6,18 @@
  * And the Markdown comment: the Action's marker first, model text unable to add markup.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import Ajv from 'ajv-draft-04';
-import addFormats from 'ajv-formats';
 import type { ReviewOutcome, ReviewedFinding, ReviewScope } from '@roundtable/protocol';
 import { collectChange } from '../../daemon/src/review/change';
 import { workspaceGate } from '../../daemon/src/gate';
 import { FINGERPRINT_KEY, reviewSarif } from '../../daemon/src/review/sarif';
 import { REVIEW_MARKER, reviewMarkdown } from '../../daemon/src/review/markdown';
 import { MYSQL_POOL, POSTGRES_RECORD, makeReviewRepo, type ReviewRepo } from '../fakes/reviewRepo';
+import { sarifValidator } from '../fakes/sarifSchema';
 
-const SCHEMA = JSON.parse(
-  readFileSync(path.join(__dirname, '..', 'fixtures', 'sarif', 'sarif-schema-2.1.0.json'), 'utf8'),
-) as object;
-
-function validator() {
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
-  return ajv.compile(SCHEMA);
-}
+const validator = sarifValidator;
 
 const scope: ReviewScope = {
   changed: [{ file: 'services/orders/db.ts', ranges: [{ start: 1, end: 2 }] }],
@@ -171,6 +161,31 @@ describe('review SARIF', () => {
     assert.equal(run.properties.unread.length, 1);
   });
 
+  it('a waived finding is a result with an external suppression and its justification, valid against the schema', () => {
+    const commit = 'b'.repeat(40);
+    const log = reviewSarif(
+      outcome([finding({ waived: { reason: 'moving to MySQL this quarter', from: 'commit bbbbbbb', commit } })]),
+      { recordUri },
+    );
+    const validate = validator();
+    assert.equal(validate(log), true, JSON.stringify(validate.errors, null, 2));
+    const [result] = (log as Sarif).runs[0]!.results as unknown as {
+      level: string;
+      suppressions: { kind: string; status: string; justification: string }[];
+      properties: { verdict: string; waived: boolean };
+    }[];
+    assert.deepEqual(
+      result?.suppressions.map((x) => [x.kind, x.status, x.justification]),
+      [['external', 'accepted', 'waived by the exception in commit bbbbbbb: moving to MySQL this quarter']],
+    );
+    // Whether or not a consumer reads suppressions, a waived finding fails no check: a note.
+    assert.equal(result?.level, 'note');
+    assert.deepEqual([result?.properties.verdict, result?.properties.waived], ['PROVEN', true]);
+    // The schema check sees a suppression: one of an unknown kind is refused.
+    (result as { suppressions: { kind: string }[] }).suppressions[0]!.kind = 'waived';
+    assert.equal(validate(log), false);
+  });
+
   it('the schema check can fail: a result without its message is refused', () => {
     const log = reviewSarif(outcome([finding({})]), { recordUri }) as Sarif;
     delete (log.runs[0]!.results[0] as { message?: unknown }).message;
@@ -225,5 +240,11 @@ describe('review Markdown', () => {
     assert.doesNotMatch(md, /\]\(https:\/\//);
     assert.match(md, /services\/orders\/db\.ts:2/);
     assert.match(md, /Not read/);
+  });
+
+  it('says what severity was written when it was on no scale the review knows, escaped', () => {
+    const md = reviewMarkdown(outcome([finding({ severityWritten: '1` <b>x</b>' })]), { failOn: 'blocking' });
+    assert.match(md, /Severity written as `+ ?1` <b>x<\/b> ?`+, on no scale the review knows: read as blocking\./);
+    assert.doesNotMatch(reviewMarkdown(outcome([finding({})]), { failOn: 'blocking' }), /Severity written as/);
   });
 });

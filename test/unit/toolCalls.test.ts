@@ -231,28 +231,37 @@ describe('the tool loop', () => {
     usage: { promptTokens: 10, completionTokens: 5, source: 'provider' },
   });
 
-  function loop(budget?: Reservation): ToolSteps & { ran: number } {
+  function loop(budget?: Reservation, contents = 'contents'): ToolSteps & { ran: number; notes: string[] } {
     const l = {
       ran: 0,
+      notes: [] as string[],
       definitions: () => TOOL_DEFINITIONS,
       run: () => {
         l.ran++;
-        return Promise.resolve('contents');
+        return Promise.resolve(contents);
+      },
+      note: (text: string) => {
+        l.notes.push(text);
+        return Promise.resolve();
       },
       ...(budget ? { budget } : {}),
     };
     return l;
   }
 
+  /** A read of another part of a file each time (the repeated read is the next test's). */
+  const readAt = (n: number) => ({
+    id: `c${n}`,
+    name: 'read_file',
+    arguments: JSON.stringify({ path: 'f', startLine: n }),
+  });
+
   it('a model that never stops calling: 16 calls, then one ask without tools, then the turn ends', async () => {
     const tools = loop();
     const asks: { offer: boolean; turns: ToolTurn[] }[] = [];
     const r = await runToolTurn(tools, [{ role: 'user', content: 'q' }], (turns, o) => {
       asks.push({ offer: o.offerTools, turns: [...turns] });
-      return Promise.resolve<Asked>({
-        result: result(`step ${asks.length}`),
-        calls: [{ id: `c${asks.length}`, name: 'read_file', arguments: '{}' }],
-      });
+      return Promise.resolve<Asked>({ result: result(`step ${asks.length}`), calls: [readAt(asks.length)] });
     });
     assert.equal(tools.ran, TOOL_LIMITS.callsPerTurn);
     assert.equal(asks.length, TOOL_LIMITS.callsPerTurn + 1);
@@ -269,11 +278,56 @@ describe('the tool loop', () => {
     let n = 0;
     await runToolTurn(tools, [], () => {
       n++;
-      const calls = Array.from({ length: 8 }, (_, i) => ({ id: `c${n}-${i}`, name: 'read_file', arguments: '{}' }));
+      const calls = Array.from({ length: 8 }, (_, i) => readAt(n * 10 + i));
       return Promise.resolve<Asked>({ result: result(''), calls: n <= 3 ? calls : [] });
     });
     assert.equal(tools.ran, TOOL_LIMITS.callsPerTurn);
     assert.equal(n, 3, 'the third reply was asked without tools; its calls were not run');
+  });
+
+  it('a call repeated in the turn is answered from its earlier result: run once, its text not sent again', async () => {
+    const tools = loop(undefined, 'x'.repeat(6_000));
+    const asks: ToolTurn[][] = [];
+    await runToolTurn(tools, [{ role: 'user', content: 'q' }], (turns) => {
+      asks.push([...turns]);
+      // The same read each time, its arguments' keys in another order every other time.
+      const args = asks.length % 2 ? '{"path":"f","startLine":1}' : '{ "startLine": 1, "path": "f" }';
+      return Promise.resolve<Asked>({
+        result: result(''),
+        calls: [{ id: `c${asks.length}`, name: 'read_file', arguments: args }],
+      });
+    });
+    assert.equal(tools.ran, 1, 'the tool ran once');
+    const results = (asks.at(-1) ?? []).filter((t) => t.kind === 'result');
+    assert.equal(results.length, TOOL_LIMITS.callsPerTurn);
+    assert.equal(results.filter((t) => t.text.includes('x'.repeat(6_000))).length, 1, 'the contents were sent once');
+    assert.match(results[1]?.text ?? '', /answered earlier in this turn: use that result/);
+    assert.ok(tools.notes.some((n) => /answered 1 repeated tool call/.test(n)));
+  });
+
+  it(`stops offering tools before the turn bills past ${TOOL_LIMITS.billedTokensPerTurn.toLocaleString('en-US')} tokens, then asks once for the answer`, async () => {
+    const tools = loop(undefined, 'contents of a large file '.repeat(300));
+    const asks: { offer: boolean; prompt: number }[] = [];
+    const r = await runToolTurn(tools, [{ role: 'user', content: 'q' }], (turns, o) => {
+      // The server bills what it is sent: every earlier result again.
+      const prompt = 1_000 + turns.reduce((n, t) => n + (t.kind === 'result' ? countTokens(t.text) : 20), 0);
+      asks.push({ offer: o.offerTools, prompt });
+      return Promise.resolve<Asked>({
+        result: {
+          text: o.offerTools ? '' : 'My answer.',
+          usage: { promptTokens: prompt, completionTokens: 50, source: 'provider' },
+        },
+        calls: o.offerTools ? [readAt(asks.length)] : [],
+      });
+    });
+    const billed = r.usage.promptTokens + r.usage.completionTokens;
+    const withTools = asks.filter((a) => a.offer);
+    const beforeLast = billed - (asks.at(-1)?.prompt ?? 0) - 50;
+    assert.ok(withTools.length < TOOL_LIMITS.callsPerTurn, `${withTools.length} requests with tools`);
+    assert.ok(beforeLast <= TOOL_LIMITS.billedTokensPerTurn, `${beforeLast} billed before the last ask`);
+    assert.equal(asks.at(-1)?.offer, false, 'the last ask offers no tools');
+    assert.equal(r.text, 'My answer.');
+    assert.ok(tools.notes.some((n) => /stopped offering tools: the turn's requests billed/.test(n)));
   });
 
   it('ends the turn when the budget has no room for the next request', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { visibleDeep, visibleText } from '@roundtable/protocol';
 import { parseRecord } from '../../daemon/src/decisions/record';
-import { rng } from '../../daemon/src/meeting/order';
+import { rng } from '@roundtable/protocol/random';
 
 const BIDI = [
   '\u061c',

@@ -20,6 +20,7 @@ import { demoEvidenceWorkspace } from '../providers/demo';
 import { systemClock, type Clock } from '../meeting/clock';
 import { parseScript } from '../providers/scripted';
 import { meetingProviders } from '../providers/registry';
+import { listModels, serverSlots } from '../modelLists';
 import type { ChatProvider } from '../providers/types';
 import { VscodeLmBridge } from '../providers/vscodeLm';
 import { countTokens } from '../providers/tokens';
@@ -30,34 +31,24 @@ import { MeetingManager } from './manager';
 import { startServer, type RunningServer } from './server';
 import { DAEMON_VERSION } from './handlers';
 import { newMeetingId } from './ids';
-import { readDaemonInfo, readSmallFile, type DaemonInfo } from '@roundtable/client/discovery';
+import { LOCK_FILE, lockHolder, readDaemonInfo, type DaemonInfo } from '@roundtable/client/discovery';
 import { apiKeyOf, apiKeysIn, baseUrlOf, defaultDataDir } from '@roundtable/client/config';
 import { processIdentity } from '@roundtable/client/processIdentity';
+import { ensureDir } from '@roundtable/client/outputDir';
 
 export class DaemonAlreadyRunning extends Error {}
 
-/**
- * Whether a lock names a daemon still running: `<pid> <process start>` from this version (held
- * while that process runs), or a bare pid from an older one (held while that pid's command line is
- * a Roundtable daemon). A lock naming a stranger (a reused pid) is stale.
- */
-async function lockHolder(lock: string): Promise<number | undefined> {
-  const file = await readSmallFile(lock);
-  if (!file.ok) return undefined;
-  const m = /^(\d{1,10})(?: (\S{1,300}))?\s*$/.exec(file.text);
-  const pid = Number(m?.[1] ?? NaN);
-  if (!m || pid === process.pid) return undefined;
-  const proc = await processIdentity(pid);
-  if (!proc) return undefined;
-  // A bare pid whose command line the OS does not tell (Windows) is held: two daemons on one
-  // data dir would be worse than one asked to stop by hand.
-  const held = m[2] !== undefined ? proc.start === m[2] : proc.args.length === 0 || proc.args.includes('daemon');
-  return held ? pid : undefined;
+/** A line of the daemon's log (its stderr, which a spawned daemon appends to daemon.log), timestamped. */
+export function daemonLog(line: string): void {
+  process.stderr.write(`[roundtable ${new Date().toISOString()}] ${line}\n`);
 }
 
-/** Takes the data dir for this process, or explains who holds it. A lock left by a dead daemon is replaced. */
+/**
+ * Takes the data dir for this process, or explains who holds it. A lock left by a dead daemon is
+ * replaced; one this very process holds already is kept.
+ */
 async function acquireLock(dir: string, processStart: string): Promise<void> {
-  const lock = path.join(dir, 'daemon.lock');
+  const lock = path.join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fh = await fs.open(lock, 'wx', 0o600);
@@ -67,7 +58,8 @@ async function acquireLock(dir: string, processStart: string): Promise<void> {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    const pid = await lockHolder(lock);
+    const pid = await lockHolder(dir);
+    if (pid === process.pid) return;
     if (pid !== undefined) {
       const info = await readDaemonInfo(dir);
       throw new DaemonAlreadyRunning(
@@ -104,6 +96,8 @@ export function providerFactory(env: NodeJS.ProcessEnv, lmBridge?: VscodeLmBridg
       ...(config?.script !== undefined ? { script: parseScript(config.script) } : {}),
       ...(lmBridge ? { lmBridge } : {}),
       ...(log ? { log } : {}),
+      listModels,
+      serverSlots,
       shared,
     });
   };
@@ -250,7 +244,7 @@ function stopper(r: Running): () => Promise<void> {
       await r.manager.shutdown();
       await r.store.close();
       await fs.rm(path.join(r.dataDir, 'daemon.json'), { force: true });
-      await fs.rm(path.join(r.dataDir, 'daemon.lock'), { force: true });
+      await fs.rm(path.join(r.dataDir, LOCK_FILE), { force: true });
       r.log('stopped');
     })());
 }
@@ -276,9 +270,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   // A bad setting is refused before the data dir is touched.
   endpointCeiling(env, opts.endpointConcurrency);
   const dataDir = path.resolve(opts.dataDir ?? defaultDataDir(env));
-  const log =
-    opts.log ?? ((line: string) => process.stderr.write(`[roundtable ${new Date().toISOString()}] ${line}\n`));
-  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const log = opts.log ?? daemonLog;
+  await ensureDir(dataDir, 0o700);
   // Clients believe daemon.json's pid only while its process started at this moment.
   const processStart = (await processIdentity(process.pid))?.start;
   if (!processStart)
@@ -328,7 +321,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     await manager?.shutdown().catch(() => undefined);
     await store?.abandon().catch(() => undefined);
     await fs.rm(path.join(dataDir, 'daemon.json'), { force: true });
-    await fs.rm(path.join(dataDir, 'daemon.lock'), { force: true });
+    await fs.rm(path.join(dataDir, LOCK_FILE), { force: true });
     throw e;
   }
 }

@@ -6,12 +6,17 @@
  * daemon.json: no other client finds it, and a daemon running for the same data dir is untouched.
  */
 import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import type { Participant, ProviderConfig } from '@roundtable/protocol';
+import { RpcError } from '@roundtable/protocol';
 import { connectDaemon, type DaemonConnection } from '@roundtable/client/connection';
 import { systemClock } from '../meeting/clock';
 import { countTokens } from '../providers/tokens';
 import type { ChatProvider } from '../providers/types';
 import type { EventStore } from '../store/types';
+import { MemoryStore } from '../store/memoryStore';
+import { SqliteStore } from '../store/sqliteStore';
 import { newMeetingId } from './ids';
 import { MeetingManager } from './manager';
 import { startServer } from './server';
@@ -71,4 +76,65 @@ export async function startLocalCore(opts: LocalCoreOptions): Promise<LocalCore>
         await manager.shutdown();
       })()),
   };
+}
+
+export interface RunDirOptions {
+  /** The provider lookup of each meeting (the daemon's `providerFactory`). */
+  providers: LocalCoreOptions['providers'];
+  /** Secrets every meeting keeps out of its log. */
+  secrets?: readonly string[];
+  /** A meeting a run left there, to resume or answer: refused in one line (`not_found`) when there is none. */
+  kept?: boolean;
+  /** Opened to read: nothing is written back (no snapshot, nothing rotated), as a quarantined run's files stay. */
+  readOnly?: boolean;
+}
+
+/**
+ * A core of this process whose meeting is logged in `<dataDir>/runs/<meetingId>`, where
+ * `roundtable resolve` and `roundtable minutes` find it: a new run's (named before it starts; the
+ * folder is removed again if no meeting started) or one a run left there. The front doors read
+ * it through the connection and the meeting handle, never the store.
+ */
+export async function startRunDirCore(dataDir: string, meetingId: string, opts: RunDirOptions): Promise<LocalCore> {
+  const runDir = path.join(dataDir, 'runs', meetingId);
+  const store = await SqliteStore.open(runDir);
+  const started = async (): Promise<boolean> => (await store.meetings()).includes(meetingId);
+  const closeStore = async (): Promise<void> => {
+    if (opts.readOnly) return store.abandon();
+    const keep = opts.kept || (await started());
+    await store.close();
+    if (!keep) await fs.rm(runDir, { recursive: true, force: true });
+  };
+  try {
+    if (opts.kept && !opts.readOnly && !(await started()))
+      throw new RpcError('not_found', `no meeting ${meetingId} in ${runDir}`);
+    const core = await startLocalCore({
+      store,
+      providers: opts.providers,
+      newId: () => meetingId,
+      ...(opts.secrets ? { secrets: opts.secrets } : {}),
+    });
+    return {
+      conn: core.conn,
+      close: async () => {
+        await core.close();
+        await closeStore();
+      },
+    };
+  } catch (e) {
+    await closeStore();
+    throw e;
+  }
+}
+
+/**
+ * A core that keeps nothing and calls no model, for what is asked without a meeting (an estimate):
+ * nothing is written, and a meeting started in it fails its first call in one line.
+ */
+export function startMemoryCore(): Promise<LocalCore> {
+  const none = (p: Participant): ChatProvider => ({
+    id: 'none',
+    chat: () => Promise.reject(new Error(`${p.name}: this core answers estimates only; no model is called`)),
+  });
+  return startLocalCore({ store: new MemoryStore(), providers: () => none });
 }

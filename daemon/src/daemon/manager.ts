@@ -15,7 +15,7 @@ import type {
   ResolveAction,
   StartMeetingParams,
 } from '@roundtable/protocol';
-import { RpcError, fold, listedSummary } from '@roundtable/protocol';
+import { RpcError, collapseWhitespace, fold, listedSummary } from '@roundtable/protocol';
 import type { Clock } from '../meeting/clock';
 import { Meeting } from '../meeting/engine';
 import type { EngineDeps } from '../meeting/ports';
@@ -27,6 +27,7 @@ import { contextRoot } from '../context/attach';
 import { knownSecrets } from '../meeting/keyRedaction';
 import { reviewOf } from '../review/prepare';
 import { meetingSchedule, type KeyedLimiter } from './limiter';
+import { FaultOwner } from './faults';
 
 export interface ManagerOptions {
   store: EventStore;
@@ -148,8 +149,16 @@ export class MeetingManager {
   private drive(live: Live): void {
     if (live.run || this.stopping) return;
     const id = live.meeting.id;
-    live.run = live.meeting
-      .run()
+    // A fault nobody awaited in the meeting's work ends this meeting on an error, and no other (faults.ts).
+    const owner = new FaultOwner(`meeting ${id}`, (e) => {
+      live.meeting
+        .cut('error', `the meeting stopped on an unexpected error: ${collapseWhitespace(e.message).slice(0, 300)}`)
+        .catch((cut: unknown) =>
+          this.opts.log(`meeting ${id}: could not end it on that error: ${(cut as Error).message}`),
+        );
+    });
+    live.run = owner
+      .run(() => live.meeting.run())
       .then((s) => {
         live.retryMs = undefined;
         this.opts.log(`meeting ${id} closed: ${s.closed?.reason ?? '?'}`);
@@ -162,6 +171,7 @@ export class MeetingManager {
         else this.opts.onStopped?.(id, e as Error);
       })
       .finally(() => {
+        owner.close();
         live.run = undefined;
         this.changed();
       });

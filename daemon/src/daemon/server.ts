@@ -25,6 +25,7 @@ import { Connection } from './connection';
 import { startFanout } from './fanout';
 import { DAEMON_VERSION, handlers } from './handlers';
 import { serialized } from './seats';
+import { owned } from './faults';
 import type { MethodHandler, ServerContext } from './serverContext';
 import { rawText } from '@roundtable/client/rawData';
 
@@ -122,17 +123,28 @@ async function handle(ctx: ServerContext, conn: Connection, raw: string): Promis
   conn.serving.set(id, cancel);
   try {
     const handler = handlers[method] as MethodHandler<DaemonMethod>;
-    reply(await handler(ctx, checked.value, conn, cancel.signal));
+    // A fault nobody awaited in the handler's work fails this request, not the daemon (faults.ts).
+    const work = () => handler(ctx, checked.value, conn, cancel.signal);
+    reply(await owned(`request ${method}`, work, () => cancel.abort()));
   } catch (e) {
-    // Thrown with its code, sent with it unchanged; a provider's refusal is the caller's to fix.
-    if (e instanceof RpcError && isErrorCode(e.code)) error(e.code, e.message);
-    else if (e instanceof ProviderError) error('bad_request', e.message);
-    else {
-      log(`internal error in ${method}: ${(e as Error).message}`);
-      error('internal', `the daemon failed on ${method}: ${(e as Error).message}`);
-    }
+    failed(ctx, method, e, error);
   } finally {
     conn.serving.delete(id);
+  }
+}
+
+/** A request that threw: its code sent unchanged, a provider's refusal the caller's to fix, anything else internal. */
+function failed(
+  ctx: ServerContext,
+  method: string,
+  e: unknown,
+  error: (code: ErrorCode, message: string) => void,
+): void {
+  if (e instanceof RpcError && isErrorCode(e.code)) error(e.code, e.message);
+  else if (e instanceof ProviderError) error('bad_request', e.message);
+  else {
+    ctx.log(`internal error in ${method}: ${(e as Error).message}`);
+    error('internal', `the daemon failed on ${method}: ${(e as Error).message}`);
   }
 }
 

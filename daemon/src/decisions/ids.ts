@@ -17,7 +17,7 @@
  */
 import * as path from 'node:path';
 import type { DecisionRecord } from './record';
-import { nameNumber } from './record';
+import { nameNumber } from '@roundtable/protocol';
 
 const stem = (p: string): string => path.posix.basename(p).replace(/\.md$/i, '');
 

@@ -95,7 +95,9 @@ export async function readRulebook(
 ): Promise<Rulebook | { ok: false; reason: string }> {
   const book = await loadDecisions({ gate: workspaceGate(workspace), folder, unstatused });
   if (!book.ok && !book.missing) return { ok: false, reason: `the decisions folder ${folder} ${book.reason}` };
-  return book.ok ? book : { ok: true, folder, records: [], refused: [], skipped: [], notes: [] };
+  return book.ok
+    ? book
+    : { ok: true, folder, from: 'the work tree', records: [], refused: [], skipped: [], unread: [], notes: [] };
 }
 
 /** `decisions/list`: the records of the workspace's decisions folder, narrowed as asked. */

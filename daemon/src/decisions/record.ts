@@ -19,8 +19,10 @@
  */
 import * as path from 'node:path';
 import {
+  DATED_NAME,
   DEFAULT_UNSTATUSED,
   foldDiacritics,
+  nameNumber,
   scopeGlobCheck,
   visibleText,
   type DecisionStatus,
@@ -144,16 +146,6 @@ export function linksIn(kind: RecordLink['kind'], text: string): RecordLink[] {
   if (out.length === 0 && bare)
     out.push(/^[\w./-]+\.md$/i.test(bare) ? { kind, target: bare, label: bare } : { kind, label: bare });
   return out;
-}
-
-/** A file name starting with a date or a timestamp: `20201016-…`, `2024-05-16-…`, `20240516132303-…`. */
-const DATED = /^(?:19|20)\d{2}(?:-?)(?:0[1-9]|1[0-2])(?:-?)(?:0[1-9]|[12]\d|3[01])(?:\d{4,6})?(?=[-_. ]|$)/;
-
-/** The digits of a record's number as its file name writes them (`0005-x.md`, `ADR015-x.md`, `adr-0007.md` → `0005`, `015`, `0007`). */
-export function nameNumber(relPath: string): string | undefined {
-  const base = path.posix.basename(relPath);
-  if (DATED.test(base)) return undefined;
-  return /^(?:adr[-_ ]?)?(\d{1,6})(?=[-_. ]|$)/i.exec(base)?.[1];
 }
 
 /** The number in a file name or else a title (`5. X`, `ADR-0007: X`, `ADR 25: X`). */
@@ -383,7 +375,7 @@ export function readRecordFile(
   const base = path.posix.basename(relPath);
   return {
     record,
-    shape: { dated: DATED.test(base), decisionSection: body.decisionSection, hasStatus: Boolean(status) },
+    shape: { dated: DATED_NAME.test(base), decisionSection: body.decisionSection, hasStatus: Boolean(status) },
   };
 }
 

@@ -1,111 +1,114 @@
 /**
  * The rulebook: every decision record in the decisions folder, read through the workspace gate
- * (no secret, no ignored file, nothing outside the workspace, symlinks included), parsed, and
- * linked both ways (what superseded what). Bounded: at most `MAX_RECORDS` records and
- * `MAX_TOTAL_CHARS` characters are read; past that the rest is left out with a note.
+ * (no secret, no ignored file, nothing outside the workspace, symlinks included) from the work
+ * tree or from a commit (a review's base: source.ts), parsed, and linked both ways (what
+ * superseded what). Bounded by the names listed and the bytes read, never by a count of records
+ * (source.ts): what a bound left out is `unread`, and said in the notes.
  *
  * Supersession, both ways: a record that says "superseded by B" is superseded and B supersedes it;
  * a record B that says "supersedes A" replaces A only once B is accepted (a proposal that would
  * replace A leaves A in force), and then A is superseded by B even if A's own file still says
  * accepted (people forget to edit the old record).
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isGlob, type SkippedFile, type Unstatused } from '@roundtable/protocol';
 import type { Refusal, WorkspaceGate } from '../gate';
-import { IGNORED } from '../gate/git';
 import { globMatcher } from '../gate/glob';
 import type { DecisionRecord, RecordLink } from './record';
 import { readRecord, skippedByName } from './recordRule';
+import { MAX_LISTED, MAX_TOTAL_BYTES, commitSource, worktreeSource, type RecordSource } from './source';
 
-/** Most record files read from the folder. */
-export const MAX_RECORDS = 500;
-/** Most characters of records read in all (a folder of huge records stops here). */
-export const MAX_TOTAL_CHARS = 32_000_000;
+/** Whether a Markdown file of a decisions folder is read as a record by its name (./recordRule.ts: not a readme, index or template). */
+export const isRecordFile = (rel: string, folder?: string): boolean => skippedByName(rel, folder) === undefined;
 
 export interface Rulebook {
   ok: true;
   /** The folder as asked (workspace-relative). */
   folder: string;
+  /** Where it was read: `the work tree`, or `commit 1a2b3c4`. */
+  from: string;
   records: DecisionRecord[];
   /** Files the gate would not let through, each with its reason. */
   refused: Refusal[];
   /** Files that are not records (./recordRule.ts), each with why. */
   skipped: SkippedFile[];
+  /** Records a bound left unread (names past MAX_LISTED, bytes past MAX_TOTAL_BYTES), or a listing git could not give. */
+  unread: Refusal[];
   /** What was left out or could not be read as written, one line each. */
   notes: string[];
 }
 
 export type RulebookRead = Rulebook | { ok: false; folder: string; missing: boolean; reason: string };
 
-/** Symlinked `.md` files directly in the folder: the walk never follows a link, the gate judges where each points. */
-async function symlinkedRecords(dirReal: string, folderRel: string): Promise<string[]> {
-  const entries = await fs.readdir(dirReal, { withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((e) => e.isSymbolicLink() && /\.md$/i.test(e.name))
-    .slice(0, MAX_RECORDS)
-    .map((e) => (folderRel ? `${folderRel}/${e.name}` : e.name));
-}
-
-/** Reads and parses every record in `folder` (workspace-relative) through the gate; `unstatused` as ./record.ts reads it. */
+/**
+ * Reads and parses every record in `folder` (workspace-relative) through the gate: from the work
+ * tree, or from the commit `at` (a full object id) when given; `unstatused` as ./record.ts reads it.
+ */
 export async function loadDecisions(opts: {
   gate: WorkspaceGate;
   folder: string;
+  at?: string;
+  /** The bound on bytes read (default MAX_TOTAL_BYTES; smaller in tests). */
+  maxBytes?: number;
   unstatused?: Unstatused;
 }): Promise<RulebookRead> {
   const { gate, folder } = opts;
-  const where = await gate.locate(folder);
-  if ('reason' in where) return { ok: false, folder, missing: where.reason === 'does not exist', reason: where.reason };
-  if (!(await fs.stat(where.real)).isDirectory())
-    return { ok: false, folder, missing: false, reason: 'is not a folder' };
-  const notes: string[] = [];
-  const files = await gate.files({ dir: where.real, match: /\.md$/i, limit: MAX_RECORDS });
-  if (files.more) notes.push(`more than ${MAX_RECORDS} files in ${folder}: only the first ${MAX_RECORDS} were read`);
-  const refused = files.refused.filter((r) => r.reason !== IGNORED);
-  const links = await symlinkedRecords(where.real, where.rel);
+  const source: RecordSource = opts.at ? commitSource(gate, opts.at) : worktreeSource(gate);
+  const where = await source.folder(folder);
+  if ('reason' in where) return { ok: false, folder, missing: where.missing, reason: where.reason };
+  const base = { ok: true as const, folder, from: source.where };
+  const listed = await source.list(where.rel);
+  if ('error' in listed)
+    return {
+      ...base,
+      records: [],
+      refused: [],
+      skipped: [],
+      unread: [{ path: folder, reason: listed.error }],
+      notes: [listed.error],
+    };
+  const unread: Refusal[] = [];
+  if (listed.more)
+    unread.push({ path: folder, reason: `holds more than ${MAX_LISTED} Markdown files: the rest were not listed` });
+  const refused = [...listed.refused];
   const records: DecisionRecord[] = [];
+  const notes: string[] = [];
   const skipped: SkippedFile[] = [];
-  let chars = 0;
-  for (const [f, screened] of [
-    ...files.passed.map((f) => [f, true] as const),
-    ...links.map((f) => [f, false] as const),
-  ]) {
-    const byName = skippedByName(f, where.rel);
-    if (byName) {
-      skipped.push({ path: f, reason: byName });
-      continue;
-    }
-    if (records.length >= MAX_RECORDS) {
-      notes.push(`more than ${MAX_RECORDS} records: the rest were not read`);
-      break;
-    }
-    const r = await gate.read(f, { screened });
+  const maxBytes = opts.maxBytes ?? MAX_TOTAL_BYTES;
+  const named = listed.files.filter((f) => {
+    const byName = skippedByName(f.path, where.rel);
+    if (byName) skipped.push({ path: f.path, reason: byName });
+    return byName === undefined;
+  });
+  const read = await source.read(named, maxBytes);
+  for (const r of read.read) {
     if (!r.ok) {
-      if (r.reason !== IGNORED) refused.push({ path: f, reason: r.reason });
+      refused.push({ path: r.path, reason: r.reason });
       continue;
     }
-    if (chars + r.text.length > MAX_TOTAL_CHARS) {
-      notes.push(
-        `the records past ${MAX_TOTAL_CHARS.toLocaleString('en-US')} characters in all were not read (from ${r.rel} on)`,
-      );
-      break;
-    }
-    chars += r.text.length;
-    const read = readRecord(r.rel, r.text, {
+    const parsed = readRecord(r.rel, r.text, {
       folder: where.rel,
       ...(opts.unstatused ? { unstatused: opts.unstatused } : {}),
     });
-    if (!read.ok) {
-      skipped.push({ path: r.rel, reason: read.reason });
+    if (!parsed.ok) {
+      skipped.push({ path: r.rel, reason: parsed.reason });
       continue;
     }
-    const rec = read.record;
+    const rec = parsed.record;
     notes.push(...rec.notes.map((n) => `${rec.path}: ${n}`));
     records.push({ ...rec, sha256: r.sha256, redacted: r.redacted });
   }
-  records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const past = `past the ${maxBytes.toLocaleString('en-US')} bytes of records read in all`;
+  unread.push(...read.unread.map((f) => ({ path: f.path, reason: `was not read: ${past}` })));
+  if (listed.more) notes.push(`more than ${MAX_LISTED} files in ${folder}: the rest were not listed`);
+  if (read.unread.length)
+    notes.push(`${read.unread.length} record(s) ${past} were not read (from ${read.unread[0]?.path} on)`);
+  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  records.sort(byPath);
+  // Skipped by name when listed, or by content when read: one list in path order either way.
+  skipped.sort(byPath);
   notes.push(...linkSupersession(records, folder));
-  return { ok: true, folder, records, refused, skipped, notes };
+  return { ...base, records, refused, skipped, unread, notes };
 }
 
 const add = (list: string[], p: string): void => {

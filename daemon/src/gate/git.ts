@@ -7,8 +7,20 @@ import { execFile, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
-/** Settings that stop a repository's config from running a program while the gate reads it. */
-const SAFE = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.pager=cat'];
+/**
+ * Settings that stop a repository's config from running a program while the gate reads it
+ * (`log.showSignature` would run gpg on every commit `git log` shows).
+ */
+const SAFE = [
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.pager=cat',
+  '-c',
+  'log.showSignature=false',
+];
 
 const gitEnv = (): NodeJS.ProcessEnv => ({ ...process.env, GIT_OPTIONAL_LOCKS: '0' });
 
@@ -66,6 +78,37 @@ export function gitStream(
     };
     child.on('error', () => done(128));
     child.on('close', (code) => done(code ?? 128));
+  });
+}
+
+/**
+ * git as `git` runs it, with its output as bytes (blobs are read whole and judged binary or text
+ * by the gate, never decoded by the shell or a filter). `maxBuffer`: the most bytes kept (past it
+ * git is stopped and the call fails).
+ */
+export function gitBytes(
+  root: string,
+  args: string[],
+  opts: { input?: string; maxBuffer?: number; extra?: string[] } = {},
+): Promise<{ code: number; stdout: Buffer }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      'git',
+      [...SAFE, ...(opts.extra ?? []), ...args],
+      {
+        cwd: root,
+        encoding: 'buffer',
+        maxBuffer: opts.maxBuffer ?? 8_000_000,
+        timeout: 20_000,
+        env: gitEnv(),
+      },
+      (err, stdout) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 128) : 0;
+        resolve({ code, stdout });
+      },
+    );
+    child.stdin?.on('error', () => undefined);
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
   });
 }
 

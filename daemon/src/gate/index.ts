@@ -60,7 +60,7 @@ function lineCount(text: string): number {
 }
 
 /** True when the bytes look binary: a NUL in the first 8 KiB (git's own heuristic). */
-function looksBinary(bytes: Buffer): boolean {
+export function looksBinary(bytes: Buffer): boolean {
   return bytes.subarray(0, 8_192).includes(0);
 }
 
@@ -151,8 +151,8 @@ export class WorkspaceGate {
     return this.pass(rel, bytes.toString('utf8'));
   }
 
-  /** The content rules on text read from `rel` (a file, or its diff). */
-  private async pass(rel: string, text: string): Promise<GateRead> {
+  /** The content rules on text read from `rel` (a file, its diff, or its blob at a commit). */
+  async pass(rel: string, text: string): Promise<GateRead> {
     if (gitconfigHoldsCredentials(rel, text))
       return { ok: false, path: rel, reason: 'is a git config that holds credentials' };
     const s = await screenContent(text);

@@ -1,14 +1,4 @@
-/** Small seeded PRNG (mulberry32): shuffle orders are reproducible from the meeting's seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '@roundtable/protocol/random';
 
 /**
  * Speaking order of a round. `parallel` and `sequential` keep the panel order; `shuffle`

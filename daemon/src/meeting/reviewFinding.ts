@@ -145,7 +145,7 @@ export function linesOf(raw: unknown): LineRange | undefined {
 /** The lines of a finding, in its own fields or any nested location. */
 function findingLines(records: Record<string, unknown>[]): LineRange | undefined {
   for (const o of records) {
-    const whole = linesOf(o.lines ?? o.line_range ?? o.lineRange ?? o.range ?? o.line_numbers);
+    const whole = linesOf(o.lines ?? o.line_range ?? o.lineRange ?? o.range ?? o.line_numbers ?? o.lineNumbers);
     if (whole) return whole;
     const start = lineNumber(
       o.start ?? o.start_line ?? o.startLine ?? o.line_start ?? o.lineStart ?? o.line ?? o.line_number ?? o.lineNumber,
@@ -159,12 +159,14 @@ function findingLines(records: Record<string, unknown>[]): LineRange | undefined
   return undefined;
 }
 
-/** The finding's record and the locations nested in it, nearest first (SARIF's `locations[0]` too). */
+/** The finding's record and the locations nested in it, nearest first (`locations[0]`, `affected_lines[0]` too). */
 function withLocations(r: Record<string, unknown>): Record<string, unknown>[] {
   const out = [r];
   for (let i = 0; i < out.length && out.length < 12; i++) {
     const o = out[i] as Record<string, unknown>;
-    const nested = [...LOCATION_KEYS.map((k) => o[k]), Array.isArray(o.locations) ? o.locations[0] : undefined];
+    // SARIF's `locations` and Gito's `affected_lines` are lists: the first place is the finding's.
+    const listed = [o.locations, o.affected_lines].map((l) => (Array.isArray(l) ? (l[0] as unknown) : undefined));
+    const nested = [...LOCATION_KEYS.map((k) => o[k]), ...listed];
     for (const v of nested) if (isRecord(v)) out.push(v);
   }
   return out;
@@ -202,14 +204,28 @@ function ruleIsDecision(rule: string, ids: string[]): boolean {
  */
 export function locationOf(raw: Record<string, unknown>): { file?: string; lines?: LineRange } {
   const records = withLocations(raw);
-  const named = first(records, FILE_KEYS, 1_000);
+  // `"where": "pyproject.toml:3-5"`, `"files": ["src/lib.rs:3881", …]` (the first place listed):
+  // read only when written as a path, never prose ("the database module" names no file).
+  const place = (v: unknown) => (typeof v === 'string' && /^\S{1,1000}$/.test(v.trim()) ? v.trim() : undefined);
+  const named =
+    first(records, FILE_KEYS, 1_000) ??
+    place(raw.where) ??
+    (Array.isArray(raw.files) ? place(raw.files[0]) : undefined);
   const split = named === undefined ? undefined : splitLines(named);
   const lines = findingLines(records) ?? split?.lines;
   return { ...(split ? { file: split.file } : {}), ...(lines ? { lines } : {}) };
 }
 
-/** One finding, or what it lacks, from a model's item (`inherited`: the file of the group it is in). */
-export function findingOf(raw: unknown, inherited: string | undefined, ctx: ReviewReadContext): Finding | string {
+/**
+ * One finding, or what it lacks, from a model's item (`inherited`: the file of the group it is in;
+ * `outOfTen`: the reply's severity numbers are out of 10, see reviewSeverity.ts).
+ */
+export function findingOf(
+  raw: unknown,
+  inherited: string | undefined,
+  ctx: ReviewReadContext,
+  outOfTen = false,
+): Finding | string {
   if (!isRecord(raw)) return 'is not an object with a file, lines and a claim';
   const records = withLocations(raw);
   const at = locationOf(raw);
@@ -235,10 +251,12 @@ export function findingOf(raw: unknown, inherited: string | undefined, ctx: Revi
   const defect = (first([raw], DEFECT_KEYS, 100) ?? (rule && !decision ? rule : undefined))?.toLowerCase();
   const quote = first(records, QUOTE_KEYS, 4_000);
   const file = changedFileOf(file0, ctx, ctx.root)?.file ?? repoRelative(file0, ctx.root);
+  const sev = severityOf(raw, [title, claim], outOfTen);
   return {
     file,
     lines,
-    severity: severityOf(raw, [title, claim]).severity,
+    severity: sev.severity,
+    ...(sev.written === undefined ? {} : { severityWritten: sev.written }),
     ...(decision ? { decision } : {}),
     ...(defect && !decision ? { defect } : {}),
     claim,

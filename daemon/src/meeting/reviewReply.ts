@@ -13,6 +13,7 @@ import type { Finding } from '@roundtable/protocol';
 import { isRecord } from '@roundtable/protocol';
 import { jsonSpans, repairJson, type JsonSpan } from './jsonInReply';
 import { fileNamed, findingOf, hasClaim, isLoneFinding, type ReviewReadContext } from './reviewFinding';
+import { readsOutOfTen } from './reviewSeverity';
 
 /** More findings than this from one reviewer are not read: a review that lists everything says nothing. */
 export const MAX_FINDINGS_PER_REVIEWER = 30;
@@ -29,6 +30,8 @@ const LIST_KEYS = [
   'issues',
   'comments',
   'review_comments',
+  // kaizen's `{"code_quality_percentage": …, "review": [...]}` (its recorded replies, review/findings.json).
+  'review',
   'reviewComments',
   'suggestions',
   'problems',
@@ -184,8 +187,9 @@ export function readFindings(reply: string, ctx: ReviewReadContext, o: { cut?: b
   }
   const findings: Finding[] = [];
   const unread: string[] = [];
+  const outOfTen = readsOutOfTen(items.map((i) => i.raw));
   for (const [i, item] of items.entries()) {
-    const f = findingOf(item.raw, item.file, ctx);
+    const f = findingOf(item.raw, item.file, ctx, outOfTen);
     if (typeof f === 'string') unread.push(`finding ${i + 1} ${f}`);
     else findings.push(f);
   }

@@ -10,22 +10,27 @@
  * profile's (serverProfile.ts); a 400 that names one of them is retried once, adapted.
  */
 import OpenAI from 'openai';
-import { collapseWhitespace, isRecord, type ToolTurn } from '@roundtable/protocol';
+import { isRecord, type ToolTurn } from '@roundtable/protocol';
+import type { ListModels } from '@roundtable/protocol/modelList';
 import { countPromptTokens, pieceTokens, toolTurnPromptTokens } from './tokens';
-import { ProviderError, type Asked, type ChatProvider, type ChatRequest, type ChatResult } from './types';
+import {
+  ProviderError,
+  type Asked,
+  type ChatProvider,
+  type ChatRequest,
+  type ChatResult,
+  type ServerSlots,
+} from './types';
 import { ToolCallCollector, echoed } from './toolCalls';
 import type { FinishReason } from './reply';
 import { ReplyReader } from './replyReader';
-import { listModels, serverSlots } from './models';
 import { StreamGuard, holdToCap } from './openaiStream';
 import { checkUsage, openAiReported, tokenCeiling, usageNote, type Reported } from './usage';
 import {
   DEFAULT_KEY,
   aborted,
   invalidURL,
-  redact,
   retryWait,
-  rootCause,
   seconds,
   toProviderError,
   untilAborted,
@@ -63,6 +68,16 @@ export interface OpenAIProviderOptions {
   discover?: 'remote' | 'always' | 'never';
   /** The daemon log: a usage figure replaced by our own count is said here, in one line. */
   log?: (line: string) => void;
+  /**
+   * How the server's model list is asked when `discover` says to (what it says of its models is
+   * noted in the server profile: daemon/src/modelLists.ts). Without it nothing is asked.
+   */
+  listModels?: ListModels;
+  /**
+   * How many requests the server runs at once, where it says (llama.cpp's `/props`: asked once per
+   * server, daemon/src/modelLists.ts). Without it the server is taken to say nothing.
+   */
+  serverSlots?: ServerSlots;
 }
 
 /** The longest wait for the model list asked before a server's first call. */
@@ -125,7 +140,7 @@ function requestBody(
   };
 }
 
-function normalizeBaseURL(baseURL: string): string {
+export function normalizeBaseURL(baseURL: string): string {
   return baseURL.trim().replace(/\/+$/, '');
 }
 
@@ -138,6 +153,8 @@ export class OpenAIProvider implements ChatProvider {
   private readonly maxRetries: number;
   private readonly discoverMode: NonNullable<OpenAIProviderOptions['discover']>;
   private readonly log: (line: string) => void;
+  private readonly listModels: ListModels | undefined;
+  private readonly slots: ServerSlots | undefined;
 
   constructor(opts: OpenAIProviderOptions) {
     this.baseURL = normalizeBaseURL(opts.baseURL);
@@ -147,6 +164,8 @@ export class OpenAIProvider implements ChatProvider {
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     this.maxRetries = opts.maxRetries ?? 2;
     this.discoverMode = opts.discover ?? 'remote';
+    this.listModels = opts.listModels;
+    this.slots = opts.serverSlots;
     this.log = opts.log ?? (() => undefined);
     this.client = new OpenAI({
       baseURL: this.baseURL,
@@ -321,13 +340,17 @@ export class OpenAIProvider implements ChatProvider {
 
   /** The slots the server reports (llama.cpp's `/props`), asked once per server; never fails. */
   serverSlots(signal?: AbortSignal): Promise<number | undefined> {
-    return serverSlots(this.baseURL, this.apiKey !== DEFAULT_KEY ? this.apiKey : undefined, signal);
+    const slots = this.slots;
+    return slots
+      ? slots(this.baseURL, this.apiKey !== DEFAULT_KEY ? this.apiKey : undefined, signal)
+      : Promise.resolve(undefined);
   }
 
   /** Asks the server's model list once per server (see `discover`), never failing the call. */
   private discover(signal: AbortSignal): Promise<void> {
     const mode = this.discoverMode;
-    if (mode === 'never' || (mode === 'remote' && isLoopback(this.baseURL))) return Promise.resolve();
+    const listModels = this.listModels;
+    if (!listModels || mode === 'never' || (mode === 'remote' && isLoopback(this.baseURL))) return Promise.resolve();
     if (serverListed(this.baseURL)) return Promise.resolve();
     const pending = askServerOnce(this.baseURL, async () => {
       await listModels(this.baseURL, {
@@ -342,36 +365,6 @@ export class OpenAIProvider implements ChatProvider {
     return new ProviderError(
       `the model server at ${this.baseURL} stopped sending mid-reply (nothing for ${seconds(this.timeoutMs)})`,
       'server',
-    );
-  }
-}
-
-/**
- * Fails fast, with one clear line, when the server cannot be reached at all. Any HTTP answer
- * (even 404 from a server without /models) counts as reachable; 401/403 means a bad key.
- */
-export async function probeOpenAIServer(baseURL: string, apiKey?: string, timeoutMs = 5_000): Promise<void> {
-  const base = normalizeBaseURL(baseURL);
-  const bad = invalidURL(base);
-  if (bad) throw bad;
-  let res: Response;
-  try {
-    res = await fetch(`${base}/models`, {
-      headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (e) {
-    const timedOut = isRecord(e) && (e.name === 'TimeoutError' || e.name === 'AbortError');
-    const cause = timedOut
-      ? `no answer within ${seconds(timeoutMs)}`
-      : collapseWhitespace(redact(rootCause(e), apiKey));
-    throw new ProviderError(`cannot reach the model server at ${base}: ${cause}. Is it running?`, 'unreachable');
-  }
-  await res.body?.cancel().catch(() => undefined);
-  if (res.status === 401 || res.status === 403) {
-    throw new ProviderError(
-      `the model server at ${base} rejected the API key (${res.status}); set a valid key`,
-      'auth',
     );
   }
 }

@@ -6,12 +6,12 @@
  * VS Code's model list. Pure apart from `listModels`, so the daemon can reuse it.
  */
 import type { Participant } from '@roundtable/protocol';
-import type { ListModelsOptions, ModelList } from '@roundtable/client/models';
+import type { ListModels } from '@roundtable/protocol/modelList';
 
 export interface PreflightOptions {
   baseUrl: string;
   apiKey?: string;
-  listModels: (baseUrl: string, o?: ListModelsOptions) => Promise<ModelList>;
+  listModels: ListModels;
   /** How the user picks another model, ending the "not on the server" line (default: `--models`). */
   pickHint?: string;
 }

@@ -6,8 +6,9 @@
  * compiler asks for the other. A kind not in the table is refused in one line (`providerEntry`).
  */
 import type { Participant, ProviderKind } from '@roundtable/protocol';
-import { PROVIDER_KINDS } from '@roundtable/protocol';
-import { UsageError } from '@roundtable/client/usage';
+import { PROVIDER_KINDS, RpcError } from '@roundtable/protocol';
+import type { ListModels } from '@roundtable/protocol/modelList';
+import type { ServerSlots } from './types';
 import { loadDemoScript } from './demo';
 import { OpenAIProvider } from './openai';
 import { ScriptedProvider, parseScript, type Script } from './scripted';
@@ -24,6 +25,10 @@ export interface ProviderSetup {
   /** The VS Code window connected to the daemon, if any. */
   lmBridge?: VscodeLmBridge;
   log?: (line: string) => void;
+  /** How a server's model list is asked (what it says of its models is noted for its provider). */
+  listModels?: ListModels;
+  /** How a server's slots are asked (llama.cpp's `/props`), for the endpoint limiter. */
+  serverSlots?: ServerSlots;
   /** Providers kept across the meetings of one process: one OpenAI client per endpoint and key. */
   shared: Map<string, ChatProvider>;
 }
@@ -60,6 +65,8 @@ function openai(s: ProviderSetup): ChatProvider {
       baseURL: s.baseURL,
       ...(s.apiKey ? { apiKey: s.apiKey } : {}),
       ...(s.log ? { log: s.log } : {}),
+      ...(s.listModels ? { listModels: s.listModels } : {}),
+      ...(s.serverSlots ? { serverSlots: s.serverSlots } : {}),
     });
     s.shared.set(key, client);
   }
@@ -78,10 +85,10 @@ export const PROVIDERS: { readonly [K in ProviderKind]: ProviderEntry } = {
   attached: { needs: 'daemon', create: () => unreachable },
 };
 
-/** The entry of a kind, or a `UsageError` in one line naming the kinds there are. */
+/** The entry of a kind, or a `bad_request` in one line naming the kinds there are. */
 export function providerEntry(kind: string): ProviderEntry {
   if (!Object.hasOwn(PROVIDERS, kind))
-    throw new UsageError(`unknown provider "${kind}": Roundtable has ${PROVIDER_KINDS.join(', ')}`);
+    throw new RpcError('bad_request', `unknown provider "${kind}": Roundtable has ${PROVIDER_KINDS.join(', ')}`);
   return PROVIDERS[kind as ProviderKind];
 }
 

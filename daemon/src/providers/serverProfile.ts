@@ -28,7 +28,7 @@
  * message says "json", and is switched the same way; where a schema is refused too, no JSON mode
  * at all: the parsers read JSON out of prose.
  */
-import type { ModelInfo } from '@roundtable/client/models';
+import type { ModelInfo } from '@roundtable/protocol/modelList';
 
 /** The name under which the reply's token cap is sent. */
 export type TokenParam = 'max_tokens' | 'max_completion_tokens';

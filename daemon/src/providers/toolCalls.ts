@@ -14,6 +14,13 @@ export const TOOL_LIMITS = {
   callsPerReply: 8,
   /** Calls run in one turn; past it the model is asked once for its answer without tools. */
   callsPerTurn: 16,
+  /**
+   * Tokens one turn's requests may bill (prompt + completion, summed) before it stops offering
+   * tools: every request re-sends every earlier result, so a model that keeps calling grows its
+   * bill with the square of its calls (16 reads of a large file billed 162,661 in one turn). Past it,
+   * the model is asked once for its answer without tools.
+   */
+  billedTokensPerTurn: 60_000,
   /** Characters of one call's arguments; a bigger call is refused with one line. */
   argumentChars: 4_096,
   /** Characters of a call's arguments sent back to the model with the call on the next request. */

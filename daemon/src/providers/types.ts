@@ -147,3 +147,10 @@ export interface Asked {
   /** Why the reply's tool calls ended early (bad index, over the per-reply cap), when they did. */
   stopped?: string;
 }
+
+/** How many requests a server runs at once where it says (llama.cpp's `/props` `total_slots`); never fails. */
+export type ServerSlots = (
+  baseUrl: string,
+  apiKey: string | undefined,
+  signal?: AbortSignal,
+) => Promise<number | undefined>;

@@ -20,6 +20,8 @@ export interface Change {
   label: string;
   /** The `git diff` arguments (the merge base's full hash, or HEAD). */
   against: string;
+  /** The base as named (`--base`, the default branch), when the change is not the work tree's. */
+  base?: string;
   files: ChangedFile[];
   /** Files of the change the gate kept back, each with its reason. */
   refused: Refusal[];
@@ -50,7 +52,7 @@ export function hunkRanges(diff: string): LineRange[] {
   return out;
 }
 
-async function commitOf(root: string, ref: string): Promise<string | undefined> {
+export async function commitOf(root: string, ref: string): Promise<string | undefined> {
   const r = await git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
   return r.code === 0 ? r.stdout.trim() : undefined;
 }
@@ -63,8 +65,14 @@ async function defaultBranch(root: string): Promise<string | undefined> {
   return undefined;
 }
 
-/** What to diff against: HEAD for the work tree, else the merge base of HEAD with the base. */
-async function against(root: string, req: ReviewRequest): Promise<{ label: string; against: string }> {
+/**
+ * What to diff against: HEAD for the work tree, else the merge base of HEAD with the base. The CLI
+ * asks it too, before any server: a base that is not there is bad usage, said first.
+ */
+export async function against(
+  root: string,
+  req: ReviewRequest,
+): Promise<{ label: string; against: string; base?: string }> {
   if (!(await commitOf(root, 'HEAD')))
     throw new ChangeError('review: the workspace is not a git repository with a commit');
   if (req.worktree) return { label: 'the work tree against HEAD', against: 'HEAD' };
@@ -78,7 +86,7 @@ async function against(root: string, req: ReviewRequest): Promise<{ label: strin
   const mb = await git(root, ['merge-base', base, 'HEAD']);
   const hash = mb.stdout.trim();
   if (mb.code !== 0 || !hash) throw new ChangeError(`review: "${base}" and HEAD share no history: nothing to compare`);
-  return { label: `the changes since ${base} (merge base ${hash.slice(0, 7)}) and the work tree`, against: hash };
+  return { label: `the changes since ${base} (merge base ${hash.slice(0, 7)}) and the work tree`, against: hash, base };
 }
 
 /** Reads the change through the gate. Throws a `ChangeError` (one line) when there is nothing it can diff. */

@@ -5,7 +5,15 @@
  * line is a hidden marker the GitHub Action finds its own comment by, to update it on every push.
  */
 import type { ReviewOutcome, ReviewedFinding } from '@roundtable/protocol';
-import { REVIEW_EXIT, invisibleNote, shownPath } from '@roundtable/protocol';
+import {
+  REVIEW_EXIT,
+  exceptionLine,
+  invisibleNote,
+  recordEditLines,
+  rulesSource,
+  shownPath,
+  waivedBy,
+} from '@roundtable/protocol';
 import { cell, codeBlock, codeSpan, heading, inline, quote } from '@roundtable/protocol/markdown';
 import { reportedFindings } from './sarif';
 
@@ -44,10 +52,14 @@ function findingSection(f: ReviewedFinding, recordPath: (id: string) => string |
     : `defect: ${inline(f.defect ?? 'unclassified')}`;
   const shown = shownPath(f.file) ?? f.file;
   const out = [
-    heading(3, `${f.verdict} · ${f.severity} · ${shown}:${lines(f)}`),
+    heading(3, `${f.waived ? `WAIVED (${f.verdict})` : f.verdict} · ${f.severity} · ${shown}:${lines(f)}`),
     '',
     `${codeSpan(`${shown}:${lines(f)}`)}${noteOf(f.file)} — ${cites}`,
     '',
+    ...(f.waived ? [`**Waived** ${inline(waivedBy(f.waived))}`, ''] : []),
+    ...(f.severityWritten === undefined
+      ? []
+      : [`Severity written as ${codeSpan(f.severityWritten)}, on no scale the review knows: read as blocking.`, '']),
     quote(f.claim),
     '',
   ];
@@ -59,6 +71,30 @@ function findingSection(f: ReviewedFinding, recordPath: (id: string) => string |
       out.push(`| ${cell(v.worker)} | ${cell(v.vote)} | ${v.confidence.toFixed(2)} | ${cell(v.rationale)} |`);
     out.push('');
   }
+  return out;
+}
+
+/** Where the rules came from, what of them was not read, the change's edits to them, its exceptions. */
+function rulesSection(outcome: ReviewOutcome): string[] {
+  const rules = outcome.scope?.rules;
+  const exceptions = outcome.exceptions ?? [];
+  const out: string[] = [];
+  if (exceptions.length) {
+    out.push(heading(3, 'Exceptions'), '');
+    for (const e of exceptions) out.push(`- ${inline(exceptionLine(e))}`);
+    out.push('');
+  }
+  if (!rules) return out;
+  out.push(heading(3, 'Rules'), '', `Reviewed against ${inline(rulesSource(rules))}.`, '');
+  const edits = recordEditLines(rules);
+  if (edits) {
+    out.push(`**${inline(edits.head)}**`, '');
+    for (const e of edits.edits) out.push(`- ${inline(e)}`);
+    out.push('', `${inline(edits.then)} ${codeSpan(edits.command)}`, '');
+  }
+  const notRead = [...(rules.unread ?? []), ...(rules.refused ?? [])];
+  for (const u of notRead) out.push(`- Not read: ${codeSpan(u.path)} ${inline(u.reason)}`);
+  if (notRead.length) out.push('');
   return out;
 }
 
@@ -79,7 +115,9 @@ export function reviewMarkdown(outcome: ReviewOutcome, opts: { failOn: string; m
   if (outcome.scope?.rulebookNote) out.push(`**Rulebook:** ${inline(outcome.scope.rulebookNote)}`, '');
   out.push('| Verdict | Findings |', '| --- | --- |');
   for (const v of ['PROVEN', 'CONTESTED'] as const)
-    out.push(`| ${v} | ${shown.filter((f) => f.verdict === v).length} |`);
+    out.push(`| ${v} | ${shown.filter((f) => f.verdict === v && !f.waived).length} |`);
+  const waived = shown.filter((f) => f.waived).length;
+  if (waived > 0) out.push(`| WAIVED | ${waived} |`);
   out.push(`| REFUTED | ${refuted} |`);
   if (other > 0) out.push(`| INSUFFICIENT_EVIDENCE | ${other} |`);
   out.push('');
@@ -103,6 +141,7 @@ export function reviewMarkdown(outcome: ReviewOutcome, opts: { failOn: string; m
       `Not read as decision records: ${skipped.map((k) => `${codeSpan(k.path)} (${inline(k.reason)})`).join(', ')}.`,
       '',
     );
+  out.push(...rulesSection(outcome));
   if (opts.minutesPath) out.push(`Minutes: ${codeSpan(opts.minutesPath)}`, '');
   return `${out.join('\n').trimEnd()}\n`;
 }

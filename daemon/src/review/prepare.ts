@@ -6,7 +6,7 @@
  * not fit or the gate kept back is the scope's `unread`, said in the report; one an accepted
  * decision governs keeps a review that found nothing from passing (`unreadGoverned`).
  */
-import type { ContextAttached, ContextItem, ReviewScope, StartMeetingParams } from '@roundtable/protocol';
+import type { ContextAttached, ContextItem, ReviewRules, ReviewScope, StartMeetingParams } from '@roundtable/protocol';
 import { DEFAULT_CONTEXT_MAX_TOKENS, DEFAULT_UNSTATUSED, RpcError, shownPath } from '@roundtable/protocol';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import { RECORD_MAX_TOKENS } from '../decisions/index';
@@ -15,7 +15,11 @@ import type { DecisionRecord } from '../decisions/record';
 import { DEFAULT_DECISIONS_FOLDER } from '../context/cliFlags';
 import { contextRoot } from '../context/attach';
 import { workspaceGate } from '../gate';
-import { ChangeError, collectChange, type Change, type ChangedFile } from './change';
+import type { Refusal } from '../gate';
+import { clipLine } from '../meeting/digest';
+import { ChangeError, collectChange, commitOf, type Change, type ChangedFile } from './change';
+import { changeExceptions } from './exceptions';
+import { inRecordsFolder, recordEdits } from './recordEdits';
 import { chooseRules, noRuleLine } from './rules';
 
 /** Files of the decisions folder listed as not records in a review's scope at most (the rest are in `roundtable decisions --json`). */
@@ -135,8 +139,12 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
   if (change.files.length === 0 && change.refused.length === 0)
     throw new ChangeError(`review: ${change.label} ${NOTHING_TO_REVIEW}`);
   const folder = req.decisionsFolder ?? DEFAULT_DECISIONS_FOLDER;
+  const root = await gate.realRoot();
+  // The rules are the base's, never the change's: the merge base, or HEAD for the work tree.
+  const commit = change.against === 'HEAD' ? await commitOf(root, 'HEAD') : change.against;
+  if (!commit) throw new ChangeError('review: HEAD is not a commit');
   const unstatused = req.unstatused ?? DEFAULT_UNSTATUSED;
-  const book = await loadDecisions({ gate, folder, unstatused });
+  const book = await loadDecisions({ gate, folder, at: commit, unstatused });
   const records = book.ok ? book.records : [];
   const rulebookNote = noRuleLine(records, folder, unstatused);
   const diffText = change.files.map((f) => f.diff.text).join('');
@@ -147,13 +155,25 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
   );
   const budget = params.config?.contextMaxTokens ?? DEFAULT_CONTEXT_MAX_TOKENS;
   const accepted = records.filter((r) => r.state === 'accepted');
+  // The change's own record files are reported as its edits (recordEdits.ts), not judged here:
+  // the budget reads the code first, so 500 records added before it cannot push it out.
+  const isRecord = inRecordsFolder(folder);
+  const codeFirst = [...change.files.filter((f) => !isRecord(f.file)), ...change.files.filter((f) => isRecord(f.file))];
   const fitted = fitReview(
     rules.map((r) => recordItem(r, ids.get(r) ?? r.path)),
-    change,
+    { ...change, files: codeFirst },
     budget,
     (file) => governingDecisions(accepted, file).map((g) => ids.get(g.record) ?? g.record.path),
   );
   const unreadFiles = new Set(fitted.unread.map((u) => u.file));
+  const rulesRead = await rulesOf({ gate, change, folder, commit, book, records });
+  const exceptions = await changeExceptions({
+    root,
+    against: change.against,
+    passed: req.exceptions,
+    decisions,
+    rulesAt: rulesRead.label,
+  });
   const review: ReviewScope = {
     changed: change.files
       .filter((f) => !unreadFiles.has(f.file))
@@ -172,6 +192,8 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
       : {}),
     ...(rulebookNote ? { rulebookNote } : {}),
     ...(req.allowUnread ? { unreadAllowed: true } : {}),
+    rules: rulesRead,
+    ...(exceptions.length ? { exceptions } : {}),
   };
   const refused = [...(book.ok ? book.refused : book.missing ? [] : [{ path: folder, reason: book.reason }])];
   const left = rules.length - fitted.items.filter((i) => i.kind === 'decision').length;
@@ -184,6 +206,46 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
   return {
     params: { ...params, config: { ...params.config, review } },
     context: { items: fitted.items, refused, budget, ...(cut ? { cut } : {}) },
+  };
+}
+
+/** Most files listed in each of the scope's `rules.refused` and `rules.unread` (the rest are counted in a last line). */
+const MAX_LISTED_PATHS = 20;
+
+function listed(list: readonly Refusal[], folder: string): Refusal[] | undefined {
+  if (list.length === 0) return undefined;
+  const fit = (r: Refusal): Refusal => ({ path: r.path.slice(0, 1_000), reason: clipLine(r.reason, 300) });
+  if (list.length <= MAX_LISTED_PATHS) return list.map(fit);
+  const more = list.length - MAX_LISTED_PATHS + 1;
+  return [...list.slice(0, MAX_LISTED_PATHS - 1), { path: folder, reason: `and ${more} more files were not read` }].map(
+    fit,
+  );
+}
+
+/** Where the rules were read, what of them was not read, and the change's own edits to them. */
+async function rulesOf(o: {
+  gate: ReturnType<typeof workspaceGate>;
+  change: Change;
+  folder: string;
+  commit: string;
+  book: Awaited<ReturnType<typeof loadDecisions>>;
+  records: DecisionRecord[];
+}): Promise<ReviewRules> {
+  const short = o.commit.slice(0, 7);
+  const base = o.change.base && /^[0-9a-f]{40,64}$/.test(o.change.base) ? o.change.base.slice(0, 7) : o.change.base;
+  const label = clipLine(base ? `${base} (merge base ${short})` : `HEAD (${short})`, 300);
+  const edits = await recordEdits({ gate: o.gate, change: o.change, folder: o.folder, base: o.records });
+  // A folder the base does not have is an empty rulebook; one git could not read is not read.
+  const unread = o.book.ok ? o.book.unread : o.book.missing ? [] : [{ path: o.folder, reason: o.book.reason }];
+  const refused = listed(o.book.ok ? o.book.refused : [], o.folder);
+  const notRead = listed(unread, o.folder);
+  return {
+    commit: o.commit,
+    label,
+    folder: o.folder,
+    ...edits,
+    ...(refused ? { refused } : {}),
+    ...(notRead ? { unread: notRead } : {}),
   };
 }
 

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ReviewOutcome, ReviewScope, ReviewedFinding, Severity } from '@roundtable/protocol';
-import { invisibleNames } from '@roundtable/protocol';
+import { invisibleNames, waiverText } from '@roundtable/protocol';
 import { DAEMON_VERSION } from '../daemon/handlers';
 
 /** Where people read about the tool (SARIF's tool.driver.informationUri must be absolute). */
@@ -123,11 +123,14 @@ function resultOf(f: ReviewedFinding, ruleIndex: number): Record<string, unknown
   const cites = f.decision ? ` (breaks decision ${f.decision})` : f.defect ? ` (${f.defect})` : '';
   const odd = invisibleNames(f.file);
   const name = odd.length ? ` The file's name holds ${odd.join(', ')}.` : '';
+  const waived = f.waived ? `, ${waiverText(f.waived)}` : '';
   return {
     ruleId: ruleIdOf(f),
     ruleIndex,
-    level: LEVEL[f.severity],
-    message: { text: `${f.claim}${cites} — panel verdict ${f.verdict}.${name}` },
+    // A waived finding fails nothing: at `note` it fails no code-scanning check either, whether or
+    // not the consumer reads `suppressions` (not every one does).
+    level: f.waived ? 'note' : LEVEL[f.severity],
+    message: { text: `${f.claim}${cites} — panel verdict ${f.verdict}${waived}.${name}` },
     locations: [
       {
         physicalLocation: {
@@ -137,8 +140,23 @@ function resultOf(f: ReviewedFinding, ruleIndex: number): Record<string, unknown
       },
     ],
     partialFingerprints: { [FINGERPRINT_KEY]: fingerprintOf(f) },
+    // SARIF 2.1.0 §3.35: an `external` suppression (said outside the source: a commit's trailer or
+    // the pull request), `accepted`, with the exception's reason as its justification.
+    ...(f.waived
+      ? {
+          suppressions: [
+            {
+              kind: 'external',
+              status: 'accepted',
+              justification: waiverText(f.waived),
+              properties: { from: f.waived.from, ...(f.waived.commit ? { commit: f.waived.commit } : {}) },
+            },
+          ],
+        }
+      : {}),
     properties: {
       verdict: f.verdict,
+      ...(f.waived ? { waived: true } : {}),
       severity: f.severity,
       findingId: f.id,
       ...(confidence !== undefined ? { confidence: Math.round(confidence * 1000) / 1000 } : {}),
@@ -170,6 +188,8 @@ export function reviewSarif(outcome: ReviewOutcome, opts: { recordUri: (path: st
           ...(outcome.why ? { why: outcome.why } : {}),
           unread: outcome.scope?.unread ?? [],
           unreadAllowed: outcome.scope?.unreadAllowed ?? false,
+          ...(outcome.scope?.rules ? { rules: outcome.scope.rules } : {}),
+          exceptions: outcome.exceptions ?? [],
         },
       },
     ],

@@ -33,6 +33,7 @@ import { EVENT_SCHEMA_VERSION, UsageSchema, checkEvent } from '@roundtable/proto
 import { StoreWriteError, checkAppend, type EventStore, type QuarantinedMeeting } from './types';
 import { SNAPSHOT, fsyncDir, installSnapshot, journalFiles, recover } from './storeFiles';
 import { QUARANTINE_TABLE, type Quarantine } from './verify';
+import { ensureDir } from '@roundtable/client/outputDir';
 import { keepRefused, listQuarantined, quarantinedError } from './quarantine';
 
 export interface SqliteStoreOptions {
@@ -116,7 +117,7 @@ export class SqliteStore implements EventStore {
   }
 
   static async open(dir: string, opts: SqliteStoreOptions = {}): Promise<SqliteStore> {
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    await ensureDir(dir, 0o700);
     const { chosen, journals, quarantined } = await recover(dir, opts.log ?? (() => undefined));
     const db = chosen.db;
     db.run(`CREATE TABLE IF NOT EXISTS meetings (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, topic TEXT NOT NULL);

@@ -12,7 +12,15 @@
  * never the reverse: the providers read a reply's calls to the same caps (providers/toolCalls.ts)
  * and import nothing from here.
  */
-import type { ChatMessage, EventBody, MeetingState, Participant, ToolTurn, Usage } from '@roundtable/protocol';
+import type {
+  ChatMessage,
+  EventBody,
+  MeetingState,
+  Participant,
+  ToolCall,
+  ToolTurn,
+  Usage,
+} from '@roundtable/protocol';
 import { TOOL_RESULT_MAX_TOKENS } from '@roundtable/protocol';
 import { defang, wrapToolResult } from '../providers/envelope';
 import { TOOL_LIMITS, boundCalls, echoed } from '../providers/toolCalls';
@@ -104,8 +112,28 @@ export function driven(steps: ToolSteps): ToolLoop {
 }
 
 /**
+ * The same call (same tool, same arguments, their keys in any order) as one already answered in
+ * the turn: a model that repeats a read is pointed at the result it has instead of being sent it again.
+ */
+function callKey(c: ToolCall): string {
+  let args = c.arguments.trim() || '{}';
+  try {
+    const v: unknown = JSON.parse(args);
+    if (v && typeof v === 'object' && !Array.isArray(v))
+      args = JSON.stringify(Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+  } catch {
+    // Not JSON: the text as sent is the key (the tool refuses it the same way each time).
+  }
+  return `${c.name}\u0000${args}`;
+}
+
+const REPEATED = 'the same call (same tool, same arguments) was answered earlier in this turn: use that result';
+
+/**
  * Runs a turn with tools: asks, runs the calls the reply asked for (within the caps and the
- * budget), asks again with the results, until the model answers. Past the per-turn cap it is
+ * budget), asks again with the results, until the model answers. A call repeated within the turn
+ * is answered from the turn's own results (not run, not sent again). Past the per-turn cap of
+ * calls, or once the next request would take the turn's bill past `billedTokensPerTurn`, it is
  * asked once without tools; if it still asks for tools (or says nothing), the turn ends with what
  * it has. `ask(turns, maxTokens)` is the provider's own request with the turn's tool steps
  * (`maxTokens` undefined for the first request, which the caller planned).
@@ -120,11 +148,14 @@ export async function runToolTurn(
 ): Promise<ChatResult> {
   const turns: ToolTurn[] = [];
   const results: ChatResult[] = [];
+  const answered = new Set<string>();
   let used = 0;
+  let billed = 0;
   let offer = true;
   let asked = await ask(turns, { offerTools: true });
   for (;;) {
     results.push(asked.result);
+    billed += asked.result.usage.promptTokens + asked.result.usage.completionTokens;
     tools.budget?.settle(asked.result.usage);
     const { calls, refused } = boundCalls(asked.calls);
     const notes = [
@@ -136,32 +167,47 @@ export async function runToolTurn(
     if (calls.length === 0 || !offer) break;
     const step: ToolTurn[] = [{ kind: 'calls', text: asked.result.text, calls: calls.map(echoed) }];
     let pastCap = 0;
+    let repeated = 0;
     for (const c of calls) {
       used++;
-      if (used > TOOL_LIMITS.callsPerTurn) pastCap++;
-      const text =
-        used > TOOL_LIMITS.callsPerTurn
-          ? wrapToolResult(
-              c.name,
-              false,
-              `refused: at most ${TOOL_LIMITS.callsPerTurn} tool calls per turn; answer now`,
-            )
-          : await tools.run(c);
+      const key = callKey(c);
+      let text: string;
+      if (used > TOOL_LIMITS.callsPerTurn) {
+        pastCap++;
+        text = wrapToolResult(
+          c.name,
+          false,
+          `refused: at most ${TOOL_LIMITS.callsPerTurn} tool calls per turn; answer now`,
+        );
+      } else if (answered.has(key)) {
+        repeated++;
+        text = wrapToolResult(c.name, true, REPEATED);
+      } else {
+        answered.add(key);
+        text = await tools.run(c);
+      }
       step.push({ kind: 'result', callId: c.id, name: c.name, text });
     }
-    if (pastCap > 0) {
-      const n = `refused ${pastCap} tool call(s) past the turn's cap of ${TOOL_LIMITS.callsPerTurn}`;
-      await tools.note?.(n);
-    }
+    if (pastCap > 0)
+      await tools.note?.(`refused ${pastCap} tool call(s) past the turn's cap of ${TOOL_LIMITS.callsPerTurn}`);
+    if (repeated > 0) await tools.note?.(`answered ${repeated} repeated tool call(s) from this turn's earlier results`);
     const last = step.at(-1);
     if (notes.length > 0 && last?.kind === 'result') last.text += `\n${notes.map((n) => `(${n})`).join('\n')}`;
     turns.push(...step);
     // The cap reached (or no room left for more results): one last request, without tools.
     const room = tools.budget ? tools.budget.resultRoom() : Infinity;
     if (used >= TOOL_LIMITS.callsPerTurn || room <= 0 || tools.definitions().length === 0) offer = false;
+    let prompt = toolTurnPromptTokens(messages, turns, offer ? tools.definitions() : []);
+    if (offer && billed + prompt > TOOL_LIMITS.billedTokensPerTurn) {
+      offer = false;
+      prompt = toolTurnPromptTokens(messages, turns, []);
+      await tools.note?.(
+        `stopped offering tools: the turn's requests billed ${billed.toLocaleString('en-US')} tokens and the next would pass ${TOOL_LIMITS.billedTokensPerTurn.toLocaleString('en-US')}`,
+      );
+    }
     let maxTokens: number | undefined;
     if (tools.budget) {
-      maxTokens = tools.budget.request(toolTurnPromptTokens(messages, turns, offer ? tools.definitions() : []));
+      maxTokens = tools.budget.request(prompt);
       // No room in the budget for another request: the turn ends with what it has.
       if (maxTokens <= 0) break;
     }

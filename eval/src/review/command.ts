@@ -24,7 +24,7 @@ import type { ReviewSetup } from './run';
 import { SCRIPTED_REVIEWERS, ScriptedReviewers, scriptedParticipants, scriptsFor } from './scripted';
 import { f1SoFar } from './summary';
 import { progressWriter, stoppedRun } from '../progress';
-import { checkpointFor, probeServer } from '../runStart';
+import { checkOut, checkpointFor, probeServer } from '../runStart';
 import { systemNames } from './systems';
 
 export const REVIEW_EVAL_USAGE = `Usage: roundtable eval --review SET --models M1,M2,M3 [options]
@@ -195,8 +195,9 @@ export async function reviewEvalCommand(argv: string[], io: ReviewEvalIO): Promi
     io.stdout.write(`${terminalSafe(formatReviewEstimate(o.key.set, o.key.models, e))}\n`);
     return 0;
   }
+  await checkOut(o.out);
   if (o.key.provider === 'openai') await probeServer(o.baseURL, o.apiKey);
-  const checkpoint = checkpointFor(
+  const checkpoint = await checkpointFor(
     o.out,
     o.resume ? (file) => readReviewCheckpoint(file, o.key, o.cases, o.setup, o) : undefined,
   );

@@ -6,7 +6,7 @@
  */
 import type { EstimateLine } from '@roundtable/protocol';
 import { formatCount, formatUsd } from '@roundtable/protocol';
-import { estimateMeeting } from '../../../daemon/src/meeting/estimate';
+import { startMemoryCore } from '../../../daemon/src/daemon/localCore';
 import type { ReviewCase } from './cases';
 import { buildCaseRepo, reviewParams, type ReviewSetup } from './run';
 
@@ -37,18 +37,24 @@ export async function estimateReviewEval(
   let opening: Sum = { calls: 0, totalTokens: 0 };
   const budgetCut: string[] = [];
   const unpriced = new Set<string>();
-  for (const c of cases) {
-    signal?.throwIfAborted();
-    const repo = await buildCaseRepo(c);
-    try {
-      const e = await estimateMeeting(reviewParams(setup, c, repo.root), signal ? { signal } : {});
-      all = add(all, e.allRounds);
-      opening = add(opening, e.opening);
-      if (e.budgetCut) budgetCut.push(c.id);
-      for (const m of e.unpricedModels) unpriced.add(m);
-    } finally {
-      await repo.remove();
+  // Estimated through the meeting handle, as `roundtable review --estimate` is: a core that keeps nothing.
+  const core = await startMemoryCore();
+  try {
+    for (const c of cases) {
+      signal?.throwIfAborted();
+      const repo = await buildCaseRepo(c);
+      try {
+        const e = await core.conn.meetings.estimate(reviewParams(setup, c, repo.root), signal ? { signal } : {});
+        all = add(all, e.allRounds);
+        opening = add(opening, e.opening);
+        if (e.budgetCut) budgetCut.push(c.id);
+        for (const m of e.unpricedModels) unpriced.add(m);
+      } finally {
+        await repo.remove();
+      }
     }
+  } finally {
+    await core.close();
   }
   return { cases: cases.length, all, opening, budgetCut, unpricedModels: [...unpriced].sort() };
 }

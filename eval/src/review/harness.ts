@@ -3,10 +3,9 @@
  * a JSONL checkpoint so an interrupted run resumes without reviewing it again; on resume each case
  * is scored again from its log, under the same tamper checks as the question sets' checkpoints.
  */
-import { closeSync, existsSync, writeSync } from 'node:fs';
 import type { FailOn, Prices } from '@roundtable/protocol';
 import { fold, workersOf } from '@roundtable/protocol';
-import { checkpointEntries, openCheckpoint } from '../harness';
+import { checkpointEntries, runCheckpointed } from '../harness';
 import type { ReviewCase } from './cases';
 import { eventsOfLine, sameReviewKey, scoreCase, type CaseResult, type ReviewRunKey } from './record';
 import { reviewCase, reviewCore, type ReviewSetup } from './run';
@@ -73,45 +72,27 @@ export async function runReviewEval(
   const done = o.resume
     ? readReviewCheckpoint(o.checkpoint, o.key, o.cases, o.setup, o)
     : new Map<string, CaseResult>();
-  const fresh = !o.resume || !existsSync(o.checkpoint);
-  const fd = openCheckpoint(o.checkpoint, fresh);
-  if (fresh) writeSync(fd, `${JSON.stringify({ key: o.key })}\n`);
-  const byId = new Map<string, CaseResult>();
-  for (const c of o.cases) {
-    const r = done.get(c.id);
-    if (r) byId.set(c.id, r);
-  }
-  const pending = o.cases.filter((c) => !byId.has(c.id));
-  const report = () => o.onProgress?.(byId.size, o.cases.length, [...byId.values()]);
-  report();
-  let next = 0;
   const core = await reviewCore(o.setup);
-  // The first failure stops every worker from taking another case; the ones in flight finish and
-  // are kept, so the checkpoint is closed only when no worker can still write to it.
-  let failure: { error: unknown } | undefined;
-  const reviewOne = async (c: ReviewCase) => {
-    const line = await reviewCase(o.setup, core, c);
-    const nobody = nobodyReviewed(line.events);
-    if (nobody) throw new Error(`review case ${c.id}: ${nobody}`);
-    // One line per reviewed case, appended at once: a crash loses at most the cases in flight.
-    writeSync(fd, `${JSON.stringify({ id: c.id, ...line })}\n`);
-    byId.set(c.id, scoreCase(c, line, o.setup.participants, o.failOn, o.prices));
-    report();
-  };
-  const worker = async () => {
-    for (let c = pending[next++]; c && !failure; c = pending[next++])
-      await reviewOne(c).catch((error: unknown) => {
-        failure ??= { error };
-      });
-  };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, pending.length)) }, worker));
+    const results = await runCheckpointed({
+      items: o.cases,
+      done,
+      key: o.key,
+      checkpoint: o.checkpoint,
+      resume: o.resume,
+      concurrency: o.concurrency,
+      work: async (c: ReviewCase) => {
+        const line = await reviewCase(o.setup, core, c);
+        const nobody = nobodyReviewed(line.events);
+        if (nobody) throw new Error(`review case ${c.id}: ${nobody}`);
+        const result = scoreCase(c, line, o.setup.participants, o.failOn, o.prices);
+        return { result, line: { id: c.id, ...line } };
+      },
+      ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    });
+    const seats = o.setup.participants.filter((p) => p.role === 'worker').map((p) => p.name);
+    return { results: summarizeReview(o.key, seats, systemNames(seats), o.failOn, results), cases: results };
   } finally {
-    closeSync(fd);
     await core.close();
   }
-  if (failure) throw failure.error;
-  const results = o.cases.map((c) => byId.get(c.id)).filter((r): r is CaseResult => r !== undefined);
-  const seats = o.setup.participants.filter((p) => p.role === 'worker').map((p) => p.name);
-  return { results: summarizeReview(o.key, seats, systemNames(seats), o.failOn, results), cases: results };
 }

@@ -5,7 +5,7 @@
  * as one — seeded, and the same resamples for every system (the systems are compared on the same
  * draws). Pure.
  */
-import { rng } from '../../../daemon/src/meeting/order';
+import { rng } from '@roundtable/protocol/random';
 import { BOOTSTRAP_RESAMPLES, quantile } from '../panelStats';
 import type { CaseScore } from './match';
 

@@ -5,6 +5,7 @@
  * meeting's log is what the eval keeps and reads.
  */
 import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { ensureDir } from '@roundtable/client/outputDir';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type {
@@ -59,7 +60,7 @@ async function gitOk(root: string, args: string[], what: string): Promise<void> 
 async function writeFiles(root: string, files: Record<string, string>): Promise<void> {
   for (const [rel, text] of Object.entries(files)) {
     const file = path.join(root, ...rel.split('/'));
-    await mkdir(path.dirname(file), { recursive: true });
+    await ensureDir(path.dirname(file));
     await writeFile(file, text);
   }
 }

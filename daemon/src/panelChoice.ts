@@ -8,12 +8,13 @@
 import * as path from 'node:path';
 import type { Participant } from '@roundtable/protocol';
 import { familyOf, proposePanel, PANEL_WORKERS, type ModelChoice } from '@roundtable/protocol/panel';
-import { loadPanel } from '../panel';
-import { listModels, probeLocalServers } from './models';
-import { LOCAL_SERVERS, type ModelList } from '@roundtable/client/models';
+import type { ModelList } from '@roundtable/protocol/modelList';
+import { loadPanel } from './panel';
+import { listModels, probeLocalServers } from './modelLists';
+import { LOCAL_SERVERS } from '@roundtable/client/models';
 import { NoModelError, UsageError } from '@roundtable/client/usage';
 import { apiKeyOf, baseUrlOf, configuredBaseUrl } from '@roundtable/client/config';
-import { examplesDir } from './demo';
+import { examplesDir } from './providers/demo';
 
 export type ProviderFlag = 'auto' | 'scripted' | 'openai';
 

@@ -1,16 +1,18 @@
 /**
  * The model lists of OpenAI-compatible servers as the daemon asks them (client/src/models.ts does
  * the asking): what a list says about its models is handed to the server profile, so the provider
- * sends each server the parameters it accepts.
+ * sends each server the parameters it accepts. Above the providers: they are handed `listModels`
+ * (providers/registry.ts), they do not reach for the client.
  */
 import * as client from '@roundtable/client/models';
-import { untilAborted } from './openaiErrors';
-import { noteServerModels } from './serverProfile';
+import type { ModelInfo, ModelList } from '@roundtable/protocol/modelList';
+import { untilAborted } from './providers/openaiErrors';
+import { noteServerModels } from './providers/serverProfile';
 
-const note = (baseUrl: string) => (infos: client.ModelInfo[]) => noteServerModels(baseUrl, infos);
+const note = (baseUrl: string) => (infos: ModelInfo[]) => noteServerModels(baseUrl, infos);
 
 /** The model ids a server lists, or why it could not be asked; what it says of them is noted. */
-export function listModels(baseUrl: string, o: client.ListModelsOptions = {}): Promise<client.ModelList> {
+export function listModels(baseUrl: string, o: client.ListModelsOptions = {}): Promise<ModelList> {
   return client.listModels(baseUrl, { ...o, onInfos: note(baseUrl) });
 }
 
