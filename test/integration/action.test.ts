@@ -528,7 +528,10 @@ describe('the GitHub Action passes the pull request’s exceptions to the review
       const body = String(marked(api)[0]?.body);
       assert.match(body, /^### WAIVED \(PROVEN\) · blocking · services\/orders\/db\\\.ts:2$/m);
       // Where it was said goes through the escaping builder too: `#2` is written so that it references no issue.
-      assert.match(body, /^\*\*Waived\*\* by the exception in pull request #&#8203;2: The orders service moves to MySQL/m);
+      assert.match(
+        body,
+        /^\*\*Waived\*\* by the exception in pull request #&#8203;2: The orders service moves to MySQL/m,
+      );
       assert.match(body, /^- Exception to 0002 in pull request #&#8203;2 unused: /m);
       assert.deepEqual(api.violations, []);
     } finally {
