@@ -7,7 +7,7 @@
  */
 import type { Finding, LineRange } from '@roundtable/protocol';
 import { isRecord } from '@roundtable/protocol';
-import { changedFileOf, decisionKey, repoRelative } from './reviewFindings';
+import { changedFileOf, decisionKey, repoRelative } from '../review/findingPlace';
 import { severityOf } from './reviewSeverity';
 
 /** What a reply is read against: the change's files (as named and as shown), the rulebook's ids, the workspace root. */

@@ -10,7 +10,7 @@
  * finding that hits no label is a false positive.
  */
 import type { Finding, LineRange } from '@roundtable/protocol';
-import { decisionKey } from '../../../daemon/src/meeting/reviewFindings';
+import { decisionKey } from '../../../daemon/src/review/findingPlace';
 import type { Label } from './cases';
 
 /** Lines apart that still count as the same place. */

@@ -16,7 +16,7 @@
 import type { FailOn, Finding, MeetingEvent, MeetingState, Participant, Prices } from '@roundtable/protocol';
 import { REVIEW_EXIT, failsTheBar, reviewOutcome, workersOf } from '@roundtable/protocol';
 import { reportedFindings } from '../../../daemon/src/review/sarif';
-import { findingAsRead } from '../../../daemon/src/meeting/reviewFindings';
+import { findingAsRead } from '../../../daemon/src/review/findingPlace';
 import { reviewBills, type SystemBill } from './bill';
 
 export type ReviewExit = 0 | 1 | 3;
