@@ -46,9 +46,9 @@ export function chosenOption(s: MeetingState): string | undefined {
 export function digestMarkdown(s: MeetingState, body: (text: string) => string = editableParagraph): string {
   const d = s.digest?.digest;
   if (!d) return '';
+  // A review decides no option: its standing is what it spent and how it ended, not a consensus level.
   const standing = [
-    consensusLevelLabel(d.consensus),
-    `confidence ${d.confidence.toFixed(2)}`,
+    ...(s.config.review ? [] : [consensusLevelLabel(d.consensus), `confidence ${d.confidence.toFixed(2)}`]),
     `${d.tokensUsed.toLocaleString('en-US')} / ${d.tokenBudget.toLocaleString('en-US')} tokens`,
     `ended: ${terminationLabel(d.terminatedBy)}`,
     // A server's error text is no Markdown of ours: escaped.

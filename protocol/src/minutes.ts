@@ -46,7 +46,8 @@ export function renderMinutes(s: MeetingState, opts: MinutesOptions = {}): strin
     ...interruptionsMinutes(s),
     ...ballotsMinutes(s),
     ...stanceMatrixMinutes(s),
-    ...(s.rounds.length > 0 ? debateMinutes(s) : []),
+    // A review decides no option: "did the debate change the outcome" says nothing of it.
+    ...(s.rounds.length > 0 && !s.config.review ? debateMinutes(s) : []),
     ...toolMinutes(s),
     ...outcomeMinutes(s),
     ...tokenAccounting(s, bill),

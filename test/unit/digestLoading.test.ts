@@ -129,6 +129,14 @@ describe('the review panel after a review', () => {
     assert.equal(view.root.querySelector('[data-testid="no-decision"]'), null, 'no "no decision" banner');
     assert.ok(view.root.querySelector('[data-testid="verdicts"]'), 'its verdicts');
     assert.ok(!/Agreement \d+%/.test(text(view.root)), 'no agreement on one option to measure');
+    // Nothing that reads as a decision between options: no consensus level, no "did the debate
+    // change the outcome", no conflict waiting for the human (a review waits for no one).
+    for (const decisionShaped of [
+      /Was the debate worth it/,
+      /No consensus|Full consensus|Majority ·/,
+      /needs the human/,
+    ])
+      assert.ok(!decisionShaped.test(text(view.root)), `says nothing like ${decisionShaped}`);
   });
 
   it('lists a finished review as finished in the Meetings view, and refuses a decision on it', () => {

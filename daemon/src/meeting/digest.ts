@@ -148,7 +148,8 @@ function consensusDigest(s: MeetingState, narrative: DigestNarrative, call?: Dig
     confidence: Math.round(o.actualConsensus * 100) / 100,
     ...costFields(s, call),
     terminatedBy: s.closed?.reason ?? 'error',
-    debate: debateLine(debateMetrics(s)),
+    // A review is no debate towards one decision: whether "the debate" changed "the outcome" says nothing of it.
+    ...(s.config.review ? {} : { debate: debateLine(debateMetrics(s)) }),
   };
 }
 

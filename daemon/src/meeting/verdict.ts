@@ -121,8 +121,10 @@ export function findConflicts(
   options: ConsensusOption[],
   firstRound: Record<string, Ballot> | undefined,
   results: OptionResult[],
+  /** What a conflict the vote left undecided leads to: a decision's goes to the human; a review's finding waits for no one. */
+  undecided = 'needs the human',
 ): Conflict[] {
-  const out = options.flatMap((o) => optionConflict(ballots, o, firstRound, results) ?? []);
+  const out = options.flatMap((o) => optionConflict(ballots, o, firstRound, results, undecided) ?? []);
   const workers = Object.keys(ballots).sort();
   for (let i = 0; i < workers.length; i++) {
     for (let j = i + 1; j < workers.length; j++) {
@@ -141,6 +143,7 @@ function optionConflict(
   o: ConsensusOption,
   firstRound: Record<string, Ballot> | undefined,
   results: OptionResult[],
+  undecided: string,
 ): Conflict | undefined {
   const workers = Object.keys(ballots).sort();
   const acc = workers.map((w) => [w, voteOf(ballots, w, o.id)] as const).filter(([, v]) => v?.vote === 'accept');
@@ -172,7 +175,7 @@ function optionConflict(
       vote: v?.vote ?? 'abstain',
       confidence: v?.confidence ?? 0,
     })),
-    resolution: `${hadBefore ? 'present since the first vote and not settled by the challenge rounds' : 'arose during the challenge rounds'}; verdict ${verdict}${verdict === 'PROVEN' || verdict === 'REFUTED' ? ' (outvoted side recorded as dissent)' : ' — needs the human'}`,
+    resolution: `${hadBefore ? 'present since the first vote and not settled by the challenge rounds' : 'arose during the challenge rounds'}; verdict ${verdict}${verdict === 'PROVEN' || verdict === 'REFUTED' ? ' (outvoted side recorded as dissent)' : ` — ${undecided}`}`,
   };
 }
 

@@ -225,7 +225,13 @@ export async function reviewVerdict(run: StepContext, r: RoundState): Promise<vo
     consensusThreshold: s.config.consensusThreshold,
     // Reviewers accepting different findings is no conflict (a change may hold several defects):
     // only disagreement on one finding is.
-    conflicts: findConflicts(r.ballots, open, first === r ? undefined : first?.ballots, judged)
+    conflicts: findConflicts(
+      r.ballots,
+      open,
+      first === r ? undefined : first?.ballots,
+      judged,
+      'the panel is split: read the finding yourself',
+    )
       .filter((c) => c.conflictType === 'contradiction' || c.conflictType === 'scope-difference')
       .map((c, i) => ({ ...c, conflictId: `C${i + 1}` })),
     reasons,
