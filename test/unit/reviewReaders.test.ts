@@ -11,7 +11,7 @@ import { findingLabel, reviewOutcome, reviewQuorum } from '@roundtable/protocol'
 import { readsOutOfTen, severityOf } from '../../daemon/src/meeting/reviewSeverity';
 import { refutation, reviewOptions } from '../../daemon/src/meeting/reviewFindings';
 import { changedFileOf } from '../../daemon/src/review/findingPlace';
-import { readFindings } from '../../daemon/src/meeting/reviewReply';
+import { MAX_FINDINGS_PER_REVIEWER, readFindings } from '../../daemon/src/meeting/reviewReply';
 import type { ReviewReadContext } from '../../daemon/src/meeting/reviewFinding';
 import { parseBallot } from '../../daemon/src/meeting/votes';
 import { ballotReply } from '../../daemon/src/meeting/modes/consensus/replySchemas';
@@ -228,6 +228,21 @@ describe('findings however they are listed', () => {
       assert.deepEqual(read(clean), { read: 'complete', findings: [] }, clean);
     for (const not of ['LGTM, but the pool on line 2 leaks.', 'The change adds a pool.', 'See [1] for details.', ''])
       assert.equal(read(not).read, 'none', not);
+  });
+
+  it('over the cap of findings a reviewer puts forward, the most severe stay: thirty nits never push out the breach written last', () => {
+    const nit = (n: number) => ({ file: 'src/db.ts', line: n, severity: 'nit', claim: `Nit ${n}: a name.` });
+    const breach = { file: 'src/db.ts', line: 12, severity: 'blocking', decision: '0001', claim: 'A MySQL pool.' };
+    const list = [...Array.from({ length: MAX_FINDINGS_PER_REVIEWER + 5 }, (_, i) => nit(i + 1)), breach];
+    const got = findings(JSON.stringify({ findings: list })) ?? [];
+    assert.equal(got.length, MAX_FINDINGS_PER_REVIEWER);
+    assert.deepEqual(
+      got.filter((f) => f.severity === 'blocking').map((f) => f.claim),
+      ['A MySQL pool.'],
+    );
+    // The rest are kept where the reviewer wrote them: the first nits, the breach last.
+    assert.equal(got[0]?.claim, 'Nit 1: a name.');
+    assert.equal(got.at(-1)?.claim, 'A MySQL pool.');
   });
 
   it('a list cut by the token cap keeps the complete findings and is partial, never a whole review', () => {

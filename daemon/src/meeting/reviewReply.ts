@@ -10,13 +10,29 @@
  * file, a line or a claim, or a list cut off by the token cap, makes the reply `partial`.
  */
 import type { Finding } from '@roundtable/protocol';
-import { isRecord } from '@roundtable/protocol';
+import { SEVERITIES, isRecord } from '@roundtable/protocol';
 import { jsonSpans, repairJson, type JsonSpan } from './jsonInReply';
 import { fileNamed, findingOf, hasClaim, isLoneFinding, type ReviewReadContext } from './reviewFinding';
 import { readsOutOfTen } from './reviewSeverity';
 
-/** More findings than this from one reviewer are not read: a review that lists everything says nothing. */
+/**
+ * More findings than this from one reviewer are not put forward: a review that lists everything
+ * says nothing. Over it, the most severe are kept (`mostSevere`), so thirty nits never push out a
+ * breach written last.
+ */
 export const MAX_FINDINGS_PER_REVIEWER = 30;
+
+/** At most `max` findings, the most severe first to stay, each kept where the reviewer wrote it. */
+export function mostSevere(findings: Finding[], max: number): Finding[] {
+  if (findings.length <= max) return findings;
+  const rank = (f: Finding) => SEVERITIES.indexOf(f.severity);
+  return findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+    .slice(0, max)
+    .sort((a, b) => a.i - b.i)
+    .map((x) => x.f);
+}
 
 /** A reviewer's reply as read: its whole list (empty = clean), part of one and why, or no list at all. */
 export type FindingsRead =
@@ -193,7 +209,7 @@ export function readFindings(reply: string, ctx: ReviewReadContext, o: { cut?: b
     if (typeof f === 'string') unread.push(`finding ${i + 1} ${f}`);
     else findings.push(f);
   }
-  const kept = findings.slice(0, MAX_FINDINGS_PER_REVIEWER);
+  const kept = mostSevere(findings, MAX_FINDINGS_PER_REVIEWER);
   const why = [
     ...(cut
       ? [
