@@ -59,9 +59,11 @@ function printVerdict(e: Extract<MeetingEvent, { type: 'verdict_computed' }>, p:
   p.line(p.c('1', `Verdicts after round ${e.round}${e.final ? '' : ' (provisional)'}:`));
   for (const r of e.results)
     p.line(`  ${r.option}: ${r.verdict} (weighted acceptance ${Math.round(r.weightedAccept * 100)}%)`);
-  p.line(
-    `  agreement ${Math.round(e.actualConsensus * 100)}% of ${Math.round(e.consensusThreshold * 100)}% needed${e.decision ? ` · decision ${e.decision}` : ''}`,
-  );
+  // A review decides no option: each finding has its verdict, and agreement on one option measures nothing.
+  if (!p.s.config.review)
+    p.line(
+      `  agreement ${Math.round(e.actualConsensus * 100)}% of ${Math.round(e.consensusThreshold * 100)}% needed${e.decision ? ` · decision ${e.decision}` : ''}`,
+    );
   for (const c of e.conflicts) p.line(`  conflict ${c.conflictId}: ${c.severity} ${c.conflictType}`);
 }
 
@@ -69,7 +71,11 @@ function printVerdict(e: Extract<MeetingEvent, { type: 'verdict_computed' }>, p:
 const PRINTERS: { [K in MeetingEvent['type']]?: PrinterOf<K> } = {
   meeting_opened: (e, p) => {
     p.line(p.c('1', `Roundtable · ${e.topic}`));
-    p.line(`  ${e.participants.map((x) => `${x.name} (${x.role}, ${x.provider}:${x.model})`).join(', ')}`);
+    // A review's chair and judge make no call (its digest is computed): it lists its reviewers.
+    const seats = e.config.review
+      ? e.participants.filter((x) => x.role === 'worker').map((x) => ({ ...x, role: 'reviewer' }))
+      : e.participants;
+    p.line(`  ${seats.map((x) => `${x.name} (${x.role}, ${x.provider}:${x.model})`).join(', ')}`);
     p.line(
       `  up to ${plannedRounds(e.mode, e.config)} rounds · budget ${e.config.tokenBudget.toLocaleString('en-US')} tokens · ${e.config.order} order`,
     );

@@ -29,6 +29,14 @@ describe('roundtable review against a loopback model server', () => {
     const out = reportFiles(r);
     const res = await s.review(r, out.args);
     assert.equal(res.code, 1, res.stderr);
+    // The room (on stderr with --json) lists the reviewers, not seats that make no call, and no
+    // agreement on one option: a review decides none.
+    assert.match(
+      res.stderr,
+      /^ {2}\w+ \(reviewer, openai:rev-a\), \w+ \(reviewer, openai:rev-b\), \w+ \(reviewer, openai:rev-c\)$/m,
+    );
+    assert.doesNotMatch(res.stderr, /\((assistant|judge), /);
+    assert.doesNotMatch(res.stderr, /agreement \d+% of/);
     const report = JSON.parse(res.stdout) as {
       version: number;
       exit: number;
