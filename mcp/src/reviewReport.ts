@@ -7,7 +7,16 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { SeveritySchema, VerdictSchema, VoteKindSchema, visibleText, waiverText } from '@roundtable/protocol';
+import {
+  SeveritySchema,
+  VerdictSchema,
+  VoteKindSchema,
+  invisibleNote,
+  pathForPeople,
+  shownPath,
+  visibleText,
+  waiverText,
+} from '@roundtable/protocol';
 import { codeSpan, inline } from '@roundtable/protocol/markdown';
 import type { ReviewedFinding, reviewOutcome } from '@roundtable/protocol/reviewOutcome';
 import type { ConveneResult } from '@roundtable/client';
@@ -72,7 +81,9 @@ const EXIT_LABEL = { 0: 'clean', 1: 'failed', 3: 'could not review' } as const;
 function findingOut(f: ReviewedFinding): Output['findings'][number] {
   return {
     id: f.id,
-    file: visibleText(f.file),
+    // A name holding invisible characters is shown escaped and says what it holds, never cleaned
+    // into another file's name (docs/review.md, "File names are data").
+    file: pathForPeople(f.file),
     lines: { start: f.lines.start, end: f.lines.end },
     severity: f.severity,
     ...(f.decision ? { decision: visibleText(f.decision) } : {}),
@@ -92,7 +103,8 @@ function findingOut(f: ReviewedFinding): Output['findings'][number] {
 
 /** One Markdown line per finding: verdict, severity, where, what it breaks, the claim, the tally. */
 function findingLine(f: ReviewedFinding): string {
-  const where = codeSpan(`${f.file}:${f.lines.start}${f.lines.end === f.lines.start ? '' : `-${f.lines.end}`}`);
+  const note = invisibleNote(f.file).trim();
+  const where = `${codeSpan(`${shownPath(f.file) ?? f.file}:${f.lines.start}${f.lines.end === f.lines.start ? '' : `-${f.lines.end}`}`)}${note ? ` ${inline(note)}` : ''}`;
   const what = f.decision ? ` breaks decision ${inline(f.decision)}` : f.defect ? ` (${inline(f.defect)})` : '';
   const tally = (['accept', 'reject', 'abstain'] as const)
     .map((k) => `${f.votes.filter((v) => v.vote === k).length} ${k}`)
@@ -117,7 +129,7 @@ export function reviewReport(r: ConveneResult, o: ReviewOutcome, minutes: Minute
     ...(o.why ? { why: visibleText(o.why) } : {}),
     findings: o.findings.map(findingOut),
     ...(o.scope?.unread?.length
-      ? { unread: o.scope.unread.map((u) => ({ file: visibleText(u.file), reason: visibleText(u.reason) })) }
+      ? { unread: o.scope.unread.map((u) => ({ file: pathForPeople(u.file), reason: visibleText(u.reason) })) }
       : {}),
     meetingId: r.meetingId,
     minutes,

@@ -163,6 +163,29 @@ describe('MCP review', () => {
     );
   });
 
+  it('names a file whose name holds an invisible character as it is, escaped and said, never cleaned into another name', async () => {
+    const root = await repo(DB_BEFORE.replace('new Pool', 'new  Pool'));
+    const odd = 'src/d\u200bb.ts';
+    await writeFile(path.join(root, odd), DB_MYSQL);
+    gitIn(root, 'add', '-A');
+    gitIn(root, 'commit', '-qm', 'a second pool');
+    // The reviewers copy the name as they were shown it (escaped).
+    const shown: ReviewerScript = {
+      findings: () => [{ ...MYSQL.findings('grace')[0]!, file: 'src/d\\u200bb.ts' }],
+      vote: () => ({ vote: 'accept', confidence: 0.9 }),
+    };
+    const { c } = await session(root, shown);
+    const r = await callText(c, 'review', { base: 'main' });
+    const s = r.structured as Structured;
+    assert.equal(s.exit, 1, JSON.stringify(s));
+    const proven = s.findings.filter((f) => f.verdict === 'PROVEN');
+    assert.deepEqual(
+      proven.map((f) => f.file),
+      ['src/d\\u200bb.ts (holds U+200B ZERO WIDTH SPACE)'],
+    );
+    assert.match(r.text, /`src\/d\\u200bb\.ts:1-3` \(holds U\+200B ZERO WIDTH SPACE\)/);
+  });
+
   it('passes a change that breaks nothing: exit 0, no finding holds', async () => {
     const root = await repo(`${DB_BEFORE}export const poolSize = 10;\n`);
     const { c } = await session(root, { findings: () => [] });
