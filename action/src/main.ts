@@ -37,6 +37,7 @@ function inputs(): ReviewInputs & { githubToken: string; onIncomplete: string } 
     sarifFile: core.getInput('sarif-file') || 'roundtable.sarif',
     githubToken: core.getInput('github-token'),
     onIncomplete: core.getInput('on-incomplete') || 'fail',
+    allowUnread: core.getInput('allow-unread') === 'true',
   };
 }
 

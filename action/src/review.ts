@@ -15,6 +15,8 @@ export interface ReviewInputs {
   budget: string;
   failOn: string;
   sarifFile: string;
+  /** `true`: pass without the changed files the review could not read, saying so (`--allow-unread`). */
+  allowUnread?: boolean;
   /** `Decision-Exception:` lines of the pull request's body, and where they were said (`pull request #12`). */
   exceptions?: { lines: string[]; from: string };
 }
@@ -39,6 +41,7 @@ export function reviewArgs(i: ReviewInputs, markdownFile: string): string[] {
   if (i.baseUrl) args.push('--base-url', i.baseUrl);
   if (i.models) args.push('--models', i.models);
   if (i.budget) args.push('--budget', i.budget);
+  if (i.allowUnread) args.push('--allow-unread');
   if (i.exceptions?.lines.length) {
     for (const line of i.exceptions.lines) args.push('--exception', line);
     args.push('--exceptions-from', i.exceptions.from);

@@ -2,7 +2,7 @@
 // ROUNDTABLE_ACTION_CLI, while the review command is built on another branch (issue 33). It holds to
 // the command's contract: the flags (--base, --worktree, --fail-on blocking|major|contested,
 // --sarif FILE, --markdown FILE whose first line is <!-- roundtable-review -->, --json, --base-url,
-// --models, --budget, --exception (repeated), --exceptions-from, --no-daemon), exit codes 0 clean, 1 failed, 2 usage, 3 could not review with
+// --models, --budget, --exception (repeated), --exceptions-from, --allow-unread, --no-daemon), exit codes 0 clean, 1 failed, 2 usage, 3 could not review with
 // one line on stderr. What it does is set by FAKE_REVIEW_* variables; what it was given is appended
 // as one JSON line to FAKE_REVIEW_LOG.
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ const VALUED = new Set([
   '--exception',
   '--exceptions-from',
 ]);
-const BARE = new Set(['--worktree', '--json', '--no-daemon']);
+const BARE = new Set(['--worktree', '--json', '--no-daemon', '--allow-unread']);
 
 function usage(message) {
   process.stderr.write(`roundtable: ${message}\n`);

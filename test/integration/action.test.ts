@@ -379,6 +379,12 @@ describe('the GitHub Action', () => {
     assert.match(String(marked(api)[0]?.body), /Could not review: /);
   });
 
+  it('allow-unread: true passes --allow-unread to the review', async () => {
+    const api = await start();
+    const run = await runAction(api, { inputs: { 'allow-unread': 'true' } });
+    assert.ok(run.cli[0]?.args.includes('--allow-unread'), JSON.stringify(run.cli[0]?.args));
+  });
+
   it('an on-incomplete that is neither fail nor warn is bad usage: the step fails before any review', async () => {
     const api = await start();
     const run = await runAction(api, { inputs: { 'on-incomplete': 'ignore' } });
@@ -411,6 +417,7 @@ describe('the GitHub Action', () => {
       [flag('--fail-on'), flag('--models'), flag('--budget'), flag('--base-url'), flag('--sarif')],
       ['major', 'a,b,c', '5000', 'http://127.0.0.1:11434/v1', 'roundtable.sarif'],
     );
+    assert.ok(!cli.args.includes('--allow-unread'), 'unread is not clean unless the workflow says so');
     assert.equal(cli.apiKey, KEY);
     assert.equal(cli.secretSeen, false, 'the GitHub token was in the review command’s environment');
     assert.match(run.stdout, new RegExp(`::add-mask::${KEY}`), 'the key is not masked in the log');
