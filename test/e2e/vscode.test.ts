@@ -67,11 +67,13 @@ describe('Roundtable in a real VS Code (code-server)', () => {
       90_000,
     );
     await page.screenshot({ path: path.join(SHOTS, 'room-running.png') });
+    // Closed with its digest written: until then the digest call is still writing in the list, an
+    // entry a reloaded window (which sees the finished log) rightly no longer shows.
     const closed = await until(
-      'the meeting to close in the room',
+      'the meeting to close in the room with its digest written',
       async () => {
         const f = (await frameWith(page, '[data-testid="closed"]')) ?? room;
-        return (await f.$('[data-testid="closed"]')) ? f : undefined;
+        return (await f.$('[data-testid="closed"] [data-testid="digest"]')) ? f : undefined;
       },
       120_000,
     );
