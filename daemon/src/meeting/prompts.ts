@@ -22,6 +22,7 @@ import { countTokens } from '../providers/tokens';
 import { wrapPost } from '../providers/envelope';
 import { JUDGE_ANTI_CONFORMITY, WORKER_ANTI_CONFORMITY } from './antiConformity';
 import { ballotOf } from './consensusPrompts';
+import { FINAL_ROUND_ANNOUNCEMENT } from './budget';
 import { EVIDENCE_RULE, assistantName, capPost, personaOf, stableHead, wrap } from './promptParts';
 import type { PromptOptions } from '../context/render';
 
@@ -226,7 +227,7 @@ export function workerPrompt(
     mine && mine !== 'UNKNOWN' && mine !== 'TIMEOUT' ? ` Your stance in round ${previous?.round}: ${mine}.` : '';
   task.push(
     round.final
-      ? `This is round ${round.round}, the FINAL round.${last} Final round — make it count: state your final position.`
+      ? `This is round ${round.round}.${last} ${FINAL_ROUND_ANNOUNCEMENT} State your final position.`
       : `This is round ${round.round} of at most ${s.config.maxRounds}.${last} Give your contribution now.`,
   );
   return withTranscript(s, transcript(s, o, round.round - 1), seat(me, 'a worker in a structured roundtable', task));
