@@ -136,6 +136,37 @@ describe('a review holds the change to the rules of its base, never its own', ()
     );
   });
 
+  it("reads the change's record edits as it read the base's records: an archived one stays deprecated, one with no status stays as the setting made it", async () => {
+    const r = await s.repo();
+    // On the base: a record filed in an archive folder, and one that writes no status.
+    r.git('checkout', '-q', 'main');
+    await r.write('docs/decisions/archive/0009-redis-sessions.md', MYSQL_RECORD('').replace('MySQL', 'Redis'));
+    await r.write('docs/decisions/0007-no-status.md', '# Log as JSON\n\n## Decision\n\nServices log JSON lines.\n');
+    r.git('add', '-A');
+    r.git('commit', '-qm', 'an archived record and one with no status');
+    r.git('checkout', '-q', 'feature');
+    r.git('reset', '-q', '--hard', 'main');
+    // The change only rewords both.
+    await r.write('services/orders/db.ts', MYSQL_POOL);
+    await r.write(
+      'docs/decisions/archive/0009-redis-sessions.md',
+      MYSQL_RECORD('').replace('MySQL', 'Redis') + 'Reworded.\n',
+    );
+    await r.write(
+      'docs/decisions/0007-no-status.md',
+      '# Log as JSON\n\n## Decision\n\nServices log JSON lines, always.\n',
+    );
+    r.git('add', '-A');
+    r.git('commit', '-qm', 'orders: a MySQL pool; two records reworded');
+    const res = await s.review(r, ['--json', '--unstatused', 'ignore']);
+    assert.equal(res.code, 1, res.stderr);
+    const report = JSON.parse(res.stdout) as Report;
+    assert.deepEqual((report.scope.rules.edits ?? []).map((e) => `${e.path}: ${e.what}`).sort(), [
+      'docs/decisions/0007-no-status.md: edits 0007',
+      'docs/decisions/archive/0009-redis-sessions.md: edits 0009',
+    ]);
+  });
+
   it('a change that edits .gitignore to hide 0001 and deletes it from the work tree still meets 0001', async () => {
     const r = await s.repo();
     await r.write('services/orders/db.ts', MYSQL_POOL);

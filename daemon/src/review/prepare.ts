@@ -6,7 +6,14 @@
  * not fit or the gate kept back is the scope's `unread`, said in the report; one an accepted
  * decision governs keeps a review that found nothing from passing (`unreadGoverned`).
  */
-import type { ContextAttached, ContextItem, ReviewRules, ReviewScope, StartMeetingParams } from '@roundtable/protocol';
+import type {
+  ContextAttached,
+  ContextItem,
+  ReviewRules,
+  ReviewScope,
+  StartMeetingParams,
+  Unstatused,
+} from '@roundtable/protocol';
 import { DEFAULT_CONTEXT_MAX_TOKENS, DEFAULT_UNSTATUSED, RpcError, shownPath } from '@roundtable/protocol';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import { RECORD_MAX_TOKENS } from '../decisions/index';
@@ -166,7 +173,7 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
     (file) => governingDecisions(accepted, file).map((g) => ids.get(g.record) ?? g.record.path),
   );
   const unreadFiles = new Set(fitted.unread.map((u) => u.file));
-  const rulesRead = await rulesOf({ gate, change, folder, commit, book, records });
+  const rulesRead = await rulesOf({ gate, change, folder, unstatused, commit, book, records });
   const exceptions = await changeExceptions({
     root,
     against: change.against,
@@ -227,6 +234,7 @@ async function rulesOf(o: {
   gate: ReturnType<typeof workspaceGate>;
   change: Change;
   folder: string;
+  unstatused: Unstatused;
   commit: string;
   book: Awaited<ReturnType<typeof loadDecisions>>;
   records: DecisionRecord[];
@@ -234,7 +242,13 @@ async function rulesOf(o: {
   const short = o.commit.slice(0, 7);
   const base = o.change.base && /^[0-9a-f]{40,64}$/.test(o.change.base) ? o.change.base.slice(0, 7) : o.change.base;
   const label = clipLine(base ? `${base} (merge base ${short})` : `HEAD (${short})`, 300);
-  const edits = await recordEdits({ gate: o.gate, change: o.change, folder: o.folder, base: o.records });
+  const edits = await recordEdits({
+    gate: o.gate,
+    change: o.change,
+    folder: o.folder,
+    unstatused: o.unstatused,
+    base: o.records,
+  });
   // A folder the base does not have is an empty rulebook; one git could not read is not read.
   const unread = o.book.ok ? o.book.unread : o.book.missing ? [] : [{ path: o.folder, reason: o.book.reason }];
   const refused = listed(o.book.ok ? o.book.refused : [], o.folder);

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { ReviewRules } from '@roundtable/protocol';
 import type { WorkspaceGate } from '../gate';
 import { isRecordFile, linkSupersession } from '../decisions/rulebook';
-import { parseRecord, type DecisionRecord } from '../decisions/record';
+import { parseRecord, type DecisionRecord, type ReadOptions } from '../decisions/record';
 import { clipLine } from '../meeting/digest';
 import type { Change } from './change';
 import { recordIds } from '../decisions/ids';
@@ -35,9 +35,6 @@ const scopeText = (s: readonly string[]): string => (s.length ? s.join(', ') : '
 const sameList = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** A fresh copy of a record as its text says (the loader's supersession links undone), to link again. */
-const reparsed = (r: DecisionRecord): DecisionRecord => ({ ...parseRecord(r.path, r.text), sha256: r.sha256 });
-
 /**
  * One line per record file the change adds, deletes or edits (`marks 0001 superseded (accepted at
  * the base)`, `adds 0003 "Use SQLite" (accepted), superseding 0001`), at most MAX_EDITS_SHOWN.
@@ -46,16 +43,21 @@ export async function recordEdits(opts: {
   gate: WorkspaceGate;
   change: Change;
   folder: string;
+  /** How the base's records were read (the folder's archives, records with no status): the edits are read alike. */
+  unstatused: ReadOptions['unstatused'];
   base: readonly DecisionRecord[];
 }): Promise<Edits> {
   const files = changedRecordFiles(opts.change, opts.folder);
   if (files.length === 0) return {};
+  const read: ReadOptions = { folder: opts.folder, unstatused: opts.unstatused };
+  // A fresh copy of a record as its text says (the loader's supersession links undone), to link again.
+  const reparsed = (r: DecisionRecord): DecisionRecord => ({ ...parseRecord(r.path, r.text, read), sha256: r.sha256 });
   const shown = files.slice(0, MAX_EDITS_SHOWN);
   const baseByPath = new Map(opts.base.map((r) => [r.path, r]));
   const head = new Map<string, DecisionRecord | { gone: true } | { refused: string }>();
   for (const f of shown) {
     const r = await opts.gate.read(f);
-    if (r.ok) head.set(f, parseRecord(r.rel, r.text));
+    if (r.ok) head.set(f, parseRecord(r.rel, r.text, read));
     else head.set(f, r.reason === 'does not exist' ? { gone: true } : { refused: r.reason });
   }
   // The base's records with the change's edits applied, linked again: what the change would put in force.
