@@ -6,12 +6,11 @@
  * CLI: the daemon is told only a ref, checked like any other.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { GIT_REF_PATTERN, isRecord } from '@roundtable/protocol';
+import { COMMIT_ID_PATTERN, GIT_REF_PATTERN, isRecord } from '@roundtable/protocol';
 import { UsageError } from '@roundtable/client/usage';
 
 /** An event payload larger than this is not read (GitHub caps webhook payloads at 25 MB). */
 const MAX_EVENT_BYTES = 25_000_000;
-const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 export interface PullRequestChange {
   base: string;
@@ -22,7 +21,7 @@ export interface PullRequestChange {
 function shaAt(v: unknown, side: 'base' | 'head'): string | undefined {
   const sha = isRecord(v) && isRecord(v[side]) ? v[side].sha : undefined;
   if (sha === undefined) return undefined;
-  if (typeof sha !== 'string' || !SHA.test(sha))
+  if (typeof sha !== 'string' || !COMMIT_ID_PATTERN.test(sha))
     throw new UsageError(`GITHUB_EVENT_PATH: pull_request.${side}.sha is not a commit hash`);
   return sha;
 }

@@ -18,6 +18,7 @@ import type {
 import {
   REVIEW_EXIT,
   invisibleNote,
+  lineNumbers,
   pathForPeople,
   reviewNotes,
   reviewOutcome,
@@ -100,7 +101,7 @@ const termLine = (text: string): string => `${terminalSafe(text).replace(/\s*\n\
 function printFindings(outcome: ReviewOutcome, out: NodeJS.WritableStream): void {
   const shown = reportedFindings(outcome);
   for (const f of shown) {
-    const lines = f.lines.start === f.lines.end ? `${f.lines.start}` : `${f.lines.start}-${f.lines.end}`;
+    const lines = lineNumbers(f.lines);
     const what = f.decision ? `breaks decision ${f.decision}` : (f.defect ?? 'defect');
     const accept = f.votes.filter((v) => v.vote === 'accept').length;
     const tally = `${accept}/${f.votes.length} accept`;

@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { ContextRequest } from '@roundtable/protocol';
+import { decisionsFolder } from './workspaceFolders';
 
 export const DISCUSS_COMMAND = 'roundtable.discuss';
 
@@ -56,11 +57,7 @@ export function attachedLabel(c: ContextRequest): string {
 
 /** The attached context plus the decisions folder, so the briefing can cite earlier decisions. */
 export function withDecisions(attach: ContextRequest | undefined): ContextRequest {
-  const folder = vscode.workspace.getConfiguration('roundtable').get<string>('decisionsFolder')?.trim();
-  return {
-    ...(folder && !folder.includes('..') ? { decisionsFolder: folder } : { decisionsFolder: 'docs/decisions' }),
-    ...attach,
-  };
+  return { decisionsFolder: decisionsFolder(), ...attach };
 }
 
 type ContextChoice = vscode.QuickPickItem & { add: 'editor' | 'diff' | 'files' | 'note' };

@@ -9,9 +9,8 @@ import * as vscode from 'vscode';
 import type { MeetingState, ReviewRequest } from '@roundtable/protocol';
 import { reviewOutcome } from '@roundtable/protocol';
 import type { DaemonLink } from './daemonLink';
-import { withDecisions } from './discuss';
 import { currentBranch, defaultBranch, otherBranches } from './gitBase';
-import { decisionsUnstatused, workspaceRoot } from './workspaceFolders';
+import { decisionsFolder, decisionsUnstatused, workspaceRoot } from './workspaceFolders';
 import { findingDiagnostics, shownClaim } from './reviewFindings';
 import { ReviewDiagnostics } from './reviewDiagnostics';
 import { meetingConfig, meetingParams, settingsAndPanel, startAndFollow } from './startFlow';
@@ -88,7 +87,7 @@ async function reviewChanges(
     );
   const review: ReviewRequest = {
     ...target.request,
-    decisionsFolder: withDecisions(undefined).decisionsFolder,
+    decisionsFolder: decisionsFolder(),
     unstatused: decisionsUnstatused(),
   };
   const params = meetingParams({

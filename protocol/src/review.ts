@@ -22,6 +22,12 @@ export const LineRangeSchema = z.object({
 });
 export type LineRange = z.infer<typeof LineRangeSchema>;
 
+/** A range's line numbers: `12`, or `12-14`. */
+export const lineNumbers = (r: LineRange): string => (r.start === r.end ? `${r.start}` : `${r.start}-${r.end}`);
+
+/** A range in words: `line 12`, or `lines 12-14`. */
+export const lineSpan = (r: LineRange): string => `${r.start === r.end ? 'line' : 'lines'} ${lineNumbers(r)}`;
+
 /** One finding as a reviewer states it. */
 export const FindingSchema = z.object({
   /** Workspace-relative path of a file in the change. */
@@ -54,7 +60,9 @@ export type Finding = z.infer<typeof FindingSchema>;
 /** Longest path a changed file may have (Linux's PATH_MAX), and its shown form (every character escaped, `\u{e0001}`). */
 const PATH_MAX = 4_096;
 const SHOWN_MAX = PATH_MAX * 10;
-const CommitIdSchema = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, { error: 'must be a full commit id' });
+/** A full commit id: SHA-1 (40 hex digits) or SHA-256 (64). */
+export const COMMIT_ID_PATTERN = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+const CommitIdSchema = z.string().regex(COMMIT_ID_PATTERN, { error: 'must be a full commit id' });
 const PathReasonSchema = z.object({ path: text({ max: 1_000 }), reason: text({ max: 300 }) });
 
 /**

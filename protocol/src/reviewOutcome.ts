@@ -8,9 +8,11 @@ import type { Verdict, VoteKind } from './consensus';
 import type { TerminationReason } from './domain';
 import { oneLine } from './markdown';
 import { pathForPeople } from './pathText';
+import { waiverText } from './reviewNotes';
 import {
   SEVERITIES,
   REVIEW_EXIT,
+  lineNumbers,
   type DecisionException,
   type FailOn,
   type Finding,
@@ -73,9 +75,8 @@ export function applyExceptions(
 
 /** A finding in one line, as its option's label: `[blocking] src/db.ts:12-14 — breaks 0003: the claim`. */
 export function findingLabel(f: Finding): string {
-  const lines = f.lines.start === f.lines.end ? `${f.lines.start}` : `${f.lines.start}-${f.lines.end}`;
   const what = f.decision ? `breaks ${f.decision}` : (f.defect ?? 'defect');
-  return capped(`[${f.severity}] ${f.file}:${lines} — ${what}: ${f.claim}`);
+  return capped(`[${f.severity}] ${f.file}:${lineNumbers(f.lines)} — ${what}: ${f.claim}`);
 }
 
 /** Closes that end a review before its verdicts for reasons outside the change itself. */
@@ -204,11 +205,9 @@ function uncounted(
   const quorum = reviewQuorum(panel.length);
   const short = judged.find((f) => f.refuted === undefined && bar.includes(f.severity) && f.positions.size < quorum);
   if (!short) return undefined;
-  const lines =
-    short.lines.start === short.lines.end ? `${short.lines.start}` : `${short.lines.start}-${short.lines.end}`;
   const silent = panel.filter((w) => !short.positions.has(w));
   return capped(
-    `${short.id} (${short.severity}, ${short.file}:${lines}) was counted from ${short.positions.size} of ${panel.length} reviewers, below the quorum of ${quorum}: no readable vote from ${silent.join(', ')}`,
+    `${short.id} (${short.severity}, ${short.file}:${lineNumbers(short.lines)}) was counted from ${short.positions.size} of ${panel.length} reviewers, below the quorum of ${quorum}: no readable vote from ${silent.join(', ')}`,
   );
 }
 
@@ -311,14 +310,12 @@ export function reviewNextSteps(s: MeetingState): string[] {
   const { findings } = reviewOutcome(s, 'blocking');
   const proven = findings.filter((f) => f.verdict === 'PROVEN' && !f.waived);
   const contested = findings.filter((f) => f.verdict === 'CONTESTED' && !f.waived);
-  const waived = findings.filter((f) => f.waived);
+  const waived = findings.flatMap((f) => (f.waived ? [{ ...f, waived: f.waived }] : []));
   const label = (id: string) => (s.options.find((o) => o.id === id)?.label ?? id).replace(/[.\s]+$/, '');
   return [
     ...proven.map((f) => `Fix ${f.id}: ${label(f.id)}.`),
     ...contested.map((f) => `The panel is split on ${f.id}: read it yourself (${label(f.id)}).`),
-    ...waived.map(
-      (f) => `${f.id} (${f.verdict}) is waived by the exception in ${f.waived?.from}: ${f.waived?.reason}.`,
-    ),
+    ...waived.map((f) => `${f.id} (${f.verdict}) is ${waiverText(f.waived)}.`),
     ...(proven.length + contested.length + waived.length === 0 ? ['No finding was proven: nothing to fix.'] : []),
   ];
 }

@@ -19,7 +19,8 @@ import * as path from 'node:path';
 import type { DecisionRecord } from './record';
 import { nameNumber } from '@roundtable/protocol';
 
-const stem = (p: string): string => path.posix.basename(p).replace(/\.md$/i, '');
+/** A record's file name without `.md`: its id when nothing better names it. */
+export const stem = (p: string): string => path.posix.basename(p).replace(/\.md$/i, '');
 
 /** Every record's id, unique within `records`. */
 export function recordIds(records: readonly DecisionRecord[]): Map<DecisionRecord, string> {

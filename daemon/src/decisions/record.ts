@@ -31,6 +31,7 @@ import {
 import type { Redaction } from '../gate/content';
 import { frontList, frontString, readFrontMatter, type FrontMatter } from './frontMatter';
 import { DATE_NAMES, DECIDER_NAMES, STATUS_NAMES, SUPERSEDED_BY_TEXT, normalizeStatus } from './status';
+import { stem } from './ids';
 
 /** A supersession link as the record writes it: a Markdown link's target and text, or a bare reference (`ADR-0005`). */
 export interface RecordLink {
@@ -313,7 +314,7 @@ export function readRecordFile(
   const notes = [...fm.notes];
   // One line, at most 200 characters, shown as it is (bidi controls as escapes): a title is a
   // label, not a place to carry a payload. No heading: the front matter's title, else the file name.
-  const fallback = path.posix.basename(relPath).replace(/\.md$/i, '');
+  const fallback = stem(relPath);
   const title = visibleText(body.title ?? frontString(fm, 'title') ?? fallback).slice(0, 200);
   // A heading or section is the status; a `Status:` line elsewhere (prose) only when there is none.
   const status = (frontOf(fm, 'status').join(', ') || body.section || body.fields.get('status'))?.slice(

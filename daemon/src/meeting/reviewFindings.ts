@@ -4,7 +4,7 @@
  * are not in the change; its decision does not exist or is not accepted). Pure.
  */
 import type { ConsensusOption, Finding, LineRange, ReviewScope } from '@roundtable/protocol';
-import { SEVERITIES, findingLabel } from '@roundtable/protocol';
+import { SEVERITIES, findingLabel, lineSpan } from '@roundtable/protocol';
 import { normalizeStatus } from '../decisions/status';
 import { resolveCitation } from '../decisions/ids';
 import { changedFileOf, decisionKey, findingAsRead, unreadFileOf } from '../review/findingPlace';
@@ -73,7 +73,7 @@ export function refutation(f: Finding, scope: ReviewScope, root?: string): strin
   // A file the review did not read is in the change all the same: the finding stands for the vote.
   if (!changed) return unreadFileOf(f.file, scope, root) ? undefined : `${f.file} is not in the change`;
   if (!changed.ranges.some((r) => overlaps(r, f.lines)))
-    return `${span(f.lines)} of ${changed.file} ${f.lines.start === f.lines.end ? 'is' : 'are'} not in the change`;
+    return `${lineSpan(f.lines)} of ${changed.file} ${f.lines.start === f.lines.end ? 'is' : 'are'} not in the change`;
   if (f.decision === undefined) return undefined;
   const cited = resolveCitation(f.decision, scope.decisions);
   if (!cited.ok && cited.why === 'ambiguous')

@@ -16,7 +16,7 @@ import type {
   ReviewScope,
   RoundState,
 } from '@roundtable/protocol';
-import { UNCERTAINTY_BELOW, shownPath } from '@roundtable/protocol';
+import { UNCERTAINTY_BELOW, lineNumbers, shownPath } from '@roundtable/protocol';
 import { defang, oneLine, wrapPost } from '../providers/envelope';
 import { assistantName, personaOf, topicOf } from './promptParts';
 import { TOOLS_ON_BALLOT, challengeParts } from './consensusPrompts';
@@ -24,7 +24,7 @@ import { normalizeStatus } from '../decisions/status';
 import { ballotOptions } from './reviewFindings';
 
 /** A reviewer's system message: the same for its findings and its ballots (the cached prefix starts here). */
-export function reviewerSystem(me: Participant): string {
+function reviewerSystem(me: Participant): string {
   return (
     `You are ${me.name}, a reviewer on a panel that reviews a code change against the team's accepted decision records.` +
     `${me.persona ? ` Your perspective: ${personaOf(me)}` : ''}\n` +
@@ -136,9 +136,8 @@ function ownReply(s: MeetingState, me: Participant): string {
 
 /** A finding as evidence on the ballot: every field on its own line, all of it model text. */
 function findingText(id: string, f: Finding): string {
-  const lines = f.lines.start === f.lines.end ? `${f.lines.start}` : `${f.lines.start}-${f.lines.end}`;
   return [
-    `${id}: ${shownPath(f.file) ?? f.file} lines ${lines}, severity ${f.severity}, ${f.decision ? `breaks decision ${f.decision}` : `defect: ${f.defect ?? 'unclassified'}`}`,
+    `${id}: ${shownPath(f.file) ?? f.file} lines ${lineNumbers(f.lines)}, severity ${f.severity}, ${f.decision ? `breaks decision ${f.decision}` : `defect: ${f.defect ?? 'unclassified'}`}`,
     `claim: ${oneLine(f.claim)}`,
     ...(f.quote ? [`quoted lines:\n${f.quote}`] : []),
     ...(f.proposedBy?.length ? [`proposed by: ${f.proposedBy.join(', ')}`] : []),

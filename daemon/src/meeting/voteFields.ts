@@ -5,7 +5,7 @@
  * and evidence as a list or a single location object. Each reader says what is wrong in one line.
  */
 import type { ConsensusOption, Evidence, VoteKind } from '@roundtable/protocol';
-import { isRecord } from '@roundtable/protocol';
+import { isRecord, lineSpan } from '@roundtable/protocol';
 import { locationOf } from './reviewFinding';
 
 export type FieldRead<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -141,7 +141,7 @@ export function evidenceOf(raw: Record<string, unknown>, at: string): FieldRead<
     const lines = where.lines;
     const section = typeof ev.section === 'string' && ev.section.trim() ? ev.section.trim() : undefined;
     if (section) e.section = section.slice(0, 200);
-    else if (lines) e.section = lines.start === lines.end ? `line ${lines.start}` : `lines ${lines.start}-${lines.end}`;
+    else if (lines) e.section = lineSpan(lines);
     if (typeof ev.type === 'string' && ev.type.trim()) e.type = ev.type.trim().slice(0, 40);
     value.push(e);
   }

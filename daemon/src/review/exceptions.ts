@@ -5,14 +5,13 @@
  * naming no record of the rulebook is kept, marked invalid with why: it is reported, never applied.
  */
 import type { DecisionException, ReviewRequest, ReviewScope } from '@roundtable/protocol';
-import { EXCEPTION_KEY, MAX_EXCEPTIONS, parseException } from '@roundtable/protocol';
+import { COMMIT_ID_PATTERN, EXCEPTION_KEY, MAX_EXCEPTIONS, parseException } from '@roundtable/protocol';
 import { git } from '../gate/git';
 import { clipLine } from '../meeting/digest';
 import { resolveCitation } from '../decisions/ids';
 
 /** Most commits of the change read for trailers (a longer branch: the oldest are read, and the rest said). */
 const MAX_COMMITS = 5_000;
-const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 interface Said {
   line: string;
@@ -26,7 +25,7 @@ interface Said {
  * cannot hold a NUL, so no value can break the framing.
  */
 async function trailers(root: string, against: string): Promise<{ said: Said[]; note?: string }> {
-  if (!SHA.test(against)) return { said: [] };
+  if (!COMMIT_ID_PATTERN.test(against)) return { said: [] };
   const r = await git(root, [
     'log',
     '-z',
@@ -41,7 +40,7 @@ async function trailers(root: string, against: string): Promise<{ said: Said[]; 
   const commits = r.stdout.split('\0').filter((c) => c.trim() !== '');
   for (const c of commits) {
     const [hash = '', ...values] = c.replace(/^\n/, '').split('\n');
-    if (!SHA.test(hash)) continue;
+    if (!COMMIT_ID_PATTERN.test(hash)) continue;
     for (const v of values) if (v.trim()) said.push({ line: v, from: `commit ${hash.slice(0, 7)}`, commit: hash });
   }
   return {

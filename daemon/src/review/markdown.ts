@@ -9,6 +9,7 @@ import {
   REVIEW_EXIT,
   exceptionLine,
   invisibleNote,
+  lineNumbers,
   recordEditLines,
   rulesSource,
   shownPath,
@@ -37,9 +38,6 @@ function pathSpan(file: string): string {
 /** ` (holds U+200B ZERO WIDTH SPACE)` after a name that holds such characters, escaped; else ''. */
 const noteOf = (file: string): string => (invisibleNote(file) ? ` ${inline(invisibleNote(file))}` : '');
 
-const lines = (f: ReviewedFinding): string =>
-  f.lines.start === f.lines.end ? `${f.lines.start}` : `${f.lines.start}-${f.lines.end}`;
-
 function tally(f: ReviewedFinding): string {
   const n = (k: string) => f.votes.filter((v) => v.vote === k).length;
   return `${n('accept')} accept, ${n('reject')} reject, ${n('abstain')} abstain`;
@@ -52,9 +50,9 @@ function findingSection(f: ReviewedFinding, recordPath: (id: string) => string |
     : `defect: ${inline(f.defect ?? 'unclassified')}`;
   const shown = shownPath(f.file) ?? f.file;
   const out = [
-    heading(3, `${f.waived ? `WAIVED (${f.verdict})` : f.verdict} · ${f.severity} · ${shown}:${lines(f)}`),
+    heading(3, `${f.waived ? `WAIVED (${f.verdict})` : f.verdict} · ${f.severity} · ${shown}:${lineNumbers(f.lines)}`),
     '',
-    `${codeSpan(`${shown}:${lines(f)}`)}${noteOf(f.file)} — ${cites}`,
+    `${codeSpan(`${shown}:${lineNumbers(f.lines)}`)}${noteOf(f.file)} — ${cites}`,
     '',
     ...(f.waived ? [`**Waived** ${inline(waivedBy(f.waived))}`, ''] : []),
     ...(f.severityWritten === undefined

@@ -5,14 +5,13 @@
  * said in the report. Only the record files the change touches are read (through the workspace
  * gate, from the work tree); the base's records are the rulebook already read.
  */
-import * as path from 'node:path';
 import type { ReviewRules } from '@roundtable/protocol';
 import type { WorkspaceGate } from '../gate';
 import { isRecordFile, linkSupersession } from '../decisions/rulebook';
 import { parseRecord, type DecisionRecord, type ReadOptions } from '../decisions/record';
 import { clipLine } from '../meeting/digest';
 import type { Change } from './change';
-import { recordIds } from '../decisions/ids';
+import { recordIds, stem } from '../decisions/ids';
 
 /** Most record files of the change described one by one (the rest are counted in `moreEdits`). */
 export const MAX_EDITS_SHOWN = 30;
@@ -72,7 +71,7 @@ export async function recordEdits(opts: {
   const idOf = (p: string): string => {
     const b = baseByPath.get(p);
     const a = afterByPath.get(p);
-    return (b && baseIds.get(b)) ?? (a && afterIds.get(a)) ?? path.posix.basename(p).replace(/\.md$/i, '');
+    return (b && baseIds.get(b)) ?? (a && afterIds.get(a)) ?? stem(p);
   };
   const ctx = { after: afterByPath, idOf, inForce: (p: string) => baseByPath.get(p)?.state === 'accepted' };
   // Within the scope's schema (a meeting's log never holds what its reader would refuse).

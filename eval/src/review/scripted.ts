@@ -12,7 +12,7 @@
  * Each case's script travels with its meeting (`providers.script`), so the cases can run at once.
  */
 import type { ChatMessage, Finding, Participant, ProviderConfig } from '@roundtable/protocol';
-import { isRecord } from '@roundtable/protocol';
+import { isRecord, lineNumbers } from '@roundtable/protocol';
 import { countPromptTokens, countTokens } from '../../../daemon/src/providers/tokens';
 import type { ChatProvider, ChatRequest, ChatResult } from '../../../daemon/src/providers/types';
 import type { Label, ReviewCase } from './cases';
@@ -115,10 +115,7 @@ export function ballotFindings(
 function ballot(script: CaseScript, me: string, prompt: string): string {
   const votes = ballotFindings(prompt).map(({ id, finding }) => {
     const holds = script.acceptAll.includes(me) || script.labels.some((l) => hits(finding, l));
-    const where =
-      finding.lines.start === finding.lines.end
-        ? `${finding.lines.start}`
-        : `${finding.lines.start}-${finding.lines.end}`;
+    const where = lineNumbers(finding.lines);
     return {
       option: id,
       vote: holds ? 'accept' : 'reject',

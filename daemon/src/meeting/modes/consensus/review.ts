@@ -16,7 +16,7 @@ import type {
   RoundState,
   Verdict,
 } from '@roundtable/protocol';
-import { findingLabel, reviewQuorum, workersOf } from '@roundtable/protocol';
+import { findingLabel, lineSpan, reviewQuorum, workersOf } from '@roundtable/protocol';
 import type { CallOutcome } from '../../modelCall';
 import { ballotOptions, reviewOptions } from '../../reviewFindings';
 import { readFindings, type FindingsRead } from '../../reviewReply';
@@ -91,7 +91,7 @@ export const PROPOSAL_CONFIDENCE = 0.8;
 
 /** The accept a reviewer's proposal of this finding counts as. */
 export function proposalVote(o: ConsensusOption, f: Finding): OptionVote {
-  const lines = f.lines.start === f.lines.end ? `line ${f.lines.start}` : `lines ${f.lines.start}-${f.lines.end}`;
+  const lines = lineSpan(f.lines);
   return {
     option: o.id,
     vote: 'accept',
