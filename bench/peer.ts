@@ -73,7 +73,7 @@ function responder(): (body: ChatBody) => { text: string; delayMs: number } {
 }
 
 /** What a call was for, read from the request the server received. */
-export function kindOf(body: ChatBody): string {
+function kindOf(body: ChatBody): string {
   const model = body.model ?? '?';
   const last = lastUserMessage(body);
   if (/^w\d+$/.test(model)) return /has no stance marker/.test(last) ? 'followup' : 'turn';
@@ -239,13 +239,11 @@ function partsOf(body: ChatBody): [string, number][] {
     const tag = `<${m.role}>\n`.length + 1;
     if (m.role === 'system') {
       for (const line of m.content.split('\n')) {
-        const label = /^Judging seat/.test(line)
-          ? 'rules: judge'
-          : /^Workers:/.test(line)
-            ? 'rules: workers'
-            : /^Posts by others/.test(line)
-              ? 'rules: evidence'
-              : 'rules: room';
+        const label = /^Workers:/.test(line)
+          ? 'rules: workers'
+          : /^Posts by others/.test(line)
+            ? 'rules: evidence'
+            : 'rules: room';
         out.push([label, line.length + 1]);
       }
       out.push(['rules: room', tag - 1]);
@@ -266,9 +264,7 @@ function partsOf(body: ChatBody): [string, number][] {
  * Each prompt part's share of our prompt tokens and money (gpt-5 prices): a call's cached tokens
  * are its first ones, so a part is billed cached up to where the cache ends, fresh after it.
  */
-export function partShares(
-  requests: RecordedRequest[],
-): { part: string; tokens: number; fresh: number; usd: number }[] {
+function partShares(requests: RecordedRequest[]): { part: string; tokens: number; fresh: number; usd: number }[] {
   const price = PRICES[0] as (typeof PRICES)[number];
   const acc = new Map<string, { tokens: number; fresh: number; usd: number }>();
   for (const r of requests) {

@@ -32,7 +32,7 @@ import { DECISIONS, reviewRepo, type ReviewRepo } from './reviewChange';
 import { CACHE } from './serverModel';
 import { PRICES, moneyOf, type Money } from './wholeMeeting';
 
-export const REVIEWERS = [
+const REVIEWERS = [
   { name: 'ada', model: 'llama3.1:8b' },
   { name: 'grace', model: 'qwen2.5:7b' },
   { name: 'linus', model: 'mistral:7b' },
@@ -93,7 +93,7 @@ const FINDINGS: Record<string, Proposed[]> = {
   ],
 };
 
-export const SCRIPT: ReviewerScript = {
+const SCRIPT: ReviewerScript = {
   findings: (me) => FINDINGS[me] ?? [],
   vote: (me, label) => {
     if (/mysql/i.test(label)) return { vote: 'accept', confidence: 0.9, evidence: ['src/orders/db/mysqlPool.ts'] };

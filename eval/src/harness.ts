@@ -30,7 +30,7 @@ export function refuseLink(file: string): void {
 }
 
 /** Opens the checkpoint to write, refusing a symbolic link even if one appears after the check. */
-export function openCheckpoint(file: string, truncate: boolean): number {
+function openCheckpoint(file: string, truncate: boolean): number {
   refuseLink(file);
   const flags =
     constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (truncate ? constants.O_TRUNC : constants.O_APPEND);

@@ -19,7 +19,7 @@ const plainWord = (p: string): string | undefined => (/^[A-Za-z0-9_./][A-Za-z0-9
  * The command that holds the meeting a decision change needs (`roundtable run`, with the records'
  * folder as its context when the folder is a plain word).
  */
-export function decisionMeetingCommand(rules: ReviewRules): string {
+function decisionMeetingCommand(rules: ReviewRules): string {
   const folder = plainWord(rules.folder);
   return `roundtable run --mode consensus --topic "Adopt this change's edits to the decision records?"${folder ? ` --context ${folder}` : ''}`;
 }

@@ -55,7 +55,7 @@ export interface ReviewOutcome {
  * The change's exceptions applied: an upheld finding (PROVEN, or CONTESTED) on a decision a valid
  * exception names is waived (the panel's verdict is kept beside it) and counts against no bar.
  */
-export function applyExceptions(
+function applyExceptions(
   findings: ReviewedFinding[],
   exceptions: readonly DecisionException[],
 ): { findings: ReviewedFinding[]; exceptions: ExceptionUse[] } {

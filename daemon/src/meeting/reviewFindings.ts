@@ -60,9 +60,6 @@ export function mergeFindings(byReviewer: [reviewer: string, findings: Finding[]
     .map((k) => ({ ...k.f, proposedBy: k.by }));
 }
 
-const span = (r: LineRange) => (r.start === r.end ? `line ${r.start}` : `lines ${r.start}-${r.end}`);
-
-/** True when `file` names a changed file the review did not read (by its name or as it is shown). */
 /**
  * Why a finding is refuted before any vote, in one line, or undefined when it stands: its file is
  * not in the change, its lines touch none of that file's hunks, or it cites a decision that is not

@@ -23,7 +23,7 @@ import { readsOutOfTen } from './reviewSeverity';
 export const MAX_FINDINGS_PER_REVIEWER = 30;
 
 /** At most `max` findings, the most severe first to stay, each kept where the reviewer wrote it. */
-export function mostSevere(findings: Finding[], max: number): Finding[] {
+function mostSevere(findings: Finding[], max: number): Finding[] {
   if (findings.length <= max) return findings;
   const rank = (f: Finding) => SEVERITIES.indexOf(f.severity);
   return findings

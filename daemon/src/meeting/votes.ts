@@ -128,7 +128,7 @@ const writtenNothing = (raw: Record<string, unknown>) => confidenceAsWritten(raw
 export const NO_VOTE = 'no vote given';
 
 /** An option's vote that was not read: an abstention, marked, with why. */
-export function unreadVote(option: string, why: string): OptionVote {
+function unreadVote(option: string, why: string): OptionVote {
   return { option, vote: 'abstain', confidence: 0, rationale: why, evidence: [], unread: true };
 }
 
@@ -178,14 +178,10 @@ export function parseBallot(reply: string, options: ConsensusOption[]): BallotCh
   return checkBallot(json, options);
 }
 
-/** The ballot of a worker whose answer stayed invalid: every vote unread, with the reason. */
-export function abstainAll(options: ConsensusOption[], reason: string): OptionVote[] {
-  return options.map((o) => unreadVote(o.id, `invalid ballot: ${reason}`));
-}
-
 /**
- * A ballot asked twice: per option, the vote read in the second answer, else the one read in the
- * first; what neither answer gave stays unread.
+ * A ballot's votes, asked once (`second` is `first`) or twice: per option, the vote read in the
+ * second answer, else the one read in the first; what neither answer gave stays unread (an answer
+ * that held no ballot: every vote unread, with the reason).
  */
 export function mergeBallots(first: BallotCheck, second: BallotCheck, options: ConsensusOption[]): OptionVote[] {
   const read = (c: BallotCheck, id: string) => (c.ok ? c.votes.find((v) => v.option === id && !v.unread) : undefined);

@@ -7,7 +7,7 @@
 import type { ChatMessage, ConsensusOption, OptionVote, Participant, RoundState } from '@roundtable/protocol';
 import { replyCap } from '../../budget';
 import { ballotRetryPrompt } from '../../consensusPrompts';
-import { NO_VOTE, abstainAll, mergeBallots, parseBallot, type BallotCheck } from '../../votes';
+import { NO_VOTE, mergeBallots, parseBallot, type BallotCheck } from '../../votes';
 import type { StepContext } from '../types';
 import { ballotReply } from './replySchemas';
 
@@ -75,12 +75,7 @@ export async function castBallot(run: StepContext, a: BallotAsk): Promise<void> 
   if (!r.ok) await run.failTurn(round.round, me.name, r);
   const spoken = run.fit(r.ok ? r.result.text : '');
   if (!spoken) return run.checkBudget();
-  const given =
-    again === undefined
-      ? check.ok
-        ? check.votes
-        : abstainAll(options, check.reason)
-      : mergeBallots(first, check, options);
+  const given = mergeBallots(first, check, options);
   const votes = inOptionOrder(run, [...given, ...(a.own ?? [])]);
   await checkEvidence(run, votes);
   // Invalid: a vote that could not be read (in a review, also a finding left without a vote).

@@ -87,7 +87,7 @@ export async function setReviewOptions(run: StepContext, scope: ReviewScope): Pr
  * A reviewer's own finding counts as its accept, at this confidence (weight 0.5, see verdict.ts),
  * the finding's own lines as its evidence: it is never asked to vote on what it proposed.
  */
-export const PROPOSAL_CONFIDENCE = 0.8;
+const PROPOSAL_CONFIDENCE = 0.8;
 
 /** The accept a reviewer's proposal of this finding counts as. */
 export function proposalVote(o: ConsensusOption, f: Finding): OptionVote {
@@ -105,7 +105,7 @@ export function proposalVote(o: ConsensusOption, f: Finding): OptionVote {
 const proposers = (o: ConsensusOption): string[] => o.finding?.proposedBy ?? [];
 
 /** The findings open for a vote in round `r`: every standing finding in the first; in a challenge round, those the round before left CONTESTED. */
-export function openFindings(s: MeetingState, r: RoundState): ConsensusOption[] {
+function openFindings(s: MeetingState, r: RoundState): ConsensusOption[] {
   const standing = ballotOptions(s.options);
   const before = s.rounds.find((x) => x.round === r.round - 1)?.verdict;
   if (!before) return standing;
@@ -134,7 +134,7 @@ function worstVote(option: string): OptionVote {
  * cast can only be better for it than the worst assumed), so the order reviewers vote in cannot
  * settle a finding that every vote would not have proven.
  */
-export function settledFinding(
+function settledFinding(
   s: MeetingState,
   r: RoundState,
   o: ConsensusOption,
@@ -193,7 +193,7 @@ export function bareResult(option: string, verdict: Verdict): OptionResult {
 }
 
 /** Results of the findings refuted before the vote: REFUTED, with no vote. */
-export function refutedResults(options: ConsensusOption[]): OptionResult[] {
+function refutedResults(options: ConsensusOption[]): OptionResult[] {
   return options.filter((o) => o.finding?.refuted !== undefined).map((o) => bareResult(o.id, 'REFUTED'));
 }
 
@@ -240,7 +240,7 @@ export async function reviewVerdict(run: StepContext, r: RoundState): Promise<vo
 }
 
 /** What would take a review to another round: findings the panel neither proved nor refuted. */
-export function reviewReasons(results: OptionResult[]): string[] {
+function reviewReasons(results: OptionResult[]): string[] {
   const open = results.filter((r) => r.verdict === 'CONTESTED').map((r) => r.option);
   return open.length ? [`contested findings: ${open.join(', ')}`] : [];
 }
