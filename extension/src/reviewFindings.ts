@@ -8,7 +8,7 @@
  */
 import type { Finding, ReviewScope, ReviewedFinding, VoteKind } from '@roundtable/protocol';
 import { oneLine } from '@roundtable/protocol/markdown';
-import { waiverText } from '@roundtable/protocol/reviewNotes';
+import { waiverText } from '@roundtable/protocol/reviewOutcome';
 
 /** VS Code's DiagnosticSeverity, by name (the adapter maps it). */
 export type DiagnosticLevel = 'error' | 'warning' | 'information' | 'hint';

@@ -5,7 +5,7 @@
  * Every string here can hold text from the repository or a commit: whoever renders it escapes it.
  */
 import type { ReviewRules } from './review';
-import type { ExceptionUse, Waiver } from './reviewOutcome';
+import type { ExceptionUse } from './reviewOutcome';
 
 /** `the rules in docs/decisions at main (merge base 1a2b3c4)`. */
 export function rulesSource(rules: ReviewRules): string {
@@ -39,16 +39,6 @@ export function recordEditLines(
     then: 'A change to the decision records is a decision of its own: it needs its own meeting and its own review, merged apart from this change. The meeting:',
     command: decisionMeetingCommand(rules),
   };
-}
-
-/** `by the exception in commit 1a2b3c4: we migrate next quarter`. */
-export function waivedBy(w: Waiver): string {
-  return `by the exception in ${w.from}: ${w.reason}`;
-}
-
-/** `waived by the exception in commit 1a2b3c4: we migrate next quarter`. */
-export function waiverText(w: Waiver): string {
-  return `waived ${waivedBy(w)}`;
 }
 
 /** One exception and what it did, in one line. */

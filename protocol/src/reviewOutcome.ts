@@ -8,7 +8,6 @@ import type { Verdict, VoteKind } from './consensus';
 import type { TerminationReason } from './domain';
 import { oneLine } from './markdown';
 import { pathForPeople } from './pathText';
-import { waiverText } from './reviewNotes';
 import {
   SEVERITIES,
   REVIEW_EXIT,
@@ -31,6 +30,16 @@ export interface FindingVote {
 
 /** The exception that waived a finding: its reason and where it was said. */
 export type Waiver = Pick<DecisionException, 'reason' | 'from' | 'commit'>;
+
+/** `by the exception in commit 1a2b3c4: we migrate next quarter`. */
+export function waivedBy(w: Waiver): string {
+  return `by the exception in ${w.from}: ${w.reason}`;
+}
+
+/** `waived by the exception in commit 1a2b3c4: we migrate next quarter`. */
+export function waiverText(w: Waiver): string {
+  return `waived ${waivedBy(w)}`;
+}
 
 /**
  * A finding as the review concluded on it: its option id (`O1`), its verdict and the votes cast

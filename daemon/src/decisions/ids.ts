@@ -15,12 +15,8 @@
  * A citation (`ADR-0003`, `3`, `0003-postgres.md`, `0007-iso-dates`) resolves to exactly one record
  * or to none, never to a guess between two (`resolveCitation`).
  */
-import * as path from 'node:path';
-import type { DecisionRecord } from './record';
+import { stem, type DecisionRecord } from './record';
 import { nameNumber } from '@roundtable/protocol';
-
-/** A record's file name without `.md`: its id when nothing better names it. */
-export const stem = (p: string): string => path.posix.basename(p).replace(/\.md$/i, '');
 
 /** Every record's id, unique within `records`. */
 export function recordIds(records: readonly DecisionRecord[]): Map<DecisionRecord, string> {

@@ -31,7 +31,6 @@ import {
 import type { Redaction } from '../gate/content';
 import { frontList, frontString, readFrontMatter, type FrontMatter } from './frontMatter';
 import { DATE_NAMES, DECIDER_NAMES, STATUS_NAMES, SUPERSEDED_BY_TEXT, normalizeStatus } from './status';
-import { stem } from './ids';
 
 /** A supersession link as the record writes it: a Markdown link's target and text, or a bare reference (`ADR-0005`). */
 export interface RecordLink {
@@ -115,6 +114,9 @@ const TASK = /^\s{0,3}[*+-]\s+\[([ xX])\]\s*(.*)$/;
 /** A heading that names the decision, folded: Decision (Outcome), Décision, Decisión, Decisão, Decisione, Entscheidung. */
 const DECISION_HEADING = /^#{2,6}\s.*\b(decision|decisao|decisione|entscheidung|considered options)/;
 /** Folders of records no longer in force, folded. */
+/** A record's file name without `.md`: its id when nothing better names it. */
+export const stem = (p: string): string => path.posix.basename(p).replace(/\.md$/i, '');
+
 const ARCHIVE_DIR = /^(archive[sd]?|archiv|arquivo|archivio|deprecated|obsolete|superseded|retired)$/;
 
 /** Text of one field value: HTML comments dropped, one visible line, capped. */

@@ -8,10 +8,10 @@
 import type { ReviewRules } from '@roundtable/protocol';
 import type { WorkspaceGate } from '../gate';
 import { isRecordFile, linkSupersession } from '../decisions/rulebook';
-import { parseRecord, type DecisionRecord, type ReadOptions } from '../decisions/record';
+import { parseRecord, stem, type DecisionRecord, type ReadOptions } from '../decisions/record';
 import { clipLine } from '../meeting/digest';
 import type { Change } from './change';
-import { recordIds, stem } from '../decisions/ids';
+import { recordIds } from '../decisions/ids';
 
 /** Most record files of the change described one by one (the rest are counted in `moreEdits`). */
 export const MAX_EDITS_SHOWN = 30;
