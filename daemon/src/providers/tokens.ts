@@ -232,5 +232,10 @@ export function toolTurnPromptTokens(
       (t.kind === 'result' ? pieceTokens(`${t.callId} ${t.text}`) : pieceTokens(`${t.text}${JSON.stringify(t.calls)}`)),
     0,
   );
-  return countPromptTokens(messages, count) + steps + (tools.length ? count(JSON.stringify(tools)) : 0);
+  return countPromptTokens(messages, count) + steps + offeredToolsTokens(tools, count);
+}
+
+/** The tools offered with a request, by the engine's count (none offered: 0). */
+export function offeredToolsTokens(tools: readonly unknown[], count: (text: string) => number = countTokens): number {
+  return tools.length ? count(JSON.stringify(tools)) : 0;
 }

@@ -24,7 +24,7 @@ import type {
 import { TOOL_RESULT_MAX_TOKENS } from '@roundtable/protocol';
 import { defang, wrapToolResult } from '../providers/envelope';
 import { TOOL_LIMITS, boundCalls, echoed } from '../providers/toolCalls';
-import { cutPiece, pieceTokens, toolTurnPromptTokens } from '../providers/tokens';
+import { cutPiece, offeredToolsTokens, pieceTokens, toolTurnPromptTokens } from '../providers/tokens';
 import type { Asked, ChatResult, ToolLoop, ToolSteps, TurnBudget } from '../providers/types';
 import { TOOL_DEFINITIONS, runTool } from './workspaceTools';
 
@@ -197,10 +197,12 @@ export async function runToolTurn(
     // The cap reached (or no room left for more results): one last request, without tools.
     const room = tools.budget ? tools.budget.resultRoom() : Infinity;
     if (used >= TOOL_LIMITS.callsPerTurn || room <= 0 || tools.definitions().length === 0) offer = false;
-    let prompt = toolTurnPromptTokens(messages, turns, offer ? tools.definitions() : []);
+    // The messages and steps are tokenized once; the tools' definitions count only while they are offered.
+    const withoutTools = toolTurnPromptTokens(messages, turns, []);
+    let prompt = withoutTools + (offer ? offeredToolsTokens(tools.definitions()) : 0);
     if (offer && billed + prompt > TOOL_LIMITS.billedTokensPerTurn) {
       offer = false;
-      prompt = toolTurnPromptTokens(messages, turns, []);
+      prompt = withoutTools;
       await tools.note?.(
         `stopped offering tools: the turn's requests billed ${billed.toLocaleString('en-US')} tokens and the next would pass ${TOOL_LIMITS.billedTokensPerTurn.toLocaleString('en-US')}`,
       );
