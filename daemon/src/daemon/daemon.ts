@@ -268,7 +268,7 @@ function watchIdle(r: Running, ms: number, clock: Clock, stop: () => Promise<voi
 export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const env = opts.env ?? process.env;
   // A bad setting is refused before the data dir is touched.
-  endpointCeiling(env, opts.endpointConcurrency);
+  const ceiling = endpointCeiling(env, opts.endpointConcurrency);
   const dataDir = path.resolve(opts.dataDir ?? defaultDataDir(env));
   const log = opts.log ?? daemonLog;
   await ensureDir(dataDir, 0o700);
@@ -287,7 +287,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     const lmBridge = new VscodeLmBridge(log);
     const token = randomBytes(32).toString('hex');
     // VS Code's models are scheduled by the window; OpenAI-compatible endpoints by the limiter.
-    const ceiling = endpointCeiling(env, opts.endpointConcurrency);
     const limiter = new KeyedLimiter((key) => (key.startsWith('openai@') ? ceiling : 0));
     manager = newManager(store, env, lmBridge, opts, log, token, limiter);
     await writeFileAtomic(path.join(dataDir, 'token'), `${token}\n`, 0o600);
