@@ -7,7 +7,7 @@
 import * as client from '@roundtable/client/models';
 import type { ModelInfo, ModelList } from '@roundtable/protocol/modelList';
 import { untilAborted } from './providers/openaiErrors';
-import { noteServerModels } from './providers/serverProfile';
+import { normalizeBaseURL, noteServerModels } from './providers/serverProfile';
 
 const note = (baseUrl: string) => (infos: ModelInfo[]) => noteServerModels(baseUrl, infos);
 
@@ -35,7 +35,7 @@ export function serverSlots(
   apiKey: string | undefined,
   signal?: AbortSignal,
 ): Promise<number | undefined> {
-  const key = baseUrl.trim().replace(/\/+$/, '');
+  const key = normalizeBaseURL(baseUrl);
   let asked = slotsAsked.get(key);
   if (!asked) slotsAsked.set(key, (asked = client.readServerSlots(key, apiKey ? { apiKey } : {})));
   return signal ? untilAborted(asked, signal).catch(() => undefined) : asked;

@@ -41,6 +41,7 @@ import {
   adaptToRefusal,
   askServerOnce,
   modelInfo,
+  normalizeBaseURL,
   paramsFor,
   remember,
   serverListed,
@@ -138,10 +139,6 @@ function requestBody(
         }
       : {}),
   };
-}
-
-export function normalizeBaseURL(baseURL: string): string {
-  return baseURL.trim().replace(/\/+$/, '');
 }
 
 export class OpenAIProvider implements ChatProvider {

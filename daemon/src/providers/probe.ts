@@ -1,7 +1,7 @@
 /** Whether an OpenAI-compatible server answers at all, asked once before a command's work starts. */
 import { collapseWhitespace, isRecord } from '@roundtable/protocol';
-import { normalizeBaseURL } from './openai';
 import { invalidURL, redact, rootCause, seconds } from './openaiErrors';
+import { normalizeBaseURL } from './serverProfile';
 import { ProviderError } from './types';
 
 /**

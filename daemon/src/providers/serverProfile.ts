@@ -81,8 +81,12 @@ export function isReasoningModel(model: string): boolean {
   return /^grok-(?:3-mini|[4-9])/.test(name);
 }
 
-const key = (baseURL: string, model: string) => `${baseURL.trim().replace(/\/+$/, '')}\u0000${model}`;
-const serverKey = (baseURL: string) => baseURL.trim().replace(/\/+$/, '');
+/** A server's base URL as the daemon calls it and knows it by: trimmed, with no trailing slash. */
+export function normalizeBaseURL(baseURL: string): string {
+  return baseURL.trim().replace(/\/+$/, '');
+}
+
+const key = (baseURL: string, model: string) => `${normalizeBaseURL(baseURL)}\u0000${model}`;
 
 /** What was learnt from refusals, per (server, model), for the daemon's life. */
 const learnt = new Map<string, Partial<CallParams>>();
@@ -94,7 +98,7 @@ const asking = new Map<string, Promise<void>>();
 
 /** Runs `ask` for this server unless it already ran (or runs): at most one GET per server. */
 export function askServerOnce(baseURL: string, ask: () => Promise<void>): Promise<void> {
-  const k = serverKey(baseURL);
+  const k = normalizeBaseURL(baseURL);
   let p = asking.get(k);
   if (!p) {
     p = ask().catch(() => undefined);
@@ -105,17 +109,17 @@ export function askServerOnce(baseURL: string, ask: () => Promise<void>): Promis
 
 /** Records a server's model list (called by `listModels` whenever the daemon lists models). */
 export function noteServerModels(baseURL: string, models: readonly ModelInfo[]): void {
-  listed.set(serverKey(baseURL), new Map(models.map((m) => [m.id, m])));
+  listed.set(normalizeBaseURL(baseURL), new Map(models.map((m) => [m.id, m])));
 }
 
 /** Whether this server's model list is known (the provider asks for it at most once). */
 export function serverListed(baseURL: string): boolean {
-  return listed.has(serverKey(baseURL));
+  return listed.has(normalizeBaseURL(baseURL));
 }
 
 /** What the server's list says about the model, if it was listed. */
 export function modelInfo(baseURL: string, model: string): ModelInfo | undefined {
-  return listed.get(serverKey(baseURL))?.get(model);
+  return listed.get(normalizeBaseURL(baseURL))?.get(model);
 }
 
 /** The parameters to send to this server for this model now. */
