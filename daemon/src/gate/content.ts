@@ -20,24 +20,6 @@ type Rule = (typeof recommendedRules)[number];
 type RuleContext = Parameters<Rule['create']>[0];
 type SourceCode = Parameters<NonNullable<ReturnType<Rule['create']>['file']>>[0];
 
-/** The prefix of the performance marks secretlint's core sets on every lint and rule. */
-export const SECRETLINT_MARK = '@core>';
-
-/**
- * secretlint 11 marks every lint and every rule with `performance.mark`, and its profiler's
- * observer keeps each mark for the life of the process and scans them all on the next one
- * (secretlint/secretlint#1633 and #1653; the fix, #1673, is in secretlint 13, which needs Node 22):
- * in one process a lint costs more with every lint before it. Reading 2,000 decision records took
- * twelve minutes, and a daemon slowed and grew with every file it screened. Its marks are not
- * recorded, so the profiler keeps and scans nothing; no other code here sets a mark.
- */
-function dropSecretlintMarks(): void {
-  const mark = performance.mark.bind(performance);
-  performance.mark = ((name: string, options?: Parameters<typeof performance.mark>[1]) =>
-    name.startsWith(SECRETLINT_MARK) ? undefined : mark(name, options)) as typeof performance.mark;
-}
-dropSecretlintMarks();
-
 export interface Redaction {
   /** 1-based line of the text the finding starts on. */
   line: number;
