@@ -24,27 +24,60 @@ const SAFE = [
 
 const gitEnv = (): NodeJS.ProcessEnv => ({ ...process.env, GIT_OPTIONAL_LOCKS: '0' });
 
+interface RunOptions {
+  input?: string;
+  maxBuffer?: number;
+  extra?: string[];
+}
+
+/**
+ * git run once, its output kept whole: `git` and `gitBytes` are this with `utf8` and `buffer`.
+ * `utf8` is decoded by execFile as it comes, so `maxBuffer` counts the decoded text's UTF-8 bytes
+ * (an invalid byte counts three, as the replacement character it became) and output past it is
+ * cut by characters: decoding bytes afterwards would not be the same call.
+ */
+function run(
+  root: string,
+  args: string[],
+  opts: RunOptions,
+  encoding: 'utf8',
+): Promise<{ code: number; stdout: string }>;
+function run(
+  root: string,
+  args: string[],
+  opts: RunOptions,
+  encoding: 'buffer',
+): Promise<{ code: number; stdout: Buffer }>;
+function run(
+  root: string,
+  args: string[],
+  opts: RunOptions,
+  encoding: 'utf8' | 'buffer',
+): Promise<{ code: number; stdout: string | Buffer }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      'git',
+      [...SAFE, ...(opts.extra ?? []), ...args],
+      { cwd: root, encoding, maxBuffer: opts.maxBuffer ?? 8_000_000, timeout: 20_000, env: gitEnv() },
+      (err, stdout) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 128) : 0;
+        resolve({ code, stdout });
+      },
+    );
+    // Outside a repository git exits before reading its input: the write then fails with EPIPE,
+    // which must not crash the process (the exit code already says what happened).
+    child.stdin?.on('error', () => undefined);
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+  });
+}
+
 export function git(
   root: string,
   args: string[],
   input?: string,
   extra: string[] = [],
 ): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      'git',
-      [...SAFE, ...extra, ...args],
-      { cwd: root, maxBuffer: 8_000_000, timeout: 20_000, env: gitEnv() },
-      (err, stdout) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 128) : 0;
-        resolve({ code, stdout: String(stdout) });
-      },
-    );
-    // Outside a repository git exits before reading its input: the write then fails with EPIPE,
-    // which must not crash the process (the exit code already says what happened).
-    child.stdin?.on('error', () => undefined);
-    if (input !== undefined) child.stdin?.end(input);
-  });
+  return run(root, args, { input, extra }, 'utf8');
 }
 
 /**
@@ -91,25 +124,7 @@ export function gitBytes(
   args: string[],
   opts: { input?: string; maxBuffer?: number; extra?: string[] } = {},
 ): Promise<{ code: number; stdout: Buffer }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      'git',
-      [...SAFE, ...(opts.extra ?? []), ...args],
-      {
-        cwd: root,
-        encoding: 'buffer',
-        maxBuffer: opts.maxBuffer ?? 8_000_000,
-        timeout: 20_000,
-        env: gitEnv(),
-      },
-      (err, stdout) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 128) : 0;
-        resolve({ code, stdout });
-      },
-    );
-    child.stdin?.on('error', () => undefined);
-    if (opts.input !== undefined) child.stdin?.end(opts.input);
-  });
+  return run(root, args, opts, 'buffer');
 }
 
 /**
