@@ -174,8 +174,8 @@ async function secretlintFindings(text: string): Promise<Finding[] | 'private-ke
   return out;
 }
 
-/** Where each line of a text starts, by one scan. */
-function lineStartsOf(text: string): number[] {
+/** Where each line of a text starts, by one scan: one more than the text's newlines. */
+export function lineStartsOf(text: string): number[] {
   const starts = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return starts;

@@ -20,7 +20,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Evidence } from '@roundtable/protocol';
 import { leavesFolder } from '@roundtable/client/outputDir';
-import { screenContent, type Redaction } from './content';
+import { lineStartsOf, screenContent, type Redaction } from './content';
 import { readDiff } from './diff';
 import { filterOverrides, ignoredPaths, repository } from './git';
 import { gitconfigHoldsCredentials, refusedByName } from './names';
@@ -51,13 +51,6 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 /** True when `rel` (a path relative to the workspace) climbs out of it: `..` or `../x`, not `..hidden`. */
 
 const slash = (p: string): string => p.split(path.sep).join('/');
-
-/** Newlines in a text: the lines a diff adds before the next one starts. */
-function lineCount(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
-  return n;
-}
 
 /** True when the bytes look binary: a NUL in the first 8 KiB (git's own heuristic). */
 export function looksBinary(bytes: Buffer): boolean {
@@ -213,7 +206,8 @@ export class WorkspaceGate {
       }
       redacted.push(...r.redacted.map((x) => ({ ...x, line: x.line + lines })));
       text += r.text;
-      lines += lineCount(r.text);
+      // Its newlines: the lines this diff adds before the next one starts.
+      lines += lineStartsOf(r.text).length - 1;
       passed.push(r);
     }
     return { text, sha256: sha256(text), redacted, refused, files: passed };
