@@ -17,8 +17,8 @@ import {
   RpcError,
   checkStartParams,
 } from '@roundtable/protocol';
-import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon, unwritablePlace } from '@roundtable/client';
-import { checkMinutesDir } from '@roundtable/client/minutesOutput';
+import { apiKeyOf, checkedBaseUrl, defaultDataDir, findDaemon } from '@roundtable/client';
+import { checkMinutesDir, checkOutputFile } from '@roundtable/client/minutesOutput';
 import { git } from '../../daemon/src/gate/git';
 import { NOTHING_TO_REVIEW } from '../../daemon/src/review/prepare';
 import { ChangeError, against } from '../../daemon/src/review/change';
@@ -176,8 +176,7 @@ async function outputsOf(
       ['--sarif', sarif],
       ['--markdown', markdown],
     ] as const) {
-      const why = file === undefined ? undefined : await unwritablePlace(file, 'file');
-      if (why) throw new UsageError(`${flag}: cannot write ${file}: ${why}`);
+      if (file !== undefined) await checkOutputFile(file, flag);
     }
     await checkMinutesDir(outDir);
   }

@@ -19,6 +19,15 @@ export async function checkMinutesDir(dir: string, flag = '--out', workspace = p
 }
 
 /**
+ * A file a command will write (a report, an eval's results), checked before it starts: one that
+ * cannot be written is bad usage (`flag: cannot write FILE: why`, exit 2).
+ */
+export async function checkOutputFile(file: string, flag: string): Promise<void> {
+  const why = await unwritablePlace(file, 'file');
+  if (why) throw new UsageError(`${flag}: cannot write ${file}: ${why}`);
+}
+
+/**
  * Writes the minutes, or says clearly why not and how to get them later. A folder inside the
  * `workspace` (default: the working folder) that a symbolic link carries outside it is refused.
  */

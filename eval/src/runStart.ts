@@ -5,14 +5,14 @@
  */
 import * as path from 'node:path';
 import { UsageError } from '@roundtable/client/usage';
-import { ensureDir, unwritablePlace } from '@roundtable/client/outputDir';
+import { checkOutputFile } from '@roundtable/client/minutesOutput';
+import { ensureDir } from '@roundtable/client/outputDir';
 import { probeOpenAIServer } from '../../daemon/src/providers/probe';
 import { checkpointPathFor, refuseLink } from './harness';
 
 /** `--out` is checked before any server is asked: a place that cannot be written is bad usage. */
 export async function checkOut(out: string): Promise<void> {
-  const unwritable = await unwritablePlace(out, 'file');
-  if (unwritable) throw new UsageError(`--out: cannot write ${out}: ${unwritable}`);
+  await checkOutputFile(out, '--out');
 }
 
 export async function probeServer(baseURL: string, apiKey: string | undefined): Promise<void> {
