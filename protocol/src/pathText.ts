@@ -67,7 +67,7 @@ function characterName(cp: number): string {
 }
 
 /** True when the name holds a character that shows as nothing or as something else. */
-export function holdsInvisible(file: string): boolean {
+function holdsInvisible(file: string): boolean {
   return INVISIBLE.test(file);
 }
 

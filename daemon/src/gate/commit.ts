@@ -228,7 +228,7 @@ export class CommitGate {
 }
 
 /** `git cat-file --batch` output: `<oid> <type> <size>\n<bytes>\n` per object (`<oid> missing\n` when absent). */
-export function splitBatch(out: Buffer): Map<string, Buffer> {
+function splitBatch(out: Buffer): Map<string, Buffer> {
   const blobs = new Map<string, Buffer>();
   let at = 0;
   while (at < out.length) {

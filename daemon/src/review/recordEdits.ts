@@ -14,7 +14,7 @@ import type { Change } from './change';
 import { recordIds } from '../decisions/ids';
 
 /** Most record files of the change described one by one (the rest are counted in `moreEdits`). */
-export const MAX_EDITS_SHOWN = 30;
+const MAX_EDITS_SHOWN = 30;
 
 type Edits = Pick<ReviewRules, 'edits' | 'moreEdits'>;
 
