@@ -4,7 +4,7 @@
  * GitHub Action, the MCP tool and the extension. An infrastructure failure (a reviewer's call that
  * failed, a meeting cut or out of budget before every finding had a verdict) is exit 3, never 1.
  */
-import type { Verdict, VoteKind } from './consensus';
+import type { OptionVote, Verdict, VoteKind } from './consensus';
 import type { TerminationReason } from './domain';
 import { oneLine } from './markdown';
 import { pathForPeople } from './pathText';
@@ -18,7 +18,7 @@ import {
   type ReviewScope,
   type Severity,
 } from './review';
-import { summaryOf, workersOf, type MeetingState, type RoundState } from './state';
+import { summaryOf, workersOf, type Ballot, type MeetingState, type RoundState } from './state';
 import type { MeetingSummary } from './messageSchemas';
 
 export interface FindingVote {
@@ -192,6 +192,20 @@ export function votingRoundOf(s: MeetingState, option: string): RoundState | und
   return [...s.rounds]
     .reverse()
     .find((r) => Object.values(r.ballots).some((b) => b.votes.some((v) => v.option === option)));
+}
+
+/**
+ * Which vote a worker has on an option as the voting matrices show it: for a review, the one in the
+ * round that voted on the finding (`votingRoundOf`, looked up once here for the option), else the one
+ * in the ballot given (the worker's in the last round shown). A `proposed` vote is a reviewer's own
+ * finding: its accept, not a vote it was asked for. Each view writes the vote in its own words.
+ */
+export function shownVotesOn(
+  s: MeetingState,
+  option: string,
+): (worker: string, ballot: Ballot | undefined) => OptionVote | undefined {
+  const voting = s.config.review ? votingRoundOf(s, option) : undefined;
+  return (worker, ballot) => (voting?.ballots[worker] ?? ballot)?.votes.find((v) => v.option === option);
 }
 
 /**

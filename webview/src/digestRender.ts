@@ -5,7 +5,7 @@
  * while a decision is open. After a decision the panel is read-only and says who decided when.
  */
 import type { MeetingState } from '@roundtable/protocol';
-import { reviewOutcome, reviewSummary, terminationLabel, votingRoundOf } from '@roundtable/protocol';
+import { reviewOutcome, reviewSummary, shownVotesOn, terminationLabel } from '@roundtable/protocol';
 import { finalDecision, reviewMarkdown } from '@roundtable/protocol/digestMarkdown';
 import { renderMarkdown } from './markdown';
 import { demoNote, noDecisionOf } from './outcome';
@@ -95,10 +95,10 @@ function digestSection(doc: Document, s: MeetingState, ctx: ReviewContext, readO
 
 /** Who voted what on each option: a row per worker of the last round, a column per option. */
 function votingMatrix(doc: Document, s: MeetingState, last: MeetingState['rounds'][number]): HTMLElement {
-  const cell = (w: string, id: string) => {
-    // A review's votes on a finding: the last round that voted on it (a challenge round votes on the contested ones).
-    const b = (s.config.review ? votingRoundOf(s, id) : last)?.ballots[w] ?? last.ballots[w];
-    const x = b?.votes.find((y) => y.option === id);
+  // A review's votes on a finding: the last round that voted on it (a challenge round votes on the contested ones).
+  const voteOfs = s.options.map((o) => shownVotesOn(s, o.id));
+  const cell = (w: string, voteOf: ReturnType<typeof shownVotesOn>) => {
+    const x = voteOf(w, last.ballots[w]);
     // A reviewer's own finding is its accept, not a vote it was asked for.
     const shown = x ? (x.proposed ? 'proposed' : `${x.vote} (${x.confidence.toFixed(2)})`) : '—';
     return el(doc, 'td', { class: `vote-${x?.vote ?? 'none'}` }, shown);
@@ -123,7 +123,7 @@ function votingMatrix(doc: Document, s: MeetingState, last: MeetingState['rounds
           'tr',
           {},
           el(doc, 'th', {}, b.valid ? w : `${w} (invalid: ${b.invalidReason ?? '?'})`),
-          ...s.options.map((o) => cell(w, o.id)),
+          ...voteOfs.map((voteOf) => cell(w, voteOf)),
         ),
       ),
     ),

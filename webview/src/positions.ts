@@ -4,7 +4,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import type { DebateMetrics, MeetingState, StanceCell } from '@roundtable/protocol';
-import { debateMetrics, flipText, formatCount, stanceMatrix, votingRoundOf } from '@roundtable/protocol';
+import { debateMetrics, flipText, formatCount, shownVotesOn, stanceMatrix } from '@roundtable/protocol';
 
 const n = formatCount;
 
@@ -95,6 +95,7 @@ export function ballots(s: MeetingState): TemplateResult | typeof nothing {
   if (s.mode !== 'consensus' || s.options.length === 0) return nothing;
   const last = [...s.rounds].reverse().find((r) => Object.keys(r.ballots).length > 0);
   const rows = Object.entries(last?.ballots ?? {});
+  const voteOfs = s.options.map((o) => shownVotesOn(s, o.id));
   const v = last?.verdict;
   return html`<section class="consensus" data-testid="ballots">
     <h3>Options and votes${last ? ` (round ${last.round})` : ''}</h3>
@@ -127,11 +128,10 @@ export function ballots(s: MeetingState): TemplateResult | typeof nothing {
                   ([w, b]) =>
                     html`<tr class=${b.valid ? '' : 'invalid'}>
                       <th>${b.valid ? w : `${w} (invalid)`}</th>
-                      ${s.options.map((o) => {
+                      ${voteOfs.map((voteOf) => {
                         // A review's finding: the votes of the last round that voted on it; a
                         // reviewer's own finding is its accept, not a vote it was asked for.
-                        const from = (s.config.review ? votingRoundOf(s, o.id)?.ballots[w] : undefined) ?? b;
-                        const vote = from.votes.find((x) => x.option === o.id);
+                        const vote = voteOf(w, b);
                         return html`<td
                           class="vote vote-${vote?.vote ?? 'none'}"
                           title=${vote?.proposed ? 'its own finding: counted as its accept' : ''}
