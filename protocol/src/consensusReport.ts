@@ -179,9 +179,10 @@ function verdictSection(s: MeetingState, r: RoundState | undefined): string[] {
   const o = consensusOutcome(s);
   const out: string[] = ['## Verdict', ''];
   if (s.config.review) {
-    out.push(`**Review: ${inline(reviewSummary(s))}** (${inline(s.closed?.reason ?? 'open')})`, '');
+    const outcome = reviewOutcome(s, 'blocking');
+    out.push(`**Review: ${inline(reviewSummary(s, outcome.findings))}** (${inline(s.closed?.reason ?? 'open')})`, '');
     // Where the rules came from, the change's edits to them and its exceptions (waived findings).
-    const notes = reviewNotes(reviewOutcome(s, 'blocking'));
+    const notes = reviewNotes(outcome);
     if (notes.length)
       out.push(...notes.map((n) => (n.startsWith('  - ') ? `  - ${inline(n.slice(4))}` : `- ${inline(n)}`)), '');
   } else if (o.decision) {

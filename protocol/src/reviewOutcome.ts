@@ -294,9 +294,14 @@ function capped(text: string): string {
 
 const ORDER: readonly Verdict[] = ['PROVEN', 'CONTESTED', 'INSUFFICIENT_EVIDENCE', 'REFUTED'];
 
-/** `5 findings: 1 PROVEN (O1), 4 REFUTED (O2, O3, O4, O5; 3 before the vote)`, or that none were found. */
-export function reviewSummary(s: MeetingState): string {
-  const { findings } = reviewOutcome(s, 'blocking');
+/**
+ * `5 findings: 1 PROVEN (O1), 4 REFUTED (O2, O3, O4, O5; 3 before the vote)`, or that none were
+ * found. `findings`: the review's, when the caller has already read its `reviewOutcome`.
+ */
+export function reviewSummary(
+  s: MeetingState,
+  findings: readonly ReviewedFinding[] = reviewOutcome(s, 'blocking').findings,
+): string {
   if (findings.length === 0) return 'no findings: the reviewers found nothing in the change';
   const parts = ORDER.flatMap((v) => {
     const these = findings.filter((f) => f.verdict === v);

@@ -31,14 +31,14 @@ const DECIDED: Record<string, string> = { accepted: 'accepted', rejected: 'rejec
  * decision: nothing to accept or reject, its upheld findings are in the Problems panel.
  */
 function reviewOutcomeLine(doc: Document, s: MeetingState): HTMLElement {
-  const { exit, why } = reviewOutcome(s, 'blocking');
+  const { exit, why, findings } = reviewOutcome(s, 'blocking');
   return el(
     doc,
     'p',
     { class: `outcome outcome-${exit === 3 ? 'failed' : 'ok'}`, 'data-testid': 'outcome' },
     exit === 3
       ? `The review could not be done: ${why ?? 'it was not read or counted whole'}.`
-      : `Review finished: ${reviewSummary(s)}. A review is no decision to accept: its upheld findings are in the Problems panel.`,
+      : `Review finished: ${reviewSummary(s, findings)}. A review is no decision to accept: its upheld findings are in the Problems panel.`,
   );
 }
 
