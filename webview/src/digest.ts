@@ -100,9 +100,11 @@ function show(): void {
     });
 }
 
-function showError(message: string): void {
+/** The message in the panel's error line; false when the panel has none (nothing rendered yet). */
+function showError(message: string): boolean {
   const e = document.getElementById('error');
   if (e) e.textContent = message;
+  return e !== null;
 }
 
 /**
@@ -112,9 +114,7 @@ function showError(message: string): void {
 function cannotShow(what: string): void {
   clearInterval(askAgain); // the same log would be refused again
   const line = `The review could not show this meeting: ${what}. Close it and open it again from the room; the Roundtable log has the details.`;
-  const shown = document.getElementById('error');
-  if (shown) shown.textContent = line;
-  else
+  if (!showError(line))
     root.replaceChildren(
       Object.assign(document.createElement('p'), { className: 'error', role: 'alert', textContent: line }),
     );
