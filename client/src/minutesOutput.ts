@@ -3,7 +3,7 @@ import type { MeetingState } from '@roundtable/protocol';
 import type { MinutesOptions } from '@roundtable/protocol/minutes';
 import { terminalLine } from '@roundtable/protocol/terminal';
 import { MANIFEST_FILE, writeMinutes } from './minutesFile';
-import { ensureDir, outputRefusal, unwritablePlace, writeProblem } from './outputDir';
+import { outputRefusal, unwritablePlace, writeProblem } from './outputDir';
 import { UsageError } from './usage';
 
 /** Exit code when the meeting ran but its minutes could not be written (the log is kept). */
@@ -41,7 +41,7 @@ export async function writeMinutesOrExplain(
   try {
     const refused = await outputRefusal(workspace, dir, [MANIFEST_FILE]);
     if (refused) throw new Error(refused);
-    await ensureDir(dir);
+    // writeMinutes makes the folder (writeNewFile), or replaces a file it found in it.
     return await writeMinutes(dir, s, render);
   } catch (e) {
     err.write(

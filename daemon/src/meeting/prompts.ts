@@ -68,13 +68,19 @@ function judgeName(s: MeetingState): string {
  */
 function judgeText(s: MeetingState, r: RoundState): string {
   const j = r.judge;
-  if (!j?.text || (j.corrections.length === 0 && j.converged === undefined)) return '';
+  if (!j || !judgeSpeaks(r)) return '';
   return wrapPost({
     from: judgeName(s),
     kind: 'peer',
     seq: j.seq,
     text: capPost(j.text),
   });
+}
+
+/** Whether the judge's review of a round is in later prompts: a correction or a CONVERGED, never a clean round's review. */
+function judgeSpeaks(r: RoundState): boolean {
+  const j = r.judge;
+  return !!j?.text && (j.corrections.length > 0 || j.converged !== undefined);
 }
 
 function contributionsOf(r: RoundState): PostedMessage[] {
@@ -155,7 +161,7 @@ function rounds(s: MeetingState, through: number, current?: RoundState): string[
   for (const r of s.rounds) {
     if (r.round <= covered || r.round > through) continue;
     // A round nobody spoke in (a consensus ballot round, a round cut short) adds nothing.
-    if (contributionsOf(r).length === 0 && !judgeText(s, r) && r.humanPosts.length === 0) continue;
+    if (contributionsOf(r).length === 0 && !judgeSpeaks(r) && r.humanPosts.length === 0) continue;
     parts.push(roundBlock(s, r));
   }
   if (current && current.round > covered) parts.push(roundBlock(s, current, 'contributions'));
