@@ -17,7 +17,7 @@ import { workspaceGate } from '../gate';
 import { recordIds } from './ids';
 import { searchRecords } from './index';
 import type { DecisionRecord } from './record';
-import { currentOf, governingDecisions, loadDecisions, type Rulebook } from './rulebook';
+import { currentOf, emptyRulebook, governingDecisions, loadDecisions, type Rulebook } from './rulebook';
 
 export interface Shown {
   record: DecisionRecord;
@@ -95,9 +95,7 @@ export async function readRulebook(
 ): Promise<Rulebook | { ok: false; reason: string }> {
   const book = await loadDecisions({ gate: workspaceGate(workspace), folder, unstatused });
   if (!book.ok && !book.missing) return { ok: false, reason: `the decisions folder ${folder} ${book.reason}` };
-  return book.ok
-    ? book
-    : { ok: true, folder, from: 'the work tree', records: [], refused: [], skipped: [], unread: [], notes: [] };
+  return book.ok ? book : emptyRulebook(folder, 'the work tree');
 }
 
 /** `decisions/list`: the records of the workspace's decisions folder, narrowed as asked. */

@@ -288,13 +288,20 @@ function statusLinks(status: string, state: DecisionStatus, links: RecordLink[])
   return out;
 }
 
+/**
+ * The part of `relPath` under the decisions folder; only its file name when it is elsewhere (a
+ * symlinked record read at its real path: the folders it lives in are not the team's layout).
+ */
+export function underFolder(relPath: string, folder: string | undefined): string {
+  const root = (folder ?? '').replace(/\/+$/, '');
+  if (root === '' || root === '.') return relPath;
+  return relPath.startsWith(`${root}/`) ? relPath.slice(root.length + 1) : path.posix.basename(relPath);
+}
+
 /** The archive folder (`archive/`, `deprecated/`…) a record is filed in under the decisions folder, if any. */
 function archiveDir(relPath: string, folder: string | undefined): string | undefined {
   if (folder === undefined) return undefined;
-  const root = folder.replace(/\/+$/, '');
-  const under =
-    root === '' || root === '.' ? relPath : relPath.startsWith(`${root}/`) ? relPath.slice(root.length + 1) : '';
-  return under
+  return underFolder(relPath, folder)
     .split('/')
     .slice(0, -1)
     .find((d) => ARCHIVE_DIR.test(foldDiacritics(d.toLowerCase())));

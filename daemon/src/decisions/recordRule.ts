@@ -13,7 +13,7 @@
  */
 import * as path from 'node:path';
 import { foldDiacritics } from '@roundtable/protocol';
-import { readRecordFile, type DecisionRecord, type ReadOptions } from './record';
+import { readRecordFile, underFolder, type DecisionRecord, type ReadOptions } from './record';
 import { isPlaceholderStatus } from './status';
 
 /** A language tag before `.md` (`index.es.md`, `README.pt-BR.md`) is not part of the name. */
@@ -42,16 +42,6 @@ const NOT_RECORD_DIRS =
 
 /** A title that is a template's placeholder: `[short title]`, `{title}`, `ADR-XXXX: …`, `NNNN. Título`, `ADR ${ID}`, `<title>`. */
 const PLACEHOLDER_TITLE = /^[[{<].*[\]}>]$|^(?:adr[-_ #]*)?(?:x{3,}|n{3,})(?![a-z])|^(?:adr[-_ #]*)?\$\{/i;
-
-/**
- * The part of `relPath` under the decisions folder; only its file name when it is elsewhere (a
- * symlinked record read at its real path: the folders it lives in are not the team's layout).
- */
-function underFolder(relPath: string, folder: string | undefined): string {
-  const root = (folder ?? '').replace(/\/+$/, '');
-  if (root === '' || root === '.') return relPath;
-  return relPath.startsWith(`${root}/`) ? relPath.slice(root.length + 1) : path.posix.basename(relPath);
-}
 
 /** Why a file is not a record by its name or its folder alone (nothing of it read), or undefined. */
 export function skippedByName(relPath: string, folder?: string): string | undefined {

@@ -40,6 +40,20 @@ export interface Rulebook {
 
 export type RulebookRead = Rulebook | { ok: false; folder: string; missing: boolean; reason: string };
 
+/** A rulebook with no records: a folder that is not there, or one whose listing could not be read (`unread`, said). */
+export function emptyRulebook(folder: string, from: string, unread?: Refusal): Rulebook {
+  return {
+    ok: true,
+    folder,
+    from,
+    records: [],
+    refused: [],
+    skipped: [],
+    unread: unread ? [unread] : [],
+    notes: unread ? [unread.reason] : [],
+  };
+}
+
 /**
  * Reads and parses every record in `folder` (workspace-relative) through the gate: from the work
  * tree, or from the commit `at` (a full object id) when given; `unstatused` as ./record.ts reads it.
@@ -58,15 +72,7 @@ export async function loadDecisions(opts: {
   if ('reason' in where) return { ok: false, folder, missing: where.missing, reason: where.reason };
   const base = { ok: true as const, folder, from: source.where };
   const listed = await source.list(where.rel);
-  if ('error' in listed)
-    return {
-      ...base,
-      records: [],
-      refused: [],
-      skipped: [],
-      unread: [{ path: folder, reason: listed.error }],
-      notes: [listed.error],
-    };
+  if ('error' in listed) return emptyRulebook(folder, source.where, { path: folder, reason: listed.error });
   const unread: Refusal[] = [];
   if (listed.more)
     unread.push({ path: folder, reason: `holds more than ${MAX_LISTED} Markdown files: the rest were not listed` });
