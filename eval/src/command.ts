@@ -18,7 +18,7 @@ import { DEFAULT_BASE_URL, apiKeyOf, checkedBaseUrl } from '@roundtable/client/c
 import { terminalSafe } from '@roundtable/protocol/terminal';
 import { REVIEW_EVAL_USAGE, reviewEvalCommand } from './review/command';
 import { progressWriter, stoppedRun } from './progress';
-import { checkOut, checkpointFor, probeServer } from './runStart';
+import { checkOut, checkpointFor, intOption, panelModels, probeServer, type EvalIO } from './runStart';
 
 export const EVAL_USAGE = `Usage: roundtable eval --models M1,M2,M3 [options]
 
@@ -53,21 +53,6 @@ Wilson intervals); and which system to use on this set (the most accurate, the c
 with the others' tokens as a multiple of its own. Progress goes to stderr, the report to stdout.
 
 ${REVIEW_EVAL_USAGE}`;
-
-export interface EvalIO {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-  /** stderr is a terminal: progress rewrites one line. */
-  stderrTTY?: boolean;
-}
-
-function int(v: string | undefined, flag: string, dflt: number, min = 1): number {
-  if (v === undefined) return dflt;
-  if (!/^\d+$/.test(v.trim()) || Number(v) < min || !Number.isSafeInteger(Number(v)))
-    throw new UsageError(`${flag} must be an integer of at least ${min}, got "${v}"`);
-  return Number(v);
-}
 
 interface EvalOptions {
   questions: Question[];
@@ -105,16 +90,11 @@ export function parseEvalArgs(argv: string[], env: NodeJS.ProcessEnv): EvalOptio
     },
   });
   if (values.help) return 'help';
-  const models = (values.models ?? '')
-    .split(',')
-    .map((m) => m.trim())
-    .filter(Boolean);
-  if (models.length < 2)
-    throw new UsageError('--models needs two or more models, comma-separated (e.g. --models llama3.1,qwen2.5,mistral)');
+  const models = panelModels(values.models);
   const set = values.set ?? 'arithmetic';
-  const seed = int(values.seed, '--seed', 1, 0);
+  const seed = intOption(values.seed, '--seed', 0) ?? 1;
   let questions: Question[];
-  if (set === 'arithmetic') questions = arithmeticSet(int(values.n, '--n', 100), seed);
+  if (set === 'arithmetic') questions = arithmeticSet(intOption(values.n, '--n') ?? 100, seed);
   else {
     if (values.n !== undefined) throw new UsageError('--n is for --set arithmetic; use --limit to ask part of a file');
     try {
@@ -125,7 +105,8 @@ export function parseEvalArgs(argv: string[], env: NodeJS.ProcessEnv): EvalOptio
   }
   // The whole set's hash, before --limit: a later run asking more of the same set resumes.
   const setHash = setHashOf(questions);
-  if (values.limit !== undefined) questions = questions.slice(0, int(values.limit, '--limit', 1));
+  const limit = intOption(values.limit, '--limit');
+  if (limit !== undefined) questions = questions.slice(0, limit);
   const judge = values.judge?.trim();
   if (values.judge !== undefined && !judge) throw new UsageError('--judge needs a model name');
   const baseURL = checkedBaseUrl(env, values['base-url']) ?? DEFAULT_BASE_URL;
@@ -137,13 +118,13 @@ export function parseEvalArgs(argv: string[], env: NodeJS.ProcessEnv): EvalOptio
       seed: set === 'arithmetic' ? seed : null,
       models,
       ...(judge ? { judge } : {}),
-      rounds: int(values.rounds, '--rounds', 2),
+      rounds: intOption(values.rounds, '--rounds') ?? 2,
       setHash,
     },
-    concurrency: int(values.concurrency, '--concurrency', 1),
-    maxTokens: int(values['max-tokens'], '--max-tokens', 1024, 16),
-    budget: int(values.budget, '--budget', 20_000, 100),
-    turnTimeoutMs: int(values['turn-timeout'], '--turn-timeout', 120) * 1000,
+    concurrency: intOption(values.concurrency, '--concurrency') ?? 1,
+    maxTokens: intOption(values['max-tokens'], '--max-tokens', 16) ?? 1024,
+    budget: intOption(values.budget, '--budget', 100) ?? 20_000,
+    turnTimeoutMs: (intOption(values['turn-timeout'], '--turn-timeout') ?? 120) * 1000,
     baseURL,
     apiKey: apiKeyOf(env),
     out,

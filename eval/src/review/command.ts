@@ -24,7 +24,7 @@ import type { ReviewSetup } from './run';
 import { SCRIPTED_REVIEWERS, ScriptedReviewers, scriptedParticipants, scriptsFor } from './scripted';
 import { f1SoFar } from './summary';
 import { progressWriter, stoppedRun } from '../progress';
-import { checkOut, checkpointFor, probeServer } from '../runStart';
+import { checkOut, checkpointFor, intOption, panelModels, probeServer, type EvalIO } from '../runStart';
 import { systemNames } from './systems';
 
 export const REVIEW_EVAL_USAGE = `Usage: roundtable eval --review SET --models M1,M2,M3 [options]
@@ -65,13 +65,6 @@ interface ReviewEvalOptions {
   out: string;
   resume: boolean;
   estimate: boolean;
-}
-
-function int(v: string | undefined, flag: string, min = 1): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v.trim()) || Number(v) < min || !Number.isSafeInteger(Number(v)))
-    throw new UsageError(`${flag} must be an integer of at least ${min}, got "${v}"`);
-  return Number(v);
 }
 
 function loadSet(set: string): ReviewCase[] {
@@ -135,24 +128,17 @@ export function parseReviewEvalArgs(argv: string[], env: NodeJS.ProcessEnv): Rev
   if (provider !== 'openai' && provider !== 'scripted')
     throw new UsageError(`--provider must be openai or scripted, got "${provider}"`);
   const scripted = provider === 'scripted';
-  const models = scripted
-    ? SCRIPTED_REVIEWERS.map((r) => `scripted-${r}`)
-    : (values.models ?? '')
-        .split(',')
-        .map((m) => m.trim())
-        .filter(Boolean);
+  const models = scripted ? SCRIPTED_REVIEWERS.map((r) => `scripted-${r}`) : panelModels(values.models);
   if (scripted && values.models !== undefined)
     throw new UsageError('--models is for a server: the scripted provider seats its own three reviewers');
-  if (models.length < 2)
-    throw new UsageError('--models needs two or more models, comma-separated (e.g. --models llama3.1,qwen2.5,mistral)');
   const fail = FailOnSchema.safeParse(values['fail-on'] ?? 'blocking');
   if (!fail.success) throw new UsageError(`--fail-on must be blocking, major or contested, got "${values['fail-on']}"`);
   let cases = loadSet(set);
   const setHash = caseSetHash(cases);
-  const limit = int(values.limit, '--limit');
+  const limit = intOption(values.limit, '--limit');
   if (limit !== undefined) cases = cases.slice(0, limit);
-  const budget = int(values.budget, '--budget', 100);
-  const turn = int(values['turn-timeout'], '--turn-timeout');
+  const budget = intOption(values.budget, '--budget', 100);
+  const turn = intOption(values['turn-timeout'], '--turn-timeout');
   const prices = values.prices !== undefined ? loadPrices(values.prices) : undefined;
   const config: Partial<MeetingConfig> = {
     ...(budget !== undefined ? { tokenBudget: budget } : {}),
@@ -168,7 +154,7 @@ export function parseReviewEvalArgs(argv: string[], env: NodeJS.ProcessEnv): Rev
     setup: setupOf(provider, models, cases, config, server),
     failOn: fail.data,
     ...(prices ? { prices } : {}),
-    concurrency: int(values.concurrency, '--concurrency') ?? 1,
+    concurrency: intOption(values.concurrency, '--concurrency') ?? 1,
     baseURL,
     apiKey,
     out: path.resolve(values.out ?? 'eval-review-results.json'),
@@ -177,14 +163,7 @@ export function parseReviewEvalArgs(argv: string[], env: NodeJS.ProcessEnv): Rev
   };
 }
 
-export interface ReviewEvalIO {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-  stderrTTY?: boolean;
-}
-
-export async function reviewEvalCommand(argv: string[], io: ReviewEvalIO): Promise<number> {
+export async function reviewEvalCommand(argv: string[], io: EvalIO): Promise<number> {
   const o = parseReviewEvalArgs(argv, io.env);
   if (o === 'help') {
     io.stdout.write(`${REVIEW_EVAL_USAGE}\n`);
