@@ -175,7 +175,7 @@ export async function runCheckpointed<I extends { id: string }, R>(o: {
 export async function runEval(o: HarnessOptions): Promise<{ results: EvalResults; records: QuestionRecord[] }> {
   const key: RunKey = { ...o.key, setHash: o.key.setHash ?? setHashOf(o.questions) };
   const done = o.resume ? readCheckpoint(o.checkpoint, key, o.questions) : new Map<string, QuestionRecord>();
-  const core = await evalCore(o.setup);
+  const core = await evalCore(() => o.setup.provider);
   try {
     const records = await runCheckpointed({
       items: o.questions,

@@ -10,7 +10,7 @@
  * The single model's answer is the first model's independent answer of the majority vote (one call
  * serves both), so both are measured on exactly the same reply.
  */
-import type { MeetingState, Participant, Usage, ChatMessage } from '@roundtable/protocol';
+import type { MeetingState, Participant, ProviderConfig, Usage, ChatMessage } from '@roundtable/protocol';
 import { billOf, settles, workersOf } from '@roundtable/protocol';
 import { startLocalCore, type LocalCore } from '../../daemon/src/daemon/localCore';
 import type { ChatProvider } from '../../daemon/src/providers/types';
@@ -105,11 +105,12 @@ export function roundtablePanel(models: string[]): Participant[] {
 }
 
 /**
- * The core the roundtable meetings of one eval run in: the daemon's, private to this process
- * (nothing on disk, no daemon.json), every seat answered by the panel's provider.
+ * The core an eval's meetings run in (the roundtable meetings of a question set, the reviews of a
+ * review set): the daemon's, private to this process (nothing on disk, no daemon.json), every seat
+ * of a meeting answered by `provider` of the providers config the meeting was started with.
  */
-export function evalCore(setup: PanelSetup): Promise<LocalCore> {
-  return startLocalCore({ store: new MemoryStore(), providers: () => () => setup.provider });
+export function evalCore(provider: (config: ProviderConfig | undefined) => ChatProvider): Promise<LocalCore> {
+  return startLocalCore({ store: new MemoryStore(), providers: (config) => () => provider(config) });
 }
 
 /**

@@ -14,7 +14,8 @@ import { PANEL, TOPIC, reviewServer, runOurs } from '../../bench/review';
 import { BASE_FILES, CHANGE, DECISIONS, reviewRepo } from '../../bench/reviewChange';
 import { checkCase, linesOf } from '../../eval/src/review/cases';
 import { scoreCase } from '../../eval/src/review/record';
-import { reviewCase, reviewCore, type ReviewSetup } from '../../eval/src/review/run';
+import { reviewCase, type ReviewSetup } from '../../eval/src/review/run';
+import { evalCore } from '../../eval/src/systems';
 
 const MYSQL = 'src/orders/db/mysqlPool.ts';
 
@@ -39,7 +40,7 @@ describe('one bill of a review', () => {
           config: {},
           provider: () => new OpenAIProvider({ baseURL: fake.baseURL }),
         };
-        const core = await reviewCore(setup);
+        const core = await evalCore(setup.provider);
         let line;
         try {
           line = await reviewCase(setup, core, c);

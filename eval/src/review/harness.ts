@@ -8,7 +8,8 @@ import { fold, workersOf } from '@roundtable/protocol';
 import { checkpointEntries, runCheckpointed } from '../harness';
 import type { ReviewCase } from './cases';
 import { eventsOfLine, sameReviewKey, scoreCase, type CaseResult, type ReviewRunKey } from './record';
-import { reviewCase, reviewCore, type ReviewSetup } from './run';
+import { reviewCase, type ReviewSetup } from './run';
+import { evalCore } from '../systems';
 import { summarizeReview, type ReviewEvalResults } from './summary';
 import { systemNames } from './systems';
 
@@ -72,7 +73,7 @@ export async function runReviewEval(
   const done = o.resume
     ? readReviewCheckpoint(o.checkpoint, o.key, o.cases, o.setup, o)
     : new Map<string, CaseResult>();
-  const core = await reviewCore(o.setup);
+  const core = await evalCore(o.setup.provider);
   try {
     const results = await runCheckpointed({
       items: o.cases,

@@ -16,10 +16,9 @@ import type {
   StartMeetingParams,
 } from '@roundtable/protocol';
 import { settles } from '@roundtable/protocol';
-import { startLocalCore, type LocalCore } from '../../../daemon/src/daemon/localCore';
+import type { LocalCore } from '../../../daemon/src/daemon/localCore';
 import { git } from '../../../daemon/src/gate/git';
 import type { ChatProvider } from '../../../daemon/src/providers/types';
-import { MemoryStore } from '../../../daemon/src/store/memoryStore';
 import type { ReviewCase } from './cases';
 
 /** The topic of every case's review: what `roundtable review` says of a branch against main. */
@@ -36,11 +35,6 @@ export interface ReviewSetup {
   topic?: string;
   /** A case's providers config (the scripted reviewers' script); none for a server's models. */
   providersFor?: (c: ReviewCase) => ProviderConfig | undefined;
-}
-
-/** The core the reviews run in: the daemon's, private to this process, nothing on disk. */
-export function reviewCore(setup: Pick<ReviewSetup, 'provider'>): Promise<LocalCore> {
-  return startLocalCore({ store: new MemoryStore(), providers: (config) => () => setup.provider(config) });
 }
 
 /** git with a fixed author and no signing, whatever the machine's config says. */
