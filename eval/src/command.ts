@@ -142,7 +142,7 @@ export async function evalCommand(argv: string[], io: EvalIO): Promise<number> {
   }
   await checkOut(o.out);
   await probeServer(o.baseURL, o.apiKey);
-  const checkpoint = await checkpointFor(
+  const { checkpoint } = await checkpointFor(
     o.out,
     o.resume ? (file) => readCheckpoint(file, o.key, o.questions) : undefined,
   );

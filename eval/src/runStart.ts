@@ -52,15 +52,22 @@ export async function probeServer(baseURL: string, apiKey: string | undefined): 
   }
 }
 
-/** The checkpoint of `out` (its folder made): read now by `resume` when resuming, else refused if it is a link. */
-export async function checkpointFor(out: string, resume: ((file: string) => unknown) | undefined): Promise<string> {
+/**
+ * The checkpoint of `out` (its folder made): read now by `resume` when resuming (what it read is
+ * `resumed`), else refused if it is a link.
+ */
+export async function checkpointFor<T>(
+  out: string,
+  resume: ((file: string) => T) | undefined,
+): Promise<{ checkpoint: string; resumed: T | undefined }> {
   await ensureDir(path.dirname(out));
   const checkpoint = checkpointPathFor(out);
+  let resumed: T | undefined;
   try {
-    if (resume) resume(checkpoint);
+    if (resume) resumed = resume(checkpoint);
     else refuseLink(checkpoint);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  return checkpoint;
+  return { checkpoint, resumed };
 }

@@ -176,7 +176,8 @@ export async function reviewEvalCommand(argv: string[], io: EvalIO): Promise<num
   }
   await checkOut(o.out);
   if (o.key.provider === 'openai') await probeServer(o.baseURL, o.apiKey);
-  const checkpoint = await checkpointFor(
+  // The cases resumed are scored once, here, and handed to the run: it does not read them again.
+  const { checkpoint, resumed } = await checkpointFor(
     o.out,
     o.resume ? (file) => readReviewCheckpoint(file, o.key, o.cases, o.setup, o) : undefined,
   );
@@ -186,6 +187,7 @@ export async function reviewEvalCommand(argv: string[], io: EvalIO): Promise<num
   const run = runReviewEval({
     ...o,
     checkpoint,
+    ...(resumed ? { done: resumed } : {}),
     onProgress: (done, total, results) => {
       const f1 = Object.entries(f1SoFar(names, results))
         .map(([name, v]) => `${name} ${v === undefined ? '–' : v.toFixed(2)}`)

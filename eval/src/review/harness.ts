@@ -3,8 +3,8 @@
  * a JSONL checkpoint so an interrupted run resumes without reviewing it again; on resume each case
  * is scored again from its log, under the same tamper checks as the question sets' checkpoints.
  */
-import type { FailOn, Prices } from '@roundtable/protocol';
-import { fold, workersOf } from '@roundtable/protocol';
+import type { FailOn, MeetingState, Prices } from '@roundtable/protocol';
+import { workersOf } from '@roundtable/protocol';
 import { checkpointEntries, runCheckpointed } from '../harness';
 import type { ReviewCase } from './cases';
 import { eventsOfLine, sameReviewKey, scoreCase, type CaseResult, type ReviewRunKey } from './record';
@@ -53,13 +53,14 @@ export interface ReviewHarnessOptions extends ReviewScoring {
   concurrency: number;
   checkpoint: string;
   resume: boolean;
+  /** The cases the checkpoint holds, read already (readReviewCheckpoint); read here when resuming without them. */
+  done?: ReadonlyMap<string, CaseResult>;
   /** After each case (resumed ones included), with the results so far. */
   onProgress?: (done: number, total: number, results: CaseResult[]) => void;
 }
 
 /** When no reviewer answered at all (a server gone, a model missing), nothing was measured: the run stops. */
-function nobodyReviewed(events: Parameters<typeof fold>[0]): string | undefined {
-  const s = fold(events);
+function nobodyReviewed(s: MeetingState): string | undefined {
   const failures = Object.entries(s.proposalFailures ?? {});
   const workers = workersOf(s).length;
   if (workers === 0 || failures.length < workers) return undefined;
@@ -70,9 +71,9 @@ function nobodyReviewed(events: Parameters<typeof fold>[0]): string | undefined 
 export async function runReviewEval(
   o: ReviewHarnessOptions,
 ): Promise<{ results: ReviewEvalResults; cases: CaseResult[] }> {
-  const done = o.resume
-    ? readReviewCheckpoint(o.checkpoint, o.key, o.cases, o.setup, o)
-    : new Map<string, CaseResult>();
+  const done =
+    o.done ??
+    (o.resume ? readReviewCheckpoint(o.checkpoint, o.key, o.cases, o.setup, o) : new Map<string, CaseResult>());
   const core = await evalCore(o.setup.provider);
   try {
     const results = await runCheckpointed({
@@ -83,11 +84,11 @@ export async function runReviewEval(
       resume: o.resume,
       concurrency: o.concurrency,
       work: async (c: ReviewCase) => {
-        const line = await reviewCase(o.setup, core, c);
-        const nobody = nobodyReviewed(line.events);
+        const reviewed = await reviewCase(o.setup, core, c);
+        const nobody = nobodyReviewed(reviewed.state);
         if (nobody) throw new Error(`review case ${c.id}: ${nobody}`);
-        const result = scoreCase(c, line, o.setup.participants, o.failOn, o.prices);
-        return { result, line: { id: c.id, ...line } };
+        const result = scoreCase(c, reviewed, o.setup.participants, o.failOn, o.prices);
+        return { result, line: { id: c.id, events: reviewed.events, wallMs: reviewed.wallMs } };
       },
       ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     });

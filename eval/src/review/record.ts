@@ -3,8 +3,10 @@
  * scores. Every figure is read from the log by one function (`scoreCase`), for a case just
  * reviewed and for one resumed from a checkpoint alike: the log is folded into the meeting's state
  * as any client folds it, and nothing stored beside it (a count, a verdict of ours) is believed.
+ * The log is folded once, where it is read (the meeting's handle as the review ran, or the check of
+ * a checkpoint's line), and the state goes along with it.
  */
-import type { FailOn, MeetingEvent, Participant, Prices } from '@roundtable/protocol';
+import type { FailOn, MeetingEvent, MeetingState, Participant, Prices } from '@roundtable/protocol';
 import { REVIEW_EXIT, checkEvent, fold, settles } from '@roundtable/protocol';
 import type { ReviewCase } from './cases';
 import { scoreFindings, type CaseScore } from './match';
@@ -31,6 +33,11 @@ export interface CaseLine {
   id: string;
   events: MeetingEvent[];
   wallMs: number;
+}
+
+/** A case's log with the state it folds to (`fold(events)`), as scoreCase reads it. */
+export interface FoldedLine extends Pick<CaseLine, 'events' | 'wallMs'> {
+  state: MeetingState;
 }
 
 /** One system on one case. */
@@ -60,13 +67,12 @@ export const expectedExit = (labels: number): 0 | 1 => (labels > 0 ? REVIEW_EXIT
 /** A case's figures from its review meeting's log. */
 export function scoreCase(
   c: ReviewCase,
-  line: Pick<CaseLine, 'events' | 'wallMs'>,
+  line: FoldedLine,
   participants: readonly Participant[],
   failOn: FailOn,
   prices?: Prices,
 ): CaseResult {
-  const state = fold(line.events);
-  const systems = reviewSystems(state, line.events, participants, failOn, prices).map((run): SystemCase => {
+  const systems = reviewSystems(line.state, line.events, participants, failOn, prices).map((run): SystemCase => {
     const couldNot = run.exit === REVIEW_EXIT.couldNotReview;
     const score = couldNot ? { tp: 0, fp: 0, dup: 0, labels: c.labels.length } : scoreFindings(run.findings, c.labels);
     return {
@@ -92,7 +98,11 @@ const seatsOf = (ps: readonly { name: string; role: string; provider: string; mo
  * reviewer could outvote the real ones), a review, settled. Undefined otherwise: the case is
  * reviewed again.
  */
-export function eventsOfLine(v: unknown, c: ReviewCase, participants: readonly Participant[]): CaseLine | undefined {
+export function eventsOfLine(
+  v: unknown,
+  c: ReviewCase,
+  participants: readonly Participant[],
+): (CaseLine & FoldedLine) | undefined {
   const r = v as Partial<CaseLine> | null;
   if (!r || typeof r !== 'object' || r.id !== c.id || !Array.isArray(r.events)) return undefined;
   const events: MeetingEvent[] = [];
@@ -103,7 +113,7 @@ export function eventsOfLine(v: unknown, c: ReviewCase, participants: readonly P
   }
   const opened = events[0];
   if (opened?.type !== 'meeting_opened' || seatsOf(opened.participants) !== seatsOf(participants)) return undefined;
-  let state;
+  let state: MeetingState;
   try {
     state = fold(events);
   } catch {
@@ -111,5 +121,5 @@ export function eventsOfLine(v: unknown, c: ReviewCase, participants: readonly P
   }
   if (!state.config.review || !events.some(settles)) return undefined;
   const wallMs = typeof r.wallMs === 'number' && Number.isFinite(r.wallMs) && r.wallMs >= 0 ? r.wallMs : 0;
-  return { id: c.id, events, wallMs };
+  return { id: c.id, events, wallMs, state };
 }

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import type {
   MeetingConfig,
   MeetingEvent,
+  MeetingState,
   Participant,
   ProviderConfig,
   StartMeetingParams,
@@ -101,19 +102,22 @@ export function reviewParams(setup: ReviewSetup, c: ReviewCase, root: string): S
   };
 }
 
-/** Reviews one case; its meeting's whole log and how long it took. */
+/**
+ * Reviews one case; its meeting's whole log, the state it folds to (the handle's, folded one event
+ * at a time as the log came, so no one folds it again) and how long it took.
+ */
 export async function reviewCase(
   setup: ReviewSetup,
   core: LocalCore,
   c: ReviewCase,
-): Promise<{ events: MeetingEvent[]; wallMs: number }> {
+): Promise<{ events: MeetingEvent[]; state: MeetingState; wallMs: number }> {
   const repo = await buildCaseRepo(c);
   const started = Date.now();
   try {
     const meeting = await core.conn.meetings.open(reviewParams(setup, c, repo.root));
     try {
       await meeting.untilEvent(settles, 0);
-      return { events: [...meeting.events], wallMs: Date.now() - started };
+      return { events: [...meeting.events], state: meeting.state, wallMs: Date.now() - started };
     } finally {
       await meeting.release();
     }
