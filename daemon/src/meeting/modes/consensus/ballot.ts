@@ -29,7 +29,10 @@ export interface BallotAsk {
   share: number;
   /** A review: a finding left without a vote sends the ballot back too, and any unread vote makes it invalid. */
   review: boolean;
-  /** Votes recorded with the ballot that were not asked: a reviewer's own findings, as its accepts. */
+  /**
+   * Votes recorded with the ballot that were not asked: a reviewer's own findings, as its accepts,
+   * their evidence checked already (review.ts checks each finding's file once), so not again here.
+   */
   own?: OptionVote[];
 }
 
@@ -76,8 +79,8 @@ export async function castBallot(run: StepContext, a: BallotAsk): Promise<void> 
   const spoken = run.fit(r.ok ? r.result.text : '');
   if (!spoken) return run.checkBudget();
   const given = mergeBallots(first, check, options);
+  await checkEvidence(run, given);
   const votes = inOptionOrder(run, [...given, ...(a.own ?? [])]);
-  await checkEvidence(run, votes);
   // Invalid: a vote that could not be read (in a review, also a finding left without a vote).
   const invalid = votes.some((v) => v.unread && (review || v.rationale !== NO_VOTE));
   await run.emit({
@@ -94,7 +97,10 @@ export async function castBallot(run: StepContext, a: BallotAsk): Promise<void> 
   await run.checkBudget();
 }
 
-/** A reviewer asked nothing (its vote decides no finding): its own findings recorded as its accepts, with no call. */
+/**
+ * A reviewer asked nothing (its vote decides no finding): its own findings recorded as its accepts,
+ * with no call. Their evidence was checked when they were made (review.ts), so not again here.
+ */
 export async function recordUnasked(
   run: StepContext,
   round: RoundState,
@@ -102,7 +108,6 @@ export async function recordUnasked(
   own: OptionVote[],
 ): Promise<void> {
   const votes = inOptionOrder(run, own);
-  await checkEvidence(run, votes);
   await run.emit({
     type: 'ballot_recorded',
     round: round.round,
