@@ -17,7 +17,7 @@ import type {
 import { DEFAULT_CONTEXT_MAX_TOKENS, DEFAULT_UNSTATUSED, RpcError, shownPath } from '@roundtable/protocol';
 import { countTokens, truncateToTokens } from '../providers/tokens';
 import { RECORD_MAX_TOKENS } from '../decisions/index';
-import { governingDecisions, loadDecisions } from '../decisions/rulebook';
+import { loadDecisions } from '../decisions/rulebook';
 import type { DecisionRecord } from '../decisions/record';
 import { DEFAULT_DECISIONS_FOLDER } from '../context/cliFlags';
 import { contextRoot } from '../context/attach';
@@ -27,7 +27,7 @@ import { clipLine } from '../meeting/digest';
 import { ChangeError, collectChange, commitOf, type Change, type ChangedFile } from './change';
 import { changeExceptions } from './exceptions';
 import { inRecordsFolder, recordEdits } from './recordEdits';
-import { chooseRules, noRuleLine } from './rules';
+import { MAX_RANKED_RULES, chooseRules, governingByFile, noRuleLine } from './rules';
 
 /** Files of the decisions folder listed as not records in a review's scope at most (the rest are in `roundtable decisions --json`). */
 const MAX_SKIPPED_LISTED = 100;
@@ -155,13 +155,11 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
   const records = book.ok ? book.records : [];
   const rulebookNote = noRuleLine(records, folder, unstatused);
   const diffText = change.files.map((f) => f.diff.text).join('');
-  const { rules, decisions, ids } = chooseRules(
-    records,
-    change.files.map((f) => f.file),
-    diffText,
-  );
+  const changedFiles = change.files.map((f) => f.file);
+  // Which accepted records govern each file read or refused: matched once, for the rules and the budget.
+  const governing = governingByFile(records, [...changedFiles, ...change.refused.map((r) => r.path)]);
+  const { rules, decisions, ids } = chooseRules(records, changedFiles, diffText, MAX_RANKED_RULES, governing);
   const budget = params.config?.contextMaxTokens ?? DEFAULT_CONTEXT_MAX_TOKENS;
-  const accepted = records.filter((r) => r.state === 'accepted');
   // The change's own record files are reported as its edits (recordEdits.ts), not judged here:
   // the budget reads the code first, so 500 records added before it cannot push it out.
   const isRecord = inRecordsFolder(folder);
@@ -170,7 +168,7 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
     rules.map((r) => recordItem(r, ids.get(r) ?? r.path)),
     { ...change, files: codeFirst },
     budget,
-    (file) => governingDecisions(accepted, file).map((g) => ids.get(g.record) ?? g.record.path),
+    (file) => (governing.get(file) ?? []).map((g) => ids.get(g.record) ?? g.record.path),
   );
   const unreadFiles = new Set(fitted.unread.map((u) => u.file));
   const rulesRead = await rulesOf({ gate, change, folder, unstatused, commit, book, records });

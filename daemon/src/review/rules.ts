@@ -44,20 +44,32 @@ export function noRuleLine(
   return `${folder.slice(0, 200)} holds ${records.length} decision record(s) but none is a rule (${why}): ${fix}`;
 }
 
+/** The accepted records whose scope covers a file, each with the first glob that does (`governingDecisions`). */
+export type Governing = ReturnType<typeof governingDecisions>;
+
+/** The accepted records of `records` governing each of `files`, by file: each file's scopes matched once. */
+export function governingByFile(records: readonly DecisionRecord[], files: readonly string[]): Map<string, Governing> {
+  const accepted = records.filter((r) => r.state === 'accepted');
+  return new Map(files.map((f) => [f, governingDecisions(accepted, f)]));
+}
+
 /**
  * The records to show (scoped ones that govern a changed file first, then the best ranked, at most
- * `cap` of those) and the scope's list of every record with its id and status.
+ * `cap` of those) and the scope's list of every record with its id and status. `governing` holds
+ * each changed file's governing records (`governingByFile` of the same records): given, they are
+ * not matched again.
  */
 export function chooseRules(
   records: readonly DecisionRecord[],
   changedFiles: readonly string[],
   diffText: string,
   cap = MAX_RANKED_RULES,
+  governing: ReadonlyMap<string, Governing> = governingByFile(records, changedFiles),
 ): { rules: DecisionRecord[]; decisions: ReviewScope['decisions']; ids: Map<DecisionRecord, string> } {
   const ids = recordIds(records);
   const accepted = records.filter((r) => r.state === 'accepted');
   const scoped = new Set<DecisionRecord>();
-  for (const f of changedFiles) for (const g of governingDecisions(accepted, f)) scoped.add(g.record);
+  for (const f of changedFiles) for (const g of governing.get(f) ?? []) scoped.add(g.record);
   const ranked = rankRecords(
     accepted.filter((r) => !scoped.has(r)),
     diffText,
