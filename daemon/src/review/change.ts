@@ -22,6 +22,8 @@ export interface Change {
   against: string;
   /** The base as named (`--base`, the default branch), when the change is not the work tree's. */
   base?: string;
+  /** The commit HEAD was at when the change was read (for the work tree, the commit it is diffed against). */
+  head: string;
   files: ChangedFile[];
   /** Files of the change the gate kept back, each with its reason. */
   refused: Refusal[];
@@ -72,10 +74,10 @@ async function defaultBranch(root: string): Promise<string | undefined> {
 export async function against(
   root: string,
   req: ReviewRequest,
-): Promise<{ label: string; against: string; base?: string }> {
-  if (!(await commitOf(root, 'HEAD')))
-    throw new ChangeError('review: the workspace is not a git repository with a commit');
-  if (req.worktree) return { label: 'the work tree against HEAD', against: 'HEAD' };
+): Promise<{ label: string; against: string; base?: string; head: string }> {
+  const head = await commitOf(root, 'HEAD');
+  if (!head) throw new ChangeError('review: the workspace is not a git repository with a commit');
+  if (req.worktree) return { label: 'the work tree against HEAD', against: 'HEAD', head };
   const base = req.base ?? (await defaultBranch(root));
   if (!base)
     throw new ChangeError(
@@ -86,7 +88,12 @@ export async function against(
   const mb = await git(root, ['merge-base', base, 'HEAD']);
   const hash = mb.stdout.trim();
   if (mb.code !== 0 || !hash) throw new ChangeError(`review: "${base}" and HEAD share no history: nothing to compare`);
-  return { label: `the changes since ${base} (merge base ${hash.slice(0, 7)}) and the work tree`, against: hash, base };
+  return {
+    label: `the changes since ${base} (merge base ${hash.slice(0, 7)}) and the work tree`,
+    against: hash,
+    base,
+    head,
+  };
 }
 
 /** Reads the change through the gate. Throws a `ChangeError` (one line) when there is nothing it can diff. */

@@ -24,7 +24,7 @@ import { contextRoot } from '../context/attach';
 import { workspaceGate } from '../gate';
 import type { Refusal } from '../gate';
 import { clipLine } from '../meeting/digest';
-import { ChangeError, collectChange, commitOf, type Change, type ChangedFile } from './change';
+import { ChangeError, collectChange, type Change, type ChangedFile } from './change';
 import { changeExceptions } from './exceptions';
 import { inRecordsFolder, recordEdits } from './recordEdits';
 import { MAX_RANKED_RULES, chooseRules, governingByFile, noRuleLine } from './rules';
@@ -147,9 +147,9 @@ export async function prepareReview(params: StartMeetingParams): Promise<Prepare
     throw new ChangeError(`review: ${change.label} ${NOTHING_TO_REVIEW}`);
   const folder = req.decisionsFolder ?? DEFAULT_DECISIONS_FOLDER;
   const root = await gate.realRoot();
-  // The rules are the base's, never the change's: the merge base, or HEAD for the work tree.
-  const commit = change.against === 'HEAD' ? await commitOf(root, 'HEAD') : change.against;
-  if (!commit) throw new ChangeError('review: HEAD is not a commit');
+  // The rules are the base's, never the change's: the merge base, or HEAD for the work tree (as
+  // resolved when the change was read: against() refuses a workspace whose HEAD is no commit).
+  const commit = change.against === 'HEAD' ? change.head : change.against;
   const unstatused = req.unstatused ?? DEFAULT_UNSTATUSED;
   const book = await loadDecisions({ gate, folder, at: commit, unstatused });
   const records = book.ok ? book.records : [];
