@@ -211,6 +211,8 @@ describe('Review Changes in a real VS Code (code-server)', () => {
       'the finding citing a missing record says why it was refuted',
     );
     await room.$eval('[data-testid="ballots"]', (e) => e.scrollIntoView());
+    // The Review Digest beside it has opened: shot once it shows the findings, not while VS Code loads its page.
+    await reviewDigest();
     await page.screenshot({ path: path.join(SHOTS, 'review-changes-room-light.png') });
   });
 

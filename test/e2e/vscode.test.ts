@@ -89,6 +89,8 @@ describe('Roundtable in a real VS Code (code-server)', () => {
     shownBefore = await closed.$$eval('[data-testid="messages"] .message', (els) =>
       els.map((e) => e.getAttribute('data-message-id')),
     );
+    // The digest review has opened beside the room: shot once it shows, not while VS Code loads its page.
+    await until('the digest review panel', () => frameWith(page, '[data-testid="accept"]'), 60_000);
     await page.screenshot({ path: path.join(SHOTS, 'room-closed.png') });
   });
 
